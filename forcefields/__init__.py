@@ -1,0 +1,1 @@
+"""Data folder shipped with simagent (located at run time via importlib.resources)."""

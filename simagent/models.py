@@ -1,0 +1,241 @@
+"""Typed models shared by the agents: what was asked (TaskSpec), what to run (Plan, Job),
+what came out (Result, Answer). Every agent decision is one of these pydantic models, so either
+decision backend (expert rules or an LLM) can produce it and the same checks apply."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+# ---------------------------------------------------------------------------------------------
+# Vocabulary
+# ---------------------------------------------------------------------------------------------
+
+PropertyName = Literal[
+    "lattice_constant",
+    "cohesive_energy",
+    "potential_energy_per_atom",
+    "kinetic_energy_per_atom",
+    "total_energy_per_atom",
+    "temperature",
+    "pressure",
+    "density",
+    "volume",
+    "rdf",
+    "coordination_number",
+    "self_diffusion_coefficient",
+]
+
+UnitsStyle = Literal["lj", "metal", "real"]
+Engine = Literal["lammps"]
+
+
+class Quantity(BaseModel):
+    """A number with its unit as the user (or a default) gave it."""
+
+    value: float
+    unit: str = Field(description="unit symbol, e.g. K, bar, g/cm^3, angstrom, eV, or 'reduced'")
+
+    def __str__(self) -> str:
+        return f"{self.value:g} {self.unit}"
+
+
+# ---------------------------------------------------------------------------------------------
+# What was asked
+# ---------------------------------------------------------------------------------------------
+
+
+class SystemSpec(BaseModel):
+    """The material or model system the request is about."""
+
+    name: str = Field(description="what the user called it, e.g. 'nickel', 'liquid argon', 'LJ fluid'")
+    kind: Literal["crystal", "lj_fluid", "atomic_fluid"] = Field(
+        description="crystal: periodic solid relaxed at 0 K or simulated; lj_fluid: reduced-unit "
+        "Lennard-Jones particles; atomic_fluid: a real monatomic liquid/gas with LJ parameters"
+    )
+    elements: list[str] = Field(default_factory=list, description="chemical symbols, e.g. ['Ni']")
+    lattice: Literal["fcc", "bcc", "hcp", "diamond", "sc"] | None = None
+    phase: Literal["solid", "liquid", "gas", "fluid"] | None = None
+
+
+class PotentialSpec(BaseModel):
+    """The interatomic potential as requested; file choice happens in the potential library."""
+
+    family: Literal["eam", "eam/alloy", "eam/fs", "tersoff", "sw", "meam", "lj"] | None = None
+    name_hint: str | None = Field(
+        default=None, description="name the user gave, e.g. 'Foiles', 'u3', 'Mishin', 'Tersoff'"
+    )
+    file: str | None = Field(default=None, description="explicit potential file name, if given")
+    lj_epsilon: Quantity | None = Field(default=None, description="LJ well depth (energy or K for eps/kB)")
+    lj_sigma: Quantity | None = None
+    cutoff: Quantity | None = Field(default=None, description="cutoff; unit 'sigma' for multiples of sigma")
+    tail_correction: bool = False
+    shifted: bool = False
+
+
+class PropertyRequest(BaseModel):
+    name: PropertyName
+    unit: str | None = Field(default=None, description="unit the user wants the answer in")
+    at: Literal["average", "last_step", "step"] = "average"
+    step: int | None = None
+
+
+class Conditions(BaseModel):
+    temperature: Quantity | None = None
+    pressure: Quantity | None = None
+    density: Quantity | None = None
+
+
+class SimulationControls(BaseModel):
+    """Explicit protocol settings the request fixed; anything left None gets a documented default."""
+
+    n_atoms: int | None = None
+    timestep: Quantity | None = None
+    equilibration_steps: int | None = None
+    production_steps: int | None = None
+    seed: int | None = None
+    ensemble: Literal["nve", "nvt", "npt"] | None = None
+
+
+class TaskSpec(BaseModel):
+    """The typed reading of a request: system, properties, engine, conditions, units."""
+
+    request: str
+    system: SystemSpec | None = None
+    potential: PotentialSpec | None = None
+    properties: list[PropertyRequest] = Field(default_factory=list)
+    engine: Engine = "lammps"
+    units_style: UnitsStyle | None = None
+    conditions: Conditions = Field(default_factory=Conditions)
+    controls: SimulationControls = Field(default_factory=SimulationControls)
+    missing: list[str] = Field(
+        default_factory=list, description="critical information the request lacks (ask, never guess)"
+    )
+    unparsed: list[str] = Field(default_factory=list, description="sentences not understood")
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+
+
+class Clarification(BaseModel):
+    question: str
+    missing: list[str] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------
+# What to run
+# ---------------------------------------------------------------------------------------------
+
+
+class JobStatus(str, Enum):
+    pending = "pending"
+    running = "running"
+    succeeded = "succeeded"
+    failed = "failed"
+    cancelled = "cancelled"
+
+
+class DefaultApplied(BaseModel):
+    """A parameter the request did not fix and a protocol default filled in (listed in the answer)."""
+
+    parameter: str
+    value: str
+    reason: str = ""
+
+
+class Correction(BaseModel):
+    """One change made to a job's inputs by a repair handler or a reviewer, and why."""
+
+    job: str
+    handler: str
+    action: str
+    reason: str
+
+
+class Job(BaseModel):
+    """One engine run. State that must survive a crash lives in the job folder, not here."""
+
+    id: str
+    protocol: str
+    engine: Engine = "lammps"
+    stage: str = Field(default="main", description="protocol stage this job runs, e.g. 'equilibrate'")
+    params: dict[str, Any] = Field(default_factory=dict)
+    depends_on: list[str] = Field(default_factory=list)
+    stage_in: dict[str, list[str]] = Field(
+        default_factory=dict, description="files copied in from finished dependencies: {job_id: [names]}"
+    )
+    time_limit_s: float = 600.0
+    inputs: dict[str, str] = Field(default_factory=dict, description="rendered input files: name -> text")
+    workdir: str | None = None
+    status: JobStatus = JobStatus.pending
+    attempts: int = 0
+    message: str = ""
+
+
+class Plan(BaseModel):
+    """A DAG of jobs; `properties` maps each requested property to the protocol answering it."""
+
+    jobs: list[Job]
+    properties: dict[str, str] = Field(default_factory=dict, description="property -> protocol name")
+
+    def job(self, job_id: str) -> Job:
+        for job in self.jobs:
+            if job.id == job_id:
+                return job
+        raise KeyError(job_id)
+
+    def topological_order(self) -> list[Job]:
+        done: set[str] = set()
+        order: list[Job] = []
+        pending = list(self.jobs)
+        while pending:
+            ready = [j for j in pending if set(j.depends_on) <= done]
+            if not ready:
+                raise ValueError("plan has a dependency cycle or an unknown dependency")
+            for job in ready:
+                order.append(job)
+                done.add(job.id)
+                pending.remove(job)
+        return order
+
+
+# ---------------------------------------------------------------------------------------------
+# What came out
+# ---------------------------------------------------------------------------------------------
+
+
+class Result(BaseModel):
+    """One number produced by the analysis of a finished job."""
+
+    quantity: str
+    value: float
+    unit: str
+    uncertainty: float | None = Field(
+        default=None, description="one standard error in the same unit (None: deterministic)"
+    )
+    job: str
+    method: str
+    log: str | None = None
+    data_file: str | None = Field(default=None, description="curve or table behind the number")
+
+
+class Decision(BaseModel):
+    """Which backend made which decision (answers list them for traceability)."""
+
+    decision: str
+    backend: str
+    detail: str = ""
+
+
+class Answer(BaseModel):
+    status: Literal["answered", "needs_clarification", "failed"]
+    request: str
+    answers: list[Result] = Field(default_factory=list)
+    question: str | None = None
+    defaults_applied: list[DefaultApplied] = Field(default_factory=list)
+    corrections: list[Correction] = Field(default_factory=list)
+    decisions: list[Decision] = Field(default_factory=list)
+    jobs: list[str] = Field(default_factory=list, description="job folders used")
+    summary: str = ""
+    thread_id: str | None = None
+    error: str | None = None

@@ -1,0 +1,23 @@
+"""Where simagent's data folders are, in an editable checkout or a non-editable install alike."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+
+def data_dir(package: str) -> Path:
+    """Folder of a data package: 'potentials', 'forcefields' or 'rag_index'."""
+    return Path(str(files(package)))
+
+
+def potentials_dir() -> Path:
+    return data_dir("potentials")
+
+
+def forcefields_dir() -> Path:
+    return data_dir("forcefields")
+
+
+def rag_index_dir() -> Path:
+    return data_dir("rag_index")

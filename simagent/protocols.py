@@ -1,0 +1,80 @@
+"""Named, validated protocols: the only way simagent produces engine inputs.
+
+A protocol is a recipe (like a pymatgen InputGenerator): it holds no system state. Given a TaskSpec
+it returns typed parameters (recording every default it applied), the jobs to run (inputs rendered
+from templates, dependencies explicit), and the analysis that turns finished job folders into
+Results. Decision backends select a protocol and override parameters; they never write scripts.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import ClassVar
+
+from pydantic import BaseModel
+
+from simagent.errors import RequestError
+from simagent.models import DefaultApplied, Job, Result, TaskSpec
+
+
+class Protocol(ABC):
+    name: ClassVar[str]  # e.g. "lammps/crystal_relax"
+    engine: ClassVar[str]
+    properties: ClassVar[frozenset[str]]  # PropertyName values it answers
+    Params: ClassVar[type[BaseModel]]
+    description: ClassVar[str]  # one line: what it does and how it measures
+
+    @abstractmethod
+    def applies_to(self, spec: TaskSpec) -> bool:
+        """True when this protocol can answer the spec's system and properties."""
+
+    @abstractmethod
+    def parameters(self, spec: TaskSpec) -> tuple[BaseModel, list[DefaultApplied]]:
+        """Typed parameters for this spec and the defaults applied. Raises RequestError with a
+        clear message when the spec cannot be simulated (e.g. no potential covers the elements)."""
+
+    @abstractmethod
+    def jobs(self, params: BaseModel) -> list[Job]:
+        """Jobs with rendered `inputs`, ids unique within the protocol, dependencies explicit."""
+
+    @abstractmethod
+    def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
+        """Results from finished job folders (job id -> folder). Raises CalculationFailed when a
+        physics check fails, ReadError when outputs cannot be parsed."""
+
+    def validate_params(self, raw: dict) -> BaseModel:
+        """Parameters from a dict (checkpoint, LLM override, reviewer feedback), validated."""
+        return self.Params.model_validate(raw)
+
+
+_REGISTRY: dict[str, Protocol] = {}
+
+
+def register(protocol_cls: type[Protocol]) -> type[Protocol]:
+    """Class decorator: make a protocol selectable by name."""
+    _REGISTRY[protocol_cls.name] = protocol_cls()
+    return protocol_cls
+
+
+def _load_builtin() -> None:
+    # Importing the engine packages registers their protocols.
+    import tools.lammps.protocols  # noqa: F401
+
+
+def get_protocol(name: str) -> Protocol:
+    _load_builtin()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise RequestError(f"unknown protocol {name!r}; known: {', '.join(sorted(_REGISTRY))}") from None
+
+
+def all_protocols() -> list[Protocol]:
+    _load_builtin()
+    return list(_REGISTRY.values())
+
+
+def protocols_for(spec: TaskSpec) -> list[Protocol]:
+    """Protocols that apply to the spec, in registration order."""
+    return [p for p in all_protocols() if p.applies_to(spec)]

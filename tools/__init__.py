@@ -1,0 +1,1 @@
+"""Engine adapters: one subpackage per simulation engine."""
