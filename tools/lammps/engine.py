@@ -60,5 +60,5 @@ def version() -> str:
     ).stdout
     for line in out.splitlines():
         if "Large-scale Atomic/Molecular" in line:
-            return line.split("-", 1)[1].strip()
+            return line.split(" - ", 1)[1].strip()
     return "unknown"
