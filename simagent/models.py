@@ -172,11 +172,20 @@ class Job(BaseModel):
     message: str = ""
 
 
+class ProtocolRun(BaseModel):
+    """One protocol applied to the task: its parameters and the plan jobs it produced."""
+
+    protocol: str
+    properties: list[str]
+    params: dict[str, Any]
+    jobs: dict[str, str] = Field(description="protocol-local job id -> plan job id")
+
+
 class Plan(BaseModel):
-    """A DAG of jobs; `properties` maps each requested property to the protocol answering it."""
+    """A DAG of jobs, and which protocol run answers which properties."""
 
     jobs: list[Job]
-    properties: dict[str, str] = Field(default_factory=dict, description="property -> protocol name")
+    runs: list[ProtocolRun] = Field(default_factory=list)
 
     def job(self, job_id: str) -> Job:
         for job in self.jobs:

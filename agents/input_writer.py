@@ -1,0 +1,71 @@
+"""Input writer agent: renders each protocol run into jobs with inputs (from templates only),
+with job ids unique across the plan and dependencies remapped. Reviewer feedback arrives here as
+parameter overrides decided by the backend and validated against the protocol's schema."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.runtime import Runtime
+from langgraph.types import Command
+
+from simagent.errors import SimagentError
+from simagent.models import Correction, Decision, Job, Plan, ProtocolRun
+from simagent.protocols import get_protocol
+from simagent.state import RunContext, RunState
+
+
+def render_plan(runs: list[ProtocolRun], time_limit_s: float) -> Plan:
+    jobs: list[Job] = []
+    new_runs = []
+    for index, run in enumerate(runs):
+        protocol = get_protocol(run.protocol)
+        params = protocol.validate_params(run.params)
+        prefix = run.protocol.split("/")[-1] + (f"{index}" if len(runs) > 1 else "")
+        local_jobs = protocol.jobs(params)
+        mapping = {job.id: f"{prefix}-{job.id}" for job in local_jobs}
+        for job in local_jobs:
+            jobs.append(job.model_copy(update={
+                "id": mapping[job.id],
+                "depends_on": [mapping[d] for d in job.depends_on],
+                "stage_in": {mapping[d]: names for d, names in job.stage_in.items()},
+                "time_limit_s": min(job.time_limit_s, time_limit_s),
+            }))
+        new_runs.append(run.model_copy(update={"jobs": mapping}))
+    plan = Plan(jobs=jobs, runs=new_runs)
+    plan.topological_order()  # raises on a cycle
+    return plan
+
+
+def apply_feedback(state: RunState, context: RunContext, feedback: str) -> tuple[list[ProtocolRun], list, list]:
+    """Reviewer's free text -> validated parameter overrides on every protocol run."""
+    runs, corrections, decisions = [], [], []
+    for run in state.plan.runs:
+        protocol = get_protocol(run.protocol)
+        schema = protocol.Params.model_json_schema()
+        overrides = context.backend.parameter_overrides(feedback, run.protocol, run.params, schema)
+        params = dict(run.params)
+        for item in overrides.overrides:
+            params[item.parameter] = item.value
+            corrections.append(Correction(job=run.protocol, handler="reviewer feedback",
+                                          action=f"set {item.parameter} = {item.value}", reason=feedback))
+        try:
+            validated = protocol.validate_params(params)
+        except ValueError as err:
+            raise SimagentError(f"feedback gives invalid parameters for {run.protocol}: {err}") from None
+        runs.append(run.model_copy(update={"params": validated.model_dump(mode="json")}))
+        decisions.append(Decision(decision="parameter_overrides", backend=context.backend.name,
+                                  detail="; ".join(c.action for c in corrections) or "none"))
+        if overrides.not_understood:
+            corrections.append(Correction(job=run.protocol, handler="reviewer feedback", action="none",
+                                          reason="not understood: " + "; ".join(overrides.not_understood)))
+    return runs, corrections, decisions
+
+
+def input_writer(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["precheck", "response"]]:
+    runtime.context.report("stage", name="input_writer", detail="rendering inputs")
+    try:
+        plan = render_plan(state.plan.runs, runtime.context.settings.job_time_limit_s)
+    except (SimagentError, ValueError) as err:
+        return Command(goto="response", update={"error": f"could not write inputs: {err}"})
+    return Command(goto="precheck", update={"plan": plan})

@@ -1,0 +1,48 @@
+"""Query agent: request text -> TaskSpec; a request that lacks critical information ends in a
+clarification question (a LangGraph interrupt), never in a guess."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.runtime import Runtime
+from langgraph.types import Command, interrupt
+
+from simagent.errors import SimagentError
+from simagent.models import Decision, TaskSpec
+from simagent.state import RunContext, RunState
+
+QUESTIONS = {
+    "property": "Which property should be computed (e.g. lattice constant, cohesive energy, pressure, "
+    "density, radial distribution function, self-diffusion coefficient)?",
+    "system": "Which material or model system do you mean (e.g. 'fcc nickel', 'diamond silicon', "
+    "'liquid argon', 'a Lennard-Jones fluid')?",
+    "temperature": "At what temperature (e.g. '94.4 K', or 'T* = 0.85' in reduced units)?",
+    "density": "At what density (e.g. '1.374 g/cm3', or 'rho* = 0.86' in reduced units)?",
+}
+
+
+def clarification_question(spec: TaskSpec) -> str:
+    return " ".join(QUESTIONS.get(item, f"Please specify the {item}.") for item in spec.missing)
+
+
+def query(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["clarify", "planner", "response"]]:
+    backend = runtime.context.backend
+    runtime.context.report("stage", name="query", detail="reading the request")
+    try:
+        spec = backend.task_spec(state.request)
+    except SimagentError as err:
+        return Command(goto="response", update={"error": str(err)})
+    decision = Decision(decision="task_spec", backend=backend.name,
+                        detail=f"confidence {spec.confidence:.2f}")
+    update = {"spec": spec, "decisions": [*state.decisions, decision]}
+    if spec.missing:
+        return Command(goto="clarify", update={**update, "question": clarification_question(spec)})
+    return Command(goto="planner", update={**update, "question": None})
+
+
+def clarify(state: RunState) -> Command[Literal["query"]]:
+    """Ask the user; the reply is appended to the request and the query agent reads it again.
+    Kept as its own node because resuming re-runs the node that called interrupt()."""
+    reply = interrupt({"kind": "clarification", "question": state.question})
+    return Command(goto="query", update={"request": f"{state.request}\n{reply}", "question": None})

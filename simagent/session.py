@@ -1,0 +1,109 @@
+"""Running a request through the graph: new runs, clarification and review interrupts, resume.
+
+Front ends (CLI, harness) call these; they never touch LangGraph directly."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langgraph.types import Command
+
+from agents.response import write_answer
+from simagent.backends import get_backend
+from simagent.config import Settings
+from simagent.errors import SimagentError
+from simagent.executor import LocalExecutor
+from simagent.graph import compile_graph
+from simagent.models import Answer
+from simagent.state import RunContext, RunState
+
+CHECKPOINTS = "checkpoints.sqlite"
+
+
+@dataclass
+class Outcome:
+    """Either a final answer or a pending interrupt (clarification question or review)."""
+
+    thread_id: str
+    answer: Answer | None = None
+    interrupt: dict[str, Any] | None = None
+
+
+def new_thread_id() -> str:
+    return time.strftime("t%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+class Session:
+    def __init__(self, settings: Settings, auto_approve: bool = True,
+                 progress: Callable[[str, dict], None] | None = None) -> None:
+        self.settings = settings
+        self.workdir = Path(settings.workdir).resolve()
+        self.backend = get_backend(settings)
+        self.executor = LocalExecutor(max_parallel=settings.max_parallel)
+        self.context = RunContext(settings=settings, backend=self.backend, executor=self.executor,
+                                  auto_approve=auto_approve, progress=progress)
+        self.app = compile_graph(self.workdir / CHECKPOINTS)
+
+    def close(self) -> None:
+        self.executor.shutdown()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _config(self, thread_id: str) -> dict:
+        return {"configurable": {"thread_id": thread_id}, "recursion_limit": 60}
+
+    def _outcome(self, thread_id: str, result: dict) -> Outcome:
+        interrupts = result.get("__interrupt__") if isinstance(result, dict) else None
+        if interrupts:
+            payload = interrupts[0].value
+            if payload.get("kind") == "clarification":
+                root = self.workdir / thread_id
+                answer = Answer(status="needs_clarification", request=result.get("request", ""),
+                                question=payload["question"], thread_id=thread_id,
+                                summary=f"More information is needed: {payload['question']}")
+                write_answer(answer, root)
+                return Outcome(thread_id, answer=answer, interrupt=payload)
+            return Outcome(thread_id, interrupt=payload)
+        answer = result.get("answer")
+        if isinstance(answer, dict):
+            answer = Answer.model_validate(answer)
+        return Outcome(thread_id, answer=answer)
+
+    def ask(self, request: str, thread_id: str | None = None) -> Outcome:
+        thread_id = thread_id or new_thread_id()
+        root = self.workdir / thread_id
+        initial = RunState(request=request, thread_id=thread_id, root=str(root))
+        result = self.app.invoke(initial, self._config(thread_id), context=self.context)
+        return self._outcome(thread_id, result)
+
+    def pending(self, thread_id: str) -> dict | None:
+        snapshot = self.app.get_state(self._config(thread_id))
+        if not snapshot.values:
+            raise SimagentError(f"no run with thread id {thread_id!r} in {self.workdir}")
+        return snapshot.interrupts[0].value if snapshot.interrupts else None
+
+    def resume(self, thread_id: str, reply: Any = None) -> Outcome:
+        """Continue a thread: answer its pending interrupt, or re-run from the last checkpoint
+        after a crash (finished jobs are not run again)."""
+        snapshot = self.app.get_state(self._config(thread_id))
+        if not snapshot.values:
+            raise SimagentError(f"no run with thread id {thread_id!r} in {self.workdir}")
+        if snapshot.interrupts:
+            if reply is None:
+                raise SimagentError(f"thread {thread_id} is waiting for a reply: "
+                                    f"{snapshot.interrupts[0].value.get('question', 'review of inputs')}")
+            result = self.app.invoke(Command(resume=reply), self._config(thread_id), context=self.context)
+        elif snapshot.next:
+            result = self.app.invoke(None, self._config(thread_id), context=self.context)
+        else:
+            result = dict(snapshot.values)
+        return self._outcome(thread_id, result)

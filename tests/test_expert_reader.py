@@ -1,0 +1,109 @@
+"""The expert backend reads requests into TaskSpecs (several wordings per request)."""
+
+import pytest
+
+from simagent.backends.expert import ExpertBackend
+from simagent.errors import RequestError
+
+backend = ExpertBackend()
+
+NICKEL = [
+    "Cohesive energy and lattice constant of fcc nickel with the Foiles (u3) EAM potential",
+    "What are the equilibrium lattice parameter and the cohesive energy of Ni (fcc) using Foiles' u3 EAM?",
+    "Using the Foiles EAM potential, compute the lattice constant and cohesive energy of FCC nickel.",
+]
+SILICON = [
+    "Lattice constant and cohesive energy of diamond silicon with the Stillinger–Weber potential",
+    "Compute the cohesive energy and lattice parameter of Si in the diamond structure (Stillinger-Weber).",
+    "diamond-cubic silicon, SW potential: lattice constant and cohesive energy?",
+]
+LJ = [
+    "Average potential energy per particle and pressure of a Lennard-Jones fluid at T* = 0.85 and "
+    "rho* = 0.86 with a 3 sigma cutoff and tail corrections",
+    "For an LJ fluid at reduced temperature 0.85 and reduced density 0.86 (cutoff 3σ, with long-range "
+    "tail corrections), what are the mean potential energy per particle and the pressure?",
+    "Lennard-Jones liquid, T*=0.85, ρ*=0.86, rc = 3 sigma cutoff with tail corrections: U/N and pressure",
+]
+ARGON = [
+    "Self-diffusion coefficient of liquid argon at 94.4 K and 1.374 g/cm3, Lennard-Jones with "
+    "epsilon/kB = 120 K and sigma = 3.4 Å",
+    "What is the diffusion coefficient of liquid Ar at 94.4 K, density 1.374 g/cm^3? Use LJ with "
+    "ε/kB = 120 K and σ = 3.4 Å.",
+    "Compute the self diffusivity of argon liquid (T = 94.4 K, 1.374 g/cc, epsilon/k_B = 120 K, sigma = 3.4 angstrom)",
+]
+
+
+@pytest.mark.parametrize("request_text", NICKEL)
+def test_nickel_wordings(request_text):
+    spec = backend.task_spec(request_text)
+    assert spec.system.kind == "crystal" and spec.system.elements == ["Ni"]
+    assert spec.system.lattice in ("fcc", None)
+    assert {p.name for p in spec.properties} == {"lattice_constant", "cohesive_energy"}
+    assert spec.potential.family == "eam" and spec.potential.name_hint in ("foiles", "u3")
+    assert spec.missing == []
+
+
+@pytest.mark.parametrize("request_text", SILICON)
+def test_silicon_wordings(request_text):
+    spec = backend.task_spec(request_text)
+    assert spec.system.elements == ["Si"] and spec.system.lattice == "diamond"
+    assert spec.potential.family == "sw"
+    assert {p.name for p in spec.properties} == {"lattice_constant", "cohesive_energy"}
+
+
+@pytest.mark.parametrize("request_text", LJ)
+def test_lj_fluid_wordings(request_text):
+    spec = backend.task_spec(request_text)
+    assert spec.system.kind == "lj_fluid" and spec.units_style == "lj"
+    assert spec.conditions.temperature.value == 0.85 and spec.conditions.temperature.unit == "reduced"
+    assert spec.conditions.density.value == 0.86 and spec.conditions.density.unit == "reduced"
+    assert spec.potential.cutoff.value == 3 and spec.potential.cutoff.unit == "sigma"
+    assert spec.potential.tail_correction is True
+    assert {p.name for p in spec.properties} == {"potential_energy_per_atom", "pressure"}
+
+
+@pytest.mark.parametrize("request_text", ARGON)
+def test_argon_wordings(request_text):
+    spec = backend.task_spec(request_text)
+    assert spec.system.kind == "atomic_fluid" and spec.system.elements == ["Ar"]
+    assert [p.name for p in spec.properties] == ["self_diffusion_coefficient"]
+    assert (spec.conditions.temperature.value, spec.conditions.temperature.unit) == (94.4, "K")
+    assert (spec.conditions.density.value, spec.conditions.density.unit) == (1.374, "g/cm^3")
+    assert spec.potential.lj_epsilon.value == 120 and spec.potential.lj_epsilon.unit == "K"
+    assert spec.potential.lj_sigma.value == 3.4 and spec.potential.lj_sigma.unit == "angstrom"
+
+
+@pytest.mark.parametrize("request_text", ["What is the density?", "Compute the pressure.",
+                                          "Which lattice constant?"])
+def test_underspecified_requests_ask(request_text):
+    spec = backend.task_spec(request_text)
+    assert "system" in spec.missing
+
+
+def test_fluid_without_temperature_asks_for_it():
+    spec = backend.task_spec("Self-diffusion coefficient of liquid argon at 1.374 g/cm3")
+    assert spec.missing == ["temperature"]
+
+
+def test_last_step_is_recognised():
+    spec = backend.task_spec("Pressure of a Lennard-Jones fluid at T* = 1.0 and rho* = 0.8 at the last step")
+    assert spec.properties[0].name == "pressure" and spec.properties[0].at == "last_step"
+
+
+def test_celsius_is_kept_for_conversion_in_code():
+    spec = backend.task_spec("Self-diffusion coefficient of liquid argon at -180 °C and 1.374 g/cm3")
+    assert (spec.conditions.temperature.value, spec.conditions.temperature.unit) == (-180, "degC")
+
+
+@pytest.mark.parametrize("request_text, fragment", [
+    ("", "empty"),
+    ("   ", "empty"),
+    ("asdf qwerty zxcv", "could not find"),
+    ("Lattice constant of unobtainium", "unknown material 'unobtainium'"),
+    ("Self-diffusion coefficient of liquid argon at -5 K and 1.374 g/cm3", "absolute zero"),
+    ("Self-diffusion coefficient of liquid argon at -300 °C and 1.374 g/cm3", "absolute zero"),
+    ("Pressure of a Lennard-Jones fluid at T* = 0.85 and rho* = -0.1", "density"),
+])
+def test_bad_requests_raise_clear_errors(request_text, fragment):
+    with pytest.raises(RequestError, match=fragment):
+        backend.task_spec(request_text)
