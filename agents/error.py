@@ -10,6 +10,7 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
+from simagent.errors import SimagentError
 from simagent.models import Correction, Decision, JobStatus
 from simagent.protocols import get_protocol
 from simagent.state import RunContext, RunState
@@ -31,7 +32,10 @@ def precheck_problems(state: RunState) -> list[str]:
 
 def precheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["review", "response"]]:
     runtime.context.report("stage", name="precheck", detail="safety policy and dry run")
-    problems = precheck_problems(state)
+    try:
+        problems = precheck_problems(state)
+    except SimagentError as err:  # e.g. the engine is not installed
+        return Command(goto="response", update={"error": str(err)})
     if problems:
         return Command(goto="response", update={
             "problems": problems,

@@ -204,7 +204,8 @@ def doctor(backend: BackendOpt = None, workdir: WorkdirOpt = None) -> None:
 def main() -> None:
     """Entry point: user-facing errors become one clear line and a non-zero exit, never a traceback."""
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)  # click returns the exit code of typer.Exit here
+        sys.exit(code if isinstance(code, int) else 0)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except SimagentError as exc:

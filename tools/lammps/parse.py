@@ -8,7 +8,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import lammps_logfile
 import numpy as np
 
 from simagent.errors import ReadError
@@ -46,6 +45,8 @@ def read_output(job_dir: Path, log_name: str = "log.lammps", screen_name: str = 
     if not texts:
         raise ReadError(f"no LAMMPS output in {job_dir} (neither {log_name} nor {screen_name})")
     if log_path.is_file():
+        import lammps_logfile  # imported here: it pulls in matplotlib.pyplot (slow start-up)
+
         try:
             parsed = lammps_logfile.File(str(log_path))
             out.runs = [

@@ -10,7 +10,6 @@ import re
 
 from simagent.backends.expert import vocabulary as vocab
 from simagent.errors import RequestError
-from simagent.units import normalize_unit
 from simagent.models import (
     Conditions,
     PotentialSpec,
@@ -20,6 +19,7 @@ from simagent.models import (
     SystemSpec,
     TaskSpec,
 )
+from simagent.units import normalize_unit
 
 NUM = r"(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
 TEMP_UNIT = r"(k|kelvin|°c|ºc|degc|celsius|°f|degf)\b"

@@ -67,7 +67,7 @@ AMBIGUOUS_SYMBOLS = {"In", "At", "As", "Be", "He", "No", "Am", "I", "S", "C", "P
                      "V", "W", "Y", "O", "N", "F", "H", "Es", "Pm", "Ti"}
 
 ELEMENT_NAMES: dict[str, str] = {
-    name.lower(): symbol for symbol, name in zip(chemical_symbols, atomic_names) if name
+    name.lower(): symbol for symbol, name in zip(chemical_symbols, atomic_names, strict=True) if name
 }
 ELEMENT_NAMES.update({"aluminum": "Al", "caesium": "Cs", "sulphur": "S"})
 SYMBOLS = set(chemical_symbols[1:])
