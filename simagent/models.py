@@ -26,10 +26,46 @@ PropertyName = Literal[
     "rdf",
     "coordination_number",
     "self_diffusion_coefficient",
+    # mechanical, defect and transport properties of solids and liquids (MD protocol library)
+    "elastic_constants",
+    "bulk_modulus",
+    "shear_modulus",
+    "youngs_modulus",
+    "poisson_ratio",
+    "vacancy_formation_energy",
+    "interstitial_formation_energy",
+    "surface_energy",
+    "stacking_fault_energy",
+    "generalized_stacking_fault_energy",
+    "thermal_expansion_coefficient",
+    "shear_viscosity",
+    "thermal_conductivity",
+    "radius_of_gyration",
+    "end_to_end_distance",
+    "energy_components",
+    "minimized_energy",
+    # pore geometry (Zeo++)
+    "largest_cavity_diameter",
+    "pore_limiting_diameter",
+    "largest_free_sphere",
+    "accessible_surface_area",
+    "non_accessible_surface_area",
+    "accessible_volume",
+    "void_fraction",
+    "probe_occupiable_volume",
+    "pore_size_distribution",
+    "channel_dimensionality",
+    # adsorption (RASPA) and host-guest MD
+    "uptake",
+    "isotherm",
+    "henry_coefficient",
+    "heat_of_adsorption",
+    "selectivity",
+    "interaction_energy",
 ]
 
 UnitsStyle = Literal["lj", "metal", "real"]
-Engine = Literal["lammps"]
+Engine = Literal["lammps", "gromacs", "raspa", "zeopp"]
 
 
 class Quantity(BaseModel):
@@ -51,13 +87,20 @@ class SystemSpec(BaseModel):
     """The material or model system the request is about."""
 
     name: str = Field(description="what the user called it, e.g. 'nickel', 'liquid argon', 'LJ fluid'")
-    kind: Literal["crystal", "lj_fluid", "atomic_fluid"] = Field(
+    kind: Literal["crystal", "lj_fluid", "atomic_fluid", "molecular_fluid", "polymer", "framework"] = Field(
         description="crystal: periodic solid relaxed at 0 K or simulated; lj_fluid: reduced-unit "
-        "Lennard-Jones particles; atomic_fluid: a real monatomic liquid/gas with LJ parameters"
+        "Lennard-Jones particles; atomic_fluid: a real monatomic liquid/gas with LJ parameters; "
+        "molecular_fluid: e.g. water or a simple liquid with a named force field; polymer: chains; "
+        "framework: a porous crystal such as a MOF or zeolite given by name, database entry or CIF"
     )
     elements: list[str] = Field(default_factory=list, description="chemical symbols, e.g. ['Ni']")
     lattice: Literal["fcc", "bcc", "hcp", "diamond", "sc"] | None = None
     phase: Literal["solid", "liquid", "gas", "fluid"] | None = None
+    structure: str | None = Field(
+        default=None, description="framework name, database entry (e.g. CoRE MOF) or path to a CIF/data file"
+    )
+    molecule: str | None = Field(default=None, description="molecule of a molecular fluid, e.g. 'water'")
+    guests: list[str] = Field(default_factory=list, description="adsorbates / guest molecules, e.g. ['CH4']")
 
 
 class PotentialSpec(BaseModel):
@@ -73,6 +116,9 @@ class PotentialSpec(BaseModel):
     cutoff: Quantity | None = Field(default=None, description="cutoff; unit 'sigma' for multiples of sigma")
     tail_correction: bool = False
     shifted: bool = False
+    force_field: str | None = Field(
+        default=None, description="named force field or water model, e.g. 'UFF', 'TraPPE', 'TIP4P/2005', 'OPLS-AA'"
+    )
 
 
 class PropertyRequest(BaseModel):
@@ -86,6 +132,12 @@ class Conditions(BaseModel):
     temperature: Quantity | None = None
     pressure: Quantity | None = None
     density: Quantity | None = None
+    pressures: list[Quantity] = Field(default_factory=list, description="pressure list, e.g. an isotherm")
+    temperatures: list[Quantity] = Field(default_factory=list, description="temperature list, e.g. expansion")
+    composition: dict[str, float] = Field(
+        default_factory=dict, description="mixture mole fractions by species, e.g. {'CO2': 0.15, 'N2': 0.85}"
+    )
+    probe_radius: Quantity | None = Field(default=None, description="probe radius for pore geometry")
 
 
 class SimulationControls(BaseModel):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from simagent.backends.expert import domains
 from simagent.backends.expert import vocabulary as vocab
 from simagent.errors import RequestError
 from simagent.models import (
@@ -52,8 +53,9 @@ def read_request(request: str) -> TaskSpec:
     spec.system = _system(text, low, spec)
     spec.controls = _controls(low)
     spec.units_style = _units_style(spec)
+    domains.refine(text, low, spec)
     _check_physical(spec)
-    spec.missing = _missing(spec)
+    spec.missing = list(dict.fromkeys([*spec.missing, *_missing(spec)]))
     spec.unparsed = _unparsed(text)
     spec.confidence = _confidence(spec)
     return spec
