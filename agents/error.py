@@ -4,6 +4,7 @@ backend, validated against the protocol's schema, and listed in the answer as co
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Literal
 
@@ -14,19 +15,18 @@ from simagent.errors import SimagentError
 from simagent.models import Correction, Decision, JobStatus
 from simagent.protocols import get_protocol
 from simagent.state import RunContext, RunState
-from tools.lammps import check as lammps_check
 from tools.lammps.parse import read_output
 
 
 def precheck_problems(state: RunState) -> list[str]:
+    """Each engine adapter's pre-run check (tools.<engine>.check.precheck(job) -> problems)."""
     problems = []
     for job in state.plan.jobs:
-        if job.engine != "lammps":
-            continue
-        for name, text in job.inputs.items():
-            problems += [f"{job.id}/{name}: {p}" for p in lammps_check.safety_problems(text)]
-        if not problems and not job.stage_in:  # staged files (restarts) exist only after the dependency ran
-            problems += [f"{job.id}: {e}" for e in lammps_check.dry_run(job.inputs)]
+        try:
+            check = importlib.import_module(f"tools.{job.engine}.check")
+        except ImportError:
+            continue  # engines without a pre-run check (their runs still pass the post-run gates)
+        problems += [f"{job.id}: {p}" for p in check.precheck(job)]
     return problems
 
 

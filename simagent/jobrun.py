@@ -6,6 +6,7 @@ dependencies into the job's own folder, so an input never reads outside its fold
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import time
 from collections.abc import Callable
@@ -19,11 +20,12 @@ ProgressFn = Callable[[Job, JobRecord], None]
 
 
 def engine_command(job: Job) -> tuple[list[str], dict[str, str]]:
-    if job.engine == "lammps":
-        from tools.lammps import engine
-
-        return engine.command(), engine.environment()
-    raise CalculationFailed(f"no adapter for engine {job.engine!r}")
+    """Command and environment from the engine adapter: tools.<engine>.engine.job_command(job)."""
+    try:
+        adapter = importlib.import_module(f"tools.{job.engine}.engine")
+    except ImportError:
+        raise CalculationFailed(f"no adapter for engine {job.engine!r}") from None
+    return adapter.job_command(job), adapter.environment()
 
 
 def run_plan(

@@ -8,6 +8,7 @@ Results. Decision backends select a protocol and override parameters; they never
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import ClassVar
@@ -57,9 +58,13 @@ def register(protocol_cls: type[Protocol]) -> type[Protocol]:
     return protocol_cls
 
 
+ENGINE_PACKAGES = ["lammps", "gromacs", "zeopp", "raspa"]
+
+
 def _load_builtin() -> None:
-    # Importing the engine packages registers their protocols.
-    import tools.lammps.protocols  # noqa: F401
+    """Importing tools.<engine>.protocols registers that engine's protocols."""
+    for engine in ENGINE_PACKAGES:
+        importlib.import_module(f"tools.{engine}.protocols")
 
 
 def get_protocol(name: str) -> Protocol:

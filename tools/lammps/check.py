@@ -96,3 +96,12 @@ def dry_run(inputs: dict[str, str], main: str = engine.MAIN_INPUT, time_limit_s:
         return errors
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def precheck(job) -> list[str]:
+    """Adapter entry point used by the error agent: safety policy on every file, then a dry run
+    (skipped when the job reads files staged from a dependency, which exist only after it ran)."""
+    problems = [f"{name}: {p}" for name, text in job.inputs.items() for p in safety_problems(text)]
+    if problems or job.stage_in:
+        return problems
+    return dry_run(job.inputs)

@@ -58,6 +58,11 @@ def command(input_name: str = MAIN_INPUT) -> list[str]:
     return [str(lmp_binary()), "-in", input_name, "-log", "log.lammps", "-nocite"]
 
 
+def job_command(job) -> list[str]:
+    """Adapter entry point used by the runner (simagent.jobrun)."""
+    return command(MAIN_INPUT)
+
+
 @lru_cache(maxsize=1)
 def version() -> str:
     out = subprocess.run(

@@ -9,7 +9,10 @@ import importlib
 
 from simagent.models import TaskSpec
 
-MODULES: list[str] = []  # e.g. "simagent.backends.expert.domains.frameworks"
+MODULES: list[str] = [
+    "simagent.backends.expert.domains.frameworks",  # MOFs, zeolites, adsorption (Zeo++, RASPA)
+    "simagent.backends.expert.domains.molecular",  # water models, simple liquids (GROMACS)
+]
 
 
 def refine(text: str, low: str, spec: TaskSpec) -> None:

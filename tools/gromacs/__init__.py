@@ -1,0 +1,1 @@
+"""gromacs adapter (see tools/lammps for the layout: engine, inputs, parse, check, protocols)."""

@@ -1,0 +1,1 @@
+"""gromacs protocols; importing this package registers them."""

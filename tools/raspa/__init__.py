@@ -1,0 +1,1 @@
+"""raspa adapter (see tools/lammps for the layout: engine, inputs, parse, check, protocols)."""

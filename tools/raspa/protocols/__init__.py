@@ -1,0 +1,1 @@
+"""raspa protocols; importing this package registers them."""

@@ -1,0 +1,1 @@
+"""zeopp protocols; importing this package registers them."""
