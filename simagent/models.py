@@ -128,14 +128,21 @@ class PropertyRequest(BaseModel):
     step: int | None = None
 
 
+class Component(BaseModel):
+    """One species of a mixture (a list of these, not a dict, keeps strict JSON schemas valid)."""
+
+    species: str
+    mole_fraction: float = Field(ge=0.0, le=1.0)
+
+
 class Conditions(BaseModel):
     temperature: Quantity | None = None
     pressure: Quantity | None = None
     density: Quantity | None = None
     pressures: list[Quantity] = Field(default_factory=list, description="pressure list, e.g. an isotherm")
     temperatures: list[Quantity] = Field(default_factory=list, description="temperature list, e.g. expansion")
-    composition: dict[str, float] = Field(
-        default_factory=dict, description="mixture mole fractions by species, e.g. {'CO2': 0.15, 'N2': 0.85}"
+    composition: list[Component] = Field(
+        default_factory=list, description="gas-phase mole fractions of a mixture, e.g. CO2 0.15 + N2 0.85"
     )
     probe_radius: Quantity | None = Field(default=None, description="probe radius for pore geometry")
 

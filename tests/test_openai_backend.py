@@ -196,7 +196,7 @@ def test_garbage_then_valid_is_retried_with_the_error():
 
 def test_schema_violation_is_retried_with_the_validation_error():
     bad = json.loads(VALID_TASK)
-    bad["properties"] = [{"name": "bulk_modulus", "unit": None, "at": "average", "step": None}]
+    bad["properties"] = [{"name": "melting_point_of_cheese", "unit": None, "at": "average", "step": None}]
     server = FakeOpenAIServer([json.dumps(bad), VALID_TASK])
     with server as base_url:
         spec = make_backend(base_url).task_spec(REQUEST)
@@ -208,7 +208,7 @@ def test_schema_violation_is_retried_with_the_validation_error():
 
 def test_repeated_invalid_replies_raise_backend_error_without_the_key(caplog):
     caplog.set_level(logging.DEBUG)
-    unknown_property = '{"properties": [{"name": "bulk_modulus"}]}'
+    unknown_property = '{"properties": [{"name": "melting_point_of_cheese"}]}'
     server = FakeOpenAIServer(["nope", '{"system": 3}', unknown_property])
     with server as base_url:
         backend = make_backend(base_url, retries=2)
