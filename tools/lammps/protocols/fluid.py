@@ -1,0 +1,749 @@
+"""Protocol lammps/fluid_md: molecular dynamics of a Lennard-Jones fluid (reduced units) or of a
+real monatomic fluid such as argon (metal units) at fixed temperature and density.
+
+One job: an fcc lattice at the requested density is melted (unless a solid was asked for),
+equilibrated with a Nose-Hoover thermostat, then sampled in a production run: NVT, or NVE when a
+diffusion coefficient is wanted (a thermostat perturbs the dynamics). Thermo averages use the
+samples after the detected equilibration, with block-averaged errors (simagent.stats); g(r) comes
+from LAMMPS `compute rdf`; D from the Einstein MSD of unwrapped coordinates (MDAnalysis, FFT).
+`PropertyRequest.step` counts steps from the start of the production run.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, Field, model_validator
+
+from simagent.errors import CalculationFailed, ReadError, RequestError
+from simagent.models import (
+    DefaultApplied,
+    Job,
+    PotentialSpec,
+    PropertyRequest,
+    Quantity,
+    Result,
+    TaskSpec,
+)
+from simagent.protocols import Protocol, register
+from simagent.stats import block_average, detect_equilibration, linear_fit
+from tools.lammps.inputs import render
+from tools.lammps.parse import read_output
+
+# CODATA 2018 (exact SI values)
+K_B_EV = 8.617333262e-5  # eV/K
+AVOGADRO = 6.02214076e23  # 1/mol
+KJ_MOL_PER_EV = 96.48533212
+KCAL_MOL_PER_EV = KJ_MOL_PER_EV / 4.184
+
+# Rahman, Phys. Rev. 136, A405 (1964): argon as LJ with eps/kB = 120 K, sigma = 3.4 A, N = 864.
+ARGON_EPSILON_K = 120.0
+ARGON_SIGMA_A = 3.4
+
+THERMO_PROPERTIES = frozenset(
+    {
+        "potential_energy_per_atom",
+        "kinetic_energy_per_atom",
+        "total_energy_per_atom",
+        "temperature",
+        "pressure",
+        "density",
+        "volume",
+    }
+)
+RDF_PROPERTIES = frozenset({"rdf", "coordination_number"})
+DIFFUSION = "self_diffusion_coefficient"
+
+# Defaults per units style with their reasons (each one applied is reported in the answer).
+# the usual LJ truncation (Allen & Tildesley); requests may say "3 sigma"
+DEFAULT_CUTOFF_SIGMA = 2.5
+DEFAULT_SEED = 12345
+SKIN_SIGMA = 0.3  # neighbor skin, LAMMPS' default in lj units
+DEFAULTS = {
+    "lj": {
+        "n_cells": (5, "N = 500, as in the NIST LJ reference simulations (SRSW)"),
+        "timestep": (0.005, "0.005 tau, usual for LJ MD (Allen & Tildesley)"),
+        "melt_steps": (1000, "5 tau at twice the target T melts the fcc start (~3 tau needed)"),
+        "equilibration_steps": (3000, "15 tau NVT, then equilibration detection trims more"),
+        "production_steps": (20000, "100 tau: U/N to ~0.05 %, P to ~1.5 % at N = 500"),
+        "dump_every": (20, "0.1 tau between MSD frames"),
+    },
+    "metal": {
+        "n_cells": (6, "N = 864, as in Rahman's argon MD (Phys. Rev. 136, A405, 1964)"),
+        "timestep": (0.01, "10 fs as in Rahman (1964) for argon (~0.005 tau)"),
+        "melt_steps": (1000, "10 ps at twice the target temperature melts the fcc start"),
+        "equilibration_steps": (3000, "30 ps NVT, then equilibration detection trims more"),
+        "production_steps": (10000, "100 ps: five 20 ps blocks for the diffusion error"),
+        "dump_every": (10, "0.1 ps between MSD frames"),
+    },
+}
+
+# ---------------------------------------------------------------------------------------------
+# Units: requests arrive as strings; every conversion lives here, in code.
+# ---------------------------------------------------------------------------------------------
+
+REDUCED = {"", "reduced", "lj", "reducedunits", "ljunits", "dimensionless", "none"}
+_SPELLING = {"a": "angstrom", "ang": "angstrom", "angstroms": "angstrom", "kelvin": "k"}
+_SPELLING |= {"°c": "c", "degc": "c", "celsius": "c", "g/ml": "g/cm^3"}
+
+# Results are computed in the metal base unit (first entry) and converted by a factor.
+OUTPUT_UNITS: dict[str, dict[str, tuple[float, str]]] = {
+    "energy": {"ev": (1.0, "eV/atom"), "ev/atom": (1.0, "eV/atom"), "mev": (1e3, "meV/atom"),
+               "mev/atom": (1e3, "meV/atom"), "kj/mol": (KJ_MOL_PER_EV, "kJ/mol"),
+               "kcal/mol": (KCAL_MOL_PER_EV, "kcal/mol"), "k": (1 / K_B_EV, "K")},
+    "pressure": {"bar": (1.0, "bar"), "atm": (1 / 1.01325, "atm"), "pa": (1e5, "Pa"),
+                 "kpa": (1e2, "kPa"), "mpa": (0.1, "MPa"), "gpa": (1e-4, "GPa")},
+    "temperature": {"k": (1.0, "K"), "c": (1.0, "°C")},  # °C: offset applied in _to_unit
+    "density": {"g/cm^3": (1.0, "g/cm^3"), "kg/m^3": (1e3, "kg/m^3")},
+    "volume": {"angstrom^3": (1.0, "angstrom^3"), "nm^3": (1e-3, "nm^3")},
+    "length": {"angstrom": (1.0, "angstrom"), "nm": (0.1, "nm"), "pm": (100.0, "pm")},
+    "diffusion": {"cm^2/s": (1.0, "cm^2/s"), "m^2/s": (1e-4, "m^2/s"),
+                  "angstrom^2/ps": (1e4, "angstrom^2/ps"), "nm^2/ns": (1e5, "nm^2/ns")},
+}  # fmt: skip
+KIND = {
+    "potential_energy_per_atom": "energy",
+    "kinetic_energy_per_atom": "energy",
+    "total_energy_per_atom": "energy",
+    "temperature": "temperature",
+    "pressure": "pressure",
+    "density": "density",
+    "volume": "volume",
+    "rdf": "length",
+    "coordination_number": "count",
+    DIFFUSION: "diffusion",
+}
+
+
+def norm_unit(unit: str | None) -> str:
+    """Lower-case unit spelling without spaces: 'g/cm3' -> 'g/cm^3', 'Å' -> 'angstrom'."""
+    text = (unit or "").strip().lower().replace(" ", "").replace("**", "^")
+    text = text.replace("³", "^3").replace("²", "^2").replace("å", "angstrom")
+    for length in ("cm", "m", "angstrom", "nm"):
+        for power in ("2", "3"):
+            text = text.replace(f"{length}{power}", f"{length}^{power}")
+    return _SPELLING.get(text, text)
+
+
+def output_unit(kind: str, units: str, requested: str | None) -> tuple[float, str]:
+    """(factor, label) taking a value in the protocol's base unit to the requested unit."""
+    if kind == "count":
+        return 1.0, ""
+    if units == "lj":
+        if norm_unit(requested) not in REDUCED:
+            raise RequestError(f"an LJ fluid reports {kind} in reduced units, not {requested!r}")
+        return 1.0, "reduced"
+    table = OUTPUT_UNITS[kind]
+    key = norm_unit(requested) if requested else next(iter(table))
+    if key not in table:
+        raise RequestError(f"unknown {kind} unit {requested!r}; use one of {', '.join(table)}")
+    return table[key]
+
+
+def temperature_in(q: Quantity, units: str, epsilon_k: float | None) -> float:
+    unit = norm_unit(q.unit)
+    if units == "lj":
+        if unit in REDUCED | {"epsilon/k_b", "epsilon/kb", "t*"}:
+            return q.value
+        if unit == "k" and epsilon_k:  # T* = T / (eps/kB)
+            return q.value / epsilon_k
+        raise RequestError(f"give an LJ fluid's temperature in reduced units, not {q.unit!r}")
+    if unit in ("k", "c"):
+        return q.value + (273.15 if unit == "c" else 0.0)
+    raise RequestError(f"unknown temperature unit {q.unit!r} (use K or °C)")
+
+
+def number_density_in(q: Quantity, units: str, mass: float, sigma: float) -> float:
+    """Atoms per (length unit)^3: n = rho N_A / M for a mass density (g/cm^3 -> 1/A^3)."""
+    unit = norm_unit(q.unit)
+    if units == "lj":
+        if unit in REDUCED | {"sigma^-3", "1/sigma^3", "rho*"}:
+            return q.value
+        raise RequestError(f"give an LJ fluid's density in reduced units, not {q.unit!r}")
+    per_g_cm3 = {"g/cm^3": 1.0, "kg/m^3": 1e-3}
+    if unit in per_g_cm3:
+        return q.value * per_g_cm3[unit] * AVOGADRO / mass * 1e-24
+    if unit in REDUCED:
+        return q.value / sigma**3
+    if unit in ("1/angstrom^3", "angstrom^-3"):
+        return q.value
+    raise RequestError(f"unknown density unit {q.unit!r} (use g/cm^3, kg/m^3 or reduced)")
+
+
+def energy_ev(q: Quantity) -> float:
+    per = {"k": K_B_EV, "ev": 1.0, "mev": 1e-3, "kj/mol": 1 / KJ_MOL_PER_EV}
+    per["kcal/mol"] = 1 / KCAL_MOL_PER_EV
+    unit = norm_unit(q.unit)
+    if unit not in per:
+        raise RequestError(f"unknown LJ epsilon unit {q.unit!r} (K for eps/kB, eV, kJ/mol...)")
+    return q.value * per[unit]
+
+
+def length_angstrom(q: Quantity) -> float:
+    per = {"angstrom": 1.0, "nm": 10.0, "pm": 0.01}
+    unit = norm_unit(q.unit)
+    if unit not in per:
+        raise RequestError(f"unknown length unit {q.unit!r} (use angstrom or nm)")
+    return q.value * per[unit]
+
+
+def timestep_in(q: Quantity, units: str) -> float:
+    unit = norm_unit(q.unit)
+    if units == "lj":
+        if unit in REDUCED | {"tau"}:
+            return q.value
+        raise RequestError(f"give an LJ timestep in tau, not {q.unit!r}")
+    per = {"fs": 1e-3, "ps": 1.0}
+    if unit not in per:
+        raise RequestError(f"unknown timestep unit {q.unit!r} (use fs or ps)")
+    return q.value * per[unit]
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameters
+# ---------------------------------------------------------------------------------------------
+
+
+class FluidMDParams(BaseModel):
+    """Everything that fixes the run. Units style lj: sigma, epsilon, tau, reduced T; metal:
+    angstrom, eV, ps, K, mass in g/mol."""
+
+    units: Literal["lj", "metal"]
+    element: str | None = None
+    mass: float = Field(gt=0)
+    epsilon: float = Field(gt=0)
+    sigma: float = Field(gt=0)
+    temperature: float = Field(gt=0)
+    number_density: float = Field(gt=0, description="atoms per length^3")
+    n_cells: int = Field(ge=1, description="fcc cells per box edge: N = 4 n^3")
+    cutoff_sigma: float = Field(gt=1.0)
+    tail_correction: bool = False
+    shifted: bool = False
+    skin_sigma: float = Field(default=SKIN_SIGMA, gt=0)
+    timestep: float = Field(gt=0)
+    thermostat_damp_steps: int = Field(default=100, gt=0, description="Nose-Hoover damping")
+    melt_steps: int = Field(ge=0)
+    melt_temperature_factor: float = Field(default=2.0, ge=1.0)
+    equilibration_steps: int = Field(ge=0)
+    production_steps: int = Field(gt=0)
+    production_ensemble: Literal["nvt", "nve"] = "nvt"
+    thermo_every: int = Field(default=10, gt=0)
+    seed: int = Field(default=DEFAULT_SEED, gt=0)
+    rdf: bool = False
+    rdf_bins: int = Field(default=200, ge=10)
+    rdf_every: int = Field(default=100, gt=0)
+    rdf_blocks: int = Field(default=5, ge=1)
+    msd: bool = False
+    dump_every: int = Field(default=10, gt=0)
+    msd_blocks: int = Field(default=5, ge=2)
+    msd_fit_window: tuple[float, float] = (0.2, 0.6)
+    temperature_tolerance: float = Field(default=0.05, gt=0)
+    time_limit_s: float = Field(default=600.0, gt=0)
+
+    @property
+    def n_atoms(self) -> int:
+        return 4 * self.n_cells**3
+
+    @property
+    def lattice_constant(self) -> float:
+        return (4.0 / self.number_density) ** (1.0 / 3.0)
+
+    @property
+    def box_length(self) -> float:
+        return self.n_cells * self.lattice_constant
+
+    @property
+    def cutoff(self) -> float:
+        return self.cutoff_sigma * self.sigma
+
+    @model_validator(mode="after")
+    def _consistent(self) -> FluidMDParams:
+        if self.box_length < 2 * self.cutoff + self.skin_sigma * self.sigma:
+            raise ValueError(f"box edge {self.box_length:.4g} < 2 x cutoff + skin: use more cells")
+        if self.rdf and self.production_steps % (self.rdf_blocks * self.rdf_every):
+            raise ValueError("production_steps must be a multiple of rdf_blocks * rdf_every")
+        lo, hi = self.msd_fit_window
+        if not 0.0 < lo < hi <= 1.0:
+            raise ValueError("msd_fit_window needs 0 < start < end <= 1 (fractions of a block)")
+        return self
+
+
+def _as_params(params: BaseModel | dict) -> FluidMDParams:
+    raw = params.model_dump() if isinstance(params, BaseModel) else params
+    return FluidMDParams.model_validate(raw)
+
+
+@register
+class FluidMD(Protocol):
+    name = "lammps/fluid_md"
+    engine = "lammps"
+    properties = THERMO_PROPERTIES | RDF_PROPERTIES | {DIFFUSION}
+    Params = FluidMDParams
+    description = (
+        "MD of an LJ or monatomic fluid at fixed T and density: Nose-Hoover NVT equilibration, "
+        "NVT or NVE production; block-averaged thermo, g(r) and coordination number, "
+        "self-diffusion from the Einstein MSD"
+    )
+
+    def applies_to(self, spec: TaskSpec) -> bool:
+        if spec.system is None or spec.system.kind not in ("lj_fluid", "atomic_fluid"):
+            return False
+        if spec.potential is not None and spec.potential.family not in (None, "lj"):
+            return False
+        units = "lj" if spec.system.kind == "lj_fluid" else "metal"
+        if spec.units_style not in (None, units):
+            return False
+        return bool(spec.properties) and {p.name for p in spec.properties} <= self.properties
+
+    # -- parameters ---------------------------------------------------------------------------
+
+    def parameters(self, spec: TaskSpec) -> tuple[FluidMDParams, list[DefaultApplied]]:
+        system = spec.system
+        if system is None or system.kind not in ("lj_fluid", "atomic_fluid"):
+            raise RequestError("lammps/fluid_md needs an LJ fluid or a monatomic fluid")
+        names = {p.name for p in spec.properties}
+        if not names or not names <= self.properties:
+            raise RequestError(f"lammps/fluid_md computes {', '.join(sorted(self.properties))}")
+        defaults: list[DefaultApplied] = []
+
+        def record(name: str, value: object, reason: str) -> None:
+            defaults.append(DefaultApplied(parameter=name, value=str(value), reason=reason))
+
+        units = "lj" if system.kind == "lj_fluid" else "metal"
+        if spec.units_style is None:
+            record("units_style", units, "lj for a reduced LJ fluid, metal for a real fluid")
+        elif spec.units_style != units:
+            raise RequestError(f"a {system.kind} runs in {units} units, not {spec.units_style}")
+        pot = spec.potential or PotentialSpec(family="lj")
+        if pot.family not in (None, "lj"):
+            raise RequestError(f"lammps/fluid_md uses a Lennard-Jones potential, not {pot.family}")
+
+        # particle: mass, epsilon, sigma
+        element, epsilon_k = None, None
+        if units == "lj":
+            mass, epsilon, sigma = 1.0, 1.0, 1.0
+            record("mass, epsilon, sigma", 1, "reduced LJ units define them as 1")
+            if pot.lj_epsilon is not None and norm_unit(pot.lj_epsilon.unit) == "k":
+                epsilon_k = pot.lj_epsilon.value
+        else:
+            if len(system.elements) != 1:
+                raise RequestError("a monatomic fluid needs one element, e.g. elements=['Ar']")
+            element = system.elements[0]
+            mass = atomic_mass(element)
+            record("mass", f"{mass} g/mol", "standard atomic weight (ase.data)")
+            if pot.lj_epsilon is not None and pot.lj_sigma is not None:
+                epsilon, sigma = energy_ev(pot.lj_epsilon), length_angstrom(pot.lj_sigma)
+            elif element == "Ar" and pot.lj_epsilon is None and pot.lj_sigma is None:
+                epsilon, sigma = ARGON_EPSILON_K * K_B_EV, ARGON_SIGMA_A
+                record("lj_epsilon, lj_sigma", "120 K (eps/kB), 3.4 angstrom", "Rahman (1964)")
+            else:
+                raise RequestError(f"give the LJ epsilon and sigma for {element}")
+            if epsilon <= 0 or sigma <= 0:
+                raise RequestError("LJ epsilon and sigma must be positive")
+
+        # state point
+        cond = spec.conditions
+        if cond.temperature is None:
+            raise RequestError("an MD run of a fluid needs a temperature")
+        if cond.density is None:
+            hint = " (constant pressure is not supported: give a density)" if cond.pressure else ""
+            raise RequestError("lammps/fluid_md runs at fixed density and needs one" + hint)
+        temperature = temperature_in(cond.temperature, units, epsilon_k)
+        if temperature <= 0:
+            raise RequestError(f"temperature must be above absolute zero, got {cond.temperature}")
+        if cond.density.value <= 0:
+            raise RequestError(f"density must be positive, got {cond.density}")
+        number_density = number_density_in(cond.density, units, mass, sigma)
+        if cond.pressure is not None:
+            record("conditions.pressure", "ignored", "fixed-density run: pressure is an output")
+
+        # potential details
+        if pot.cutoff is None:
+            cutoff_sigma = DEFAULT_CUTOFF_SIGMA
+            record("cutoff", f"{cutoff_sigma} sigma", "usual LJ truncation (Allen & Tildesley)")
+        elif norm_unit(pot.cutoff.unit) in REDUCED | {"sigma", "σ"}:
+            cutoff_sigma = pot.cutoff.value
+        elif units == "metal":
+            cutoff_sigma = length_angstrom(pot.cutoff) / sigma
+        else:
+            raise RequestError(f"give an LJ fluid's cutoff in sigma, not {pot.cutoff.unit!r}")
+        if cutoff_sigma <= 1.0:
+            raise RequestError("an LJ cutoff must lie beyond 1 sigma")
+        if not pot.tail_correction:
+            record("tail_correction", "no", "not requested (pair_modify tail no)")
+        if not pot.shifted:
+            record("shifted", "no", "not requested: truncated, unshifted LJ")
+
+        # run controls
+        table, ctrl = DEFAULTS[units], spec.controls
+
+        def pick(name: str, given: object) -> object:
+            if given is not None:
+                return given
+            value, reason = table[name]
+            record(name, value, reason)
+            return value
+
+        timestep = pick("timestep", timestep_in(ctrl.timestep, units) if ctrl.timestep else None)
+        if ctrl.n_atoms is not None:
+            if ctrl.n_atoms < 4:
+                raise RequestError("need at least 4 atoms (one fcc cell)")
+            n_cells = max(1, round((ctrl.n_atoms / 4) ** (1 / 3)))
+            if 4 * n_cells**3 != ctrl.n_atoms:
+                record("n_atoms", 4 * n_cells**3, "nearest 4 n^3 (fcc start lattice)")
+        else:
+            n_cells = pick("n_cells", None)
+        lattice = (4.0 / number_density) ** (1.0 / 3.0)
+        min_cells = math.ceil((2 * cutoff_sigma + SKIN_SIGMA) * sigma / lattice - 1e-9)
+        if n_cells < min_cells:
+            n_cells = min_cells
+            record("n_atoms", 4 * n_cells**3, "box edge must exceed 2 x cutoff + skin")
+        if ctrl.ensemble == "npt":
+            raise RequestError("lammps/fluid_md runs at fixed density (NVT/NVE), not NPT")
+        ensemble = ctrl.ensemble
+        if ensemble is None:
+            ensemble = "nve" if DIFFUSION in names else "nvt"
+            why = (
+                "a thermostat perturbs the dynamics" if ensemble == "nve" else "canonical sampling"
+            )
+            record("production_ensemble", ensemble, why)
+        if system.phase == "solid":
+            melt_steps = 0
+            record("melt_steps", 0, "a solid was asked for: the fcc lattice is kept")
+        else:
+            melt_steps = pick("melt_steps", None)
+        equilibration_steps = pick("equilibration_steps", ctrl.equilibration_steps)
+        production_steps = pick("production_steps", ctrl.production_steps)
+        seed = ctrl.seed
+        if seed is None:
+            seed = DEFAULT_SEED
+            record("seed", seed, "fixed velocity seed: reruns are reproducible")
+
+        thermo_every = 10
+        for prop in spec.properties:
+            output_unit(KIND[prop.name], units, prop.unit)  # fail now on a unit we cannot give
+            if prop.at != "average" and prop.name not in THERMO_PROPERTIES:
+                raise RequestError(f"{prop.name} is a time average; at={prop.at!r} is not possible")
+            if prop.at == "step":
+                if prop.step is None or not 0 <= prop.step <= production_steps:
+                    raise RequestError(f"step must lie in 0..{production_steps} (production run)")
+                thermo_every = math.gcd(thermo_every, prop.step) or thermo_every
+        rdf_blocks = 5 if production_steps % 5 == 0 else 1
+        params = FluidMDParams(
+            units=units, element=element, mass=mass, epsilon=epsilon, sigma=sigma,
+            temperature=temperature, number_density=number_density, n_cells=n_cells,
+            cutoff_sigma=cutoff_sigma, tail_correction=pot.tail_correction, shifted=pot.shifted,
+            timestep=timestep, melt_steps=melt_steps, equilibration_steps=equilibration_steps,
+            production_steps=production_steps, production_ensemble=ensemble,
+            thermo_every=thermo_every, seed=seed, rdf=bool(names & RDF_PROPERTIES),
+            rdf_blocks=rdf_blocks, rdf_every=math.gcd(100, production_steps // rdf_blocks),
+            msd=DIFFUSION in names, dump_every=table["dump_every"][0],
+        )  # fmt: skip
+        return params, defaults
+
+    # -- jobs ---------------------------------------------------------------------------------
+
+    def jobs(self, params: BaseModel) -> list[Job]:
+        p = _as_params(params)
+        text = render(
+            "fluid_md.lmp.j2",
+            title=f"{p.element or 'LJ'} fluid, N = {p.n_atoms}, T = {p.temperature:g}",
+            units=p.units, lattice_constant=p.lattice_constant, number_density=p.number_density,
+            n_cells=p.n_cells, mass=p.mass, cutoff=p.cutoff, epsilon=p.epsilon, sigma=p.sigma,
+            shifted=p.shifted, tail_correction=p.tail_correction, skin=p.skin_sigma * p.sigma,
+            timestep=p.timestep, thermo_every=p.thermo_every, seed=p.seed,
+            melt_steps=p.melt_steps, melt_temperature=p.temperature * p.melt_temperature_factor,
+            temperature=p.temperature, thermostat_damp=p.thermostat_damp_steps * p.timestep,
+            equilibration_steps=p.equilibration_steps, production_steps=p.production_steps,
+            production_ensemble=p.production_ensemble, rdf=p.rdf, rdf_bins=p.rdf_bins,
+            rdf_every=p.rdf_every, rdf_block_steps=p.production_steps // p.rdf_blocks,
+            msd=p.msd, dump_every=p.dump_every,
+        )  # fmt: skip
+        job = Job(
+            id="md", protocol=self.name, stage="md", params=p.model_dump(mode="json"),
+            inputs={"in.lammps": text}, time_limit_s=p.time_limit_s,
+        )  # fmt: skip
+        return [job]
+
+    # -- analysis -----------------------------------------------------------------------------
+
+    def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
+        p = _as_params(params)
+        job_dir = Path(job_dirs["md"])
+        out = read_output(job_dir)
+        if out.errors:
+            raise CalculationFailed(f"LAMMPS stopped with: {out.errors[0]}")
+        if not out.finished:
+            raise CalculationFailed("the LAMMPS run did not finish (no 'Total wall time' in log)")
+        thermo = out.last_run()
+        check_thermo(thermo, p)
+        t0 = detect_equilibration(thermo["PotEng"] / thermo["Atoms"])
+        check_temperature(thermo["Temp"][t0:], p.temperature, p.temperature_tolerance)
+
+        run = (
+            f"N = {p.n_atoms}, {p.production_ensemble.upper()} production of "
+            f"{p.production_steps} steps (dt = {p.timestep:g}), LJ cutoff {p.cutoff_sigma:g} sigma"
+            f"{', tail correction' if p.tail_correction else ''}{', shifted' if p.shifted else ''}"
+        )
+        rdf = msd = None
+        results = []
+        for prop in spec.properties:
+            data_file = None
+            if prop.name in THERMO_PROPERTIES:
+                quantity, (value, se, how) = prop.name, thermo_value(thermo, prop, p.units, t0)
+            elif prop.name in RDF_PROPERTIES:
+                # LAMMPS normalises g(r) by the N - 1 other atoms: with rho = (N - 1)/V the
+                # integral counts neighbours exactly (12 in fcc, not 12 N/(N - 1))
+                rho = float(np.mean((thermo["Atoms"] - 1) / thermo["Volume"]))
+                rdf = rdf or analyze_rdf(job_dir, p, rho)
+                data_file, how = rdf["table"], rdf["how"]
+                if prop.name == "rdf":
+                    quantity, value, se = "rdf_first_peak", rdf["peak"], rdf["peak_se"]
+                    how = f"first maximum of g(r) {how}"
+                else:
+                    quantity, value, se = prop.name, rdf["cn"], rdf["cn_se"]
+                    how = (
+                        f"4 pi rho int_0^r_min g(r) r^2 dr to the first minimum after the first "
+                        f"peak, r_min = {rdf['r_min']:.4g} {how}"
+                    )
+            else:
+                msd = msd or analyze_msd(job_dir, p)
+                to_base = 1.0 if p.units == "lj" else 1e-4  # angstrom^2/ps -> cm^2/s
+                quantity, value, se = prop.name, msd["D"] * to_base, msd["D_se"] * to_base
+                data_file, how = msd["table"], msd["how"]
+            factor, label = output_unit(KIND[prop.name], p.units, prop.unit)
+            offset = -273.15 if label == "°C" else 0.0
+            results.append(
+                Result(
+                    quantity=quantity,
+                    value=value * factor + offset,
+                    unit=label,
+                    uncertainty=None if se is None else abs(se * factor),
+                    job="md",
+                    method=f"{how}; {run}",
+                    log=str(job_dir / "log.lammps"),
+                    data_file=data_file,
+                )
+            )
+        return results
+
+
+# ---------------------------------------------------------------------------------------------
+# Analysis helpers (module level so tests can feed them synthetic data)
+# ---------------------------------------------------------------------------------------------
+
+
+def atomic_mass(element: str) -> float:
+    from ase.data import atomic_masses, atomic_numbers
+
+    if element not in atomic_numbers:
+        raise RequestError(f"unknown element {element!r}")
+    return float(atomic_masses[atomic_numbers[element]])
+
+
+def thermo_series(thermo: dict[str, np.ndarray], name: str, units: str) -> np.ndarray:
+    """A property's time series from the thermo columns (norm no: divide by Atoms)."""
+    per_atom = {"potential": "PotEng", "kinetic": "KinEng", "total": "TotEng"}
+    if name.endswith("_energy_per_atom"):
+        return thermo[per_atom[name.split("_")[0]]] / thermo["Atoms"]
+    if name == "density":  # lj: number density N/V; metal: LAMMPS mass density in g/cm^3
+        return thermo["Atoms"] / thermo["Volume"] if units == "lj" else thermo["Density"]
+    return thermo[{"temperature": "Temp", "pressure": "Press", "volume": "Volume"}[name]]
+
+
+def thermo_value(
+    thermo: dict[str, np.ndarray], prop: PropertyRequest, units: str, t0: int
+) -> tuple[float, float | None, str]:
+    """(value, standard error or None, method) of a thermo property in the base unit."""
+    series = thermo_series(thermo, prop.name, units)
+    if prop.at == "last_step":
+        step = int(thermo["Step"][-1])
+        return float(series[-1]), None, f"value at the last production step ({step})"
+    if prop.at == "step":
+        rows = np.nonzero(thermo["Step"] == prop.step)[0]
+        if rows.size == 0:
+            raise ReadError(f"no thermo output at production step {prop.step}")
+        return float(series[rows[0]]), None, f"value at production step {prop.step}"
+    mean, se = block_average(series[t0:])
+    how = (
+        f"mean of production samples {t0}..{series.size - 1} (equilibration detection, Chodera "
+        f"2016), standard error by Flyvbjerg-Petersen blocking"
+    )
+    return mean, (se if se > 0 else None), how
+
+
+def check_thermo(thermo: dict[str, np.ndarray], p: FluidMDParams) -> None:
+    """Physics gates on the production thermo output: complete, finite, no atoms lost."""
+    needed = ("Step", "Temp", "PotEng", "KinEng", "TotEng", "Press", "Volume", "Atoms")
+    missing = [k for k in needed if k not in thermo]
+    if missing:
+        raise ReadError(f"thermo output lacks {', '.join(missing)}")
+    for key in needed:
+        if not np.all(np.isfinite(thermo[key])):
+            raise CalculationFailed(f"NaN or infinite {key} in the production run (unstable)")
+    if np.any(thermo["Atoms"] != p.n_atoms):
+        lost = p.n_atoms - int(thermo["Atoms"].min())
+        raise CalculationFailed(f"{lost} of {p.n_atoms} atoms were lost (unstable dynamics)")
+    first, last = int(thermo["Step"][0]), int(thermo["Step"][-1])
+    if first != 0 or last != p.production_steps:
+        raise CalculationFailed(f"production covers steps {first}..{last}, not the full run")
+    if thermo["Step"].size < 20:
+        raise CalculationFailed("fewer than 20 thermo samples in production: too few to average")
+
+
+def check_temperature(temps: np.ndarray, target: float, tolerance: float = 0.05) -> None:
+    """Fail when the mean temperature misses the target by more than `tolerance` (relative)
+    and by more than 3 standard errors."""
+    mean, se = block_average(temps)
+    off = abs(mean - target)
+    if off > tolerance * target and off > 3 * se:
+        raise CalculationFailed(
+            f"mean temperature {mean:.4g} +/- {se:.2g} misses the target {target:g} by "
+            f"{100 * off / target:.1f} % (limit {100 * tolerance:g} %): not equilibrated"
+        )
+
+
+def read_rdf_blocks(path: Path) -> list[np.ndarray]:
+    """Blocks of a `fix ave/time ... mode vector` file of compute rdf: rows (index, r, g, coord)."""
+    if not path.is_file():
+        raise ReadError(f"{path.name} was not written")
+    lines = [ln for ln in path.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+    blocks: list[np.ndarray] = []
+    i = 0
+    while i < len(lines):
+        n_rows = int(lines[i].split()[1])
+        rows = [[float(v) for v in ln.split()[:4]] for ln in lines[i + 1 : i + 1 + n_rows]]
+        if len(rows) != n_rows:
+            raise ReadError(f"{path.name}: truncated block")
+        blocks.append(np.array(rows))
+        i += 1 + n_rows
+    if not blocks:
+        raise ReadError(f"{path.name} holds no g(r) data")
+    return blocks
+
+
+def rdf_peak_and_cn(r: np.ndarray, g: np.ndarray, rho: float) -> tuple[float, float, float]:
+    """(first-peak position, first minimum after it, coordination number up to that minimum).
+
+    Peak and minimum are located on a 3-bin running mean of g; the minimum is searched between
+    the peak and 1.8 x its position (LJ liquid: r_min/r_peak ~ 1.4; fcc: the empty gap)."""
+    dr = r[1] - r[0]
+    smooth = np.convolve(g, np.ones(3) / 3, mode="same")
+    i_peak = int(np.argmax(smooth))
+    window = np.nonzero((r > r[i_peak]) & (r <= 1.8 * r[i_peak]))[0]
+    if window.size < 2 or window[-1] == r.size - 1:
+        raise CalculationFailed("g(r) range too short to find its first minimum: larger cutoff")
+    i_min = int(window[np.argmin(smooth[window])])
+    cn = 4 * np.pi * rho * float(np.sum(g[: i_min + 1] * r[: i_min + 1] ** 2) * dr)
+    return float(r[i_peak]), float(r[i_min]), cn
+
+
+def analyze_rdf(job_dir: Path, p: FluidMDParams, rho: float) -> dict:
+    """g(r) averaged over the production blocks; peak, CN, their block errors; table and plot."""
+    blocks = read_rdf_blocks(job_dir / "rdf.dat")
+    r = blocks[0][:, 1]
+    g = np.mean([b[:, 2] for b in blocks], axis=0)
+    peak, r_min, cn = rdf_peak_and_cn(r, g, rho)
+    dr = float(r[1] - r[0])
+    peak_se, cn_se = dr / 2, None
+    if len(blocks) > 1:
+        per_block = np.array([rdf_peak_and_cn(r, b[:, 2], rho) for b in blocks])
+        spread = per_block.std(axis=0, ddof=1) / np.sqrt(len(blocks))
+        peak_se, cn_se = max(dr / 2, float(spread[0])), float(spread[2])
+    table = job_dir / "gr.csv"
+    cumulative = 4 * np.pi * rho * np.cumsum(g * r**2) * dr
+    np.savetxt(table, np.column_stack([r, g, cumulative]), delimiter=",", header="r,g,cn")
+    plot(job_dir / "gr.png", r, g, "r", "g(r)", vline=r_min)
+    how = (
+        f"(compute rdf, {p.rdf_bins} bins of {dr:.3g} to the cutoff, {len(blocks)} production "
+        f"blocks; errors from the block spread, at least half a bin for the peak)"
+    )
+    return {"peak": peak, "peak_se": peak_se, "r_min": r_min, "cn": cn, "cn_se": cn_se,
+            "table": str(table), "how": how}  # fmt: skip
+
+
+def analyze_msd(job_dir: Path, p: FluidMDParams) -> dict:
+    """Self-diffusion D = slope / 6 of the Einstein MSD in a window of lag times.
+
+    MSD from MDAnalysis EinsteinMSD (FFT over all time origins, via tidynamics) of the unwrapped
+    coordinates, which LAMMPS writes as binary DCD (`dump_modify unwrap yes`: the numbers of
+    xu yu zu, read far faster than text). The fit window is a fixed fraction (msd_fit_window,
+    default 20-60 %) of one of `msd_blocks` equal blocks of the trajectory: past the ballistic
+    and caging start, before the poorly averaged tail. D comes from the whole trajectory over that
+    window, its error from the spread of the blocks' D. Gate: the log-log slope of the MSD in the
+    window must be 0.8-1.2 (diffusive)."""
+    import MDAnalysis as mda
+    from MDAnalysis.analysis.msd import EinsteinMSD
+
+    dump = job_dir / "msd.dcd"
+    if not dump.is_file():
+        raise ReadError("msd.dcd (unwrapped coordinates) was not written")
+    universe = mda.Universe.empty(p.n_atoms, trajectory=False)
+    with warnings.catch_warnings():  # DCDReader's note about copying timesteps does not apply
+        warnings.simplefilter("ignore", DeprecationWarning)
+        universe.load_new(str(dump), format="DCD", in_memory=True)
+    n_frames = len(universe.trajectory)
+    frame_dt = p.dump_every * p.timestep
+    block = n_frames // p.msd_blocks
+    lo = max(1, math.ceil(p.msd_fit_window[0] * (block - 1)))
+    hi = math.floor(p.msd_fit_window[1] * (block - 1))
+    if hi - lo < 4:
+        raise CalculationFailed("trajectory too short for an MSD fit: run a longer production")
+    lags = np.arange(lo, hi + 1)
+    times = lags * frame_dt
+
+    def msd(start: int | None = None, stop: int | None = None) -> np.ndarray:
+        calc = EinsteinMSD(universe, select="all", msd_type="xyz", fft=True)
+        return np.asarray(calc.run(start=start, stop=stop).results.timeseries)
+
+    full = msd()
+    slope = linear_fit(times, full[lags])[0]
+    alpha = linear_fit(np.log(times), np.log(full[lags]))[0]
+    if not 0.8 <= alpha <= 1.2:
+        raise CalculationFailed(
+            f"MSD is not diffusive over lag {times[0]:.3g}-{times[-1]:.3g}: log-log slope "
+            f"{alpha:.2f}, not 0.8-1.2 (a solid, or a run too short)"
+        )
+    blocks = [msd(b * block, (b + 1) * block)[lags] for b in range(p.msd_blocks)]
+    per_block = [linear_fit(times, m)[0] / 6 for m in blocks]
+    t_all = np.arange(full.size) * frame_dt
+    table = job_dir / "msd.csv"
+    np.savetxt(table, np.column_stack([t_all, full]), delimiter=",", header="t,msd")
+    plot(job_dir / "msd.png", t_all[1:], full[1:], "t", "MSD", span=(times[0], times[-1]))
+    how = (
+        f"Einstein MSD (MDAnalysis, FFT; {n_frames} frames every {frame_dt:g}), MSD = 6 D t fitted "
+        f"over lag {times[0]:.3g}-{times[-1]:.3g} ({100 * p.msd_fit_window[0]:g}-"
+        f"{100 * p.msd_fit_window[1]:g} % of a block; log-log slope {alpha:.2f}), error from "
+        f"{p.msd_blocks} consecutive blocks"
+    )
+    se = float(np.std(per_block, ddof=1) / np.sqrt(p.msd_blocks))
+    return {"D": slope / 6, "D_se": se, "table": str(table), "how": how}
+
+
+def plot(
+    path: Path,
+    x: np.ndarray,
+    y: np.ndarray,
+    xlabel: str,
+    ylabel: str,
+    vline: float | None = None,
+    span: tuple[float, float] | None = None,
+) -> None:
+    """A small PNG line plot (matplotlib's object API: no pyplot global state)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(5, 3.5))
+    ax = fig.subplots()
+    ax.plot(x, y)
+    if vline is not None:
+        ax.axvline(vline, ls="--", c="gray")
+    if span is not None:
+        ax.axvspan(*span, color="orange", alpha=0.2, label="fit window")
+        ax.legend()
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
