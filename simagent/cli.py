@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.syntax import Syntax
+from rich.table import Table
 
 from simagent.config import Settings, load_settings
 from simagent.errors import SimagentError
@@ -103,7 +104,19 @@ def _emit(answer: Answer, as_json: bool) -> None:
     if answer.question:
         out.print(f"[yellow]Question:[/yellow] {answer.question}")
         out.print(f"Reply with: simagent resume {answer.thread_id} --reply \"...\"")
-    out.print(answer.summary)
+    if answer.error:
+        out.print(f"[red]{answer.error}[/red]")
+    if answer.answers:
+        table = Table(show_edge=False, header_style="bold")
+        for column in ("quantity", "value", "± (1 s.e.)", "unit", "job"):
+            table.add_column(column, justify="right" if column in ("value", "± (1 s.e.)") else "left")
+        for r in answer.answers:
+            unc = "exact (0 K)" if r.uncertainty is None else f"{r.uncertainty:.2g}"
+            table.add_row(r.quantity, f"{r.value:.6g}", unc, r.unit, r.job)
+        out.print(table)
+        out.print("[bold]Methods:[/bold]")
+        for method in dict.fromkeys(f"{r.job}: {r.method}" for r in answer.answers):
+            out.print(f"  {method}")
     if answer.defaults_applied:
         out.print("[bold]Defaults applied:[/bold]")
         for d in answer.defaults_applied:
@@ -199,6 +212,12 @@ def doctor(backend: BackendOpt = None, workdir: WorkdirOpt = None) -> None:
     out.print(f"workdir  {Path(settings.workdir).resolve()}")
     out.print(f"python   {sys.version.split()[0]} ({sys.executable})")
     raise typer.Exit(0 if ok else 1)
+
+
+# `simagent check FILE` and `simagent run FILE`: users' own inputs (simagent/usercli.py)
+from simagent.usercli import register as _register_user_commands  # noqa: E402
+
+_register_user_commands(app)
 
 
 def main() -> None:
