@@ -25,7 +25,7 @@ def requested(result: Result, spec: TaskSpec) -> bool:
 
 def to_requested_units(result: Result, spec: TaskSpec) -> Result:
     for prop in spec.properties:
-        if prop.unit and (result.quantity == prop.name):
+        if prop.unit and (result.quantity == prop.name or result.quantity.startswith(prop.name + "_")):
             try:
                 factor = convert(1.0, result.unit, prop.unit)
             except SimagentError:

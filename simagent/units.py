@@ -31,6 +31,9 @@ _ALIASES = {
     "a2/ps": "angstrom^2/ps", "å2/ps": "angstrom^2/ps", "angstrom^2/ps": "angstrom^2/ps",
     "nm2/ns": "nm^2/ns", "nm^2/ns": "nm^2/ns", "nm2/ps": "nm^2/ps", "nm^2/ps": "nm^2/ps",
     "reduced": REDUCED, "lj": REDUCED, "sigma": "sigma",
+    "j/m2": "J/m^2", "j/m^2": "J/m^2", "mj/m2": "mJ/m^2", "mj/m^2": "mJ/m^2",
+    "mev/a2": "meV/angstrom^2", "mev/angstrom^2": "meV/angstrom^2", "ev/a2": "eV/angstrom^2",
+    "ev/angstrom^2": "eV/angstrom^2",
 }
 
 # factor to the canonical unit of the dimension
@@ -48,10 +51,13 @@ _TO_CANONICAL: dict[str, tuple[str, float]] = {
     "Ry": ("energy", ase_units.Ry), "Ha": ("energy", ase_units.Hartree),
     "cm^2/s": ("diffusion", 1.0), "m^2/s": ("diffusion", 1e4), "angstrom^2/ps": ("diffusion", 1e-4),
     "nm^2/ns": ("diffusion", 1e-5), "nm^2/ps": ("diffusion", 1e-2),
+    "J/m^2": ("energy_per_area", 1.0), "mJ/m^2": ("energy_per_area", 1e-3),
+    "eV/angstrom^2": ("energy_per_area", ase_units.eV / ase_units.J * 1e20),
+    "meV/angstrom^2": ("energy_per_area", 1e-3 * ase_units.eV / ase_units.J * 1e20),
 }
 
 CANONICAL = {"temperature": "K", "pressure": "bar", "density": "g/cm^3", "length": "angstrom",
-             "energy": "eV", "diffusion": "cm^2/s"}
+             "energy": "eV", "diffusion": "cm^2/s", "energy_per_area": "J/m^2"}
 
 
 def normalize_unit(unit: str) -> str:

@@ -320,11 +320,14 @@ _HINT_FAMILY = {
 
 
 def _family_matches(style: str, family: str | None) -> bool:
-    """'eam' means any eam* style, 'tersoff' any tersoff*, 'sw' sw or sw/mod, 'meam' any meam*;
-    a family with a slash ('eam/alloy') means exactly that style."""
+    """'eam' means any eam* style (and adp, an EAM with angular terms, e.g. Apostol & Mishin's
+    AlCu.adp, whose Al-Al angular terms vanish), 'tersoff' any tersoff*, 'sw' sw or sw/mod,
+    'meam' any meam*; a family with a slash ('eam/alloy') means exactly that style."""
     if family is None:
         return True
     family = family.lower()
+    if family == "eam" and style == "adp":
+        return True
     if "/" in family:
         return style == family
     return style == family or style.startswith(family + "/")
