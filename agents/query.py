@@ -23,7 +23,15 @@ QUESTIONS = {
 
 
 def clarification_question(spec: TaskSpec) -> str:
-    return " ".join(QUESTIONS.get(item, f"Please specify the {item}.") for item in spec.missing)
+    parts = []
+    for item in spec.missing:
+        if item == "structure":  # lists the candidates of an ambiguous framework name
+            from agents.structure import structure_question
+
+            parts.append(structure_question(spec.system.name if spec.system else None))
+        else:
+            parts.append(QUESTIONS.get(item, f"Please specify the {item}."))
+    return " ".join(parts)
 
 
 def query(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["clarify", "planner", "response"]]:

@@ -1,1 +1,3 @@
-"""zeopp protocols; importing this package registers them."""
+"""zeopp protocols; importing this package registers them (see simagent.protocols)."""
+
+from tools.zeopp.protocols import geometry  # noqa: F401
