@@ -40,6 +40,8 @@ def summarise(spec: TaskSpec | None, results: list[Result], failures: list[str],
     if missing:
         lines.append("Not computed: " + ", ".join(LABELS.get(m, m.replace("_", " ")) for m in missing) + ".")
     lines += [f"Failure: {f}" for f in failures]
+    if spec and spec.unparsed:
+        lines.append("Not understood (ignored): " + "; ".join(f"'{s}'" for s in spec.unparsed) + ".")
     return " ".join(lines) if lines else "No results."
 
 

@@ -220,6 +220,28 @@ from simagent.usercli import register as _register_user_commands  # noqa: E402
 _register_user_commands(app)
 
 
+@app.command()
+def solve(
+    task: Annotated[Path, typer.Argument(help="MDGym task file (JSON)")],
+    workdir: Annotated[Path, typer.Option("--workdir", help="output folder: final_answer.json, report.md, inputs/")],
+    data_root: Annotated[Path | None, typer.Option("--data-root", help="DATA_ROOT/{LAMMPS,GROMACS}/...")] = None,
+    json_out: JsonOpt = False, backend: BackendOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress output")] = False,
+) -> None:
+    """Solve an MDGym task file. Exit 0: every metric computed; 1: some or none; 2: bad task file."""
+    from simagent.solve import solve as solve_task
+
+    result = solve_task(task, workdir, data_root, load_settings(backend=backend), progress=_progress(quiet))
+    if json_out:
+        typer.echo(json.dumps(result.summary()))
+    else:
+        Console().print_json(json.dumps(result.final_answer))
+        for metric, reason in result.not_computed.items():
+            err.print(f"[yellow]not computed[/yellow] {metric}: {reason}")
+        err.print(f"report: {result.workdir / 'report.md'}")
+    raise typer.Exit(result.exit_code)
+
+
 def main() -> None:
     """Entry point: user-facing errors become one clear line and a non-zero exit, never a traceback."""
     try:

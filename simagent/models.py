@@ -4,10 +4,11 @@ decision backend (expert rules or an LLM) can produce it and the same checks app
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 # ---------------------------------------------------------------------------------------------
 # Vocabulary
@@ -156,6 +157,46 @@ class SimulationControls(BaseModel):
     production_steps: int | None = None
     seed: int | None = None
     ensemble: Literal["nve", "nvt", "npt"] | None = None
+    # Detailed protocol descriptions (simagent.backends.expert.protocol_text); all optional.
+    lattice: Literal["fcc", "bcc", "sc", "sq", "hex"] | None = Field(
+        default=None, description="lattice the atoms are placed on at the start (sq, hex: 2D)"
+    )
+    cells: list[int] = Field(
+        default_factory=list, description="box size in lattice unit cells, e.g. [10, 10, 10] (2D: [nx, ny])"
+    )
+    dimension: Literal[2, 3] | None = None
+    masses: list[Quantity] = Field(default_factory=list, description="per atom type, in type order")
+    pair_cutoff: Quantity | None = Field(
+        default=None, description="pair cutoff as the protocol text states it ('cut at 3 sigma', 'rc = 2.5')"
+    )
+    atom_types: int | None = Field(default=None, description="number of atom types (2 or more: a mixture)")
+    type_counts: list[int] = Field(default_factory=list, description="atoms per type of a mixture")
+    mixing_rule: Literal["geometric", "arithmetic", "sixthpower"] | None = None
+    integrator: Literal["verlet", "respa", "langevin", "brownian"] | None = None
+    thermostat: Literal["nose-hoover", "langevin", "berendsen", "velocity-rescale", "csvr", "andersen"] | None = None
+    thermostat_temperature: Quantity | None = Field(default=None, description="thermostat set point")
+    thermostat_damping: Quantity | None = Field(
+        default=None, description="thermostat relaxation time (time unit, 'reduced' = tau, or 'steps')"
+    )
+    barostat: Literal["nose-hoover", "berendsen", "parrinello-rahman", "c-rescale"] | None = None
+    barostat_damping: Quantity | None = None
+    velocity_temperature: Quantity | None = Field(default=None, description="initial velocities drawn at this T")
+    average_window: str | None = Field(
+        default=None, description="what averages cover: 'production', 'all' or 'last N steps'"
+    )
+    thermo_every: int | None = Field(default=None, description="output/sampling interval in steps")
+    minimizer: Literal["cg", "sd", "fire", "hftn", "quickmin"] | None = None
+    etol: float | None = Field(default=None, ge=0, description="minimiser energy tolerance (relative)")
+    ftol: float | None = Field(default=None, ge=0, description="minimiser force tolerance")
+    max_iterations: int | None = None
+    max_evaluations: int | None = None
+
+    @field_validator("average_window")
+    @classmethod
+    def _window(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"production|all|last \d+ steps", value):
+            raise ValueError("average_window is 'production', 'all' or 'last N steps'")
+        return value
 
 
 class TaskSpec(BaseModel):

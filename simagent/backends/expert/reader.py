@@ -54,6 +54,9 @@ def read_request(request: str) -> TaskSpec:
     spec.controls = _controls(low)
     spec.units_style = _units_style(spec)
     domains.refine(text, low, spec)
+    from simagent.backends.expert.protocol_text import complete_conditions
+
+    complete_conditions(spec)  # e.g. "thermostat at T = 1.2" gives the temperature
     _check_physical(spec)
     spec.missing = list(dict.fromkeys([*spec.missing, *_missing(spec)]))
     spec.unparsed = _unparsed(text)
@@ -229,7 +232,9 @@ def _controls(low: str) -> SimulationControls:
     for word, ens in (("nve", "nve"), ("nvt", "nvt"), ("npt", "npt")):
         if re.search(rf"\b{word}\b", low):
             ctl.ensemble = ens
-    return ctl
+    from simagent.backends.expert.protocol_text import merge_controls  # detailed protocol text
+
+    return merge_controls(ctl, low)
 
 
 def _units_style(spec: TaskSpec) -> str | None:
@@ -240,8 +245,14 @@ def _units_style(spec: TaskSpec) -> str | None:
 
 def _check_physical(spec: TaskSpec) -> None:
     t = spec.conditions.temperature
+    static = {"lattice_constant", "cohesive_energy", "elastic_constants", "bulk_modulus", "shear_modulus",
+              "youngs_modulus", "poisson_ratio", "vacancy_formation_energy", "interstitial_formation_energy",
+              "surface_energy", "stacking_fault_energy", "generalized_stacking_fault_energy", "minimized_energy"}
     if t is not None:
         kelvin = {"degC": t.value + 273.15, "degF": (t.value - 32) * 5 / 9 + 273.15}.get(t.unit, t.value)
+        if kelvin == 0 and t.unit == "K" and spec.properties and {p.name for p in spec.properties} <= static:
+            spec.conditions.temperature = None  # "at 0 K" for a static property means a minimisation
+            return _check_physical(spec)
         if kelvin < 0 or (kelvin == 0 and t.unit != "reduced"):
             raise RequestError(f"impossible condition: temperature {t.value:g} {t.unit} is not above "
                                "absolute zero")
@@ -285,10 +296,18 @@ def _unparsed(text: str) -> list[str]:
 
 
 def _confidence(spec: TaskSpec) -> float:
+    """1 - 0.2 per unparsed sentence - 0.3 per missing item - 0.3 when the request has words
+    that look like misspellings of words the rules act on ('latice', 'tersof'): the rules then
+    may have read only part of it. The hybrid backend sends readings below its threshold (0.75)
+    to an LLM."""
+    from simagent.backends.spec_checks import suspected_typos  # spec_checks imports the vocabulary
+
     score = 1.0
     if spec.unparsed:
         score -= 0.2 * len(spec.unparsed)
     score -= 0.3 * len(spec.missing)
+    if suspected_typos(spec.request):
+        score -= 0.3
     return max(0.0, min(1.0, score))
 
 

@@ -7,12 +7,20 @@ diffusion coefficient is wanted (a thermostat perturbs the dynamics). Thermo ave
 samples after the detected equilibration, with block-averaged errors (simagent.stats); g(r) comes
 from LAMMPS `compute rdf`; D from the Einstein MSD of unwrapped coordinates (MDAnalysis, FFT).
 `PropertyRequest.step` counts steps from the start of the production run.
+
+Detailed protocol descriptions (SimulationControls) are honoured: start lattice (fcc, bcc, sc; sq
+or hex in 2D) and box in unit cells or an exact atom count, 2D runs (`dimension 2`, `fix
+enforce2d`), thermostat style and damping, initial velocity temperature, and the averaging window
+(after automatic equilibration detection by default, or the whole production run, the whole
+simulation, or its last N steps). A request that describes its run protocol gets no extra melting
+stage.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -27,6 +35,7 @@ from simagent.models import (
     PropertyRequest,
     Quantity,
     Result,
+    SimulationControls,
     TaskSpec,
 )
 from simagent.protocols import Protocol, register
@@ -63,6 +72,15 @@ DIFFUSION = "self_diffusion_coefficient"
 DEFAULT_CUTOFF_SIGMA = 2.5
 DEFAULT_SEED = 12345
 SKIN_SIGMA = 0.3  # neighbor skin, LAMMPS' default in lj units
+# Atoms per unit cell and cell edge lengths in units of the lattice constant (LAMMPS `lattice`:
+# hex is the orthogonal 2-atom cell a x sqrt(3) a).
+BASIS = {"fcc": 4, "bcc": 2, "sc": 1, "sq": 1, "hex": 2}
+CELL_SHAPE = {"fcc": (1.0, 1.0, 1.0), "bcc": (1.0, 1.0, 1.0), "sc": (1.0, 1.0, 1.0), "sq": (1.0, 1.0, 1.0),
+              "hex": (1.0, math.sqrt(3.0), 1.0)}
+LATTICES_2D = frozenset({"sq", "hex"})
+DEFAULT_ATOMS_2D = 500  # 2D start: about as many atoms as the 3D default (N = 500)
+MAX_BOX_ASPECT = 2.0  # an exact atom count may use a non-cubic box up to this edge ratio
+THERMOSTATS = ("nose-hoover", "langevin", "berendsen", "csvr")
 DEFAULTS = {
     "lj": {
         "n_cells": (5, "N = 500, as in the NIST LJ reference simulations (SRSW)"),
@@ -203,6 +221,138 @@ def timestep_in(q: Quantity, units: str) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
+# Start configuration and run description (from SimulationControls)
+# ---------------------------------------------------------------------------------------------
+
+Record = Callable[[str, object, str], None]
+
+
+def lattice_constant(lattice: str, number_density: float, dimension: int) -> float:
+    """Lattice constant for a number density: basis atoms per cell of (shape product) a^d."""
+    cell = math.prod(CELL_SHAPE[lattice][:dimension])
+    return (BASIS[lattice] / (number_density * cell)) ** (1.0 / dimension)
+
+
+def check_one_species(ctrl: SimulationControls) -> None:
+    types = max(ctrl.atom_types or 1, len(ctrl.type_counts), len(ctrl.masses))
+    if types > 1:
+        raise RequestError(
+            f"lammps/fluid_md simulates one particle type; a {types}-component mixture"
+            + (f" ({ctrl.mixing_rule} mixing)" if ctrl.mixing_rule else "")
+            + " is not supported yet"
+        )
+
+
+def reduced_mass(q: Quantity) -> float:
+    if norm_unit(q.unit) not in REDUCED:
+        raise RequestError(f"give an LJ particle's mass in reduced units, not {q.unit!r}")
+    if q.value <= 0:
+        raise RequestError(f"mass must be positive, got {q.value:g}")
+    return q.value
+
+
+def molar_mass(q: Quantity) -> float:
+    if norm_unit(q.unit) not in ("g/mol", "amu", "u", "da"):
+        raise RequestError(f"give the atomic mass in g/mol, not {q.unit!r}")
+    if q.value <= 0:
+        raise RequestError(f"mass must be positive, got {q.value:g}")
+    return q.value
+
+
+def start_lattice(ctrl: SimulationControls, record: Record) -> tuple[str, int]:
+    """(lattice, dimension) of the start configuration; 2D runs start on sq or hex."""
+    lattice, dimension = ctrl.lattice, ctrl.dimension
+    if dimension is None:
+        dimension = 2 if lattice in LATTICES_2D else 3
+    if lattice is None:
+        lattice = "hex" if dimension == 2 else "fcc"
+        record("lattice", lattice, "start lattice: " + ("triangular (densest 2D packing)" if dimension == 2
+                                                        else "fcc, the LJ crystal; melted before sampling"))
+    if (dimension == 2) != (lattice in LATTICES_2D):
+        raise RequestError(f"a {lattice} lattice does not fit a {dimension}D run (2D: square or hexagonal)")
+    return lattice, dimension
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def exact_cells(n_atoms: int, lattice: str, dimension: int) -> list[int] | None:
+    """Unit cells per axis holding exactly n_atoms in the most cubic box (edge ratio at most
+    MAX_BOX_ASPECT), or None."""
+    if n_atoms % BASIS[lattice]:
+        return None
+    m = n_atoms // BASIS[lattice]
+    shape = CELL_SHAPE[lattice][:dimension]
+    options = ([[a, m // a] for a in _divisors(m)] if dimension == 2 else
+               [[a, b, m // (a * b)] for a in _divisors(m) for b in _divisors(m // a)])
+    best, best_aspect = None, math.inf
+    for counts in options:
+        edges = [c * s for c, s in zip(counts, shape, strict=True)]
+        aspect = max(edges) / min(edges)
+        if aspect < best_aspect - 1e-12:
+            best, best_aspect = counts, aspect
+    return best if best_aspect <= MAX_BOX_ASPECT + 1e-9 else None
+
+
+def near_cubic_cells(n_atoms: int, lattice: str, dimension: int) -> list[int]:
+    """Cells per axis for about n_atoms in a box as close to cubic (square) as the cell allows."""
+    shape = CELL_SHAPE[lattice][:dimension]
+    edge = (n_atoms / BASIS[lattice] * math.prod(shape)) ** (1.0 / dimension)
+    return [max(1, round(edge / s)) for s in shape]
+
+
+def box_cells(ctrl: SimulationControls, lattice: str, dimension: int, record: Record,
+              default_n_cells: tuple[int, str]) -> list[int]:
+    """Unit cells along each axis: as given, or for the requested N (exactly when a box with at
+    most a 2:1 edge ratio holds it), or the protocol default."""
+    basis = BASIS[lattice]
+    if ctrl.cells:
+        if len(ctrl.cells) not in (1, dimension):
+            raise RequestError(f"a {dimension}D box needs {dimension} cell counts, got {ctrl.cells}")
+        cells = list(ctrl.cells) * (dimension if len(ctrl.cells) == 1 else 1)
+        n = basis * math.prod(cells)
+        if ctrl.n_atoms is not None and ctrl.n_atoms != n:
+            raise RequestError(f"{'x'.join(map(str, cells))} {lattice} cells hold {n} atoms, not the "
+                               f"{ctrl.n_atoms} the request gives")
+        return cells
+    if ctrl.n_atoms is not None:
+        if ctrl.n_atoms < basis:
+            raise RequestError(f"need at least {basis} atoms (one {lattice} cell)")
+        cells = exact_cells(ctrl.n_atoms, lattice, dimension)
+        if cells is None:
+            cells = near_cubic_cells(ctrl.n_atoms, lattice, dimension)
+            record("n_atoms", basis * math.prod(cells),
+                   f"nearest count a near-cubic box of {lattice} cells holds (requested {ctrl.n_atoms})")
+        return cells
+    if dimension == 2:
+        cells = near_cubic_cells(DEFAULT_ATOMS_2D, lattice, 2)
+        record("cells", "x".join(map(str, cells)), f"about {DEFAULT_ATOMS_2D} atoms in a near-square box")
+        return cells
+    n, reason = default_n_cells
+    if lattice == "fcc":
+        record("n_cells", n, reason)
+        return [n, n, n]
+    cells = near_cubic_cells(4 * n**3, lattice, 3)
+    record("n_cells", cells[0], f"about {4 * n**3} atoms on the {lattice} lattice ({reason})")
+    return cells
+
+
+def averaging_window(window: str | None, production_steps: int, record: Record) -> tuple[str, int | None]:
+    """SimulationControls.average_window -> (FluidMDParams.average_window, last steps)."""
+    if window is None:
+        record("average_window", "production after equilibration detection",
+               "the start of production is trimmed until U/N is stationary (Chodera 2016)")
+        return "detect", None
+    if window in ("production", "all"):
+        return window, None
+    steps = int(window.split()[1])
+    if not 0 < steps <= production_steps:
+        raise RequestError(f"cannot average over the last {steps} steps of a {production_steps}-step production run")
+    return "last", steps
+
+
+# ---------------------------------------------------------------------------------------------
 # Parameters
 # ---------------------------------------------------------------------------------------------
 
@@ -218,13 +368,23 @@ class FluidMDParams(BaseModel):
     sigma: float = Field(gt=0)
     temperature: float = Field(gt=0)
     number_density: float = Field(gt=0, description="atoms per length^3")
-    n_cells: int = Field(ge=1, description="fcc cells per box edge: N = 4 n^3")
+    n_cells: int = Field(ge=1, description="cells per box edge of a cubic (square) box: N = basis n^d")
+    lattice: Literal["fcc", "bcc", "sc", "sq", "hex"] = "fcc"
+    dimension: Literal[2, 3] = 3
+    cells: list[int] | None = Field(default=None, description="unit cells along x, y(, z); overrides n_cells")
     cutoff_sigma: float = Field(gt=1.0)
     tail_correction: bool = False
     shifted: bool = False
     skin_sigma: float = Field(default=SKIN_SIGMA, gt=0)
     timestep: float = Field(gt=0)
     thermostat_damp_steps: int = Field(default=100, gt=0, description="Nose-Hoover damping")
+    thermostat: Literal["nose-hoover", "langevin", "berendsen", "csvr"] = "nose-hoover"
+    thermostat_damping: float | None = Field(
+        default=None, gt=0, description="thermostat damping in time units; None: thermostat_damp_steps x timestep"
+    )
+    velocity_temperature: float | None = Field(default=None, gt=0, description="initial velocities at this T")
+    average_window: Literal["detect", "production", "all", "last"] = "detect"
+    average_last_steps: int | None = Field(default=None, gt=0, description="steps averaged for window 'last'")
     melt_steps: int = Field(ge=0)
     melt_temperature_factor: float = Field(default=2.0, ge=1.0)
     equilibration_steps: int = Field(ge=0)
@@ -244,16 +404,36 @@ class FluidMDParams(BaseModel):
     time_limit_s: float = Field(default=600.0, gt=0)
 
     @property
+    def cell_counts(self) -> tuple[int, int, int]:
+        """Unit cells along x, y, z (z = 1 in 2D)."""
+        counts = list(self.cells) if self.cells else [self.n_cells]
+        if len(counts) == 1:
+            counts = counts * self.dimension
+        if self.dimension == 2:
+            return counts[0], counts[1], 1
+        return counts[0], counts[1], counts[2]
+
+    @property
     def n_atoms(self) -> int:
-        return 4 * self.n_cells**3
+        return BASIS[self.lattice] * math.prod(self.cell_counts)
 
     @property
     def lattice_constant(self) -> float:
-        return (4.0 / self.number_density) ** (1.0 / 3.0)
+        return lattice_constant(self.lattice, self.number_density, self.dimension)
+
+    @property
+    def box_lengths(self) -> tuple[float, ...]:
+        shape = CELL_SHAPE[self.lattice]
+        return tuple(n * s * self.lattice_constant for n, s in zip(self.cell_counts, shape, strict=True))
 
     @property
     def box_length(self) -> float:
-        return self.n_cells * self.lattice_constant
+        """The shortest periodic box edge (the one the cutoff must fit into)."""
+        return min(self.box_lengths[: self.dimension])
+
+    @property
+    def damping(self) -> float:
+        return self.thermostat_damping or self.thermostat_damp_steps * self.timestep
 
     @property
     def cutoff(self) -> float:
@@ -261,8 +441,14 @@ class FluidMDParams(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> FluidMDParams:
+        if (self.dimension == 2) != (self.lattice in LATTICES_2D):
+            raise ValueError(f"lattice {self.lattice} does not fit a {self.dimension}D run (2D: sq, hex)")
+        if self.cells is not None and (len(self.cells) not in (1, self.dimension) or min(self.cells) < 1):
+            raise ValueError(f"cells needs 1 or {self.dimension} positive counts, got {self.cells}")
         if self.box_length < 2 * self.cutoff + self.skin_sigma * self.sigma:
             raise ValueError(f"box edge {self.box_length:.4g} < 2 x cutoff + skin: use more cells")
+        if self.average_window == "last" and not self.average_last_steps:
+            raise ValueError("average_window 'last' needs average_last_steps")
         if self.rdf and self.production_steps % (self.rdf_blocks * self.rdf_every):
             raise ValueError("production_steps must be a multiple of rdf_blocks * rdf_every")
         lo, hi = self.msd_fit_window
@@ -322,18 +508,32 @@ class FluidMD(Protocol):
             raise RequestError(f"lammps/fluid_md uses a Lennard-Jones potential, not {pot.family}")
 
         # particle: mass, epsilon, sigma
+        ctrl = spec.controls
+        check_one_species(ctrl)
         element, epsilon_k = None, None
         if units == "lj":
             mass, epsilon, sigma = 1.0, 1.0, 1.0
-            record("mass, epsilon, sigma", 1, "reduced LJ units define them as 1")
+            for name, q in (("epsilon", pot.lj_epsilon), ("sigma", pot.lj_sigma)):
+                if q is not None and norm_unit(q.unit) in REDUCED and q.value != 1.0:
+                    raise RequestError(f"in reduced LJ units {name} is 1 by definition, not {q.value:g}")
+            if ctrl.masses:
+                mass = reduced_mass(ctrl.masses[0])
+            stated = {"epsilon": pot.lj_epsilon is not None, "sigma": pot.lj_sigma is not None,
+                      "mass": bool(ctrl.masses)}
+            unstated = [name for name, given in stated.items() if not given]
+            if unstated:
+                record(", ".join(unstated), 1, "reduced LJ units define them as 1")
             if pot.lj_epsilon is not None and norm_unit(pot.lj_epsilon.unit) == "k":
                 epsilon_k = pot.lj_epsilon.value
         else:
             if len(system.elements) != 1:
                 raise RequestError("a monatomic fluid needs one element, e.g. elements=['Ar']")
             element = system.elements[0]
-            mass = atomic_mass(element)
-            record("mass", f"{mass} g/mol", "standard atomic weight (ase.data)")
+            if ctrl.masses:
+                mass = molar_mass(ctrl.masses[0])
+            else:
+                mass = atomic_mass(element)
+                record("mass", f"{mass} g/mol", "standard atomic weight (ase.data)")
             if pot.lj_epsilon is not None and pot.lj_sigma is not None:
                 epsilon, sigma = energy_ev(pot.lj_epsilon), length_angstrom(pot.lj_sigma)
             elif element == "Ar" and pot.lj_epsilon is None and pot.lj_sigma is None:
@@ -360,7 +560,9 @@ class FluidMD(Protocol):
         if cond.pressure is not None:
             record("conditions.pressure", "ignored", "fixed-density run: pressure is an output")
 
-        # potential details
+        # potential details (a cutoff only the protocol text gave, e.g. "cut at 3 sigma", counts too)
+        if pot.cutoff is None and ctrl.pair_cutoff is not None:
+            pot = pot.model_copy(update={"cutoff": ctrl.pair_cutoff})
         if pot.cutoff is None:
             cutoff_sigma = DEFAULT_CUTOFF_SIGMA
             record("cutoff", f"{cutoff_sigma} sigma", "usual LJ truncation (Allen & Tildesley)")
@@ -378,7 +580,7 @@ class FluidMD(Protocol):
             record("shifted", "no", "not requested: truncated, unshifted LJ")
 
         # run controls
-        table, ctrl = DEFAULTS[units], spec.controls
+        table = DEFAULTS[units]
 
         def pick(name: str, given: object) -> object:
             if given is not None:
@@ -388,19 +590,16 @@ class FluidMD(Protocol):
             return value
 
         timestep = pick("timestep", timestep_in(ctrl.timestep, units) if ctrl.timestep else None)
-        if ctrl.n_atoms is not None:
-            if ctrl.n_atoms < 4:
-                raise RequestError("need at least 4 atoms (one fcc cell)")
-            n_cells = max(1, round((ctrl.n_atoms / 4) ** (1 / 3)))
-            if 4 * n_cells**3 != ctrl.n_atoms:
-                record("n_atoms", 4 * n_cells**3, "nearest 4 n^3 (fcc start lattice)")
-        else:
-            n_cells = pick("n_cells", None)
-        lattice = (4.0 / number_density) ** (1.0 / 3.0)
-        min_cells = math.ceil((2 * cutoff_sigma + SKIN_SIGMA) * sigma / lattice - 1e-9)
-        if n_cells < min_cells:
-            n_cells = min_cells
-            record("n_atoms", 4 * n_cells**3, "box edge must exceed 2 x cutoff + skin")
+        lattice, dimension = start_lattice(ctrl, record)
+        cells = box_cells(ctrl, lattice, dimension, record, table["n_cells"])
+        # the cutoff must fit in the box: add cells along the short edges
+        a = lattice_constant(lattice, number_density, dimension)
+        shape = CELL_SHAPE[lattice]
+        wanted = [math.ceil((2 * cutoff_sigma + SKIN_SIGMA) * sigma / (a * shape[i]) - 1e-9) for i in range(dimension)]
+        grown = [max(c, w) for c, w in zip(cells, wanted, strict=True)]
+        if grown != cells:
+            cells = grown
+            record("n_atoms", BASIS[lattice] * math.prod(cells), "box edge must exceed 2 x cutoff + skin")
         if ctrl.ensemble == "npt":
             raise RequestError("lammps/fluid_md runs at fixed density (NVT/NVE), not NPT")
         ensemble = ctrl.ensemble
@@ -410,9 +609,31 @@ class FluidMD(Protocol):
                 "a thermostat perturbs the dynamics" if ensemble == "nve" else "canonical sampling"
             )
             record("production_ensemble", ensemble, why)
+        thermostat = ctrl.thermostat or "nose-hoover"
+        if thermostat not in THERMOSTATS:
+            raise RequestError(f"lammps/fluid_md offers the {', '.join(THERMOSTATS)} thermostats, not {thermostat}")
+        if ctrl.thermostat is None:
+            record("thermostat", thermostat, "Nose-Hoover (fix nvt): deterministic canonical sampling")
+        damping = None
+        if ctrl.thermostat_damping is not None:
+            q = ctrl.thermostat_damping
+            damping = q.value * timestep if q.unit == "steps" else timestep_in(q, units)
+            if damping <= 0:
+                raise RequestError(f"thermostat damping must be positive, got {q}")
+        else:
+            record("thermostat_damping", f"{100 * timestep:g} (100 timesteps)", "LAMMPS manual's advice for fix nvt")
+        velocity_temperature = None
+        if ctrl.velocity_temperature is not None:
+            velocity_temperature = temperature_in(ctrl.velocity_temperature, units, epsilon_k)
+            if velocity_temperature <= 0:
+                raise RequestError(f"initial velocity temperature must be positive, got {ctrl.velocity_temperature}")
+        described = ctrl.velocity_temperature is not None or ctrl.equilibration_steps is not None
         if system.phase == "solid":
             melt_steps = 0
             record("melt_steps", 0, "a solid was asked for: the fcc lattice is kept")
+        elif described:
+            melt_steps = 0
+            record("melt_steps", 0, "the request describes its run protocol: no extra melting stage")
         else:
             melt_steps = pick("melt_steps", None)
         equilibration_steps = pick("equilibration_steps", ctrl.equilibration_steps)
@@ -421,8 +642,9 @@ class FluidMD(Protocol):
         if seed is None:
             seed = DEFAULT_SEED
             record("seed", seed, "fixed velocity seed: reruns are reproducible")
+        window, last_steps = averaging_window(ctrl.average_window, production_steps, record)
 
-        thermo_every = 10
+        thermo_every = ctrl.thermo_every or 10
         for prop in spec.properties:
             output_unit(KIND[prop.name], units, prop.unit)  # fail now on a unit we cannot give
             if prop.at != "average" and prop.name not in THERMO_PROPERTIES:
@@ -434,10 +656,13 @@ class FluidMD(Protocol):
         rdf_blocks = 5 if production_steps % 5 == 0 else 1
         params = FluidMDParams(
             units=units, element=element, mass=mass, epsilon=epsilon, sigma=sigma,
-            temperature=temperature, number_density=number_density, n_cells=n_cells,
+            temperature=temperature, number_density=number_density, n_cells=cells[0],
+            lattice=lattice, dimension=dimension, cells=cells,
             cutoff_sigma=cutoff_sigma, tail_correction=pot.tail_correction, shifted=pot.shifted,
-            timestep=timestep, melt_steps=melt_steps, equilibration_steps=equilibration_steps,
-            production_steps=production_steps, production_ensemble=ensemble,
+            timestep=timestep, thermostat=thermostat, thermostat_damping=damping,
+            velocity_temperature=velocity_temperature, melt_steps=melt_steps,
+            equilibration_steps=equilibration_steps, production_steps=production_steps,
+            production_ensemble=ensemble, average_window=window, average_last_steps=last_steps,
             thermo_every=thermo_every, seed=seed, rdf=bool(names & RDF_PROPERTIES),
             rdf_blocks=rdf_blocks, rdf_every=math.gcd(100, production_steps // rdf_blocks),
             msd=DIFFUSION in names, dump_every=table["dump_every"][0],
@@ -448,15 +673,18 @@ class FluidMD(Protocol):
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = _as_params(params)
+        nx, ny, nz = p.cell_counts
         text = render(
             "fluid_md.lmp.j2",
             title=f"{p.element or 'LJ'} fluid, N = {p.n_atoms}, T = {p.temperature:g}",
             units=p.units, lattice_constant=p.lattice_constant, number_density=p.number_density,
-            n_cells=p.n_cells, mass=p.mass, cutoff=p.cutoff, epsilon=p.epsilon, sigma=p.sigma,
+            lattice=p.lattice, dimension=p.dimension, nx=nx, ny=ny, nz=nz,
+            mass=p.mass, cutoff=p.cutoff, epsilon=p.epsilon, sigma=p.sigma,
             shifted=p.shifted, tail_correction=p.tail_correction, skin=p.skin_sigma * p.sigma,
             timestep=p.timestep, thermo_every=p.thermo_every, seed=p.seed,
             melt_steps=p.melt_steps, melt_temperature=p.temperature * p.melt_temperature_factor,
-            temperature=p.temperature, thermostat_damp=p.thermostat_damp_steps * p.timestep,
+            temperature=p.temperature, thermostat=p.thermostat, thermostat_damp=p.damping,
+            velocity_temperature=p.velocity_temperature,
             equilibration_steps=p.equilibration_steps, production_steps=p.production_steps,
             production_ensemble=p.production_ensemble, rdf=p.rdf, rdf_bins=p.rdf_bins,
             rdf_every=p.rdf_every, rdf_block_steps=p.production_steps // p.rdf_blocks,
@@ -480,12 +708,16 @@ class FluidMD(Protocol):
             raise CalculationFailed("the LAMMPS run did not finish (no 'Total wall time' in log)")
         thermo = out.last_run()
         check_thermo(thermo, p)
-        t0 = detect_equilibration(thermo["PotEng"] / thermo["Atoms"])
-        check_temperature(thermo["Temp"][t0:], p.temperature, p.temperature_tolerance)
+        averaged, t0, window = averaging_samples(out.runs, thermo, p)
+        gate_from = t0 if p.average_window != "all" else 0
+        check_temperature(thermo["Temp"][gate_from:], p.temperature, p.temperature_tolerance)
 
+        start = f"{p.dimension}D {p.lattice} start" + (f" ({'x'.join(map(str, p.cell_counts[:p.dimension]))} cells)")
+        thermostat = f"{p.thermostat} thermostat, damping {p.damping:g}" + (
+            " (equilibration only)" if p.production_ensemble == "nve" else "")
         run = (
-            f"N = {p.n_atoms}, {p.production_ensemble.upper()} production of "
-            f"{p.production_steps} steps (dt = {p.timestep:g}), LJ cutoff {p.cutoff_sigma:g} sigma"
+            f"N = {p.n_atoms}, {start}, {p.production_ensemble.upper()} production of "
+            f"{p.production_steps} steps (dt = {p.timestep:g}; {thermostat}), LJ cutoff {p.cutoff_sigma:g} sigma"
             f"{', tail correction' if p.tail_correction else ''}{', shifted' if p.shifted else ''}"
         )
         rdf = msd = None
@@ -493,7 +725,11 @@ class FluidMD(Protocol):
         for prop in spec.properties:
             data_file = None
             if prop.name in THERMO_PROPERTIES:
-                quantity, (value, se, how) = prop.name, thermo_value(thermo, prop, p.units, t0)
+                if prop.at == "average":
+                    value, se, how = thermo_value(averaged, prop, p.units, t0, window)
+                else:
+                    value, se, how = thermo_value(thermo, prop, p.units, 0)
+                quantity = prop.name
             elif prop.name in RDF_PROPERTIES:
                 # LAMMPS normalises g(r) by the N - 1 other atoms: with rho = (N - 1)/V the
                 # integral counts neighbours exactly (12 in fcc, not 12 N/(N - 1))
@@ -505,10 +741,8 @@ class FluidMD(Protocol):
                     how = f"first maximum of g(r) {how}"
                 else:
                     quantity, value, se = prop.name, rdf["cn"], rdf["cn_se"]
-                    how = (
-                        f"4 pi rho int_0^r_min g(r) r^2 dr to the first minimum after the first "
-                        f"peak, r_min = {rdf['r_min']:.4g} {how}"
-                    )
+                    shell = "4 pi rho int_0^r_min g(r) r^2 dr" if p.dimension == 3 else "2 pi rho int_0^r_min g(r) r dr"
+                    how = f"{shell} to the first minimum after the first peak, r_min = {rdf['r_min']:.4g} {how}"
             else:
                 msd = msd or analyze_msd(job_dir, p)
                 to_base = 1.0 if p.units == "lj" else 1e-4  # angstrom^2/ps -> cm^2/s
@@ -554,8 +788,30 @@ def thermo_series(thermo: dict[str, np.ndarray], name: str, units: str) -> np.nd
     return thermo[{"temperature": "Temp", "pressure": "Press", "volume": "Volume"}[name]]
 
 
+def averaging_samples(
+    runs: list[dict[str, np.ndarray]], production: dict[str, np.ndarray], p: FluidMDParams
+) -> tuple[dict[str, np.ndarray], int, str]:
+    """(thermo samples to average, first sample used, description) for the averaging window."""
+    if p.average_window == "production":
+        return production, 0, "the whole production run, as requested"
+    if p.average_window == "last":
+        last = production["Step"][-1]
+        first = int(np.nonzero(production["Step"] >= last - p.average_last_steps)[0][0])
+        return production, first, f"the last {p.average_last_steps} production steps, as requested"
+    if p.average_window == "all":
+        # every run of the input (melt, equilibration, production); each run's first row repeats
+        # the previous run's last configuration and is dropped
+        stages = runs[-(1 + (p.equilibration_steps > 0) + (p.melt_steps > 0)):]
+        keys = [k for k in production if all(k in r for r in stages)]
+        joined = {k: np.concatenate([r[k] if i == 0 else r[k][1:] for i, r in enumerate(stages)]) for k in keys}
+        return joined, 0, "the whole simulation (all runs), as requested"
+    t0 = detect_equilibration(production["PotEng"] / production["Atoms"])
+    return production, t0, "production after equilibration detection, Chodera 2016"
+
+
 def thermo_value(
-    thermo: dict[str, np.ndarray], prop: PropertyRequest, units: str, t0: int
+    thermo: dict[str, np.ndarray], prop: PropertyRequest, units: str, t0: int,
+    window: str = "production after equilibration detection, Chodera 2016",
 ) -> tuple[float, float | None, str]:
     """(value, standard error or None, method) of a thermo property in the base unit."""
     series = thermo_series(thermo, prop.name, units)
@@ -569,8 +825,8 @@ def thermo_value(
         return float(series[rows[0]]), None, f"value at production step {prop.step}"
     mean, se = block_average(series[t0:])
     how = (
-        f"mean of production samples {t0}..{series.size - 1} (equilibration detection, Chodera "
-        f"2016), standard error by Flyvbjerg-Petersen blocking"
+        f"mean of samples {t0}..{series.size - 1} ({window}), standard error by Flyvbjerg-Petersen "
+        f"blocking"
     )
     return mean, (se if se > 0 else None), how
 
@@ -625,8 +881,9 @@ def read_rdf_blocks(path: Path) -> list[np.ndarray]:
     return blocks
 
 
-def rdf_peak_and_cn(r: np.ndarray, g: np.ndarray, rho: float) -> tuple[float, float, float]:
-    """(first-peak position, first minimum after it, coordination number up to that minimum).
+def rdf_peak_and_cn(r: np.ndarray, g: np.ndarray, rho: float, dimension: int = 3) -> tuple[float, float, float]:
+    """(first-peak position, first minimum after it, coordination number up to that minimum);
+    rho is a number density per volume (per area in 2D).
 
     Peak and minimum are located on a 3-bin running mean of g; the minimum is searched between
     the peak and 1.8 x its position (LJ liquid: r_min/r_peak ~ 1.4; fcc: the empty gap)."""
@@ -637,7 +894,10 @@ def rdf_peak_and_cn(r: np.ndarray, g: np.ndarray, rho: float) -> tuple[float, fl
     if window.size < 2 or window[-1] == r.size - 1:
         raise CalculationFailed("g(r) range too short to find its first minimum: larger cutoff")
     i_min = int(window[np.argmin(smooth[window])])
-    cn = 4 * np.pi * rho * float(np.sum(g[: i_min + 1] * r[: i_min + 1] ** 2) * dr)
+    if dimension == 2:
+        cn = 2 * np.pi * rho * float(np.sum(g[: i_min + 1] * r[: i_min + 1]) * dr)
+    else:
+        cn = 4 * np.pi * rho * float(np.sum(g[: i_min + 1] * r[: i_min + 1] ** 2) * dr)
     return float(r[i_peak]), float(r[i_min]), cn
 
 
@@ -646,15 +906,18 @@ def analyze_rdf(job_dir: Path, p: FluidMDParams, rho: float) -> dict:
     blocks = read_rdf_blocks(job_dir / "rdf.dat")
     r = blocks[0][:, 1]
     g = np.mean([b[:, 2] for b in blocks], axis=0)
-    peak, r_min, cn = rdf_peak_and_cn(r, g, rho)
+    peak, r_min, cn = rdf_peak_and_cn(r, g, rho, p.dimension)
     dr = float(r[1] - r[0])
     peak_se, cn_se = dr / 2, None
     if len(blocks) > 1:
-        per_block = np.array([rdf_peak_and_cn(r, b[:, 2], rho) for b in blocks])
+        per_block = np.array([rdf_peak_and_cn(r, b[:, 2], rho, p.dimension) for b in blocks])
         spread = per_block.std(axis=0, ddof=1) / np.sqrt(len(blocks))
         peak_se, cn_se = max(dr / 2, float(spread[0])), float(spread[2])
     table = job_dir / "gr.csv"
-    cumulative = 4 * np.pi * rho * np.cumsum(g * r**2) * dr
+    if p.dimension == 2:
+        cumulative = 2 * np.pi * rho * np.cumsum(g * r) * dr
+    else:
+        cumulative = 4 * np.pi * rho * np.cumsum(g * r**2) * dr
     np.savetxt(table, np.column_stack([r, g, cumulative]), delimiter=",", header="r,g,cn")
     plot(job_dir / "gr.png", r, g, "r", "g(r)", vline=r_min)
     how = (
@@ -666,7 +929,8 @@ def analyze_rdf(job_dir: Path, p: FluidMDParams, rho: float) -> dict:
 
 
 def analyze_msd(job_dir: Path, p: FluidMDParams) -> dict:
-    """Self-diffusion D = slope / 6 of the Einstein MSD in a window of lag times.
+    """Self-diffusion D = slope / (2 d) of the Einstein MSD in a window of lag times (d = 3, or 2
+    for a 2D run, whose MSD is taken over x and y only).
 
     MSD from MDAnalysis EinsteinMSD (FFT over all time origins, via tidynamics) of the unwrapped
     coordinates, which LAMMPS writes as binary DCD (`dump_modify unwrap yes`: the numbers of
@@ -696,7 +960,7 @@ def analyze_msd(job_dir: Path, p: FluidMDParams) -> dict:
     times = lags * frame_dt
 
     def msd(start: int | None = None, stop: int | None = None) -> np.ndarray:
-        calc = EinsteinMSD(universe, select="all", msd_type="xyz", fft=True)
+        calc = EinsteinMSD(universe, select="all", msd_type="xyz" if p.dimension == 3 else "xy", fft=True)
         return np.asarray(calc.run(start=start, stop=stop).results.timeseries)
 
     full = msd()
@@ -708,19 +972,19 @@ def analyze_msd(job_dir: Path, p: FluidMDParams) -> dict:
             f"{alpha:.2f}, not 0.8-1.2 (a solid, or a run too short)"
         )
     blocks = [msd(b * block, (b + 1) * block)[lags] for b in range(p.msd_blocks)]
-    per_block = [linear_fit(times, m)[0] / 6 for m in blocks]
+    per_block = [linear_fit(times, m)[0] / (2 * p.dimension) for m in blocks]
     t_all = np.arange(full.size) * frame_dt
     table = job_dir / "msd.csv"
     np.savetxt(table, np.column_stack([t_all, full]), delimiter=",", header="t,msd")
     plot(job_dir / "msd.png", t_all[1:], full[1:], "t", "MSD", span=(times[0], times[-1]))
     how = (
-        f"Einstein MSD (MDAnalysis, FFT; {n_frames} frames every {frame_dt:g}), MSD = 6 D t fitted "
+        f"Einstein MSD (MDAnalysis, FFT; {n_frames} frames every {frame_dt:g}), MSD = {2 * p.dimension} D t fitted "
         f"over lag {times[0]:.3g}-{times[-1]:.3g} ({100 * p.msd_fit_window[0]:g}-"
         f"{100 * p.msd_fit_window[1]:g} % of a block; log-log slope {alpha:.2f}), error from "
         f"{p.msd_blocks} consecutive blocks"
     )
     se = float(np.std(per_block, ddof=1) / np.sqrt(p.msd_blocks))
-    return {"D": slope / 6, "D_se": se, "table": str(table), "how": how}
+    return {"D": slope / (2 * p.dimension), "D_se": se, "table": str(table), "how": how}
 
 
 def plot(

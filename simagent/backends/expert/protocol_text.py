@@ -1,0 +1,429 @@
+"""Detailed protocol descriptions -> SimulationControls (expert backend).
+
+Benchmark-style task texts spell out the whole run: "Place 2048 particles on an fcc lattice at
+reduced density 0.80 ... Nose-Hoover thermostat at T = 1.2 with damping 0.5, timestep 0.005, for
+5000 steps of equilibration followed by 10000 production steps; average over the production run
+only." This module reads such sentences: lattice and box in unit cells, 2D/3D, masses, atom types
+and mixing rule, integrator, thermostat/barostat with set point and damping, initial velocities,
+step counts, averaging window, output interval and minimiser settings.
+
+The reader calls `merge_controls` from `_controls`; values the generic rules already found win.
+`complete_conditions` fills the state-point temperature from the thermostat set point when the
+text gives it only there ("thermostat at T = 1.2"). Rules work on the normalised, lower-case text
+(simagent.backends.expert.reader.normalise), and a rule only fires on an explicit statement.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from simagent.models import Quantity, SimulationControls, TaskSpec
+
+NUM = r"(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)"
+COUNT = r"(\d+(?:\.\d+)?(?:e\+?\d+)?)"  # step counts: 5000, 1e4, 2.5e4
+STEP_WORD = r"(?:md |integration |time ?)?steps?"
+TIME_UNIT = r"(fs|ps|ns|tau|time units|reduced time units|lj time units|timesteps|time steps|steps|dt)\b"
+
+# Words that mark reduced Lennard-Jones units (a number without a unit is then reduced).
+REDUCED_CONTEXT = r"\blj units\b|\(lj\)|units lj|\breduced\b|lennard[- ]jones|\blj\b|\bt\*|\brho\*"
+
+LATTICE_WORDS: list[tuple[str, str]] = [
+    (r"fcc|face[- ]cent(?:er|re)d[- ]cubic", "fcc"),
+    (r"bcc|body[- ]cent(?:er|re)d[- ]cubic", "bcc"),
+    (r"simple[- ]cubic|primitive cubic|\bsc", "sc"),
+    (r"square", "sq"),
+    (r"hexagonal|triangular|\bhex", "hex"),
+]
+THERMOSTATS: list[tuple[str, str]] = [
+    (r"nos[eé][- ]?hoover|\bnh thermostat|nose[- ]hoover chain", "nose-hoover"),
+    (r"langevin (?:thermostat|dynamics|heat bath)|langevin\b(?= .*thermostat)|\bfix langevin", "langevin"),
+    (r"berendsen (?:thermostat|temperature)|berendsen\b(?! barostat)", "berendsen"),
+    (r"bussi|csvr|canonical sampling (?:through|by) velocity rescaling|stochastic velocity rescal|v-rescale",
+     "csvr"),
+    (r"velocity rescal", "velocity-rescale"),
+    (r"andersen thermostat", "andersen"),
+]
+BAROSTATS: list[tuple[str, str]] = [
+    (r"parrinello[- ]rahman", "parrinello-rahman"),
+    (r"berendsen barostat|berendsen pressure", "berendsen"),
+    (r"c-rescale|stochastic cell rescal", "c-rescale"),
+    (r"nos[eé][- ]?hoover barostat|mttk|martyna[- ]tobias[- ]klein", "nose-hoover"),
+]
+MINIMIZERS: list[tuple[str, str]] = [
+    (r"conjugate[- ]gradients?|\bcg\b", "cg"),
+    (r"steepest[- ]descents?|\bsd\b", "sd"),
+    (r"\bfire\b", "fire"),
+    (r"\bhftn\b|hessian[- ]free", "hftn"),
+    (r"\bquickmin\b", "quickmin"),
+]
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "single": 1, "binary": 2, "ternary": 3}
+EQUILIBRATION = r"equilibrat\w*|relaxation|pre-?equilibrat\w*|warm[- ]?up|burn[- ]?in"
+PRODUCTION = r"production|sampling|data collection|measurement|averaging|statistics|analysis"
+
+
+def merge_controls(ctl: SimulationControls, low: str) -> SimulationControls:
+    """`ctl` (from the generic rules) completed by what the protocol text states."""
+    found = read_controls(low)
+    update = {k: v for k, v in found.items() if getattr(ctl, k) in (None, [])}
+    return ctl.model_copy(update=update) if update else ctl
+
+
+def read_controls(low: str) -> dict[str, Any]:
+    """Field name -> value for every SimulationControls field the text states explicitly."""
+    reduced = re.search(REDUCED_CONTEXT, low) is not None
+    out: dict[str, Any] = {}
+    out.update(_box(low))
+    out.update(_dimension(low))
+    out.update(_particles(low, reduced))
+    out.update(_dynamics(low, reduced))
+    out.update(_steps(low, out.get("timestep"), reduced))
+    out.update(_averaging(low))
+    out.update(_minimizer(low))
+    return {k: v for k, v in out.items() if v not in (None, [])}
+
+
+def complete_conditions(spec: TaskSpec) -> TaskSpec:
+    """Temperature from the thermostat (or, under a thermostat, the velocity) set point when the
+    text gives no other; clears 'temperature' from `missing`. Returns the same spec."""
+    ctl = spec.controls
+    if spec.conditions.temperature is None:
+        thermostatted = ctl.thermostat is not None or ctl.ensemble in ("nvt", "npt")
+        source = ctl.thermostat_temperature or (ctl.velocity_temperature if thermostatted else None)
+        if source is not None:
+            spec.conditions.temperature = source
+    if spec.conditions.temperature is not None and "temperature" in spec.missing:
+        spec.missing.remove("temperature")
+    return spec
+
+
+# ---------------------------------------------------------------------------------------------
+# Lattice, box, dimension
+# ---------------------------------------------------------------------------------------------
+
+
+def lattice_word(text: str) -> str | None:
+    for pattern, value in LATTICE_WORDS:
+        if re.fullmatch(rf"(?:{pattern})", text.strip()):
+            return value
+    return None
+
+
+def _box(low: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    words = "|".join(p for p, _ in LATTICE_WORDS)
+    match = re.search(rf"\b({words})(?:\s+crystal)?\s+lattice\b", low) or re.search(
+        rf"\blattice(?: style| type)?(?: of| =|:)?\s+(?:type\s+)?({words})\b", low)
+    if match:
+        out["lattice"] = lattice_word(match.group(1))
+    times = r"\s*(?:x|×|\*|by)\s*"
+    cell_word = r"(?:\s*(?:" + words + r"))?\s*(?:(?:unit |lattice |conventional )?cells?|lattice)\b"
+    grid = re.search(rf"\b(\d+){times}(\d+)(?:{times}(\d+))?(?:{cell_word}|(?=[^.;]{{0,40}}\bunit cells?\b))", low)
+    if grid:
+        out["cells"] = [int(g) for g in grid.groups() if g]
+    else:
+        per_edge = re.search(
+            r"\b(\d+)\s*(?:unit |lattice |conventional )?cells? (?:per|along each|along every|in each|in every|on each)"
+            r" (?:side|edge|direction|dimension|axis)", low) or re.search(
+            r"\b(?:replicated|repeated)\s+(\d+)\s+times\s+(?:along|in) (?:each|every|all)", low)
+        if per_edge:
+            out["cells"] = [int(per_edge.group(1))]  # expanded to the dimension by the protocol
+    return out
+
+
+def _dimension(low: str) -> dict[str, Any]:
+    if re.search(r"\btwo[- ]dimension|\b2-?d\b|\bin two dimensions\b|\bdimension\s*(?:=\s*)?2\b|\bmonolayer\b", low):
+        return {"dimension": 2}
+    if re.search(r"\bthree[- ]dimension|\b3-?d\b|\bin three dimensions\b|\bdimension\s*(?:=\s*)?3\b", low):
+        return {"dimension": 3}
+    return {}
+
+
+# ---------------------------------------------------------------------------------------------
+# Particles: number, masses, types and mixing
+# ---------------------------------------------------------------------------------------------
+
+
+def _particles(low: str, reduced: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    n = re.search(r"\bn\s*=\s*(\d+)\b(?!\s*(?:steps|k\b))", low) or re.search(
+        r"\b(?:number of (?:atoms|particles)|particle number)(?: is| of| =|:)?\s*(\d+)\b", low)
+    if n:
+        out["n_atoms"] = int(n.group(1))
+    mass_unit = r"\s*(g/mol|amu|da\b|u\b|atomic mass units)?"
+    values: list[tuple[float, str | None]] = []
+    listed = re.search(r"\bmasses\s*(?:of|=|:|are)?\s*(" + NUM + r"(?:\s*(?:,|and|, and)\s*" + NUM + r")+)" + mass_unit,
+                       low)
+    if listed:
+        values = [(float(v), listed.group(4)) for v in re.findall(NUM, listed.group(1))]
+    else:
+        typed = re.findall(r"\bm_?([1-9ab])\s*=\s*" + NUM + mass_unit, low)
+        if typed:
+            values = [(float(v), unit or None) for _, v, unit in typed]
+        else:
+            single = re.search(r"\b(?:particle |atomic |atom )?mass(?: of each (?:particle|atom))?\s*(?:=|of|:|is)\s*"
+                               + NUM + mass_unit, low) or re.search(
+                r"\bmass\s+" + NUM + r"\s*(g/mol|amu|da\b|u\b)", low)
+            if single:
+                values = [(float(single.group(1)), single.group(2) or None)]
+    if values:
+        default_unit = "reduced" if reduced else "g/mol"
+        out["masses"] = [Quantity(value=v, unit="g/mol" if u in ("amu", "da", "u", "atomic mass units")
+                                  else (u or default_unit)) for v, u in values]
+    types = re.search(r"\b(\d+|one|two|three|four|five|single)[- ](?:atom |particle )?(?:types|species|components)\b",
+                      low) or re.search(r"\b(binary|ternary) (?:lennard[- ]jones |lj )?(?:mixture|alloy|system)\b", low)
+    if types:
+        word = types.group(1)
+        out["atom_types"] = int(word) if word.isdigit() else NUMBER_WORDS[word]
+    counts = re.findall(r"\b(\d+)\s+(?:particles |atoms )?(?:of )?(?:type|species)\s+(?:[1-9ab])\b", low) or re.findall(
+        r"\b(\d+)\s+([ab])\b(?=[^.]*\b(?:particles|atoms)\b)", low)
+    if len(counts) >= 2:
+        out["type_counts"] = [int(c[0] if isinstance(c, tuple) else c) for c in counts]
+        out.setdefault("atom_types", len(counts))
+    cutoff = re.search(r"\b(?:cut(?:-| )?off(?: radius| distance)?|cut|truncated|r_?c|r_?cut)\s*(?:of|at|=|:|is)?\s*"
+                       + NUM + r"\s*(sigma|angstrom|a\b|nm)?", low)
+    if cutoff:
+        unit = cutoff.group(2) or ("sigma" if reduced else None)
+        if unit:
+            out["pair_cutoff"] = Quantity(value=float(cutoff.group(1)), unit="angstrom" if unit == "a" else unit)
+    if re.search(r"geometric (?:mean |mixing|combination)|mixing rule[^.]{0,20}geometric", low):
+        out["mixing_rule"] = "geometric"
+    elif re.search(r"lorentz[- ]berthelot|arithmetic (?:mean |mixing|combination)|"
+                   r"mixing rule[^.]{0,20}arithmetic", low):
+        out["mixing_rule"] = "arithmetic"
+    elif re.search(r"sixth[- ]?power", low):
+        out["mixing_rule"] = "sixthpower"
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Dynamics: integrator, ensemble, thermostat and barostat, velocities, timestep
+# ---------------------------------------------------------------------------------------------
+
+
+def _first(pairs: list[tuple[str, str]], low: str) -> str | None:
+    for pattern, value in pairs:
+        if re.search(pattern, low):
+            return value
+    return None
+
+
+def _temperature_unit(unit: str | None, reduced: bool) -> str:
+    if unit in ("k", "kelvin"):
+        return "K"
+    if unit in ("°c", "degc", "celsius"):
+        return "degC"
+    return "reduced" if reduced else "K"
+
+
+def _time(value: float, unit: str | None, reduced: bool) -> Quantity:
+    """A time as written: tau/'reduced', fs, ps, ns, or a number of steps."""
+    unit = (unit or "").strip()
+    if unit in ("timesteps", "time steps", "steps", "dt"):
+        return Quantity(value=value, unit="steps")
+    if unit in ("tau", "time units", "reduced time units", "lj time units"):
+        return Quantity(value=value, unit="reduced")
+    if unit in ("fs", "ps", "ns"):
+        return Quantity(value=value, unit=unit)
+    # no unit: the engine's time unit (tau in reduced units, ps in LAMMPS metal units)
+    return Quantity(value=value, unit="reduced" if reduced else "ps")
+
+
+_T_VALUE = re.compile(r"(?:\bt(?:\*|_?target|_?0|_?set)?|\btemperatures?|\bset[- ]?point)\s*(?:=|of|:|is|to)?\s*"
+                      + NUM + r"\s*(k\b|kelvin\b|°c|degc)?")
+_T_BARE = re.compile(r"\b(?:at|to)\s+" + NUM + r"\s*(k\b|kelvin\b)")
+_VELOCITY = r"velocit(?:y|ies)(?![- ]verlet)|initial (?:kinetic|velocit)|maxwell[- ]boltzmann"
+_THERMOSTAT = r"thermostat|heat bath|\bnvt\b|nos[eé][- ]?hoover|langevin|berendsen|bussi|csvr|canonical"
+
+
+def _temperatures(low: str, reduced: bool) -> dict[str, Quantity]:
+    """Thermostat and initial-velocity temperatures: each number goes with the nearest keyword
+    before it in the same sentence (or, failing that, after it)."""
+    out: dict[str, Quantity] = {}
+    for sentence in re.split(r"(?<=[.;])\s+", low):
+        hits = [(m.start(), m.group(1), m.group(2)) for m in _T_VALUE.finditer(sentence)]
+        hits += [(m.start(), m.group(1), m.group(2)) for m in _T_BARE.finditer(sentence)]
+        for start, value, unit in sorted(hits):
+            kind = _nearest_kind(sentence, start)
+            if kind and kind not in out:
+                out[kind] = Quantity(value=float(value), unit=_temperature_unit(unit, reduced))
+    return out
+
+
+def _nearest_kind(sentence: str, at: int) -> str | None:
+    kinds = {"velocity_temperature": _VELOCITY, "thermostat_temperature": _THERMOSTAT}
+    before = {k: max((m.end() for m in re.finditer(p, sentence[:at])), default=-1) for k, p in kinds.items()}
+    if max(before.values()) >= 0:
+        return max(before, key=lambda k: before[k])
+    after = {k: min((m.start() for m in re.finditer(p, sentence[at:])), default=10**9) for k, p in kinds.items()}
+    best = min(after, key=lambda k: after[k])
+    return best if after[best] < 10**9 else None
+
+
+def _dynamics(low: str, reduced: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if re.search(r"velocity[- ]verlet|\bverlet\b", low):
+        out["integrator"] = "verlet"
+    elif re.search(r"\br-?respa\b", low):
+        out["integrator"] = "respa"
+    elif re.search(r"brownian dynamics", low):
+        out["integrator"] = "brownian"
+    if re.search(r"\bmicro-?canonical\b", low):
+        out["ensemble"] = "nve"
+    elif re.search(r"isothermal[- ]isobaric", low):
+        out["ensemble"] = "npt"
+    elif re.search(r"\bcanonical ensemble\b", low):
+        out["ensemble"] = "nvt"
+    out["thermostat"] = _first(THERMOSTATS, low)
+    out["barostat"] = _first(BAROSTATS, low)
+    out.update(_temperatures(low, reduced))
+    damping = re.compile(r"\b(?:damping(?: time| constant| parameter| factor)?|relaxation time|"
+                         r"coupling (?:time|constant)|"
+                         r"time constant|[tp]damp|tau_?[tp])\s*(?:of|=|:|is)?\s*" + NUM + r"\s*(?:" + TIME_UNIT + ")?")
+    baro_words = r"barostat|pdamp|tau_?p\b|pressure (?:coupling|damping|relaxation)|parrinello"
+    thermo_words = r"thermostat|tdamp|tau_?t\b|temperature (?:coupling|damping)|nos[eé]|langevin|berendsen|\bnvt\b"
+    for match in damping.finditer(low):
+        # the nearest thermostat or barostat word before the number, in the same sentence
+        start = max((m.end() for m in re.finditer(r"[.;!?]\s", low[:match.start()])), default=0)
+        before = low[start:match.start() + 12]
+        baro = max((m.end() for m in re.finditer(baro_words, before)), default=-1)
+        thermo = max((m.end() for m in re.finditer(thermo_words, before)), default=-1)
+        key = "barostat_damping" if baro > thermo else "thermostat_damping"
+        out.setdefault(key, _time(float(match.group(1)), match.group(2), reduced))
+    dt = re.search(r"\b(?:dt|delta ?t|time[- ]?step(?: size)?|integration step)\s*(?:of|=|:|is)?\s*" + NUM +
+                   r"\s*(?:(fs|ps|tau|reduced|lj)\b)?", low)
+    if dt:
+        unit = dt.group(2)
+        out["timestep"] = Quantity(value=float(dt.group(1)),
+                                   unit="reduced" if unit in (None, "tau", "lj", "reduced") else unit)
+    seed = re.search(r"\b(?:random (?:number )?seed|seed)\s*(?:of|=|:|is)?\s*(\d+)", low)
+    if seed:
+        out["seed"] = int(seed.group(1))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Step counts and averaging
+# ---------------------------------------------------------------------------------------------
+
+
+def _count(text: str) -> int:
+    return int(round(float(text)))
+
+
+def _phase_length(low: str, phase: str) -> tuple[int | None, Quantity | None]:
+    """Steps (or a time) of a run phase: '5000 steps of equilibration', 'equilibrate for 5000
+    steps', '10000 production steps', 'a production run of 50 tau'."""
+    steps = [
+        rf"\b{COUNT}[- ]{STEP_WORD}(?: of| for)?(?: nvt| npt| nve| md)? (?:{phase})",
+        rf"\b{COUNT}(?: md)? (?:{phase})(?: run)? {STEP_WORD}",
+        rf"\b(?:{phase})(?: run| period| phase| stage| segment)?(?: of| for| over| lasting| with|:|=)?\s*{COUNT}"
+        rf"(?: more| additional)?[- ]{STEP_WORD}",
+        rf"\b{COUNT}[- ]{STEP_WORD}(?: long)? (?:run )?(?:for|of) (?:the )?(?:{phase})",
+    ]
+    for pattern in steps:
+        match = re.search(pattern, low)
+        if match:
+            return _count(match.group(1)), None
+    time = re.search(rf"\b(?:{phase})(?: run| period| phase)?(?: of| for| over| lasting)?\s*{NUM}\s*"
+                     r"(fs|ps|ns|tau|time units|reduced time units|lj time units)\b", low)
+    if time:
+        return None, _time(float(time.group(1)), time.group(2), True)
+    return None, None
+
+
+def _steps_from_time(time: Quantity, timestep: Quantity | None) -> int | None:
+    if timestep is None:
+        return None
+    seconds = {"fs": 1e-15, "ps": 1e-12, "ns": 1e-9}
+    if time.unit == "reduced" and timestep.unit == "reduced":
+        return int(round(time.value / timestep.value))
+    if time.unit in seconds and timestep.unit in seconds:
+        return int(round(time.value * seconds[time.unit] / (timestep.value * seconds[timestep.unit])))
+    return None
+
+
+def _steps(low: str, timestep: Quantity | None, reduced: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, phase in (("equilibration_steps", EQUILIBRATION), ("production_steps", PRODUCTION)):
+        steps, time = _phase_length(low, phase)
+        if steps is None and time is not None:
+            steps = _steps_from_time(time, timestep)
+        if steps is not None:
+            out[key] = steps
+    if "production_steps" not in out:
+        # "5000 steps of equilibration followed by 10000 steps"
+        after = re.search(rf"(?:{EQUILIBRATION})[^.;]*?\b(?:followed by|then|and then|after which|before)\s+"
+                          rf"(?:a |an |another |further )?{COUNT}[- ]{STEP_WORD}", low)
+        if after and "equilibration_steps" in out:
+            out["production_steps"] = _count(after.group(1))
+    if "production_steps" not in out and "equilibration_steps" not in out:
+        # one run and nothing said about equilibration: the whole run is what is analysed
+        run = re.search(rf"\b(?:run|integrate|simulate|propagate|evolve)\w*(?: the system| it)?(?: for| over)?"
+                        rf"(?: a total of)?\s+{COUNT}[- ]{STEP_WORD}", low) or re.search(
+            rf"\bfor (?:a total of )?{COUNT}[- ]{STEP_WORD}\b", low) or re.search(
+            rf"\b{COUNT}[- ]{STEP_WORD}(?: long)? (?:md )?(?:run|simulation|trajectory)\b", low)
+        if run:
+            out["production_steps"] = _count(run.group(1))
+            out["equilibration_steps"] = 0
+    every = re.search(rf"\b(?:every|each)\s+{COUNT}\s*{STEP_WORD}", low)
+    if every and re.search(r"thermo|output|print|sampl|record|write|averag|dump|log", low[max(0, every.start() - 60):
+                                                                                          every.end() + 30]):
+        out["thermo_every"] = _count(every.group(1))
+    thermo = re.search(r"\bthermo(?: output| interval)?\s*(?:=|:)?\s*(\d+)\b", low)
+    if thermo and "thermo_every" not in out:
+        out["thermo_every"] = int(thermo.group(1))
+    return out
+
+
+def _averaging(low: str) -> dict[str, Any]:
+    last = re.search(rf"\b(?:averag\w*|mean)[^.;]{{0,40}}?\blast\s+{COUNT}\s*{STEP_WORD}", low)
+    if last:
+        return {"average_window": f"last {_count(last.group(1))} steps"}
+    if re.search(r"\b(?:averag\w*|mean\w*|statistics|sampl\w*)[^.;]{0,50}?\b(?:production|after (?:the )?equilibration)"
+                 r"|\b(?:discard\w*|exclud\w*|ignor\w*|drop\w*|skip\w*)[^.;]{0,30}?\bequilibration\b"
+                 r"|\bproduction (?:run|phase|stage)?\s*only\b", low):
+        return {"average_window": "production"}
+    if re.search(r"\b(?:averag\w*|mean)[^.;]{0,40}?\b(?:entire|whole|full|complete) (?:run|simulation|trajectory)"
+                 r"|\b(?:averag\w*|mean)[^.;]{0,40}?\ball (?:time ?)?steps\b", low):
+        return {"average_window": "all"}
+    return {}
+
+
+# ---------------------------------------------------------------------------------------------
+# Energy minimisation
+# ---------------------------------------------------------------------------------------------
+
+
+def _minimizer(low: str) -> dict[str, Any]:
+    if not re.search(r"minimi[sz]|relax(?:ation|ed)? (?:of )?(?:the )?(?:structure|atoms|positions|geometry)|"
+                     r"\betol\b|\bftol\b", low):
+        return {}
+    out: dict[str, Any] = {"minimizer": _first(MINIMIZERS, low)}
+    etol = re.search(r"\b(?:etol|energy (?:convergence )?(?:tolerance|criterion))\s*(?:of|=|:|is)?\s*" + NUM, low)
+    ftol = re.search(r"\b(?:ftol|force (?:convergence )?(?:tolerance|criterion))\s*(?:of|=|:|is)?\s*" + NUM, low)
+    if etol:
+        out["etol"] = abs(float(etol.group(1)))
+    if ftol:
+        out["ftol"] = abs(float(ftol.group(1)))
+    maxiter = re.search(r"\b(?:maxiter|max(?:imum)?(?: number of)? iterations?)\s*(?:of|=|:|is)?\s*(\d+)", low) or \
+        re.search(r"\b(\d+)\s+(?:minimi[sz]ation )?iterations\b", low)
+    maxeval = re.search(r"\b(?:maxeval|max(?:imum)?(?: number of)? (?:force )?evaluations?)\s*(?:of|=|:|is)?\s*(\d+)",
+                        low) or re.search(r"\b(\d+)\s+(?:force )?evaluations\b", low)
+    if maxiter:
+        out["max_iterations"] = int(maxiter.group(1))
+    if maxeval:
+        out["max_evaluations"] = int(maxeval.group(1))
+    return out
+
+
+def expected_atoms(lattice: str | None, cells: list[int], dimension: int | None) -> int | None:
+    """Atoms in a box of `cells` unit cells of `lattice` (LAMMPS basis: fcc 4, bcc 2, sc 1, sq 1,
+    hex 2), or None when either is unknown."""
+    basis = {"fcc": 4, "bcc": 2, "sc": 1, "sq": 1, "hex": 2}
+    if lattice not in basis or not cells:
+        return None
+    dims = dimension or (2 if lattice in ("sq", "hex") else 3)
+    counts = cells * dims if len(cells) == 1 else cells[:dims]
+    return basis[lattice] * math.prod(counts)

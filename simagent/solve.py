@@ -1,0 +1,776 @@
+"""`simagent solve`: an MDGym-format task file in, final_answer.json + inputs/ + report.md out.
+
+An MDGym task (fields id, problem_description, level, metrics, ground_truth, time_limit, engine)
+is solved through the same graph as `simagent ask` (Session, inputs approved automatically):
+
+* the metric names decide what is computed: each name is read into a TaskSpec property, the time
+  point (average, last step, step N) and the unit (from the name, else from the description);
+* structure and potential files supplied under DATA_ROOT/{LAMMPS,GROMACS}/{structures,potentials}/ID/
+  are copied into every job folder before the engine starts (LAMMPS reads a file from its working
+  folder before $LAMMPS_POTENTIALS, so a supplied potential is used by name);
+* the time budget (300 s + 3 x time_limit) is the jobs' time limit; a job is never started, or
+  given more time, past the budget, and a metric whose job ran out of time is left out;
+* final_answer.json holds exactly the metric names of the task (spelling kept) with plain numbers,
+  and only for metrics that were computed; report.md says what was run, the values with their
+  uncertainties, the defaults applied and why a metric is missing. Exit code 0: all metrics, 1: not all.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from simagent.backends.base import DecisionBackend, ParameterOverrides, ProtocolInfo, ProtocolSelection, RepairAction
+from simagent.backends.expert.protocol_text import complete_conditions
+from simagent.config import Settings, load_settings
+from simagent.errors import RequestError, SimagentError
+from simagent.executor import Executor, JobHandle, JobRecord, read_record, write_record
+from simagent.models import Answer, Job, JobStatus, PropertyName, PropertyRequest, Result, TaskSpec
+from simagent.units import convert, normalize_unit
+
+BUDGET_OVERHEAD_S = 300.0  # MDGym: each task may take 300 s plus three times its time_limit
+BUDGET_FACTOR = 3.0
+MIN_JOB_TIME_S = 1.0  # below this a job is not started: the budget is used up
+FINAL_ANSWER = "final_answer.json"
+REPORT = "report.md"
+INPUTS = "inputs"
+ENGINES = ("lammps", "gromacs", "raspa", "zeopp")
+DATA_KINDS = ("structures", "potentials")
+
+
+class TaskFileError(RequestError):
+    """The task file is missing, not JSON, or not an MDGym task (nothing is run or written)."""
+
+    exit_code = 2
+
+
+# ---------------------------------------------------------------------------------------------
+# The task file
+# ---------------------------------------------------------------------------------------------
+
+
+class MDGymTask(BaseModel):
+    """One MDGym task. Extra fields (e.g. 'reference' in simagent's own task files) are kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str = Field(min_length=1, max_length=200)
+    problem_description: str = Field(min_length=1)
+    level: str | int | None = None
+    metrics: list[str] = Field(min_length=1)
+    ground_truth: dict[str, Any] = Field(default_factory=dict)
+    time_limit: float = Field(gt=0, description="seconds")
+    engine: str
+
+    @field_validator("id")
+    @classmethod
+    def _safe_id(cls, value: str) -> str:
+        if not re.fullmatch(r"[\w.+-]+", value) or value in (".", ".."):
+            raise ValueError("must be letters, digits, '_', '-', '.' or '+' (it names a data folder)")
+        return value
+
+    @field_validator("problem_description")
+    @classmethod
+    def _text(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("is empty")
+        return value
+
+    @field_validator("metrics")
+    @classmethod
+    def _metrics(cls, value: list[str]) -> list[str]:
+        if any(not m.strip() for m in value):
+            raise ValueError("contains an empty metric name")
+        if len(set(value)) != len(value):
+            raise ValueError("contains a metric name twice")
+        return value
+
+    @field_validator("engine")
+    @classmethod
+    def _engine(cls, value: str) -> str:
+        if value.strip().lower() not in ENGINES:
+            raise ValueError(f"{value!r} is not an engine simagent runs ({', '.join(ENGINES)})")
+        return value.strip().lower()
+
+    @property
+    def budget_s(self) -> float:
+        return BUDGET_OVERHEAD_S + BUDGET_FACTOR * self.time_limit
+
+
+def load_task(path: Path) -> MDGymTask:
+    """The validated task, or a TaskFileError that says what is wrong with the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise TaskFileError(f"task file {path} does not exist")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise TaskFileError(f"task file {path} is not valid JSON: {err}") from None
+    if not isinstance(raw, dict):
+        raise TaskFileError(f"task file {path} must hold one JSON object (an MDGym task), not {type(raw).__name__}")
+    try:
+        return MDGymTask.model_validate(raw)
+    except ValidationError as err:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'task'}: {e['msg']}" for e in err.errors())
+        raise TaskFileError(f"task file {path} is not an MDGym task: {problems}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Metric names -> properties, time points and units
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class MetricTarget:
+    """What one metric name asks for. `property` None: the name was not understood (`reason`)."""
+
+    metric: str
+    property: PropertyName | None = None
+    unit: str | None = None
+    unit_source: str = ""
+    at: Literal["average", "last_step", "step"] = "average"
+    step: int | None = None
+    quantity: str | None = None  # Result.quantity that answers it (default: the property name)
+    reason: str = ""
+
+    def request(self) -> PropertyRequest:
+        return PropertyRequest(name=self.property, at=self.at, step=self.step)
+
+
+# Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
+# the first match wins, so specific phrases come before general ones.
+METRIC_PROPERTIES: list[tuple[str, str]] = [
+    (r"diffusi|\bmsd\b|mean squared? displacement|\bd ?self\b|^d(?: |$)", "self_diffusion_coefficient"),
+    (r"coordination|\bcn\b|number of (?:nearest )?neighbou?rs|neighbou?r count", "coordination_number"),
+    (r"\brdf\b|g ?\( ?r ?\)|\bgr\b|radial distribution|pair (?:distribution|correlation)|first peak", "rdf"),
+    (r"lattice (?:constant|parameter|spacing)|\ba_?0\b|\balat\b|\blattice\b", "lattice_constant"),
+    (r"cohesive|\be_?coh\b|binding energy", "cohesive_energy"),
+    (r"vacancy", "vacancy_formation_energy"),
+    (r"interstitial", "interstitial_formation_energy"),
+    (r"generali[sz]ed stacking|\bgsfe?\b", "generalized_stacking_fault_energy"),
+    (r"stacking fault|\bsfe\b", "stacking_fault_energy"),
+    (r"surface energy", "surface_energy"),
+    (r"bulk modulus|\bb_?0\b", "bulk_modulus"),
+    (r"shear modulus", "shear_modulus"),
+    (r"young", "youngs_modulus"),
+    (r"poisson", "poisson_ratio"),
+    (r"\bc_?(?:11|12|13|33|44|66)\b|elastic constant", "elastic_constants"),
+    (r"thermal expansion|\bcte\b", "thermal_expansion_coefficient"),
+    (r"viscosity", "shear_viscosity"),
+    (r"thermal conductivity", "thermal_conductivity"),
+    (r"radius of gyration|\br_?g\b", "radius_of_gyration"),
+    (r"end to end", "end_to_end_distance"),
+    (r"minimi[sz]ed energy|energy after minimi", "minimized_energy"),
+    (r"potential energy|\bpe\b|\bepot\b|\bu ?/ ?n\b|\bu\b|configurational energy", "potential_energy_per_atom"),
+    (r"kinetic energy|\bke\b|\bekin\b", "kinetic_energy_per_atom"),
+    (r"total energy|\betot(?:al)?\b", "total_energy_per_atom"),
+    (r"\benergy\b", "potential_energy_per_atom"),  # as the reader: an unqualified MD energy is potential
+    (r"pressure|\bpress\b|\bp\b", "pressure"),
+    (r"temperature|\btemp\b|\bt\b", "temperature"),
+    (r"density|\brho\b", "density"),
+    (r"volume|\bvol\b", "volume"),
+]
+# Unit words in a metric name or after "in" in the description -> unit symbol (simagent.units).
+UNIT_HINTS: list[tuple[str, str]] = [
+    (r"cm ?\^? ?2 ?(?:/|per)? ?s(?:ec)?\b|cm2s\b", "cm^2/s"),
+    (r"(?:angstrom|ang|å) ?\^? ?2 ?(?:/|per)? ?ps\b|a2 ?/ ?ps\b", "angstrom^2/ps"),
+    (r"nm ?\^? ?2 ?(?:/|per)? ?ns\b", "nm^2/ns"),
+    (r"nm ?\^? ?2 ?(?:/|per)? ?ps\b", "nm^2/ps"),
+    (r"\bm ?\^? ?2 ?(?:/|per)? ?s(?:ec)?\b", "m^2/s"),
+    (r"\bg ?(?:/|per)? ?cm ?\^? ?3|\bg ?/ ?cc\b|\bg cc\b|\bg/ml\b", "g/cm^3"),
+    (r"\bkg ?(?:/|per)? ?m ?\^? ?3", "kg/m^3"),
+    (r"\bkj ?(?:/|per)? ?mol", "kJ/mol"),
+    (r"\bkcal ?(?:/|per)? ?mol", "kcal/mol"),
+    (r"\bmev\b", "meV"),
+    (r"\bev\b", "eV"),
+    (r"\bgpa\b", "GPa"),
+    (r"\bmpa\b", "MPa"),
+    (r"\bkbar\b", "kbar"),
+    (r"\bbar\b", "bar"),
+    (r"\batm\b", "atm"),
+    (r"\bpa\b", "Pa"),
+    (r"\bangstroms?\b|\bang\b|\bå\b|\(a\)", "angstrom"),
+    (r"\bnm\b", "nm"),
+    (r"°c|\bdeg ?c\b|\bcelsius\b", "degC"),
+    (r"\bkelvin\b|\bk\b|\(k\)", "K"),
+    (r"\breduced\b|\blj units?\b|\blj\b|\bdimensionless\b|\bunitless\b|\bsigma units\b", "reduced"),
+]
+# The unit a property's number comes in when nothing says otherwise (simagent's protocol units).
+DEFAULT_UNITS: dict[str, str] = {
+    "temperature": "K", "pressure": "bar", "density": "g/cm^3", "volume": "angstrom^3",
+    "potential_energy_per_atom": "eV/atom", "kinetic_energy_per_atom": "eV/atom",
+    "total_energy_per_atom": "eV/atom", "cohesive_energy": "eV/atom", "lattice_constant": "angstrom",
+    "rdf": "angstrom", "self_diffusion_coefficient": "cm^2/s",
+}  # fmt: skip
+ENERGY_PER_ATOM = {"potential_energy_per_atom", "kinetic_energy_per_atom", "total_energy_per_atom"}
+
+
+def _words(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"[_\-]+", " ", text.lower())).strip()
+
+
+def unit_in(text: str) -> str | None:
+    """The first unit the text names (see UNIT_HINTS), or None."""
+    for pattern, unit in UNIT_HINTS:
+        if re.search(pattern, text):
+            return unit
+    return None
+
+
+def _description_unit(prop: str, description: str) -> str | None:
+    """'... the diffusion coefficient in cm^2/s ...': a unit after 'in' in a sentence that names
+    the property."""
+    low = description.lower()
+    names = [p for p, name in METRIC_PROPERTIES if name == prop]
+    for sentence in re.split(r"(?<=[.;!?])\s+", low):
+        for pattern in names:
+            for hit in re.finditer(pattern, _words(sentence)):
+                tail = _words(sentence)[hit.end():hit.end() + 80]
+                match = re.search(r"\b(?:in|in units of|units of|expressed in|reported in)\s+(.{1,20})", tail) or \
+                    re.match(r"[\w ]{0,30}?([(\[][^)\]]{1,20}[)\]])", tail)
+                if match and (unit := unit_in(match.group(1))):
+                    return unit
+    return None
+
+
+def read_metric(metric: str, description: str = "", reduced: bool = False) -> MetricTarget:
+    """One metric name read into a target: property, time point, unit."""
+    words = _words(metric)
+    target = MetricTarget(metric=metric)
+    for pattern, prop in METRIC_PROPERTIES:
+        if re.search(pattern, words):
+            target.property = prop  # type: ignore[assignment]
+            break
+    if target.property is None:
+        target.reason = f"the metric name {metric!r} names no property simagent computes"
+        return target
+    if target.property == "rdf":
+        target.quantity = "rdf_first_peak"
+        if re.search(r"height|value|max(?:imum)? of g", words):
+            target.property, target.reason = None, f"{metric!r}: the height of g(r) is not computed (its position is)"
+            return target
+    step = re.search(r"\b(?:at )?(?:time ?)?step (\d+)\b", words)
+    if step:
+        target.at, target.step = "step", int(step.group(1))
+    elif re.search(r"\b(?:final|last|end)\b", words):
+        target.at = "last_step"
+    unit = unit_in(words)
+    if unit:
+        target.unit, target.unit_source = unit, "metric name"
+    elif (unit := _description_unit(target.property, description)) is not None:
+        target.unit, target.unit_source = unit, "description"
+    if target.property in ENERGY_PER_ATOM and not reduced:
+        per_atom = re.search(r"per (?:atom|particle|molecule)|/ ?atom|\bper\b|\bu ?/ ?n\b", words) or re.search(
+            r"per (?:atom|particle)", _words(description))
+        if not per_atom:
+            target.property, target.reason = None, (
+                f"{metric!r} does not say per atom and the task is not in LJ units: simagent reports "
+                "energies per atom and does not guess the system size the total would refer to")
+    return target
+
+
+def read_metrics(task: MDGymTask, reduced: bool) -> list[MetricTarget]:
+    return [read_metric(m, task.problem_description, reduced) for m in task.metrics]
+
+
+# ---------------------------------------------------------------------------------------------
+# Decision backend and executor wrappers for one task
+# ---------------------------------------------------------------------------------------------
+
+
+class TaskBackend(DecisionBackend):
+    """The configured backend, with the task's metrics deciding the properties (and the
+    temperature taken from a thermostat set point when the description gives it only there)."""
+
+    def __init__(self, inner: DecisionBackend, targets_for: Callable[[TaskSpec], list[MetricTarget]],
+                 known_files: list[str]) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.targets_for = targets_for
+        self.known_files = known_files
+        self.spec: TaskSpec | None = None
+        self.targets: list[MetricTarget] = []
+        self.reader_properties: list[str] = []
+
+    def task_spec(self, request: str) -> TaskSpec:
+        spec = complete_conditions(self.inner.task_spec(request))
+        self.reader_properties = [p.name for p in spec.properties]
+        self.targets = self.targets_for(spec)
+        requests: list[PropertyRequest] = []
+        for target in self.targets:
+            if target.property is not None:
+                wanted = target.request()
+                if wanted not in requests:
+                    requests.append(wanted)
+        spec.properties = requests
+        if requests and "property" in spec.missing:
+            spec.missing.remove("property")
+        _restore_file_case(spec, request, self.known_files)
+        self.spec = spec
+        return spec
+
+    def select_protocols(self, spec: TaskSpec, candidates: list[ProtocolInfo]) -> ProtocolSelection:
+        return self.inner.select_protocols(spec, candidates)
+
+    def parameter_overrides(self, feedback: str, protocol: str, current: dict, schema: dict) -> ParameterOverrides:
+        return self.inner.parameter_overrides(feedback, protocol, current, schema)
+
+    def repair(self, diagnosis: str, protocol: str, current: dict, schema: dict) -> RepairAction:
+        return self.inner.repair(diagnosis, protocol, current, schema)
+
+    def __getattr__(self, name: str) -> Any:  # anything else a backend offers (e.g. close)
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
+def _restore_file_case(spec: TaskSpec, request: str, known_files: list[str]) -> None:
+    """The reader lower-cases a named potential file ('Ni_u3.eam' -> 'ni_u3.eam'); give it back
+    the spelling of the description, of a supplied file or of a shipped one."""
+    pot = spec.potential
+    if pot is None or not pot.file:
+        return
+    for name in known_files:
+        if name.lower() == pot.file.lower():
+            pot.file = name
+            return
+    match = re.search(re.escape(pot.file), request, flags=re.IGNORECASE)
+    if match:
+        pot.file = match.group(0)
+
+
+@dataclass
+class Submission:
+    job: Job
+    job_dir: Path
+    time_limit_s: float
+
+
+class BudgetExecutor(Executor):
+    """Runs jobs through another executor within a deadline: each job's time limit is cut to the
+    time left, a job is refused once the budget is used up, and supplied data files are copied
+    into the job folder (never over a file the protocol wrote) before the engine starts. The
+    inputs of every submitted job are copied to `inputs_dir/<job id>/`."""
+
+    def __init__(self, inner: Executor, deadline: float, supplied: list[Path], inputs_dir: Path,
+                 budget_s: float | None = None) -> None:
+        self.inner = inner
+        self.deadline = deadline
+        self.budget_s = budget_s
+        self.supplied = supplied
+        self.inputs_dir = inputs_dir
+        self.submissions: list[Submission] = []
+        self.refused: set[str] = set()
+        self._lock = threading.Lock()
+
+    def remaining_s(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def submit(self, job: Job, job_dir: Path, command: list[str], env: dict[str, str]) -> JobHandle:
+        for source in self.supplied:
+            target = job_dir / source.name
+            if not target.exists():
+                shutil.copy2(source, target)
+        self._keep_inputs(job, job_dir)
+        left = self.remaining_s()
+        if left < MIN_JOB_TIME_S:
+            from simagent.executor import inputs_digest
+
+            record = JobRecord(job=job.id, status=JobStatus.failed, inputs_sha256=inputs_digest(job), command=command,
+                               timed_out=True, message="not started: the task's time budget is used up")
+            write_record(job_dir, record)
+            with self._lock:
+                self.refused.add(job.id)
+                self.submissions.append(Submission(job, job_dir, 0.0))
+            return JobHandle(job.id, job_dir)
+        limited = job.model_copy(update={"time_limit_s": min(job.time_limit_s, left)})
+        with self._lock:
+            self.refused.discard(job.id)
+            self.submissions.append(Submission(limited, job_dir, limited.time_limit_s))
+        return self.inner.submit(limited, job_dir, command, env)
+
+    def _keep_inputs(self, job: Job, job_dir: Path) -> None:
+        folder = self.inputs_dir / job.id
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        names = [*job.inputs, *(n for names in job.stage_in.values() for n in names),
+                 *(p.name for p in self.supplied), "job.json"]
+        for name in dict.fromkeys(names):
+            if (job_dir / name).is_file():
+                shutil.copy2(job_dir / name, folder / name)
+
+    def poll(self, handle: JobHandle) -> JobRecord:
+        if handle.job_id in self.refused:
+            record = read_record(handle.workdir)
+            if record is not None:
+                return record
+        return self.inner.poll(handle)
+
+    def cancel(self, handle: JobHandle) -> None:
+        if handle.job_id not in self.refused:
+            self.inner.cancel(handle)
+
+    def shutdown(self) -> None:
+        shutdown = getattr(self.inner, "shutdown", None)
+        if shutdown:
+            shutdown()
+
+
+# ---------------------------------------------------------------------------------------------
+# Solving
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class MetricOutcome:
+    target: MetricTarget
+    value: float | None = None
+    result: Result | None = None
+    reason: str = ""
+
+
+@dataclass
+class SolveOutcome:
+    task: MDGymTask
+    workdir: Path
+    metrics: list[MetricOutcome]
+    answer: Answer | None
+    spec: TaskSpec | None
+    supplied: list[Path] = field(default_factory=list)
+    elapsed_s: float = 0.0
+    budget_s: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def final_answer(self) -> dict[str, float]:
+        return {m.target.metric: m.value for m in self.metrics if m.value is not None}
+
+    @property
+    def not_computed(self) -> dict[str, str]:
+        return {m.target.metric: m.reason for m in self.metrics if m.value is None}
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if not self.not_computed else 1
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "task": self.task.id, "exit_code": self.exit_code, "final_answer": self.final_answer,
+            "not_computed": self.not_computed, "workdir": str(self.workdir),
+            "final_answer_file": str(self.workdir / FINAL_ANSWER), "report": str(self.workdir / REPORT),
+            "elapsed_s": round(self.elapsed_s, 1), "budget_s": self.budget_s,
+        }  # fmt: skip
+
+
+def supplied_files(data_root: Path | None, task: MDGymTask) -> list[Path]:
+    """Files under DATA_ROOT/<ENGINE>/{structures,potentials}/<ID>/ (engine folder in any case)."""
+    if data_root is None:
+        return []
+    root = Path(data_root)
+    if not root.is_dir():
+        raise RequestError(f"data root {root} is not a folder")
+    found: list[Path] = []
+    engines = [d for d in root.iterdir() if d.is_dir() and d.name.lower() in ("lammps", "gromacs")]
+    for engine_dir in sorted(engines, key=lambda d: d.name.lower() != task.engine):
+        for kind in DATA_KINDS:
+            folder = engine_dir / kind / task.id
+            if folder.is_dir():
+                found += sorted(p for p in folder.iterdir() if p.is_file())
+    names: dict[str, Path] = {}
+    for path in found:
+        names.setdefault(path.name, path)  # the task's own engine first
+    return list(names.values())
+
+
+def _shipped_potentials() -> list[str]:
+    try:
+        from tools.lammps.potentials import load_index
+
+        return [e.file for e in load_index()]
+    except (ImportError, OSError, ValueError):
+        return []
+
+
+def solve(
+    task_path: Path,
+    workdir: Path,
+    data_root: Path | None = None,
+    settings: Settings | None = None,
+    budget_overhead_s: float = BUDGET_OVERHEAD_S,
+    progress: Callable[[str, dict], None] | None = None,
+) -> SolveOutcome:
+    """Solve one MDGym task file into `workdir` (final_answer.json, inputs/, report.md, runs/).
+
+    Raises TaskFileError (nothing written) when the task file is malformed."""
+    from simagent.session import Session
+
+    started = time.monotonic()
+    task = load_task(task_path)
+    budget = budget_overhead_s + BUDGET_FACTOR * task.time_limit
+    deadline = started + budget
+    workdir = Path(workdir).resolve()
+    supplied = supplied_files(data_root, task)
+    workdir.mkdir(parents=True, exist_ok=True)
+    for stale in (FINAL_ANSWER, REPORT):
+        (workdir / stale).unlink(missing_ok=True)
+    settings = settings or load_settings()
+    left = max(MIN_JOB_TIME_S, budget - (time.monotonic() - started))
+    settings = settings.model_copy(update={"workdir": workdir / "runs", "job_time_limit_s": left})
+    notes: list[str] = []
+    known = [p.name for p in supplied] + _shipped_potentials()
+
+    def targets_for(spec: TaskSpec) -> list[MetricTarget]:
+        reduced = spec.units_style == "lj" or (spec.system is not None and spec.system.kind == "lj_fluid")
+        return read_metrics(task, reduced)
+
+    answer: Answer | None = None
+    backend: TaskBackend | None = None
+    executor: BudgetExecutor | None = None
+    try:
+        with Session(settings, auto_approve=True, progress=progress) as session:
+            backend = TaskBackend(session.backend, targets_for, known)
+            executor = BudgetExecutor(session.executor, deadline, supplied, workdir / INPUTS, budget)
+            session.backend = session.context.backend = backend
+            session.executor = session.context.executor = executor
+            outcome = session.ask(task.problem_description, thread_id=f"solve-{task.id}-{int(time.time())}")
+            answer = outcome.answer
+            if answer is None and outcome.interrupt:
+                notes.append(f"the run stopped at an unexpected {outcome.interrupt.get('kind')} interrupt")
+    except SimagentError as err:
+        notes.append(f"the run failed: {err}")
+    except Exception as err:  # noqa: BLE001 - a bug must not cost the report of what was done
+        notes.append(f"internal error: {type(err).__name__}: {err}")
+    elapsed = time.monotonic() - started
+    if elapsed > budget:
+        notes.append(f"the time budget of {budget:g} s was exceeded ({elapsed:.0f} s)")
+    spec = backend.spec if backend else None
+    targets = backend.targets if backend and backend.targets else read_metrics(task, False)
+    metrics = collect(targets, answer, spec, executor)
+    result = SolveOutcome(task=task, workdir=workdir, metrics=metrics, answer=answer, spec=spec,
+                          supplied=supplied, elapsed_s=elapsed, budget_s=budget, notes=notes)
+    write_outputs(result, backend)
+    return result
+
+
+def collect(targets: list[MetricTarget], answer: Answer | None, spec: TaskSpec | None,
+            executor: BudgetExecutor | None) -> list[MetricOutcome]:
+    """Each metric's number from the answer, converted to its unit, or the reason it is missing."""
+    results = list(answer.answers) if answer else []
+    used: set[int] = set()
+    outcomes = []
+    for target in targets:
+        outcome = MetricOutcome(target=target)
+        outcomes.append(outcome)
+        if target.property is None:
+            outcome.reason = target.reason
+            continue
+        match = _find_result(target, results, used)
+        if match is None:
+            outcome.reason = _why_missing(target, answer, spec, executor)
+            continue
+        used.add(id(match))
+        outcome.result = match
+        value, problem = _in_unit(match, target)
+        if problem:
+            outcome.reason = problem
+        else:
+            outcome.value = value
+    return outcomes
+
+
+def _find_result(target: MetricTarget, results: list[Result], used: set[int]) -> Result | None:
+    quantity = target.quantity or target.property
+    candidates = [r for r in results if r.quantity == quantity]
+    if target.property == "elastic_constants":
+        label = re.search(r"c_?(\d\d)", _words(target.metric))
+        candidates = [r for r in results
+                      if label and r.quantity.lower().replace("_", "").endswith("c" + label.group(1))]
+    def point(r: Result) -> bool:  # fluid_md: "value at the last production step", "value at production step N"
+        return r.method.lower().startswith("value at")
+
+    if target.at == "last_step":
+        candidates = [r for r in candidates if point(r) and "last" in r.method.lower()] or candidates
+    elif target.at == "step":
+        candidates = [r for r in candidates if point(r) and f"step {target.step}" in r.method] or candidates
+    else:
+        candidates = [r for r in candidates if not point(r)] or candidates
+    fresh = [r for r in candidates if id(r) not in used]
+    return fresh[0] if fresh else (candidates[0] if candidates else None)
+
+
+def _in_unit(result: Result, target: MetricTarget) -> tuple[float | None, str]:
+    """(value in the target's unit, problem). Reduced results stay reduced; real units convert."""
+    have = (result.unit or "").replace("/atom", "").strip()
+    if target.unit is None or have == "":  # no unit asked, or a pure number (coordination number)
+        return result.value, ""
+    want = target.unit.replace("/atom", "").strip()
+    if have == "reduced" or want == "reduced":
+        if have == want:
+            return result.value, ""
+        return None, f"the result is in {result.unit}, the metric asks for {target.unit}"
+    if normalize_unit(have) in ("degC", "degF") or normalize_unit(want) in ("degC", "degF"):
+        if normalize_unit(have) == normalize_unit(want):
+            return result.value, ""
+        kelvin = {"degC": result.value + 273.15}.get(normalize_unit(have), result.value)
+        return ({"degC": kelvin - 273.15}.get(normalize_unit(want), kelvin)), ""
+    try:
+        return convert(result.value, have, want), ""
+    except SimagentError:
+        return None, f"cannot convert the result's unit {result.unit} to {target.unit}"
+
+
+def _why_missing(target: MetricTarget, answer: Answer | None, spec: TaskSpec | None,
+                 executor: BudgetExecutor | None) -> str:
+    if answer is None:
+        return "the run produced no answer (see the notes below)"
+    if answer.status == "needs_clarification":
+        return f"the description lacks information: {answer.question}"
+    timed_out = []
+    if executor is not None:
+        budget = f" of {executor.budget_s:g} s" if executor.budget_s else ""
+        for sub in executor.submissions:
+            record = read_record(sub.job_dir)
+            if record is None or not record.timed_out:
+                continue
+            if sub.time_limit_s == 0.0:
+                timed_out.append(f"job {sub.job.id} was not started: the task's time budget{budget} was used up")
+            else:
+                timed_out.append(f"job {sub.job.id} was stopped at its time limit of {sub.time_limit_s:.0f} s, "
+                                 f"what was left of the task's time budget{budget}")
+    if timed_out:
+        return "; ".join(dict.fromkeys(timed_out))
+    return answer.error or "no result for this property"
+
+
+# ---------------------------------------------------------------------------------------------
+# Outputs
+# ---------------------------------------------------------------------------------------------
+
+
+def write_outputs(outcome: SolveOutcome, backend: TaskBackend | None) -> None:
+    workdir = outcome.workdir
+    tmp = workdir / (FINAL_ANSWER + ".tmp")
+    tmp.write_text(json.dumps(outcome.final_answer, indent=2) + "\n")
+    tmp.replace(workdir / FINAL_ANSWER)
+    (workdir / REPORT).write_text(render_report(outcome, backend))
+
+
+def _fmt(value: float | None, uncertainty: float | None = None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.6g}" + (f" ± {uncertainty:.2g}" if uncertainty else "")
+
+
+def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
+    task, answer, spec = outcome.task, outcome.answer, outcome.spec
+    done = len(outcome.final_answer)
+    lines = [
+        f"# simagent solve: {task.id}",
+        "",
+        f"Engine {task.engine}, level {task.level}, time limit {task.time_limit:g} s, budget {outcome.budget_s:g} s, "
+        f"used {outcome.elapsed_s:.0f} s. Metrics computed: {done} of {len(task.metrics)} "
+        f"(exit code {outcome.exit_code}).",
+        "",
+        "## Task",
+        "",
+        task.problem_description.strip(),
+        "",
+        "## Results",
+        "",
+        "| metric | property | unit | value | ± (1 s.e.) | how |",
+        "|---|---|---|---|---|---|",
+    ]
+    for m in outcome.metrics:
+        t = m.target
+        if t.unit:
+            unit = f"{t.unit} (from the {t.unit_source})"
+        elif m.result is not None:
+            unit = f"{m.result.unit or 'none'} (no unit asked: the protocol's unit)"
+        else:
+            unit = "-"
+        err = "-"
+        if m.result is not None and m.result.uncertainty is not None and m.value is not None and m.result.value:
+            err = f"{abs(m.result.uncertainty * m.value / m.result.value):.2g}"
+        how = m.result.method.replace("|", "/") if m.result else ""
+        at = {"average": "", "last_step": " (last step)", "step": f" (step {t.step})"}[t.at]
+        lines.append(f"| `{t.metric}` | {t.property or '-'}{at} | {unit} | {_fmt(m.value)} | {err} | {how} |")
+    missing = outcome.not_computed
+    lines += ["", "## Not computed", ""]
+    lines += [f"- `{k}`: {v}" for k, v in missing.items()] or ["- none: every metric has a value."]
+    if task.ground_truth:
+        lines += ["", "## Comparison with the task's ground truth", ""]
+        for name, value in outcome.final_answer.items():
+            ref = task.ground_truth.get(name)
+            if isinstance(ref, int | float) and ref:
+                lines.append(f"- `{name}`: {value:.6g} vs {ref:.6g} ({100 * (value / ref - 1):+.2f} %)")
+        reference = getattr(task, "reference", None)
+        if reference:
+            lines.append(f"- reference: {reference}")
+    lines += ["", "## What was run", ""]
+    if spec is not None:
+        system = spec.system.name if spec.system else "no system recognised"
+        lines.append(f"- system: {system}; units {spec.units_style}; engine {spec.engine}")
+        if spec.conditions.model_dump(exclude_defaults=True):
+            lines.append("- conditions: " + _compact(spec.conditions.model_dump(exclude_defaults=True)))
+        if spec.potential is not None:
+            lines.append("- potential: " + _compact(spec.potential.model_dump(exclude_defaults=True)))
+        controls = spec.controls.model_dump(exclude_defaults=True)
+        if controls:
+            lines.append("- protocol as read from the description: " + _compact(controls))
+        lines.append("- properties computed: " + ", ".join(
+            f"{p.name}" + ("" if p.at == "average" else f" ({p.at}{' ' + str(p.step) if p.step is not None else ''})")
+            for p in spec.properties) if spec.properties else "- properties computed: none")
+        if backend and backend.reader_properties:
+            lines.append("- properties the description itself names: " + ", ".join(backend.reader_properties))
+        if spec.unparsed:
+            lines.append("- sentences not understood (their content was not used): "
+                         + " | ".join(f"“{s}”" for s in spec.unparsed))
+        if spec.missing:
+            lines.append("- information the description lacks: " + ", ".join(spec.missing))
+    if answer is not None:
+        for decision in answer.decisions:
+            lines.append(f"- decision {decision.decision} ({decision.backend}): {decision.detail}")
+        if answer.jobs:
+            lines.append("- job folders (kept): " + ", ".join(answer.jobs))
+    if (outcome.workdir / INPUTS).is_dir():
+        lines.append(f"- inputs as run: {INPUTS}/<job id>/")
+    if outcome.supplied:
+        lines.append("- supplied data files, copied into every job folder: "
+                     + ", ".join(str(p) for p in outcome.supplied))
+    if answer is not None and answer.defaults_applied:
+        lines += ["", "## Defaults applied (not fixed by the description)", ""]
+        lines += [f"- {d.parameter} = {d.value}" + (f" ({d.reason})" if d.reason else "")
+                  for d in answer.defaults_applied]
+    if answer is not None and answer.corrections:
+        lines += ["", "## Corrections", ""]
+        lines += [f"- {c.job}: {c.action} ({c.handler}; {c.reason})" for c in answer.corrections]
+    notes = list(outcome.notes)
+    if answer is not None and answer.error:
+        notes.append(f"the graph reported: {answer.error}")
+    if notes:
+        lines += ["", "## Notes", ""]
+        lines += [f"- {n}" for n in notes]
+    return "\n".join(lines) + "\n"
+
+
+def _compact(data: dict) -> str:
+    def show(value: Any) -> str:
+        if isinstance(value, dict) and set(value) == {"value", "unit"}:
+            return f"{value['value']:g} {value['unit']}"
+        if isinstance(value, list):
+            return "[" + ", ".join(show(v) for v in value) + "]"
+        if isinstance(value, dict):
+            return "{" + ", ".join(f"{k}: {show(v)}" for k, v in value.items()) + "}"
+        return str(value)
+
+    return ", ".join(f"{k} = {show(v)}" for k, v in data.items())

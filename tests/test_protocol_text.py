@@ -1,0 +1,288 @@
+"""Detailed protocol descriptions -> SimulationControls, and lammps/fluid_md honouring them (no engine)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simagent.backends.expert import ExpertBackend
+from simagent.backends.expert.protocol_text import complete_conditions, expected_atoms, read_controls
+from simagent.backends.expert.reader import normalise
+from simagent.errors import RequestError
+from simagent.models import (
+    Conditions,
+    PotentialSpec,
+    PropertyRequest,
+    Quantity,
+    SimulationControls,
+    SystemSpec,
+    TaskSpec,
+)
+from tools.lammps.protocols import fluid
+from tools.lammps.protocols.fluid import FluidMD, FluidMDParams
+
+EXAMPLE = Path("/work/shared/mdgym_task_example.json")
+HERE = Path(__file__).parent
+backend = ExpertBackend()
+
+
+def example_text() -> str:
+    path = EXAMPLE if EXAMPLE.is_file() else HERE / "files" / "mdgym" / "example_short.json"
+    text = json.loads(path.read_text())["problem_description"]
+    # the short copy has fewer steps; the example's numbers are what this file checks
+    return text.replace("500 steps of equilibration followed by 1000", "5000 steps of equilibration followed by 10000")
+
+
+def controls(text: str) -> dict:
+    return read_controls(normalise(text).lower())
+
+
+def q(value: float, unit: str) -> Quantity:
+    return Quantity(value=value, unit=unit)
+
+
+# ------------------------------------------------------------------------------------------------
+# The example task
+# ------------------------------------------------------------------------------------------------
+
+
+def test_example_task_is_read_completely():
+    spec = complete_conditions(backend.task_spec(example_text()))
+    ctl = spec.controls
+    assert spec.system.kind == "lj_fluid" and spec.units_style == "lj"
+    assert ctl.n_atoms == 2048 and ctl.lattice == "fcc" and ctl.dimension == 3
+    assert spec.conditions.density == q(0.8, "reduced")
+    assert spec.potential.lj_epsilon == q(1.0, "reduced") and spec.potential.lj_sigma == q(1.0, "reduced")
+    assert ctl.masses == [q(1.0, "reduced")]
+    assert spec.potential.cutoff == q(2.5, "sigma")
+    assert ctl.velocity_temperature == q(1.2, "reduced") and ctl.seed == 4928459
+    assert ctl.integrator == "verlet" and ctl.ensemble == "nvt" and ctl.thermostat == "nose-hoover"
+    assert ctl.thermostat_temperature == q(1.2, "reduced") and ctl.thermostat_damping == q(0.5, "reduced")
+    assert ctl.timestep == q(0.005, "reduced")
+    assert (ctl.equilibration_steps, ctl.production_steps) == (5000, 10000)
+    assert ctl.average_window == "production"
+    # the state-point temperature comes from the thermostat set point; nothing is left unread
+    assert spec.conditions.temperature == q(1.2, "reduced")
+    assert spec.missing == [] and spec.unparsed == []
+    assert {p.name for p in spec.properties} == {"temperature", "potential_energy_per_atom"}
+
+
+def test_example_task_inputs_follow_the_description():
+    spec = complete_conditions(backend.task_spec(example_text()))
+    params, defaults = FluidMD().parameters(spec)
+    assert params.n_atoms == 2048 and params.cell_counts == (8, 8, 8)
+    assert params.melt_steps == 0 and params.damping == 0.5 and params.velocity_temperature == 1.2
+    assert params.average_window == "production" and params.thermostat == "nose-hoover"
+    recorded = {d.parameter for d in defaults}
+    assert not recorded & {"timestep", "seed", "equilibration_steps", "production_steps", "n_cells", "cutoff",
+                           "thermostat_damping", "average_window", "lattice"}
+    text = FluidMD().jobs(params)[0].inputs["in.lammps"]
+    assert "lattice         fcc 0.80000000" in text and "region          box block 0 8 0 8 0 8" in text
+    assert "velocity        all create 1.2 4928459" in text
+    assert "fix             equil all nvt temp 1.2 1.2 0.5\n" in text
+    assert "fix             prod all nvt temp 1.2 1.2 0.5\n" in text
+    assert "run             5000\n" in text and text.rstrip().endswith("run             10000")
+    assert "pair_style      lj/cut 2.5" in text and "dimension" not in text
+
+
+# ------------------------------------------------------------------------------------------------
+# Phrasings
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("equilibrate for 2000 steps, then a production run of 8000 steps", {"equilibration_steps": 2000,
+                                                                         "production_steps": 8000}),
+    ("a 1e4-step production run after 2,000 equilibration steps", {"equilibration_steps": 2000,
+                                                                    "production_steps": 10000}),
+    ("equilibration of 50 tau and production of 100 tau with dt = 0.005 in lj units",
+     {"equilibration_steps": 10000, "production_steps": 20000}),
+    ("3000 steps of NVT equilibration followed by 6000 steps", {"equilibration_steps": 3000,
+                                                               "production_steps": 6000}),
+    ("Run the LJ system for 5000 steps.", {"production_steps": 5000, "equilibration_steps": 0}),
+    ("Langevin thermostat with a damping time of 100 fs", {"thermostat": "langevin",
+                                                          "thermostat_damping": q(100, "fs")}),
+    ("Tdamp = 100 timesteps", {"thermostat_damping": q(100, "steps")}),
+    ("NPT with a Parrinello-Rahman barostat (pdamp 1.0 ps) and a Nose-Hoover thermostat (tdamp 0.1 ps)",
+     {"barostat": "parrinello-rahman", "barostat_damping": q(1.0, "ps"), "thermostat_damping": q(0.1, "ps"),
+      "thermostat": "nose-hoover"}),
+    ("velocities drawn from a Maxwell-Boltzmann distribution at 300 K, random seed 777",
+     {"velocity_temperature": q(300, "K"), "seed": 777}),
+    ("a two-dimensional LJ fluid on a square lattice of 20 x 20 unit cells",
+     {"dimension": 2, "lattice": "sq", "cells": [20, 20]}),
+    ("a box of 10x10x10 unit cells of a bcc lattice", {"cells": [10, 10, 10], "lattice": "bcc"}),
+    ("6 unit cells along each direction", {"cells": [6]}),
+    ("binary LJ mixture of 800 particles of type A and 200 of type B with Lorentz-Berthelot mixing, "
+     "masses 1.0 and 0.5", {"atom_types": 2, "type_counts": [800, 200], "mixing_rule": "arithmetic",
+                            "masses": [q(1.0, "reduced"), q(0.5, "reduced")]}),
+    ("geometric mixing rule", {"mixing_rule": "geometric"}),
+    ("average over the last 2000 steps", {"average_window": "last 2000 steps"}),
+    ("discard the equilibration when averaging", {"average_window": "production"}),
+    ("averages over the entire simulation", {"average_window": "all"}),
+    ("print thermodynamic output every 50 steps", {"thermo_every": 50}),
+    ("minimize with steepest descent, etol = 1e-6, ftol 1e-8, maximum 500 iterations and 5000 evaluations",
+     {"minimizer": "sd", "etol": 1e-6, "ftol": 1e-8, "max_iterations": 500, "max_evaluations": 5000}),
+    ("the potential is cut at 3 sigma", {"pair_cutoff": q(3, "sigma")}),
+    ("N = 864 argon atoms, mass 39.948 g/mol", {"n_atoms": 864, "masses": [q(39.948, "g/mol")]}),
+    ("in the microcanonical ensemble", {"ensemble": "nve"}),
+])  # fmt: skip
+def test_phrasings(text, expected):
+    found = controls(text)
+    for key, value in expected.items():
+        assert found.get(key) == value, (key, found)
+
+
+def test_velocity_verlet_is_not_a_velocity_temperature():
+    found = controls("Integrate with velocity Verlet in the NVT ensemble using a Nose-Hoover thermostat at T = 1.2.")
+    assert found["thermostat_temperature"] == q(1.2, "K")  # no reduced-unit words here: kelvin
+    assert "velocity_temperature" not in found and found["integrator"] == "verlet"
+
+
+def test_generic_rules_win_and_controls_merge():
+    spec = backend.task_spec("Pressure of a Lennard-Jones fluid at T* = 1.0 and rho* = 0.8 with 500 atoms, "
+                             "timestep 0.002, seed 42; N = 999; damping 0.1")
+    assert spec.controls.n_atoms == 500 and spec.controls.seed == 42  # the reader's own rules
+    assert spec.controls.timestep == q(0.002, "reduced")
+    assert spec.controls.thermostat_damping == q(0.1, "reduced")  # added by protocol_text
+
+
+def test_an_unreadable_sentence_is_reported():
+    spec = backend.task_spec(example_text() + " Please whistle a tune while it runs.")
+    assert spec.unparsed == ["Please whistle a tune while it runs."]
+
+
+def test_complete_conditions_prefers_the_thermostat():
+    spec = backend.task_spec("Average pressure of an LJ fluid at reduced density 0.8: velocities at T = 2.0, "
+                             "then a Langevin thermostat at T = 1.5.")
+    assert "temperature" in spec.missing
+    complete_conditions(spec)
+    assert spec.conditions.temperature == q(1.5, "reduced") and "temperature" not in spec.missing
+    nve = backend.task_spec("Average pressure of an LJ fluid at reduced density 0.8 in the NVE ensemble with "
+                            "velocities at T = 2.0.")
+    assert complete_conditions(nve).conditions.temperature is None  # NVE: 2.0 is not the state point
+
+
+def test_expected_atoms():
+    assert expected_atoms("fcc", [10, 10, 10], 3) == 4000
+    assert expected_atoms("hex", [20, 12], 2) == 480
+    assert expected_atoms("sc", [6], None) == 216
+    assert expected_atoms(None, [6], 3) is None
+
+
+# ------------------------------------------------------------------------------------------------
+# lammps/fluid_md honours the controls
+# ------------------------------------------------------------------------------------------------
+
+
+def lj_spec(props=("pressure",), t=1.0, rho=0.8, **ctl) -> TaskSpec:
+    return TaskSpec(
+        request="test",
+        system=SystemSpec(name="LJ fluid", kind="lj_fluid"),
+        potential=PotentialSpec(family="lj", cutoff=q(2.5, "sigma")),
+        conditions=Conditions(temperature=q(t, "reduced"), density=q(rho, "reduced")),
+        properties=[PropertyRequest(name=p) for p in props],
+        units_style="lj",
+        controls=SimulationControls(**ctl),
+    )
+
+
+@pytest.mark.parametrize("n_atoms, lattice, dimension, cells", [
+    (2048, "fcc", 3, (8, 8, 8)),
+    (1000, "fcc", 3, (5, 5, 10)),  # exact N in a 1:1:2 box
+    (4000, "fcc", 3, (10, 10, 10)),
+    (686, "bcc", 3, (7, 7, 7)),
+    (400, "sq", 2, (20, 20, 1)),
+    (480, "hex", 2, (20, 12, 1)),
+])  # fmt: skip
+def test_exact_atom_counts(n_atoms, lattice, dimension, cells):
+    params, _ = FluidMD().parameters(lj_spec(n_atoms=n_atoms, lattice=lattice, dimension=dimension))
+    assert params.n_atoms == n_atoms and params.cell_counts == cells
+
+
+def test_count_without_an_exact_box_is_recorded():
+    params, defaults = FluidMD().parameters(lj_spec(n_atoms=28))  # 7 fcc cells: only a 1x1x7 box
+    assert params.n_atoms != 28 and params.box_length >= 2 * 2.5 + 0.3
+    assert any(d.parameter == "n_atoms" for d in defaults)
+
+
+def test_two_dimensional_inputs():
+    spec = lj_spec(("potential_energy_per_atom", "coordination_number", "self_diffusion_coefficient"),
+                   rho=0.5, dimension=2, cells=[20, 12], lattice="hex", thermostat="langevin",
+                   thermostat_damping=q(1.0, "reduced"), equilibration_steps=1000, production_steps=5000,
+                   average_window="all")
+    params, _ = FluidMD().parameters(spec)
+    assert params.dimension == 2 and params.n_atoms == 480 and params.average_window == "all"
+    # hex cell a x sqrt(3) a with 2 atoms: rho = 2 / (sqrt(3) a^2)
+    assert 2 / (math.sqrt(3) * params.lattice_constant**2) == pytest.approx(0.5)
+    text = FluidMD().jobs(params)[0].inputs["in.lammps"]
+    assert "dimension       2\n" in text and "lattice         hex 0.50000000" in text
+    assert "region          box block 0 20 0 12 -0.5 0.5" in text
+    assert "fix             equil_t all langevin 1.0 1.0 1 " in text
+    assert "fix             equil_2d all enforce2d" in text and "fix             prod_2d all enforce2d" in text
+    assert "unfix           equil_2d" in text
+
+
+def test_thermostat_styles_and_damping_in_steps():
+    spec = lj_spec(thermostat="csvr", thermostat_damping=q(200, "steps"), timestep=q(0.002, "reduced"))
+    params, _ = FluidMD().parameters(spec)
+    assert params.damping == pytest.approx(0.4)
+    text = FluidMD().jobs(params)[0].inputs["in.lammps"]
+    assert "all temp/csvr 1.0 1.0 0.4" in text and "fix             prod all nve" in text
+
+
+@pytest.mark.parametrize("ctl, fragment", [
+    ({"atom_types": 2, "mixing_rule": "geometric"}, "mixture"),
+    ({"masses": [q(1, "reduced"), q(2, "reduced")]}, "mixture"),
+    ({"cells": [5, 5, 5], "n_atoms": 600}, "hold 500 atoms"),
+    ({"lattice": "hex", "dimension": 3}, "does not fit"),
+    ({"thermostat": "andersen"}, "thermostats"),
+    ({"average_window": "last 999999 steps", "production_steps": 1000}, "last 999999"),
+    ({"masses": [q(39.9, "g/mol")]}, "reduced units"),
+])  # fmt: skip
+def test_controls_it_cannot_honour_raise(ctl, fragment):
+    with pytest.raises(RequestError, match=fragment):
+        FluidMD().parameters(lj_spec(**ctl))
+
+
+def test_cutoff_from_the_protocol_text():
+    spec = lj_spec(pair_cutoff=q(3.0, "sigma"))
+    spec.potential.cutoff = None
+    params, defaults = FluidMD().parameters(spec)
+    assert params.cutoff_sigma == 3.0 and "cutoff" not in {d.parameter for d in defaults}
+
+
+def runs(n_equil: int, n_prod: int, u_equil: float, u_prod: float) -> tuple[list[dict], dict]:
+    def block(n: int, u: float) -> dict[str, np.ndarray]:
+        return {"Step": np.arange(n + 1) * 10.0, "PotEng": np.full(n + 1, u) * 100, "Atoms": np.full(n + 1, 100.0),
+                "Temp": np.ones(n + 1)}
+    equil, prod = block(n_equil, u_equil), block(n_prod, u_prod)
+    return [equil, prod], prod
+
+
+def test_averaging_windows():
+    all_runs, prod = runs(100, 300, -4.0, -5.0)
+    base = dict(units="lj", mass=1, epsilon=1, sigma=1, temperature=1.0, number_density=0.8, n_cells=5,
+                cutoff_sigma=2.5, timestep=0.005, melt_steps=0, equilibration_steps=1000, production_steps=3000)
+    p = FluidMDParams(**base, average_window="all")
+    joined, t0, _ = fluid.averaging_samples(all_runs, prod, p)
+    assert t0 == 0 and joined["Step"].size == 101 + 300  # the repeated first row of production is dropped
+    assert np.mean(joined["PotEng"] / joined["Atoms"]) == pytest.approx((-4.0 * 101 - 5.0 * 300) / 401)
+    p = FluidMDParams(**base, average_window="last", average_last_steps=1000)
+    _, t0, how = fluid.averaging_samples(all_runs, prod, p)
+    assert prod["Step"][t0] == 2000 and "last 1000" in how
+    p = FluidMDParams(**base, average_window="production")
+    assert fluid.averaging_samples(all_runs, prod, p)[1] == 0
+
+
+def test_two_dimensional_coordination_number():
+    # a ring of 6 neighbours at r0 (triangular lattice) on top of an empty core: CN must be 6
+    r = np.arange(0.0075, 2.5, 0.015)
+    rho, r0, width = 0.9, 1.13, 0.02
+    ring = 6 * np.exp(-((r - r0) ** 2) / (2 * width**2)) / (width * math.sqrt(2 * math.pi))
+    g = ring / (2 * math.pi * rho * r) + np.where(r > 1.5, 1.0, 0.0)
+    peak, r_min, cn = fluid.rdf_peak_and_cn(r, g, rho, dimension=2)
+    assert abs(peak - r0) < 0.015 and cn == pytest.approx(6, abs=0.05)

