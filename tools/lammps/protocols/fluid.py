@@ -475,6 +475,8 @@ class FluidMD(Protocol):
     )
 
     def applies_to(self, spec: TaskSpec) -> bool:
+        if spec.engine != "lammps":  # e.g. "argon with GROMACS" goes to gromacs/liquid_md
+            return False
         if spec.system is None or spec.system.kind not in ("lj_fluid", "atomic_fluid"):
             return False
         if spec.potential is not None and spec.potential.family not in (None, "lj"):
