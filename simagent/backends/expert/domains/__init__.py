@@ -12,6 +12,7 @@ from simagent.models import TaskSpec
 MODULES: list[str] = [
     "simagent.backends.expert.domains.frameworks",  # MOFs, zeolites, adsorption (Zeo++, RASPA)
     "simagent.backends.expert.domains.molecular",  # water models, simple liquids (GROMACS)
+    "simagent.backends.expert.domains.polymers",  # bead-spring chains (LAMMPS)
 ]
 
 
