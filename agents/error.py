@@ -1,95 +1,260 @@
-"""Error agent: the pre-run check (safety policy + dry run) and the post-run diagnosis with
-bounded repair. Repairs are declarative parameter changes on a protocol run, decided by the
-backend, validated against the protocol's schema, and listed in the answer as corrections."""
+"""Error agent: the pre-run check (safety policy, static physics checks, dry run) and the post-run
+step (physics gates, then bounded repair by the handler library, then the decision backend).
+
+Repairs of protocol jobs are parameter actions on the protocol run (re-rendered by the input
+writer); every change is listed in the answer as a Correction and written to the job folder's
+corrections.json. A failed attempt's folder is kept as `<job>.failed<N>`.
+"""
 
 from __future__ import annotations
 
 import importlib
+import shutil
 from pathlib import Path
 from typing import Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
+from simagent import gates
 from simagent.errors import SimagentError
-from simagent.models import Correction, Decision, JobStatus
+from simagent.handlers import (
+    CorrectionLog,
+    CorrectionRecord,
+    Diagnosis,
+    Finding,
+    apply_param_action,
+    backend_diagnosis,
+    diagnose,
+    engine_module,
+    is_param_action,
+)
+from simagent.models import Correction, Decision, Job, JobStatus, ProtocolRun
 from simagent.protocols import get_protocol
 from simagent.state import RunContext, RunState
-from tools.lammps.parse import read_output
+
+# Longer production runs the gates may ask for, per job (each doubles the production length).
+MAX_EXTENSIONS = 2
+EXTEND_HANDLER = "gates: extend"
+
+
+# ---------------------------------------------------------------------------------------------
+# Pre-run check
+# ---------------------------------------------------------------------------------------------
+
+
+def job_findings(job: Job) -> list[Finding]:
+    """Pre-run findings for one job.
+
+    Users' own inputs and LAMMPS jobs: tools.<engine>.handlers.precheck_findings (safety policy,
+    input-stage handlers, static checks, dry run). Protocol jobs of other engines: the engine
+    adapter's own check (tools.<engine>.check.precheck, which knows its job layout) plus the handler
+    library's safety policy."""
+    module = engine_module(job.engine)
+    if module is not None and hasattr(module, "precheck_findings") and \
+            (job.engine == "lammps" or job.protocol.startswith("user/")):
+        return module.precheck_findings(job)
+    findings: list[Finding] = []
+    if module is not None and hasattr(module, "safety_findings"):
+        findings += module.safety_findings(job)
+        if findings:
+            return findings
+    try:
+        check = importlib.import_module(f"tools.{job.engine}.check")
+    except ImportError:
+        return findings  # engines without a pre-run check (their runs still pass the post-run gates)
+    return findings + [Finding("error", p, handler="precheck") for p in check.precheck(job)]
 
 
 def precheck_problems(state: RunState) -> list[str]:
-    """Each engine adapter's pre-run check (tools.<engine>.check.precheck(job) -> problems)."""
-    problems = []
-    for job in state.plan.jobs:
-        try:
-            check = importlib.import_module(f"tools.{job.engine}.check")
-        except ImportError:
-            continue  # engines without a pre-run check (their runs still pass the post-run gates)
-        problems += [f"{job.id}: {p}" for p in check.precheck(job)]
-    return problems
+    """Problems that block the run (unsafe or broken inputs), as 'job: problem' lines."""
+    return [f"{job.id}: {f}" for job in state.plan.jobs for f in job_findings(job) if f.severity != "warning"]
 
 
 def precheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["review", "response"]]:
-    runtime.context.report("stage", name="precheck", detail="safety policy and dry run")
+    runtime.context.report("stage", name="precheck", detail="safety policy, static checks and dry run")
+    blocking, warnings = [], []
     try:
-        problems = precheck_problems(state)
+        for job in state.plan.jobs:
+            for finding in job_findings(job):
+                (warnings if finding.severity == "warning" else blocking).append(f"{job.id}: {finding}")
     except SimagentError as err:  # e.g. the engine is not installed
         return Command(goto="response", update={"error": str(err)})
-    if problems:
+    if blocking:
+        unsafe = any("[unsafe]" in p for p in blocking)
+        what = "were rejected by the safety policy" if unsafe else "did not pass the pre-run check"
         return Command(goto="response", update={
-            "problems": problems,
-            "error": "the inputs did not pass the pre-run check; nothing was run:\n  " + "\n  ".join(problems),
+            "problems": blocking + warnings,
+            "error": f"the inputs {what}; nothing was run:\n  " + "\n  ".join(blocking),
         })
-    return Command(goto="review", update={"problems": []})
+    return Command(goto="review", update={"problems": warnings})
 
 
-def diagnose(job_dir: Path, message: str) -> str:
+# ---------------------------------------------------------------------------------------------
+# Post-run: gates and repair
+# ---------------------------------------------------------------------------------------------
+
+
+def diagnosis_text(job_dir: Path, job: Job) -> str:
+    """One line on why a job failed, from the handler library or the executor's record."""
     try:
-        out = read_output(job_dir)
-    except Exception:  # noqa: BLE001 - no output at all is itself the diagnosis
-        return message or "no output"
-    lines = out.errors[:3] or [message]
-    return "; ".join(lines)
+        found = diagnose(job_dir, job, CorrectionLog())
+    except OSError:
+        found = None
+    if found is not None:
+        return found.summary()
+    return job.message or "unknown failure"
+
+
+def _run_index(runs: list[ProtocolRun], job: Job) -> int | None:
+    return next((i for i, run in enumerate(runs) if job.id in run.jobs.values()), None)
+
+
+def _archive(job_dir: Path, log: CorrectionLog, job_id: str, records: list[CorrectionRecord]) -> None:
+    """Write corrections.json into the failed attempt's folder and keep it as <job>.failed<N>."""
+    if not job_dir.is_dir():
+        return
+    attempt_log = CorrectionLog(log.records + records)
+    attempt_log.write(job_dir, job_id)
+    n = 1
+    while (job_dir.parent / f"{job_id}.failed{n}").exists():
+        n += 1
+    shutil.move(str(job_dir), str(job_dir.parent / f"{job_id}.failed{n}"))
 
 
 def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["input_writer", "analysis"]]:
-    """Failed jobs: ask the backend for a repair (bounded by settings.max_repairs), else report."""
-    failed = [job for job in state.plan.jobs if job.status == JobStatus.failed]
-    if not failed:
-        return Command(goto="analysis")
+    """Gates on finished jobs; handlers, then the backend, on failed ones; bounded repair rounds."""
     context = runtime.context
-    failures, corrections, decisions = [], list(state.corrections), list(state.decisions)
+    context.report("stage", name="postcheck", detail="physics gates and repair")
+    log = CorrectionLog.from_corrections(state.corrections)
     runs = list(state.plan.runs)
+    jobs = [job.model_copy() for job in state.plan.jobs]
+    corrections, decisions = list(state.corrections), list(state.decisions)
+    failures: list[str] = []
+    planned: dict[int, list[tuple[Job, Diagnosis]]] = {}
+    only_extensions = True
+
+    for job in jobs:
+        if job.status not in (JobStatus.succeeded, JobStatus.failed) or not job.workdir:
+            continue
+        job_dir = Path(job.workdir)
+        index = _run_index(runs, job)
+        if job.status == JobStatus.succeeded:
+            report = gates.evaluate(job_dir, job)
+            if report.outcome == gates.Outcome.PASS:
+                warning = diagnose(job_dir, job, log, succeeded=True)
+                if warning is not None:
+                    decisions.append(Decision(decision="warning", backend="handlers",
+                                              detail=f"{job.id}: {warning.summary()}"))
+                if log.for_job(job.id):
+                    log.write(job_dir, job.id)
+                continue
+            reasons = report.reasons()
+            if report.outcome == gates.Outcome.EXTEND:
+                module = engine_module(job.engine)
+                actions = module.extend_actions(job) if module and hasattr(module, "extend_actions") else None
+                if actions and log.count(job.id, EXTEND_HANDLER) < MAX_EXTENSIONS and index is not None:
+                    planned.setdefault(index, []).append((job, Diagnosis(
+                        job=job.id, errors=reasons, handler=EXTEND_HANDLER, category="equilibration",
+                        actions=actions)))
+                    continue
+                reasons = [*reasons, f"not converged after {log.count(job.id, EXTEND_HANDLER)} extension(s)"]
+            found = diagnose(job_dir, job, log, succeeded=True)
+            if found is not None and found.fixable and index is not None and \
+                    all(is_param_action(a) for a in found.actions):
+                planned.setdefault(index, []).append((job, found))
+                only_extensions = False
+                continue
+            if found is not None:
+                reasons.append(f"{found.handler}: {found.summary()}")
+            job.status = JobStatus.failed
+            job.message = "physics gate failed: " + "; ".join(reasons)
+            failures.append(f"{job.id}: no result reported, the physics gates failed: {'; '.join(reasons)}")
+            continue
+        # a failed job
+        only_extensions = False
+        found = diagnose(job_dir, job, log)
+        if index is None:
+            failures.append(f"{job.id} failed: {found.summary() if found else job.message}")
+            continue
+        if found is None or not found.fixable or not all(is_param_action(a) for a in found.actions):
+            if found is not None and found.fixable:  # a file edit: protocol inputs are re-rendered
+                decisions.append(Decision(decision="repair", backend="handlers",
+                                          detail=f"{job.id}: {found.handler} suggests an input edit that the "
+                                                 f"protocol cannot express: {found.actions}"))
+            run = runs[index]
+            text = found.summary() if found else (job.message or "unknown failure")
+            try:
+                schema = get_protocol(run.protocol).Params.model_json_schema()
+                found = backend_diagnosis(context.backend, job, text, run.protocol, run.params, schema, log)
+            except SimagentError as err:
+                failures.append(f"{job.id} failed: {text}; repair backend: {err}")
+                continue
+            decisions.append(Decision(decision="repair", backend=context.backend.name,
+                                      detail="; ".join(found.errors)))
+        if found.fixable:
+            planned.setdefault(index, []).append((job, found))
+        else:
+            why = f" ({found.blocked})" if found.blocked else ""
+            failures.append(f"{job.id} failed: {'; '.join(found.errors)}{why}")
+
+    rounds_left = state.repairs < context.settings.max_repairs or (only_extensions and planned)
     repaired = False
-    for job in failed:
-        diagnosis = diagnose(Path(job.workdir), job.message)
-        index = next(i for i, run in enumerate(runs) if job.id in run.jobs.values())
-        run = runs[index]
-        if state.repairs >= context.settings.max_repairs:
-            failures.append(f"{job.id} failed: {diagnosis} (no repair left)")
-            continue
-        protocol = get_protocol(run.protocol)
-        action = context.backend.repair(diagnosis, run.protocol, run.params, protocol.Params.model_json_schema())
-        decisions.append(Decision(decision="repair", backend=context.backend.name, detail=action.reason))
-        if action.action == "give_up" or action.parameter not in run.params:
-            failures.append(f"{job.id} failed: {diagnosis}")
-            continue
-        params = dict(run.params)
-        old = params[action.parameter]
-        params[action.parameter] = float(old) * float(action.value) if action.action == "scale" else action.value
-        try:
-            params = protocol.validate_params(params).model_dump(mode="json")
-        except ValueError as err:
-            failures.append(f"{job.id} failed: {diagnosis}; repair rejected: {err}")
-            continue
-        runs[index] = run.model_copy(update={"params": params})
-        corrections.append(Correction(job=job.id, handler=f"{context.backend.name} repair",
-                                      action=f"{action.parameter}: {old} -> {params[action.parameter]}",
-                                      reason=f"{diagnosis} ({action.reason})"))
-        repaired = True
+    if planned and rounds_left:
+        for index, items in planned.items():
+            run = runs[index]
+            protocol = get_protocol(run.protocol)
+            params = dict(run.params)
+            changes: list[tuple[Job, Diagnosis, list[str]]] = []
+            touched: set[str] = set()
+            for job, found in items:
+                applied = []
+                try:
+                    for action in found.actions:
+                        if action["param"] in touched:  # two jobs of one run asking the same change
+                            continue
+                        params, change = apply_param_action(params, action)
+                        touched.add(action["param"])
+                        applied.append(change)
+                except (SimagentError, KeyError, TypeError, ValueError) as err:
+                    failures.append(f"{job.id} failed: {found.summary()}; repair not applicable: {err}")
+                    if job.status == JobStatus.succeeded:  # a gate failed and cannot be repaired
+                        job.status, job.message = JobStatus.failed, "physics gate failed: " + found.summary()
+                    continue
+                changes.append((job, found, applied))
+            try:
+                params = protocol.validate_params(params).model_dump(mode="json")
+            except ValueError as err:
+                failures += [f"{job.id} failed: {found.summary()}; repair rejected: {err}" for job, found, _ in changes]
+                continue
+            runs[index] = run.model_copy(update={"params": params})
+            for job, found, applied in changes:
+                if not applied:
+                    continue
+                record = CorrectionRecord(job=job.id, handler=found.handler or "repair", category=found.category,
+                                          errors=found.errors, actions=found.actions, changes=applied,
+                                          attempt=log.count(job.id) + 1,
+                                          source="gate" if found.handler == EXTEND_HANDLER else "handler")
+                _archive(Path(job.workdir), log, job.id, [record])
+                log.add(record)
+                corrections.append(Correction(job=job.id, handler=record.handler, action="; ".join(applied),
+                                              reason="; ".join(found.errors)))
+                repaired = True
+    elif planned:
+        for items in planned.values():
+            for job, found in items:
+                failures.append(f"{job.id} failed: {found.summary()} (no repair round left: "
+                                f"max_repairs = {context.settings.max_repairs}); no result reported")
+                if job.status == JobStatus.succeeded:  # a physics gate failed: its numbers are not used
+                    job.status = JobStatus.failed
+                    job.message = "physics gate failed: " + found.summary()
+
     update = {"corrections": corrections, "decisions": decisions}
     if repaired:
         plan = state.plan.model_copy(update={"runs": runs})
-        return Command(goto="input_writer", update={**update, "plan": plan, "repairs": state.repairs + 1})
-    return Command(goto="analysis", update={**update, "failures": [*state.failures, *failures]})
+        new = corrections[len(state.corrections):]
+        llm_repair = any(c.handler.endswith(" repair") and c.handler != "expert repair" for c in new)
+        extra = {"reviewed": False} if llm_repair and not context.auto_approve else {}
+        return Command(goto="input_writer", update={**update, **extra, "plan": plan, "repairs": state.repairs + 1})
+    plan = state.plan.model_copy(update={"jobs": jobs})
+    return Command(goto="analysis", update={**update, "plan": plan, "failures": [*state.failures, *failures]})

@@ -2,7 +2,9 @@
 
 Config file: $SIMAGENT_CONFIG, else ~/.config/simagent/config.toml (TOML, same keys as Settings).
 Environment: SIMAGENT_BACKEND, SIMAGENT_BASE_URL (or OPENAI_BASE_URL), SIMAGENT_MODEL,
-SIMAGENT_API_KEY (or OPENAI_API_KEY), SIMAGENT_WORKDIR, SIMAGENT_MAX_PARALLEL.
+SIMAGENT_API_KEY (or OPENAI_API_KEY), SIMAGENT_WORKDIR, SIMAGENT_MAX_PARALLEL; for the offline
+LLM ('local' and 'hybrid' backends) SIMAGENT_MODEL_NAME, SIMAGENT_MODEL_PATH, SIMAGENT_LOCAL_URL,
+SIMAGENT_LLM_THREADS, SIMAGENT_LLM_PORT, SIMAGENT_HYBRID_THRESHOLD, SIMAGENT_HYBRID_LLM.
 The API key is a SecretStr: it is never printed or logged.
 """
 
@@ -17,7 +19,7 @@ from pydantic import BaseModel, Field, SecretStr, ValidationError
 
 from simagent.errors import RequestError
 
-BackendName = Literal["expert", "openai"]
+BackendName = Literal["expert", "openai", "local", "hybrid"]
 
 
 class Settings(BaseModel):
@@ -33,6 +35,16 @@ class Settings(BaseModel):
     max_parallel: int = Field(default=2, ge=1, description="jobs run at once by the local executor")
     job_time_limit_s: float = Field(default=1800.0, gt=0)
     max_repairs: int = Field(default=2, ge=0, description="repair-and-rerun attempts per job")
+    # Offline LLM (simagent.backends.local) and expert-first routing (simagent.backends.hybrid).
+    model_name: str = Field(default="qwen2.5-coder-1.5b", description="qwen2.5-coder-1.5b | qwen2.5-coder-0.5b")
+    model_path: Path | None = Field(default=None, description="GGUF file to use instead of the packaged model")
+    local_url: str | None = Field(default=None, description="URL of a llama.cpp server to use")
+    llm_threads: int = Field(default=1, ge=1, description="llama.cpp threads (1: leaves a core to the engines)")
+    llm_ctx: int = Field(default=4096, ge=512, description="llama.cpp context length in tokens")
+    llm_port: int = Field(default=0, ge=0, le=65535, description="port of the started server; 0 = any free port")
+    llm_start_timeout_s: float = Field(default=120.0, gt=0, description="time for the local server to come up")
+    hybrid_threshold: float = Field(default=0.75, ge=0.0, le=1.0, description="LLM reads below this")
+    hybrid_llm: Literal["local", "openai"] = "local"
 
     @property
     def resolved_backend(self) -> BackendName:
@@ -48,6 +60,13 @@ _ENV = {
     "api_key": ["SIMAGENT_API_KEY", "OPENAI_API_KEY"],
     "workdir": ["SIMAGENT_WORKDIR"],
     "max_parallel": ["SIMAGENT_MAX_PARALLEL"],
+    "model_name": ["SIMAGENT_MODEL_NAME"],
+    "model_path": ["SIMAGENT_MODEL_PATH"],
+    "local_url": ["SIMAGENT_LOCAL_URL"],
+    "llm_threads": ["SIMAGENT_LLM_THREADS"],
+    "llm_port": ["SIMAGENT_LLM_PORT"],
+    "hybrid_threshold": ["SIMAGENT_HYBRID_THRESHOLD"],
+    "hybrid_llm": ["SIMAGENT_HYBRID_LLM"],
 }
 
 

@@ -39,6 +39,7 @@ class JobRecord(BaseModel):
     returncode: int | None = None
     wall_s: float | None = None
     timed_out: bool = False
+    stalled: bool = False
     message: str = ""
 
 
@@ -94,6 +95,7 @@ class Executor(ABC):
 def _limit_memory(limit_mb: int | None):
     def apply() -> None:
         os.setsid()  # own process group, so a time-out kills the engine's children too
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crashing engine leaves no core file
         if limit_mb:
             size = limit_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (size, size))
@@ -101,12 +103,59 @@ def _limit_memory(limit_mb: int | None):
     return apply
 
 
+# A job is hung when neither its folder's files grow nor its processes use CPU for this long
+# (a busy engine that buffers its output is never killed by this, only by the wall-time limit).
+STALL_LIMIT_S = 300.0
+_WATCH_S = 0.5
+_OOM_SIGNS = ("bad_alloc", "MemoryError", "Cannot allocate memory", "Failed to allocate", "out of memory",
+              "Out of memory", "std::length_error")
+
+
+def _progress_state(job_dir: Path, pgid: int) -> tuple[int, int]:
+    """(bytes in the job folder, CPU clock ticks used by the job's process group)."""
+    size = 0
+    try:
+        for entry in os.scandir(job_dir):
+            if entry.is_file(follow_symlinks=False):
+                size += entry.stat(follow_symlinks=False).st_size
+    except OSError:
+        pass
+    ticks = 0
+    for pid in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # fields after the command: state ppid pgrp ... utime(11) stime(12)
+            ticks += int(fields[11]) + int(fields[12])
+    return size, ticks
+
+
+def _out_of_memory(job_dir: Path) -> bool:
+    for name in (STDERR_FILE, STDOUT_FILE):
+        path = job_dir / name
+        try:
+            with open(path, "rb") as handle:
+                handle.seek(max(0, path.stat().st_size - 8192))
+                tail = handle.read().decode(errors="replace")
+        except OSError:
+            continue
+        if any(sign in tail for sign in _OOM_SIGNS):
+            return True
+    return False
+
+
 class LocalExecutor(Executor):
     """Runs jobs as local subprocesses, at most `max_parallel` at once."""
 
-    def __init__(self, max_parallel: int = 2, memory_limit_mb: int | None = 16384) -> None:
+    def __init__(self, max_parallel: int = 2, memory_limit_mb: int | None = 16384,
+                 stall_limit_s: float | None = STALL_LIMIT_S) -> None:
         self._pool = ThreadPoolExecutor(max_workers=max_parallel, thread_name_prefix="simagent-job")
         self._memory_limit_mb = memory_limit_mb
+        self._stall_limit_s = stall_limit_s
         self._procs: dict[str, subprocess.Popen] = {}
         self._futures: dict[str, Future] = {}
         self._lock = threading.Lock()
@@ -130,12 +179,7 @@ class LocalExecutor(Executor):
                 )
                 with self._lock:
                     self._procs[job.id] = proc
-                try:
-                    record.returncode = proc.wait(timeout=job.time_limit_s)
-                except subprocess.TimeoutExpired:
-                    _kill_group(proc)
-                    record.timed_out = True
-                    record.returncode = proc.wait()
+                self._watch(proc, job, job_dir, record, start)
         except OSError as exc:
             record.status = JobStatus.failed
             record.message = f"could not start {command[0]}: {exc}"
@@ -148,6 +192,10 @@ class LocalExecutor(Executor):
         elif record.timed_out:
             record.status = JobStatus.failed
             record.message = f"killed after the wall-time limit of {job.time_limit_s:g} s"
+        elif record.stalled:
+            record.status = JobStatus.failed
+            record.message = (f"killed as hung: no output and no CPU use for {self._stall_limit_s:g} s "
+                              "(no output progress)")
         elif record.returncode == 0:
             record.status = JobStatus.succeeded
         else:
@@ -155,7 +203,35 @@ class LocalExecutor(Executor):
             record.message = f"engine exited with code {record.returncode}"
             if record.returncode and record.returncode < 0:
                 record.message += f" (signal {signal.Signals(-record.returncode).name})"
+            if _out_of_memory(job_dir) or record.returncode == -signal.SIGKILL:
+                limit = f" (limit {self._memory_limit_mb} MB)" if self._memory_limit_mb else ""
+                record.message += f"; out of memory{limit}" if _out_of_memory(job_dir) else "; killed (out of memory?)"
         write_record(job_dir, record)
+
+    def _watch(self, proc: subprocess.Popen, job: Job, job_dir: Path, record: JobRecord, start: float) -> None:
+        """Wait for the engine; kill it at the wall-time limit or when it makes no progress."""
+        deadline = start + job.time_limit_s
+        last_state, last_change = None, time.monotonic()
+        while True:
+            now = time.monotonic()
+            try:
+                record.returncode = proc.wait(timeout=max(0.0, min(_WATCH_S, deadline - now)))
+                return
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            if now >= deadline:
+                record.timed_out = True
+            elif self._stall_limit_s:
+                state = _progress_state(job_dir, proc.pid)
+                if state != last_state:
+                    last_state, last_change = state, now
+                elif now - last_change > self._stall_limit_s:
+                    record.stalled = True
+            if record.timed_out or record.stalled:
+                _kill_group(proc)
+                record.returncode = proc.wait()
+                return
 
     def poll(self, handle: JobHandle) -> JobRecord:
         record = read_record(handle.workdir)

@@ -20,4 +20,12 @@ def get_backend(settings: Settings) -> DecisionBackend:
         from simagent.backends.openai_backend import OpenAIBackend
 
         return OpenAIBackend(settings)
-    raise RequestError(f"unknown backend {name!r}; choose 'expert' or 'openai'")
+    if name == "local":
+        from simagent.backends.local import LocalBackend
+
+        return LocalBackend(settings)
+    if name == "hybrid":
+        from simagent.backends.hybrid import HybridBackend
+
+        return HybridBackend(settings)  # the LLM starts on the first request the rules are unsure of
+    raise RequestError(f"unknown backend {name!r}; choose 'expert', 'openai', 'local' or 'hybrid'")

@@ -44,11 +44,16 @@ class ParameterOverrides(BaseModel):
 
 
 class RepairAction(BaseModel):
-    """Repair decision for a failed job, in the declarative action language of the error agent."""
+    """Repair decision for a failed job, in the declarative action language of the error agent
+    (simagent.handlers). Protocol jobs: "set"/"scale" a protocol parameter. Free-form inputs (a
+    user's own file, no protocol parameters): "replace_line" (parameter = the exact current line,
+    value = the new line), "delete_line" (parameter = the line, value ""), "insert_line" (value is
+    inserted after the line given as parameter), in `file` (default: the main input)."""
 
-    action: Literal["set", "scale", "give_up"]
+    action: Literal["set", "scale", "give_up", "replace_line", "delete_line", "insert_line"]
     parameter: str | None = None
     value: str | None = None
+    file: str | None = Field(default=None, description="input file for line actions (default: the main input)")
     reason: str = ""
 
 

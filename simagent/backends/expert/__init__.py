@@ -72,7 +72,10 @@ class ExpertBackend(DecisionBackend):
     def repair(self, diagnosis: str, protocol: str, current: dict, schema: dict) -> RepairAction:
         """Generic, physics-motivated repairs; specific handlers live in the error agent."""
         low = diagnosis.lower()
-        if ("lost atoms" in low or "out of range atoms" in low or "nan" in low) and "timestep" in current:
-            return RepairAction(action="scale", parameter="timestep", value="0.5",
+        unstable = ("lost atoms", "out of range atoms", "nan", "non-numeric", "lincs", "settle", "diverge",
+                    "blew up", "blow-up", "energy drift", "wandered", "missing on proc")
+        step = next((name for name in ("timestep", "dt", "time_step") if name in current), None)
+        if step and any(sign in low for sign in unstable):
+            return RepairAction(action="scale", parameter=step, value="0.5",
                                 reason="unstable integration: halve the timestep")
         return RepairAction(action="give_up", reason="no rule applies to this failure")

@@ -1,0 +1,413 @@
+"""`simagent check FILE` and `simagent run FILE`: users' own inputs through the same pre-run check,
+runner and repair loop as generated ones.
+
+check: safety policy, static physics checks and a dry run; prints the findings; exit 0 when the
+input may run (warnings allowed), 1 when it is broken, 4 when it is unsafe.
+run: check, pre-run corrections (e.g. a timestep beyond the bound), run in its own folder with
+wall-time and memory limits, then gates and the handler library in a loop (bounded): each
+correction is applied by the input modder, logged to corrections.json and, without --yes, shown
+as a diff for approval. With --json one object: status (succeeded | failed | rejected),
+corrections, final_input, log, job_dir, gates, message. Exit 0 only when it succeeded.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.syntax import Syntax
+
+from simagent import gates
+from simagent.errors import InputError, SimagentError
+from simagent.executor import LocalExecutor
+from simagent.handlers import (
+    CorrectionLog,
+    CorrectionRecord,
+    Diagnosis,
+    Finding,
+    apply_actions,
+    backend_diagnosis,
+    diagnose,
+    engine_module,
+    input_diff,
+)
+from simagent.models import Job, JobStatus
+
+ENGINES = ("lammps", "gromacs", "raspa")
+EXIT_OK, EXIT_FAILED, EXIT_UNSAFE = 0, 1, 4
+MAX_ATTEMPTS = 6  # runs of one input, the first included
+MAX_EXTENSIONS = 2
+DEFAULT_TIME_LIMIT_S = 1800.0
+
+
+def guess_engine(path: Path) -> str:
+    """lammps unless the file (or folder) looks like GROMACS (.mdp) or RASPA (simulation.input)."""
+    if path.is_dir():
+        if any(path.glob("*.mdp")):
+            return "gromacs"
+        if (path / "simulation.input").is_file():
+            return "raspa"
+        return "lammps"
+    if path.suffix == ".mdp":
+        return "gromacs"
+    if path.name == "simulation.input" or path.suffix == ".input":
+        return "raspa"
+    return "lammps"
+
+
+def _module(engine: str):
+    module = engine_module(engine)
+    if module is None or not hasattr(module, "load_user_job"):
+        raise InputError(f"user inputs for {engine} are not supported yet")
+    return module
+
+
+def load(path: Path, engine: str | None,
+         time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> tuple[Job, dict[str, Path], Any]:
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise InputError(f"{path} does not exist")
+    engine = engine or guess_engine(path)
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
+    module = _module(engine)
+    job, files = module.load_user_job(path.resolve(), time_limit_s=time_limit_s)
+    return job, files, module
+
+
+# ---------------------------------------------------------------------------------------------
+# check
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class CheckReport:
+    file: str
+    engine: str
+    findings: list[Finding]
+
+    @property
+    def unsafe(self) -> bool:
+        return any(f.severity == "unsafe" for f in self.findings)
+
+    @property
+    def broken(self) -> bool:
+        return any(f.severity == "error" for f in self.findings)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_UNSAFE if self.unsafe else EXIT_FAILED if self.broken else EXIT_OK
+
+    def as_dict(self) -> dict:
+        status = "unsafe" if self.unsafe else "broken" if self.broken else "ok"
+        return {"file": self.file, "engine": self.engine, "status": status,
+                "findings": [asdict(f) for f in self.findings]}
+
+
+def check_file(path: Path, engine: str | None = None, dry_run: bool = True) -> CheckReport:
+    job, files, module = load(path, engine)
+    findings = module.precheck_findings(job, dry_run=dry_run, files=files)
+    return CheckReport(str(path), job.engine, findings)
+
+
+# ---------------------------------------------------------------------------------------------
+# run: the repair loop
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class RunReport:
+    status: str  # succeeded | failed | rejected
+    file: str
+    engine: str
+    corrections: list[dict] = field(default_factory=list)
+    final_input: str | None = None
+    log: str | None = None
+    job_dir: str | None = None
+    attempts: int = 0
+    gates: str = ""
+    findings: list[dict] = field(default_factory=list)
+    diagnoses: list[dict] = field(default_factory=list)  # every failure mode recognised, fixed or not
+    message: str = ""
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_OK if self.status == "succeeded" else EXIT_UNSAFE if self.status == "rejected" else EXIT_FAILED
+
+    def note(self, diagnosis: Diagnosis | None, attempt: int) -> None:
+        if diagnosis is not None and diagnosis.handler:
+            self.diagnoses.append({"attempt": attempt, "handler": diagnosis.handler, "category": diagnosis.category,
+                                   "errors": diagnosis.errors, "fixable": diagnosis.fixable,
+                                   "blocked": diagnosis.blocked})
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+Confirm = Callable[[str, str], bool]  # (what, diff) -> apply?
+
+
+def _resolver(source_folder: Path, module) -> Callable[[str], str]:
+    def resolve(source: str) -> str:
+        kind, name = source.split(":", 1)
+        if kind == "user":
+            path = source_folder / name
+            if path.resolve().parent != source_folder.resolve() or not path.is_file():
+                raise InputError(f"{name} is not a file in {source_folder}")
+            return path.read_text()
+        library = getattr(module, "library_file", None)
+        if kind == "library" and library:
+            return library(name)
+        raise InputError(f"cannot resolve {source}")
+
+    return resolve
+
+
+def _run_once(job: Job, job_dir: Path, files: dict[str, Path], executor: LocalExecutor,
+              module) -> tuple[JobStatus, str]:
+    if job_dir.exists():
+        shutil.rmtree(job_dir)
+    job_dir.mkdir(parents=True)
+    for name, text in job.inputs.items():
+        (job_dir / name).write_text(text)
+    for name, source in files.items():
+        shutil.copy2(source, job_dir / name)
+    (job_dir / "job.json").write_text(json.dumps(job.model_dump(mode="json", exclude={"inputs"}), indent=2))
+    command, env = module.user_command(job)
+    handle = executor.submit(job, job_dir, command, env)
+    while True:
+        record = executor.poll(handle)
+        if record.status in (JobStatus.succeeded, JobStatus.failed, JobStatus.cancelled):
+            return record.status, record.message
+        time.sleep(0.05)
+
+
+def _archive(job_dir: Path, log: CorrectionLog, job_id: str) -> None:
+    if not job_dir.is_dir():
+        return
+    log.write(job_dir, job_id)
+    n = 1
+    while (job_dir.parent / f"{job_dir.name}.failed{n}").exists():
+        n += 1
+    job_dir.rename(job_dir.parent / f"{job_dir.name}.failed{n}")
+
+
+def run_file(path: Path, engine: str | None = None, workdir: Path | None = None, yes: bool = True,
+             confirm: Confirm | None = None, backend=None, time_limit_s: float = DEFAULT_TIME_LIMIT_S,
+             memory_limit_mb: int | None = 16384, stall_limit_s: float | None = 300.0,
+             max_attempts: int = MAX_ATTEMPTS, progress: Callable[[str], None] | None = None) -> RunReport:
+    """Check, correct, run and repair a user's input until it runs and passes the gates (bounded)."""
+    path = Path(path).expanduser().resolve()
+    say = progress or (lambda _msg: None)
+    job, files, module = load(path, engine, time_limit_s)
+    root = Path(workdir or Path("simagent-runs") / "user" / f"{path.stem}-{time.strftime('%Y%m%d-%H%M%S')}")
+    root = root.resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    job_dir = root / job.id
+    report = RunReport(status="failed", file=str(path), engine=job.engine, job_dir=str(job_dir))
+    log = CorrectionLog()
+    resolve = _resolver(path.parent if path.is_file() else path, module)
+
+    def apply(diagnosis: Diagnosis, source: str) -> bool:
+        nonlocal job
+        try:
+            new, changes = apply_actions(job, diagnosis.actions, resolve)
+        except SimagentError as err:
+            report.message = f"{diagnosis.summary()}; the correction could not be applied: {err}"
+            return False
+        diff = input_diff(job, new)
+        if not yes and confirm is not None and not confirm(f"{diagnosis.handler}: {diagnosis.summary()}", diff):
+            report.message = f"{diagnosis.summary()}; the correction was not approved"
+            return False
+        record = CorrectionRecord(job=job.id, handler=diagnosis.handler or "?", category=diagnosis.category,
+                                  errors=diagnosis.errors, actions=diagnosis.actions, changes=changes,
+                                  attempt=report.attempts, source=source)  # type: ignore[arg-type]
+        log.add(record)
+        report.corrections.append({"handler": record.handler, "category": record.category,
+                                   "reason": "; ".join(record.errors), "changes": changes,
+                                   "attempt": record.attempt, "source": source})
+        say(f"correction ({diagnosis.handler}): {'; '.join(changes)}")
+        job = new
+        return True
+
+    # 1. pre-run: safety policy and static checks; the dry run is left to the first real run,
+    #    which stops at the same line (and the repair loop handles it)
+    findings = module.precheck_findings(job, dry_run=False, files=files)
+    report.findings = [asdict(f) for f in findings]
+    unsafe = [f for f in findings if f.severity == "unsafe"]
+    if unsafe:
+        report.status = "rejected"
+        report.message = "rejected by the safety policy; nothing was run: " + "; ".join(f.message for f in unsafe)
+        return report
+    for finding in findings:
+        if finding.actions and log.allows(job.id) is None:
+            apply(Diagnosis(job=job.id, errors=[finding.message], handler=finding.handler or "precheck",
+                            category=finding.category, actions=finding.actions), "precheck")
+
+    # 2. run, gate, repair
+    executor = LocalExecutor(max_parallel=1, memory_limit_mb=memory_limit_mb, stall_limit_s=stall_limit_s)
+    try:
+        while report.attempts < max_attempts:
+            unsafe = [f for f in module.precheck_findings(job, dry_run=False, files=files) if f.severity == "unsafe"]
+            if unsafe:  # a correction (e.g. from an LLM) must never make an input unsafe
+                report.status = "rejected"
+                report.message = "a corrected input broke the safety policy; not run: " + unsafe[0].message
+                break
+            report.attempts += 1
+            say(f"attempt {report.attempts}: running {job.engine} in {job_dir}")
+            status, message = _run_once(job, job_dir, files, executor, module)
+            succeeded = status == JobStatus.succeeded
+            diagnosis: Diagnosis | None = None
+            if succeeded:
+                gate_report = gates.evaluate(job_dir, job)
+                report.gates = gate_report.summary()
+                if gate_report.outcome == gates.Outcome.PASS:
+                    warning = diagnose(job_dir, job, log, succeeded=True)
+                    report.note(warning, report.attempts)
+                    if warning is None or not warning.fixable:
+                        report.status = "succeeded"
+                        report.message = warning.summary() if warning else "finished; all gates passed"
+                        break
+                    diagnosis = warning
+                elif gate_report.outcome == gates.Outcome.EXTEND and \
+                        log.count(job.id, "gates: extend") < MAX_EXTENSIONS:
+                    actions = module.extend_actions(job) if hasattr(module, "extend_actions") else None
+                    if actions:
+                        diagnosis = Diagnosis(job=job.id, errors=gate_report.reasons(), handler="gates: extend",
+                                              category="equilibration", actions=actions)
+                if diagnosis is None:
+                    diagnosis = diagnose(job_dir, job, log, succeeded=True)
+                    report.note(diagnosis or Diagnosis(job=job.id, errors=gate_report.reasons(), handler="gates",
+                                                       category="physics gate"), report.attempts)
+                    if diagnosis is None or not diagnosis.fixable:
+                        report.message = "the physics gates failed, no number should be trusted: " + \
+                                         "; ".join(gate_report.reasons())
+                        break
+            else:
+                diagnosis = diagnose(job_dir, job, log)
+                report.note(diagnosis, report.attempts)
+                if (diagnosis is None or not diagnosis.fixable) and backend is not None:
+                    text = diagnosis.summary() if diagnosis else (message or "unknown failure")
+                    diagnosis = backend_diagnosis(backend, job, _failure_context(job_dir, text), f"user/{job.engine}",
+                                                  {}, {}, log)
+                if diagnosis is None or not diagnosis.fixable:
+                    reason = diagnosis.summary() if diagnosis else (message or "unknown failure")
+                    blocked = f" ({diagnosis.blocked})" if diagnosis and diagnosis.blocked else ""
+                    report.message = f"the run failed: {reason}{blocked}"
+                    break
+            _archive(job_dir, CorrectionLog(log.records), job.id)
+            if not apply(diagnosis, "gate" if diagnosis.handler == "gates: extend" else
+                         "backend" if diagnosis.category == "backend" else "handler"):
+                break
+        else:
+            report.message = f"gave up after {max_attempts} runs"
+    finally:
+        executor.shutdown()
+    if job_dir.is_dir():
+        log.write(job_dir, job.id)
+        main = getattr(module, "main_input", lambda j: next(iter(j.inputs)))(job)
+        report.final_input = str(job_dir / main)
+        log_path = module.user_log(job_dir) if hasattr(module, "user_log") else job_dir / "stdout.txt"
+        report.log = str(log_path)
+    return report
+
+
+def _failure_context(job_dir: Path, text: str) -> str:
+    """The diagnosis plus the tail of the screen output, for the decision backend."""
+    tail = ""
+    path = job_dir / "stdout.txt"
+    if path.is_file():
+        tail = "\n".join(path.read_text(errors="replace").splitlines()[-15:])
+    return f"{text}\nlast output lines:\n{tail}" if tail else text
+
+
+# ---------------------------------------------------------------------------------------------
+# Typer commands (registered on simagent.cli's app)
+# ---------------------------------------------------------------------------------------------
+
+
+EngineOpt = Annotated[str | None, typer.Option("--engine", help="lammps | gromacs | raspa (default: from the file)")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object on stdout")]
+FileArg = Annotated[Path, typer.Argument(help="input file (LAMMPS script, .mdp, simulation.input) or folder")]
+NoDryRunOpt = Annotated[bool, typer.Option("--no-dry-run", help="skip the engine's parse-level dry run")]
+WorkdirOpt = Annotated[Path | None, typer.Option("--workdir", help="run folder")]
+YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="apply corrections without asking")]
+TimeLimitOpt = Annotated[float, typer.Option("--time-limit", help="wall-time limit per run, s")]
+
+
+def register(app) -> None:
+    err = Console(stderr=True)
+
+    @app.command("check")
+    def check_command(file: FileArg, engine: EngineOpt = None, json_out: JsonOpt = False,
+                      no_dry_run: NoDryRunOpt = False) -> None:
+        """Check an input: safety policy, physics sanity, dry run. Exit 1 if broken, 4 if unsafe."""
+        try:
+            report = check_file(file, engine, dry_run=not no_dry_run)
+        except SimagentError as exc:
+            _emit_error(json_out, str(exc), err)
+            raise typer.Exit(EXIT_FAILED) from None
+        if json_out:
+            typer.echo(json.dumps(report.as_dict()))
+        else:
+            out = Console()
+            if not report.findings:
+                out.print(f"[green]ok[/green]  {file}: no problems found")
+            for f in report.findings:
+                colour = {"unsafe": "red", "error": "red", "warning": "yellow"}[f.severity]
+                where = f"{f.file or ''}{f' line {f.line}' if f.line else ''}"
+                out.print(f"[{colour}]{f.severity}[/{colour}] {where} [{f.category}] {f.message}")
+                for action in f.actions:
+                    out.print(f"    suggested correction: {action}")
+        raise typer.Exit(report.exit_code)
+
+    @app.command("run")
+    def run_command(file: FileArg, engine: EngineOpt = None, workdir: WorkdirOpt = None, yes: YesOpt = False,
+                    json_out: JsonOpt = False, time_limit: TimeLimitOpt = DEFAULT_TIME_LIMIT_S) -> None:
+        """Run an input with pre-run check, repair loop and physics gates. Exit 0 only on success."""
+        from simagent.backends import get_backend
+        from simagent.config import load_settings
+
+        def confirm(what: str, diff: str) -> bool:
+            err.rule(what)
+            err.print(Syntax(diff or "(no textual change)", "diff"))
+            try:
+                return typer.confirm("apply this correction and run again?", default=True, err=True)
+            except (typer.Abort, EOFError):
+                return False
+
+        settings = load_settings()
+        backend = get_backend(settings) if settings.resolved_backend == "openai" else None
+        try:
+            report = run_file(file, engine, workdir, yes=yes, confirm=confirm, backend=backend,
+                              time_limit_s=time_limit,
+                              progress=None if json_out else (lambda m: err.print(f"[dim]· {m}[/dim]")))
+        except SimagentError as exc:
+            _emit_error(json_out, str(exc), err)
+            raise typer.Exit(EXIT_FAILED) from None
+        if json_out:
+            typer.echo(json.dumps(report.as_dict()))
+        else:
+            out = Console()
+            colour = {"succeeded": "green", "failed": "red", "rejected": "red"}[report.status]
+            out.print(f"[bold {colour}]{report.status}[/bold {colour}]  {report.message}")
+            for c in report.corrections:
+                out.print(f"  correction [{c['category']}] {c['handler']}: {'; '.join(c['changes'])} — {c['reason']}")
+            if report.final_input:
+                out.print(f"final input: {report.final_input}\nlog: {report.log}")
+        raise typer.Exit(report.exit_code)
+
+
+def _emit_error(as_json: bool, message: str, err) -> None:
+    if as_json:
+        print(json.dumps({"status": "failed", "corrections": [], "final_input": None, "log": None,
+                          "message": message}))
+    else:
+        err.print(f"[red]error:[/red] {message}")

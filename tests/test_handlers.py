@@ -1,0 +1,370 @@
+"""Handler library: the generic machinery (actions, modder, limits, log) and every engine handler
+on its smallest recorded failing run (tests/files/<engine>/<case>/{inputs,outputs}, custodian
+style: copy into a temp folder, check, correct, assert on the correction). Plus a few real LAMMPS
+runs of the repair loop (seconds)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from simagent.backends.base import RepairAction
+from simagent.errors import InputError
+from simagent.handlers import (
+    CORRECTIONS_FILE,
+    CorrectionLog,
+    CorrectionRecord,
+    ErrorHandler,
+    apply_actions,
+    apply_file_action,
+    diagnose,
+    engine_handlers,
+    input_diff,
+    repair_action_to_actions,
+)
+from simagent.models import Correction, Job
+
+FILES = Path(__file__).parent / "files"
+
+
+# ---------------------------------------------------------------------------------------------
+# The action language and the input modder
+# ---------------------------------------------------------------------------------------------
+
+SCRIPT = """units lj
+timestep 0.005
+fix 1 all nve
+run 100
+"""
+
+
+def job_with(text: str = SCRIPT, **params) -> Job:
+    return Job(id="run", protocol="user/lammps", inputs={"in.lammps": text}, params=params)
+
+
+def test_set_option_replaces_or_inserts_before_run():
+    new, change = apply_file_action(SCRIPT, {"_set_option": {"key": "timestep", "value": "0.002"}}, "lammps")
+    assert "timestep        0.002" in new and "0.005" not in new and "->" in change
+    new, change = apply_file_action(SCRIPT, {"_set_option": {"key": "neigh_modify", "value": "every 1"}}, "lammps")
+    lines = new.splitlines()
+    assert lines.index("neigh_modify    every 1") == lines.index("run 100") - 1 and change.startswith("added")
+
+
+def test_mdp_and_raspa_option_syntax():
+    mdp = "integrator = md\ntau_t = 0.1 ; comment\n"
+    new, _ = apply_file_action(mdp, {"_set_option": {"key": "tau-t", "value": "1.0"}}, "mdp")
+    assert "tau-t" in new and "0.1" not in new  # tau_t and tau-t are the same mdp key
+    raspa = "NumberOfCycles 100\nComponent 0 MoleculeName methane\n  SwapProbability 1.0\n"
+    new, _ = apply_file_action(raspa, {"_set_option": {"key": "UnitCells", "value": "2 2 2"}}, "raspa")
+    assert new.splitlines()[1].startswith("UnitCells") and new.splitlines()[2].startswith("Component")
+
+
+def test_line_actions_and_after_qualifier():
+    text = "units lj\nmass 1 1\nunits lj\n"
+    new, _ = apply_file_action(text, {"_delete_line": {"match": r"^units lj$", "after": r"^mass"}}, "lammps")
+    assert new == "units lj\nmass 1 1\n"
+    new, _ = apply_file_action(text, {"_insert_line": {"before": r"^mass", "text": "region box"}}, "lammps")
+    assert new.splitlines()[1] == "region box"
+    new, _ = apply_file_action(text, {"_substitute": {"match": "^mass", "old": r"1 1", "new": "1 2.0"}}, "lammps")
+    assert "mass 1 2.0" in new
+    with pytest.raises(InputError):
+        apply_file_action(text, {"_replace_line": {"match": "^nothing", "text": "x"}}, "lammps")
+
+
+def test_param_actions_and_modder_scope():
+    job = job_with(timestep=0.01, production_steps=100)
+    actions = [{"param": "timestep", "_scale": 0.5}, {"param": "production_steps", "_scale": 2}]
+    new, changes = apply_actions(job, actions)
+    assert new.params == {"timestep": 0.005, "production_steps": 200} and changes[1] == "production_steps: 100 -> 200"
+    with pytest.raises(InputError):
+        apply_actions(job, [{"file": "../in.lammps", "_delete_file": True}])
+    with pytest.raises(InputError):
+        apply_actions(job, [{"file": "x.eam", "_copy_from": "/etc/passwd"}])
+    new, changes = apply_actions(job, [{"file": "x.eam", "_copy_from": "user:x.eam"}], resolver=lambda s: "data")
+    assert new.inputs["x.eam"] == "data" and "user:x.eam" in changes[0]
+    assert "+timestep        0.001" in input_diff(job, apply_actions(job, [
+        {"file": "in.lammps", "_set_option": {"key": "timestep", "value": "0.001"}}])[0])
+
+
+def test_correction_log_limits_and_file(tmp_path):
+    class Once(ErrorHandler):
+        max_num_corrections = 1
+
+        def check(self, job_dir, job):
+            return True
+
+        def correct(self, job_dir, job):
+            return {"errors": ["x"], "actions": []}
+
+    log = CorrectionLog(max_per_job=2, max_total=3)
+    assert log.allows("a", Once()) is None
+    log.add(CorrectionRecord("a", "Once", "c", ["e"], [], ["change"], 1))
+    assert "already corrected" in log.allows("a", Once())
+    log.add(CorrectionRecord("a", "Other", "c", ["e"], [], ["change"], 2))
+    assert "for job a" in log.allows("a")
+    log.add(CorrectionRecord("b", "Other", "c", ["e"], [], ["change"], 1))
+    assert "per run" in log.allows("c")
+    log.write(tmp_path, "a")
+    saved = json.loads((tmp_path / CORRECTIONS_FILE).read_text())
+    assert [r["handler"] for r in saved] == ["Once", "Other"] and CorrectionLog.read(tmp_path)[0].changes == ["change"]
+    rebuilt = CorrectionLog.from_corrections([Correction(job="a", handler="Once", action="x", reason="y"),
+                                              Correction(job="a", handler="reviewer", action="x", reason="y")])
+    assert rebuilt.count("a") == 1
+
+
+def test_backend_answers_use_the_same_action_language():
+    job = job_with()
+    assert repair_action_to_actions(RepairAction(action="scale", parameter="timestep", value="0.5"), job) == \
+        [{"param": "timestep", "_scale": 0.5}]
+    actions = repair_action_to_actions(RepairAction(action="replace_line", parameter="fix 1 all nve",
+                                                    value="fix 1 all nvt temp 1 1 0.5"), job)
+    new, _ = apply_actions(job, actions)
+    assert "fix 1 all nvt temp 1 1 0.5" in new.inputs["in.lammps"]
+    assert repair_action_to_actions(RepairAction(action="give_up"), job) == []
+
+
+def test_every_engine_has_a_handler_library():
+    for engine in ("lammps", "gromacs", "raspa", "zeopp"):
+        handlers = engine_handlers(engine)
+        assert handlers and all(h.category for h in handlers), engine
+        assert all(isinstance(h.max_num_corrections, int) for h in handlers)
+
+
+# ---------------------------------------------------------------------------------------------
+# LAMMPS handlers on recorded runs
+# ---------------------------------------------------------------------------------------------
+
+
+def recorded(engine_dir: str, case: str, tmp_path: Path):
+    """(job, job folder) for a recorded case: inputs loaded like a user's file, outputs copied."""
+    src = FILES / engine_dir / case
+    inputs = tmp_path / "inputs"
+    shutil.copytree(src / "inputs", inputs)
+    job_dir = tmp_path / "job"
+    if (src / "outputs").is_dir():
+        shutil.copytree(src / "outputs", job_dir)
+    else:
+        job_dir.mkdir()
+    engine = engine_dir.split("/")[-1]
+    if engine == "lammps":
+        from tools.lammps.handlers import load_user_job
+
+        job, _ = load_user_job(inputs / "in.lammps")
+    elif engine == "gromacs":
+        from tools.gromacs.handlers import load_user_job
+
+        job, _ = load_user_job(inputs / "md.mdp")
+    else:
+        from tools.raspa.handlers import load_user_job
+
+        job, _ = load_user_job(inputs / "simulation.input")
+    return job, job_dir
+
+
+def resolver_for(tmp_path: Path):
+    return lambda source: (tmp_path / "inputs" / source.split(":", 1)[1]).read_text()
+
+
+# case, handler expected from diagnose(), text expected in the corrected inputs, run succeeded
+LAMMPS_CASES = [
+    ("unknown-command", "UnknownCommand", "\nthermo         50", False),
+    ("unknown-style", "UnknownStyle", "all nve", False),
+    ("velocity-no-seed", "IllegalArguments", "velocity all create 1.5 4928459", False),
+    ("undefined-variable", "UndefinedId", "${nsteps}", False),
+    ("potential-file-missing", "PotentialFileMissing", "Cu_", False),
+    ("potential-elements", "PotentialElements", "Cu_mishin1.eam.alloy Cu", False),
+    ("kspace-missing", "KspaceMissing", "kspace_style    pppm 1.0e-5", False),
+    ("data-section", "DataFileSection", "Atoms # atomic", False),
+    ("data-count", "DataFileCount", "216 atoms", False),
+    ("data-file-name", "InputFileMissing", "read_data       lj.data", False),
+    ("compute-id", "UndefinedId", "c_myT ", False),
+    ("double-integration", "DoubleIntegration", "fix             2 all nvt", False),
+    ("thermo-keyword", "ThermoKeyword", "custom step temp pe", False),
+    ("units-timestep", "TimestepTooLarge", "timestep        0.002", False),
+    ("region-id", "UndefinedId", "create_atoms    1 region box", False),
+    ("lost-atoms", "TimestepTooLarge", "timestep        0.005", False),
+    ("overlapping-start", "OverlappingStart", "minimize", False),
+    ("pppm-out-of-range", "TimestepTooLarge", "timestep", False),
+    ("neighbor-overflow", "NeighborOverflow", "one 10000 page 100000", False),
+    ("dangerous-builds", "DangerousBuilds", "every 1 delay 0 check yes", True),
+    ("energy-drift", "EnergyDrift", "timestep        0.01", True),
+    ("mass-before-box", "ScriptOrder", "create_atoms    1 box\nmass            1 1.0", False),
+    ("units-after-box", "ScriptOrder", None, False),
+    ("fixed-boundary", "FixedBoundaryLoss", "boundary        s s s", False),
+    ("npt-nonperiodic", "NonPeriodicBarostat", "boundary        p p p", False),
+    ("thermostat-damping", "ThermostatDamping", "temp 1.5 1.5 0.5", False),
+    ("thermostat-args", "IllegalArguments", "temp 1.5 1.5 0.5", False),
+    ("bond-atoms-missing", "TimestepTooLarge", "timestep        0.005", False),
+]
+
+
+@pytest.mark.parametrize(("case", "handler", "expected", "succeeded"), LAMMPS_CASES, ids=[c[0] for c in LAMMPS_CASES])
+def test_lammps_handler_on_recorded_run(case, handler, expected, succeeded, tmp_path):
+    job, job_dir = recorded("lammps", case, tmp_path)
+    found = diagnose(job_dir, job, CorrectionLog(), succeeded=succeeded)
+    assert found is not None and found.handler == handler, found
+    assert found.fixable and found.category and found.errors
+    new, changes = apply_actions(job, found.actions, resolver_for(tmp_path))
+    assert changes
+    text = "\n".join(new.inputs.values())
+    if expected:
+        assert expected in text, text
+    if case == "units-after-box":
+        assert sum(line.startswith("units") for line in new.inputs["in.lammps"].splitlines()) == 1
+
+
+@pytest.mark.parametrize(("case", "handler_name"), [
+    ("lost-atoms", "LostAtoms"), ("pppm-grid", "PPPMOutOfRange"), ("bond-atoms-missing", "BondAtomsMissing"),
+])
+def test_lammps_symptom_fallbacks_halve_the_timestep(case, handler_name, tmp_path):
+    """Without a root cause the generic handlers halve the timestep (protocol jobs: a parameter)."""
+    from tools.lammps import handlers
+
+    job, job_dir = recorded("lammps", case, tmp_path)
+    handler = getattr(handlers, handler_name)()
+    assert handler.check(job_dir, job)
+    result = handler.correct(job_dir, job)
+    assert result["actions"][0]["_set_option"]["key"] == "timestep"
+    protocol_job = job.model_copy(update={"protocol": "lammps/fluid_md", "params": {"timestep": 0.05}})
+    assert handler.correct(job_dir, protocol_job)["actions"][0] == {"param": "timestep", "_scale": 0.5}
+
+
+def test_lammps_unfixable_failure_is_recognised_not_fixed(tmp_path):
+    job, job_dir = recorded("lammps", "pair-coeffs-missing", tmp_path)
+    found = diagnose(job_dir, job, CorrectionLog())
+    assert found.handler == "PairCoeffsMissing" and not found.fixable
+    assert "atom type(s) 2" in found.summary()
+
+
+def test_lammps_handlers_quiet_on_a_good_run(tmp_path):
+    job, job_dir = recorded("lammps", "good-nve", tmp_path)
+    assert diagnose(job_dir, job, CorrectionLog(), succeeded=True) is None
+
+
+def test_handler_limit_blocks_a_second_identical_correction(tmp_path):
+    job, job_dir = recorded("lammps", "neighbor-overflow", tmp_path)
+    log = CorrectionLog()
+    first = diagnose(job_dir, job, log)
+    log.add(CorrectionRecord(job.id, first.handler, first.category, first.errors, first.actions, ["x"], 1))
+    log.add(CorrectionRecord(job.id, first.handler, first.category, first.errors, first.actions, ["x"], 2))
+    second = diagnose(job_dir, job, log)
+    assert second.handler == "NeighborOverflow" and not second.fixable and "already corrected" in second.blocked
+
+
+def test_lammps_static_handlers_before_a_run():
+    from tools.lammps.handlers import precheck_findings
+
+    salt_cut = (FILES / "lammps" / "charges-without-kspace" / "inputs" / "in.lammps").read_text()
+    findings = precheck_findings(job_with(salt_cut), dry_run=False)
+    assert any(f.handler == "ChargesWithoutKspace" and f.actions for f in findings)
+    real_tiny = SCRIPT.replace("units lj", "units real\nmass 1 12.0").replace("0.005", "0.001")
+    findings = precheck_findings(job_with(real_tiny), dry_run=False)
+    assert any(f.handler == "TimestepTooSmall" and f.category == "units" for f in findings)
+
+
+def test_zeopp_radius_handler_strips_oxidation_states(tmp_path):
+    from tools.zeopp.handlers import RadiusTableFailure
+
+    cif = "loop_\n_atom_site_label\n_atom_site_type_symbol\n_atom_site_fract_x\nCu1 Cu2+ 0.1\nO1 O2- 0.2\n"
+    job = Job(id="z", protocol="zeopp/pore_geometry", engine="zeopp", inputs={"mof.cif": cif})
+    (tmp_path / "stderr.txt").write_text("Unable to find radius for Cu2+\n")
+    handler = RadiusTableFailure()
+    assert handler.check(tmp_path, job)
+    new, _ = apply_actions(job, handler.correct(tmp_path, job)["actions"])
+    assert "Cu1 Cu 0.1" in new.inputs["mof.cif"] and "O1 O 0.2" in new.inputs["mof.cif"]
+
+
+# ---------------------------------------------------------------------------------------------
+# GROMACS and RASPA handlers on recorded runs (no engine needed)
+# ---------------------------------------------------------------------------------------------
+
+GROMACS_CASES = [
+    ("G01-mdp-typo", "UnknownMdpOption", "tau-t"),
+    ("G02-mdp-enum", "InvalidMdpValue", "integrator              = md"),
+    ("G03-mttk-constraints", "BarostatIncompatible", "C-rescale"),
+    ("G04-pr-equilibration", "BarostatIncompatible", "C-rescale"),
+    ("G05-include-missing", "IncludeNotFound", '"oplsaa.ff/spce.itp"'),
+    ("G06-index-group", "GroupNotFound", "tc-grps                 = System"),
+    ("G07-atom-count", "CoordinateTopologyMismatch", "SOL             221"),
+    ("G08-posres-missing", "IncludeNotFound", None),
+    ("G09-lincs", "TimestepTooLarge", "dt                      = 0.0005"),
+    ("G10-blow-up", "TimestepTooLarge", "dt                      = 0.002"),
+    ("G11-box-cutoff", "CutoffLongerThanHalfBox", "rvdw                    = 0.9"),
+    ("G12-pme-order", "PmeOrder", "pme-order               = 4"),
+]
+
+
+@pytest.mark.parametrize(("case", "handler", "expected"), GROMACS_CASES, ids=[c[0] for c in GROMACS_CASES])
+def test_gromacs_handler_on_recorded_run(case, handler, expected, tmp_path):
+    job, job_dir = recorded("faults/gromacs", case, tmp_path)
+    found = diagnose(job_dir, job, CorrectionLog())
+    assert found is not None and found.handler == handler and found.fixable, found
+    new, _ = apply_actions(job, found.actions)
+    if expected:
+        assert expected in "\n".join(new.inputs.values())
+    if case == "G08-posres-missing":
+        assert found.category == "position restraint" and "POSRES" not in new.inputs["md.mdp"]
+
+
+def test_gromacs_missing_parameters_recognised(tmp_path):
+    job, job_dir = recorded("faults/gromacs", "G13-atomtype", tmp_path)
+    found = diagnose(job_dir, job, CorrectionLog())
+    assert found.handler == "AtomtypeNotFound" and found.category == "missing force-field parameters"
+    assert not found.fixable
+
+
+RASPA_CASES = [
+    ("R01-molecule-missing", "MoleculeDefinitionMissing", "MoleculeName             methane"),
+    ("R02-pseudo-atom", "PseudoAtomMissing", "GenericMOFs"),
+    ("R03-framework-missing", "FrameworkMissing", "FrameworkName   IRMOF-1"),
+    ("R05-no-swap", "NoInsertionMoves", "SwapProbability          1.0"),
+]
+
+
+@pytest.mark.parametrize(("case", "handler", "expected"), RASPA_CASES, ids=[c[0] for c in RASPA_CASES])
+def test_raspa_handler_on_recorded_run(case, handler, expected, tmp_path):
+    pytest.importorskip("RASPA2")  # the library's molecule and force-field lists
+    job, job_dir = recorded("faults/raspa", case, tmp_path)
+    found = diagnose(job_dir, job, CorrectionLog(), succeeded=True)  # RASPA2 exits with 0 on errors
+    assert found is not None and found.handler == handler and found.fixable, found
+    new, _ = apply_actions(job, found.actions)
+    assert expected in new.inputs["simulation.input"]
+
+
+def test_raspa_unit_cell_check_before_the_run(tmp_path):
+    pytest.importorskip("RASPA2")
+    from tools.raspa.handlers import precheck_findings
+
+    job, _ = recorded("faults/raspa", "R04-unit-cell", tmp_path)
+    finding = next(f for f in precheck_findings(job) if f.handler == "UnitCellTooSmall")
+    new, _ = apply_actions(job, finding.actions)
+    assert "UnitCells       2 2 2" in new.inputs["simulation.input"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The repair loop on real LAMMPS runs (seconds)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize(("case", "handlers"), [
+    ("unknown-command", ["UnknownCommand"]),
+    ("lost-atoms", ["TimestepTooLarge"]),
+    ("data-file-name", ["InputFileMissing"]),
+])
+def test_repair_loop_runs_to_a_gated_success(case, handlers, tmp_path):
+    from simagent.usercli import run_file
+
+    src = FILES / "lammps" / case / "inputs"
+    shutil.copytree(src, tmp_path / "input")
+    report = run_file(tmp_path / "input" / "in.lammps", "lammps", tmp_path / "run", yes=True, time_limit_s=120)
+    assert report.status == "succeeded", report.message
+    assert [c["handler"] for c in report.corrections] == handlers
+    job_dir = Path(report.job_dir)
+    saved = json.loads((job_dir / CORRECTIONS_FILE).read_text())
+    assert [r["handler"] for r in saved] == handlers
+    if report.attempts > 1:
+        assert (job_dir.parent / "run.failed1" / CORRECTIONS_FILE).is_file()
