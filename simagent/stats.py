@@ -77,6 +77,9 @@ def block_average(x: Series, n_blocks: int | None = None) -> tuple[float, float]
     with the criterion of Lee, Needs & Drummond (Phys. Rev. E 83, 066706 (2011), as in pyblock):
     the smallest B with B^3 > 2 N (SE_B / SE_1)^4, among levels with at least MIN_BLOCKS blocks.
     If no level qualifies the series is too short; the largest SE seen is returned (a lower bound).
+    The result is never below the statistical-inefficiency estimate std * sqrt(g / N): on a series
+    only a few correlation times long (a short barostatted run of a small box) blocking alone
+    underestimates the error, and gates that trusted it would call ordinary fluctuations a drift.
     n_blocks=k: the series (minus the remainder at its start) is cut into k equal blocks and the
     error is std(block means)/sqrt(k); use k >= 5."""
     arr = _as_series(x)
@@ -91,10 +94,11 @@ def block_average(x: Series, n_blocks: int | None = None) -> tuple[float, float]
     se_1 = levels[0][2]
     if se_1 == 0.0:
         return mean, 0.0
+    se_g = float(arr.std() * np.sqrt(statistical_inefficiency(arr) / arr.size))
     for size, _, se, _ in levels:
         if size**3 > 2 * arr.size * (se / se_1) ** 4:
-            return mean, se
-    return mean, max(level[2] for level in levels)
+            return mean, max(se, se_g)
+    return mean, max(max(level[2] for level in levels), se_g)
 
 
 def detect_equilibration(x: Series, n_candidates: int = 50) -> int:

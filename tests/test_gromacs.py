@@ -397,14 +397,17 @@ def test_solvate_builder_counts_the_placed_waters(tmp_path):
 @needs_gmx
 def test_end_to_end_tip4p2005_density(settings, monkeypatch):
     """The graph from the sentence to the answer, with the expert backend. The protocol's default
-    lengths are shortened here (216 molecules, 0.85 nm cutoff, 8 ps production) to keep the test
-    at tens of seconds; tolerance 3 % for the reasons given in the SPC/E test."""
+    lengths are shortened here (216 molecules, 0.85 nm cutoff, 10 ps NPT, 10 ps production) to keep
+    the test at tens of seconds. Such a box fluctuates by about 1.7 % in volume (compressibility
+    4.5e-5/bar) and a 10 ps run holds only a few independent volume samples: measured over ten
+    runs the density spread 0.975-1.031 g/cm^3, hence the tolerance of 5 % here; the slow test
+    below checks 1.5 % on a long run."""
     from simagent.session import Session
     from tools.gromacs.protocols import liquids
 
     short = dict(liquids._DEFAULTS["molecular"])
     short.update({"n_molecules": (216, "test"), "cutoff": (0.85, "test"), "em_steps": (500, "test"),
-                  "nvt_steps": (500, "test"), "npt_steps": (2000, "test"), "production_steps": (4000, "test"),
+                  "nvt_steps": (500, "test"), "npt_steps": (5000, "test"), "production_steps": (5000, "test"),
                   "energy_every": (20, "test")})
     monkeypatch.setitem(liquids._DEFAULTS, "molecular", short)
     with Session(settings) as session:
@@ -412,7 +415,7 @@ def test_end_to_end_tip4p2005_density(settings, monkeypatch):
     answer = outcome.answer
     assert answer.status == "answered", answer.error
     density = next(r for r in answer.answers if r.quantity == "density")
-    assert density.unit == "g/cm^3" and abs(density.value - TIP4P2005_DENSITY) < 0.03 * TIP4P2005_DENSITY
+    assert density.unit == "g/cm^3" and abs(density.value - TIP4P2005_DENSITY) < 0.05 * TIP4P2005_DENSITY
     assert "TIP4P/2005" in density.method and "Chodera" in density.method
     assert [Path(j).name for j in answer.jobs] == ["liquid_md-em", "liquid_md-nvt", "liquid_md-npt",
                                                    "liquid_md-prod"]

@@ -31,6 +31,8 @@ def local_backend():
 @pytest.mark.parametrize("request_text, prop, elements, kind", [
     ("What is the lattice constant of fcc copper with the Mishin EAM potential?", "lattice_constant", ["Cu"],
      "crystal"),
+    ("Potential energy per atom of liquid argon at 100 K and 1.2 g/cm^3", "potential_energy_per_atom", ["Ar"],
+     "atomic_fluid"),
     # Measured: the 0.5B model reads this as self_diffusion_coefficient (a known weakness; the hybrid
     # backend keeps the expert's reading). strict: the test fails once the model gets it right.
     pytest.param("Radial distribution function of liquid argon at 85 K and 1.41 g/cm3", "rdf", ["Ar"],

@@ -268,8 +268,8 @@ def read_messages(text: str) -> tuple[list[str], list[str]]:
 
 def read_run(job_dir: Path) -> GmxOutput:
     out = GmxOutput()
-    texts = [p.read_text(errors="replace") for p in (job_dir / SCREEN, job_dir / "stderr.txt", job_dir / "md.log")
-             if p.is_file()]
+    names = [SCREEN, "stderr.txt", "gmx-grompp.out", "gmx-mdrun.out", "md.log"]
+    texts = [p.read_text(errors="replace") for p in (job_dir / n for n in names) if p.is_file()]
     if not texts:
         return out
     out.exists = True
@@ -852,7 +852,17 @@ def main_input(job: Job) -> str:
     return mdp_name(job)
 
 
+# The protocol parameter that sets the length of each stage of tools.gromacs.protocols.liquids.
+STAGE_STEPS = {"em": "em_steps", "melt": "melt_steps", "nvt": "nvt_steps", "npt": "npt_steps",
+               "prod": "production_steps"}
+
+
 def extend_actions(job: Job, factor: float = 2.0) -> list[dict] | None:
+    """Make the run longer by `factor`: the stage's step parameter of a protocol job, or nsteps
+    in a user's .mdp."""
+    if not job.protocol.startswith("user"):
+        name = STAGE_STEPS.get(job.stage or "")
+        return [{"param": name, "_scale": factor}] if isinstance(job.params.get(name), int) else None
     steps = _float(mdp_options(job).get("nsteps"))
     if not steps or steps <= 0:
         return None
@@ -862,8 +872,8 @@ def extend_actions(job: Job, factor: float = 2.0) -> list[dict] | None:
 def run_data(job_dir: Path, job: Job):
     from simagent.gates import RunData
 
-    edr = job_dir / "md.edr"
-    if not edr.is_file():
+    edr = _energy_file(job_dir, job)
+    if edr is None:
         return None
     import pyedr
 
@@ -871,7 +881,8 @@ def run_data(job_dir: Path, job: Job):
         energies = pyedr.edr_to_dict(str(edr))
     except Exception:  # noqa: BLE001 - an unreadable energy file is "nothing to judge"
         return None
-    opts = mdp_options(job)
+    mdp = f"{edr.stem}.mdp" if f"{edr.stem}.mdp" in job.inputs else mdp_name(job)
+    opts = parse_mdp(job.inputs.get(mdp, ""))
     integrator = opts.get("integrator", "md").lower()
     tcoupl = opts.get("tcoupl", "no").lower()
     pcoupl = opts.get("pcoupl", "no").lower()
@@ -894,9 +905,19 @@ def run_data(job_dir: Path, job: Job):
     data.n_atoms = gro_atoms(job.inputs.get(job.params.get("coordinates", "conf.gro"), ""))
     if ensemble != "minimize":
         refs = [float(v) for v in opts.get("ref-t", "").split() if _is_number(v)]
-        data.target_temperature = refs[0] if refs and len(set(refs)) == 1 else None
+        annealing = any(v.lower() not in ("no", "") for v in opts.get("annealing", "no").split())
+        data.target_temperature = refs[0] if refs and len(set(refs)) == 1 and not annealing else None
         data.target_pressure = _float(opts.get("ref-p")) if ensemble == "npt" else None
     return data
+
+
+def _energy_file(job_dir: Path, job: Job) -> Path | None:
+    """md.edr of a user's job; for a protocol job, the .edr of one of its .mdp stages (the newest)."""
+    if (job_dir / "md.edr").is_file():
+        return job_dir / "md.edr"
+    stages = {Path(name).stem for name in job.inputs if name.endswith(".mdp")}
+    found = [p for p in job_dir.glob("*.edr") if p.stem in stages]
+    return max(found, key=lambda p: p.stat().st_mtime) if found else None
 
 
 def load_user_job(path: Path, job_id: str = "run", time_limit_s: float = 1800.0) -> tuple[Job, dict[str, Path]]:
