@@ -3,7 +3,13 @@ step (physics gates, then bounded repair by the handler library, then the decisi
 
 Repairs of protocol jobs are parameter actions on the protocol run (re-rendered by the input
 writer); every change is listed in the answer as a Correction and written to the job folder's
-corrections.json. A failed attempt's folder is kept as `<job>.failed<N>`.
+corrections.json. A failed attempt's folder is kept as `<job>.failed<N>`; finished jobs that
+depend on a repaired job are moved to `<job>.superseded<N>` so they run again on its new output.
+
+Review rule: deterministic repairs (handlers, gates, the expert's rules) go straight back to the
+input writer and the runner. A repair proposed by an LLM is, in review mode (no --yes), sent
+through the review node first: `repair_review` keeps the plan as it was after the failed attempt,
+and review shows the re-rendered inputs as a unified diff against it (approve, edit or reject).
 """
 
 from __future__ import annotations
@@ -122,6 +128,45 @@ def _archive(job_dir: Path, log: CorrectionLog, job_id: str, records: list[Corre
     shutil.move(str(job_dir), str(job_dir.parent / f"{job_id}.failed{n}"))
 
 
+def _write_log(job_dir: Path, job_id: str, log: CorrectionLog) -> None:
+    """corrections.json of a finished job: the full record of each repair, as written into the
+    folder of the attempt it repaired (the graph state keeps only their summaries)."""
+    records = []
+    n = 1
+    while (attempt := job_dir.parent / f"{job_id}.failed{n}").is_dir():
+        saved = CorrectionLog.read(attempt)
+        if saved:
+            records.append(saved[-1])
+        n += 1
+    if len(records) == len(log.for_job(job_id)):
+        CorrectionLog(records).write(job_dir, job_id)
+    else:  # attempts moved or removed by hand: the summaries are all there is
+        log.write(job_dir, job_id)
+
+
+def _supersede_dependents(jobs: list[Job], repaired: set[str]) -> list[str]:
+    """Move the folders of jobs downstream of a repaired job aside, so they run again (their own
+    inputs may be unchanged, but what they read from the repaired job is not)."""
+    downstream: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for job in jobs:
+            if job.id not in downstream and job.id not in repaired and set(job.depends_on) & (repaired | downstream):
+                downstream.add(job.id)
+                changed = True
+    moved = []
+    for job in jobs:
+        if job.id in downstream and job.workdir and Path(job.workdir).is_dir():
+            job_dir = Path(job.workdir)
+            n = 1
+            while (job_dir.parent / f"{job.id}.superseded{n}").exists():
+                n += 1
+            shutil.move(str(job_dir), str(job_dir.parent / f"{job.id}.superseded{n}"))
+            moved.append(job.id)
+    return moved
+
+
 def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["input_writer", "analysis"]]:
     """Gates on finished jobs; handlers, then the backend, on failed ones; bounded repair rounds."""
     context = runtime.context
@@ -147,12 +192,17 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
                     decisions.append(Decision(decision="warning", backend="handlers",
                                               detail=f"{job.id}: {warning.summary()}"))
                 if log.for_job(job.id):
-                    log.write(job_dir, job.id)
+                    _write_log(job_dir, job.id, log)
                 continue
             reasons = report.reasons()
             if report.outcome == gates.Outcome.EXTEND:
                 module = engine_module(job.engine)
                 actions = module.extend_actions(job) if module and hasattr(module, "extend_actions") else None
+                if actions and not all(is_param_action(a) for a in actions):
+                    decisions.append(Decision(decision="repair", backend="handlers",
+                                              detail=f"{job.id}: the extension {actions} is an input edit that "
+                                                     "the protocol cannot express"))
+                    actions = None
                 if actions and log.count(job.id, EXTEND_HANDLER) < MAX_EXTENSIONS and index is not None:
                     planned.setdefault(index, []).append((job, Diagnosis(
                         job=job.id, errors=reasons, handler=EXTEND_HANDLER, category="equilibration",
@@ -186,7 +236,8 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
             text = found.summary() if found else (job.message or "unknown failure")
             try:
                 schema = get_protocol(run.protocol).Params.model_json_schema()
-                found = backend_diagnosis(context.backend, job, text, run.protocol, run.params, schema, log)
+                found = backend_diagnosis(context.backend, job, text, run.protocol, run.params, schema, log,
+                                          job_dir=job_dir)
             except SimagentError as err:
                 failures.append(f"{job.id} failed: {text}; repair backend: {err}")
                 continue
@@ -200,6 +251,8 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
 
     rounds_left = state.repairs < context.settings.max_repairs or (only_extensions and planned)
     repaired = False
+    repaired_jobs: dict[str, Diagnosis] = {}
+    needs_review = False
     if planned and rounds_left:
         for index, items in planned.items():
             run = runs[index]
@@ -240,6 +293,8 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
                 corrections.append(Correction(job=job.id, handler=record.handler, action="; ".join(applied),
                                               reason="; ".join(found.errors)))
                 repaired = True
+                repaired_jobs[job.id] = found
+                needs_review = needs_review or found.needs_review
     elif planned:
         for items in planned.values():
             for job, found in items:
@@ -251,10 +306,25 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
 
     update = {"corrections": corrections, "decisions": decisions}
     if repaired:
+        superseded = _supersede_dependents(jobs, set(repaired_jobs))
+        if superseded:
+            decisions.append(Decision(decision="repair", backend="handlers",
+                                      detail=f"run again after the repair of a job they depend on: "
+                                             f"{', '.join(superseded)}"))
+            update["decisions"] = decisions
         plan = state.plan.model_copy(update={"runs": runs})
-        new = corrections[len(state.corrections):]
-        llm_repair = any(c.handler.endswith(" repair") and c.handler != "expert repair" for c in new)
-        extra = {"reviewed": False} if llm_repair and not context.auto_approve else {}
+        extra = {}
+        if needs_review and not context.auto_approve:
+            # the plan as the failed attempt left it: what review diffs against, and what a
+            # rejection goes back to (the repaired jobs count as failed there)
+            before = [job.model_copy(update={"status": JobStatus.failed,
+                                             "message": "; ".join(repaired_jobs[job.id].errors)})
+                      if job.id in repaired_jobs else job for job in jobs]
+            extra = {"reviewed": False, "repair_review": {
+                "plan": state.plan.model_copy(update={"jobs": before}).model_dump(mode="json"),
+                "corrections": [c.model_dump(mode="json") for c in corrections[len(state.corrections):]],
+                "failures": failures,
+            }}
         return Command(goto="input_writer", update={**update, **extra, "plan": plan, "repairs": state.repairs + 1})
     plan = state.plan.model_copy(update={"jobs": jobs})
     return Command(goto="analysis", update={**update, "plan": plan, "failures": [*state.failures, *failures]})

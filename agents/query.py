@@ -41,8 +41,11 @@ def query(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["cla
         spec = backend.task_spec(state.request)
     except SimagentError as err:
         return Command(goto="response", update={"error": str(err)})
+    # A routing backend names the backend that actually read the request, e.g. "hybrid(local)",
+    # and says why it routed it there.
+    why = getattr(backend, "last_detail", "")
     decision = Decision(decision="task_spec", backend=backend.name,
-                        detail=f"confidence {spec.confidence:.2f}")
+                        detail=f"confidence {spec.confidence:.2f}" + (f"; {why}" if why else ""))
     update = {"spec": spec, "decisions": [*state.decisions, decision]}
     if spec.missing:
         return Command(goto="clarify", update={**update, "question": clarification_question(spec)})

@@ -38,6 +38,7 @@ from tools.lammps.parse import read_output  # noqa: E402
 
 FERRARIO = "Ferrario, Ciccotti, Holian & Ryckaert, Phys. Rev. A 44, 6936 (1991): GK, N = 2048"
 MULLER_PLATHE_97 = "Muller-Plathe, J. Chem. Phys. 106, 6082 (1997): kappa* ~ 6.6-7.0 near the triple point"
+VISCARDY_07 = "Viscardy, Servantie & Gaspard, J. Chem. Phys. 126, 184513 (2007): GK and Helfand moment"
 NIST = "NIST SRSW LJ fluid, T* = 0.85, rho* = 0.86, rc = 3 sigma + LRC"
 KREMER_GREST = "Kremer & Grest, J. Chem. Phys. 92, 5057 (1990): bond 0.97 sigma"
 
@@ -87,6 +88,18 @@ CASES = {
         "lammps/thermal_conductivity",
         lj("thermal_conductivity"),
         {"production_steps": 20000},
+        {"thermal_conductivity": (6.8, 0.2, MULLER_PLATHE_97)},
+    ),
+    "thermal conductivity LJ Green-Kubo": (
+        "lammps/thermal_conductivity",
+        lj("thermal_conductivity", "Green-Kubo"),
+        {"n_atoms": 256, "production_steps": 40000},
+        {"thermal_conductivity": (6.8, 0.2, MULLER_PLATHE_97 + "; " + VISCARDY_07)},
+    ),
+    "thermal conductivity LJ eHEX": (
+        "lammps/thermal_conductivity",
+        lj("thermal_conductivity", "eHEX"),
+        {"production_steps": 21000},
         {"thermal_conductivity": (6.8, 0.2, MULLER_PLATHE_97)},
     ),
     "chain conformation KG N=10": (

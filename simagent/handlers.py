@@ -25,6 +25,14 @@ Handlers in `tools/<engine>/handlers.py` (list `HANDLERS`) are tried in order; t
 check() fires and whose limit is not reached corrects the job. An unknown failure goes to the
 decision backend (`backend_diagnosis`), whose answer uses the same action language.
 
+Review rule: a correction from a deterministic handler, a physics gate or the expert backend's
+rules is applied without asking (it is listed in the answer and in corrections.json). A correction
+proposed by an LLM (`Diagnosis.needs_review`) is shown as a unified diff of the repaired inputs
+(`input_diff`) before it runs, unless the user chose --yes; the user may approve, edit or reject it.
+
+Reviewer edits of generated inputs are kept as (rendered text, edited text) pairs and re-applied
+by `reapply_edit` (a three-way merge) when the protocol's inputs are rendered again.
+
 An engine's handler module (tools/<engine>/handlers.py) provides:
     HANDLERS: list[type[ErrorHandler]]        in priority order (specific messages first)
     precheck_findings(job, dry_run=True, files=None) -> list[Finding]
@@ -415,15 +423,79 @@ def apply_actions(job: Job, actions: list[Action], resolver: Resolver | None = N
     return job.model_copy(update={"inputs": inputs, "params": params}), changes
 
 
-def input_diff(before: Job, after: Job) -> str:
-    """Unified diff of the inputs (what review mode shows before a repaired job runs)."""
-    out = []
-    for name in sorted(set(before.inputs) | set(after.inputs)):
-        old, new = before.inputs.get(name, ""), after.inputs.get(name, "")
+def input_diff(before: Job | dict[str, str], after: Job | dict[str, str], prefix: str = "") -> str:
+    """Unified diff of the inputs (what review mode shows before a repaired job runs); `before`
+    and `after` are jobs or {file name: text}; `prefix` (e.g. the job id) goes before file names."""
+    old_files = before.inputs if isinstance(before, Job) else before
+    new_files = after.inputs if isinstance(after, Job) else after
+    out: list[str] = []
+    for name in sorted(set(old_files) | set(new_files)):
+        old, new = old_files.get(name, ""), new_files.get(name, "")
         if old != new:
-            out += difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                        fromfile=f"a/{name}", tofile=f"b/{name}")
+            lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                              fromfile=f"a/{prefix}{name}", tofile=f"b/{prefix}{name}"))
+            out += [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
     return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reviewer edits of generated inputs, re-applied after the protocol re-renders them
+# ---------------------------------------------------------------------------------------------
+
+Change = tuple[int, int, list[str]]  # replace base lines [start, end) by these lines
+
+
+def _changes(base: list[str], other: list[str]) -> list[Change]:
+    matcher = difflib.SequenceMatcher(None, base, other, autojunk=False)
+    return [(i1, i2, other[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def _conflict(a: Change, b: Change) -> bool:
+    """Do two changes of the same base touch the same lines? Two replacements conflict when their
+    ranges overlap; an insertion conflicts with a replacement it falls strictly inside, and with
+    another insertion at the same place (the order of the two would be a guess)."""
+    (a1, a2, _), (b1, b2, _) = a, b
+    if a1 == a2 and b1 == b2:
+        return a1 == b1
+    if a1 == a2:
+        return b1 < a1 < b2
+    if b1 == b2:
+        return a1 < b1 < a2
+    return a1 < b2 and b1 < a2
+
+
+def reapply_edit(base: str, edited: str, fresh: str) -> str:
+    """Re-apply a reviewer's edit (`base` -> `edited`) to a new rendering `fresh` of the same file.
+
+    A line-based three-way merge: the reviewer's changes and the re-rendering's changes of `base`
+    are combined when they touch different lines. Raises InputError, naming the lines, when both
+    changed the same lines: the edit no longer applies cleanly and must not be dropped silently."""
+    if fresh == base or fresh == edited:
+        return edited
+    if edited == base:
+        return fresh
+    base_lines = base.splitlines(keepends=True)
+    mine = _changes(base_lines, edited.splitlines(keepends=True))
+    theirs = _changes(base_lines, fresh.splitlines(keepends=True))
+    merged = list(mine)
+    for change in theirs:
+        if change in mine:
+            continue  # the new rendering made the same change as the reviewer
+        clash = next((m for m in mine if _conflict(m, change)), None)
+        if clash is not None:
+            start, end = min(clash[0], change[0]), max(clash[1], change[1])
+            where = f"line {start + 1}" if end <= start + 1 else f"lines {start + 1}-{end}"
+            was = "".join(base_lines[start:end]).strip() or "(nothing)"
+            raise InputError(f"the edit and the new rendering both change {where} of the rendered file "
+                             f"(rendered: `{was}`; edit: `{''.join(clash[2]).strip() or '(deleted)'}`; "
+                             f"new rendering: `{''.join(change[2]).strip() or '(deleted)'}`)")
+        merged.append(change)
+    lines = list(base_lines)
+    for start, end, new in sorted(merged, key=lambda c: (c[0], c[1]), reverse=True):
+        lines[start:end] = new
+    # a last line without a newline may have moved up: only the file's end may lack one
+    return "".join(line if line.endswith("\n") or i == len(lines) - 1 else line + "\n"
+                   for i, line in enumerate(lines))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -441,6 +513,7 @@ class Diagnosis:
     category: str = ""
     actions: list[Action] = field(default_factory=list)
     blocked: str | None = None  # why no correction was allowed (limits)
+    needs_review: bool = False  # proposed by an LLM: shown as a diff before it runs (review mode)
 
     @property
     def fixable(self) -> bool:
@@ -495,10 +568,14 @@ def repair_action_to_actions(repair, job: Job) -> list[Action]:
         if kind == "scale":
             return [{"param": repair.parameter, "_scale": float(repair.value)}]
         return [{"param": repair.parameter, "_set": _parse_value(repair.value)}]
-    file = getattr(repair, "file", None) or next(iter(job.inputs), None)
+    file = getattr(repair, "file", None) or _main_input(job)
     if file is None or repair.parameter is None:
         return []
-    match = "^" + re.escape(repair.parameter.strip()) + r"\s*$"
+    # the line as the backend quoted it; how many blanks separate its words does not matter
+    words = repair.parameter.split()
+    if not words:
+        return []
+    match = r"^\s*" + r"\s+".join(re.escape(word) for word in words) + r"\s*$"
     if kind == "replace_line":
         return [{"file": file, "_replace_line": {"match": match, "text": repair.value or ""}}]
     if kind == "delete_line":
@@ -517,14 +594,78 @@ def _parse_value(text: str) -> Any:
     return {"true": True, "false": False}.get(text.lower(), text)
 
 
+def _main_input(job: Job) -> str | None:
+    module = engine_module(job.engine)
+    main = getattr(module, "main_input", None) if module is not None else None
+    if main is not None and job.inputs:
+        return main(job)
+    return next(iter(job.inputs), None)
+
+
+def rule_based(backend_name: str) -> bool:
+    """True for the expert backend's rules (also when the hybrid backend let them decide)."""
+    return backend_name == "expert" or backend_name.endswith("(expert)")
+
+
+# Free-form inputs longer than this are cut in the repair request (a local model's context is small).
+MAX_INPUT_CHARS_FOR_REPAIR = 6000
+
+
+def output_tail(job_dir: Path | None, lines: int = 15) -> str:
+    """The last lines of a job's screen output (stdout.txt), or "" when there is none."""
+    path = job_dir / "stdout.txt" if job_dir is not None else None
+    if path is None or not path.is_file():
+        return ""
+    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+
+def repair_request(job: Job, diagnosis_text: str, free_form: bool, job_dir: Path | None = None) -> str:
+    """The diagnosis as the backend sees it: with the tail of the screen output when `job_dir` is
+    given, and for free-form inputs (a user's own files, repaired by line actions) the text of the
+    input files, so a line can be quoted exactly."""
+    parts = [diagnosis_text]
+    tail = output_tail(job_dir)
+    if tail and tail not in diagnosis_text:
+        parts.append(f"last output lines:\n{tail}")
+    if not free_form or not job.inputs:
+        return "\n".join(parts)
+    parts.append("input files (line actions must quote a line exactly):")
+    for name, text in job.inputs.items():
+        if len(text) > MAX_INPUT_CHARS_FOR_REPAIR:
+            text = text[:MAX_INPUT_CHARS_FOR_REPAIR] + "\n[... cut ...]"
+        parts.append(f"--- file: {name} ---\n{text.rstrip()}")
+    return "\n".join(parts)
+
+
 def backend_diagnosis(backend, job: Job, diagnosis_text: str, protocol: str, params: dict, schema: dict,
-                      log: CorrectionLog) -> Diagnosis:
-    """Ask the decision backend (expert rules or an LLM) for one repair of a job no handler fixed."""
+                      log: CorrectionLog, job_dir: Path | None = None) -> Diagnosis:
+    """Ask the decision backend (expert rules or an LLM) for one repair of a job no handler fixed.
+
+    Protocol jobs get parameter actions; free-form jobs (protocol `user/...`) may also get line
+    actions, which are tried on the job's inputs here so an answer that quotes a line that is not
+    in the file is reported as such instead of being planned. A repair from an LLM is flagged
+    `needs_review` (review mode shows it as a diff before it runs)."""
     blocked = log.allows(job.id)
     if blocked:
         return Diagnosis(job=job.id, errors=[diagnosis_text], handler=f"{backend.name} repair", blocked=blocked)
-    answer = backend.repair(diagnosis_text, protocol, params, schema)
+    free_form = protocol.startswith("user")
+    # the expert's rules read the diagnosis alone (keywords in a screen output could misfire them)
+    shown_dir = None if backend.name == "expert" else job_dir
+    answer = backend.repair(repair_request(job, diagnosis_text, free_form, shown_dir), protocol, params, schema)
+    name = backend.name  # after the call: the hybrid backend names who decided
     actions = repair_action_to_actions(answer, job)
     reason = f"{diagnosis_text} ({answer.reason})" if answer.reason else diagnosis_text
-    return Diagnosis(job=job.id, errors=[reason], handler=f"{backend.name} repair", category="backend",
-                     actions=actions)
+    errors = [reason]
+    file_actions = [a for a in actions if not is_param_action(a)]
+    if file_actions and not free_form:
+        errors.append(f"{name} proposed an input edit ({answer.action}) but protocol jobs are repaired "
+                      "through their parameters")
+        actions = []
+    elif file_actions:
+        try:
+            apply_actions(job, file_actions)
+        except InputError as err:
+            errors.append(f"the proposed {answer.action} does not apply: {err}")
+            actions = []
+    return Diagnosis(job=job.id, errors=errors, handler=f"{name} repair", category="backend",
+                     actions=actions, needs_review=bool(actions) and not rule_based(name))

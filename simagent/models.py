@@ -272,6 +272,14 @@ class Job(BaseModel):
     message: str = ""
 
 
+class InputEdit(BaseModel):
+    """A reviewer's edit of one generated input file: `base` is the text the protocol rendered,
+    `edited` the text that runs. Re-applied (three-way merge) whenever the inputs are re-rendered."""
+
+    base: str
+    edited: str
+
+
 class ProtocolRun(BaseModel):
     """One protocol applied to the task: its parameters and the plan jobs it produced."""
 
@@ -279,6 +287,9 @@ class ProtocolRun(BaseModel):
     properties: list[str]
     params: dict[str, Any]
     jobs: dict[str, str] = Field(description="protocol-local job id -> plan job id")
+    input_edits: dict[str, dict[str, InputEdit]] = Field(
+        default_factory=dict, description="reviewer edits: protocol-local job id -> file name -> edit"
+    )
 
 
 class Plan(BaseModel):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
@@ -47,6 +47,10 @@ class Protocol(ABC):
     def validate_params(self, raw: dict) -> BaseModel:
         """Parameters from a dict (checkpoint, LLM override, reviewer feedback), validated."""
         return self.Params.model_validate(raw)
+
+    def as_params(self, params: BaseModel | dict) -> Any:
+        """This protocol's Params from its own model, another model with the same fields, or a dict."""
+        return self.Params.model_validate(params if isinstance(params, dict) else params.model_dump())
 
 
 _REGISTRY: dict[str, Protocol] = {}

@@ -51,6 +51,9 @@ class Session:
 
     def close(self) -> None:
         self.executor.shutdown()
+        close_backend = getattr(self.backend, "close", None)  # stops a local LLM server
+        if callable(close_backend):
+            close_backend()
 
     def __enter__(self) -> Session:
         return self

@@ -39,6 +39,9 @@ class RunState(BaseModel):
     failures: list[str] = Field(default_factory=list, description="why a job or a gate failed")
     problems: list[str] = Field(default_factory=list, description="pre-run check findings")
     repairs: int = 0
+    repair_review: dict[str, Any] | None = Field(
+        default=None, description="an LLM repair waiting for review: the plan before it, what changed"
+    )
     question: str | None = None
     error: str | None = None
     answer: Answer | None = None

@@ -67,6 +67,16 @@ def test_last_step_is_recognised():
     assert spec.properties[0].name == "pressure" and spec.properties[0].at == "last_step"
 
 
+@pytest.mark.parametrize("request_text, density", [
+    ("Pressure of the LJ fluid at T*=0.85 and density 0.86", 0.86),
+    ("Potential energy of the Kob-Andersen 80:20 LJ mixture, T* = 2.0, density of 1.2", 1.2),
+])
+def test_density_without_unit_is_reduced_when_the_temperature_is(request_text, density):
+    spec = backend.task_spec(request_text)
+    assert (spec.conditions.density.value, spec.conditions.density.unit) == (density, "reduced")
+    assert "density" not in spec.missing
+
+
 def test_celsius_is_kept_for_conversion_in_code():
     spec = backend.task_spec("Self-diffusion coefficient of liquid argon at -180 °C and 1.374 g/cm3")
     assert (spec.conditions.temperature.value, spec.conditions.temperature.unit) == (-180, "degC")

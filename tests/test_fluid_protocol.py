@@ -340,3 +340,69 @@ def test_gate_temperature_not_reached(tmp_path):
         simulate(spec, tmp_path)
     thermo = read_output(tmp_path / "md").last_run()
     assert thermo["Temp"][-100:].mean() < 0.4
+
+
+# ------------------------------------------------------------------------------------------------
+# Kob-Andersen binary mixture
+# ------------------------------------------------------------------------------------------------
+
+# Pedersen, Schroder & Dyre, Phys. Rev. Lett. 120, 165501 (2018) (arXiv:1803.08956): the standard
+# Kob-Andersen mixture melts at T = 1.028(3) where its liquid has density 1.2, in simulations at
+# pressure 10.19; so the liquid at T = 1.028, rho = 1.2 has P = 10.19 (A-A reduced units; the
+# shift of the pair potential at 2.5 sigma_ab does not change forces, hence P).
+KA_T, KA_RHO, KA_P = 1.028, 1.2, 10.19
+# Systematic allowance: T_m is known to +/-0.003 and (dP/dT)_rho of this dense liquid is ~7, i.e.
+# +/-0.02 in P; with the finite size (N = 500 here) we allow 1 % in all.
+KA_P_SYSTEMATIC = 0.01 * KA_P
+KA_REQUEST = (
+    "Potential energy per particle and pressure of the Kob-Andersen binary LJ mixture at T* = 1.028 and rho* = 1.2"
+)
+
+
+def ka_spec(props=("potential_energy_per_atom", "pressure"), request=KA_REQUEST, **controls) -> TaskSpec:
+    spec = lj_spec([PropertyRequest(name=p) for p in props], t=KA_T, rho=KA_RHO, **controls)
+    spec.request = request
+    spec.potential.cutoff, spec.potential.tail_correction = None, False
+    return spec
+
+
+def test_kob_andersen_parameters_and_inputs():
+    params, defaults = FluidMD().parameters(ka_spec())
+    assert params.mixture == "kob_andersen" and params.type_counts == [400, 100] and params.n_atoms == 500
+    assert params.shifted and params.cutoff_sigma == 2.5
+    recorded = {d.parameter: d.reason for d in defaults}
+    assert "Kob & Andersen" in recorded["cutoff"] and "80:20" in recorded["type_counts"]
+    text = FluidMD().jobs(params)[0].inputs["in.lammps"]
+    # the model's pair parameters (Kob & Andersen 1995) with cutoffs 2.5 sigma_ab
+    assert "pair_coeff      1 1 1 1 2.5" in text
+    assert "pair_coeff      1 2 1.5 0.8 2" in text
+    assert "pair_coeff      2 2 0.5 0.88 2.2" in text
+    assert "create_box      2 box" in text and "type/subset 2 100" in text and "shift yes" in text
+    # an exact split from the request's own counts
+    params, _ = FluidMD().parameters(ka_spec(type_counts=[800, 200]))
+    assert params.type_counts == [800, 200] and params.n_atoms == 1000 and params.cell_counts == (5, 5, 10)
+
+
+def test_kob_andersen_from_the_reader_and_refusals():
+    from simagent.backends.expert import ExpertBackend
+
+    spec = ExpertBackend().task_spec(KA_REQUEST)
+    params, _ = FluidMD().parameters(spec)
+    assert params.mixture == "kob_andersen" and params.temperature == KA_T and params.number_density == KA_RHO
+    with pytest.raises(RequestError, match="per-species"):
+        FluidMD().parameters(ka_spec(["self_diffusion_coefficient"]))
+    with pytest.raises(RequestError, match="mixture"):
+        FluidMD().parameters(lj_spec([PropertyRequest(name="pressure")], atom_types=2))  # unnamed mixture
+
+
+@pytest.mark.engine
+def test_kob_andersen_pressure_at_its_melting_point(tmp_path):
+    """N = 500, 50 tau of NVT production (~20 s): P within 3 standard errors (~0.05 each) plus
+    1 % of Pedersen et al.'s 10.19."""
+    params, results, _ = simulate(ka_spec(production_steps=10000), tmp_path)
+    by = {r.quantity: r for r in results}
+    pressure, energy = by["pressure"], by["potential_energy_per_atom"]
+    print(f"KA: P = {pressure.value:.3f} +/- {pressure.uncertainty:.3f} (ref {KA_P}); U/N = {energy.value:.4f}")
+    assert abs(pressure.value - KA_P) < 3 * pressure.uncertainty + KA_P_SYSTEMATIC
+    assert 0 < pressure.uncertainty < 0.02 * KA_P
+    assert energy.value < 0 and "Kob & Andersen" in energy.method

@@ -92,3 +92,56 @@ def test_crash_then_resume_does_not_rerun_finished_jobs(settings, monkeypatch):
         outcome = session.resume("crashy")
     assert outcome.answer.status == "answered"
     assert status.stat().st_mtime_ns == before  # the job was not run again
+
+
+@pytest.mark.parametrize("stage", ["nvt", "prod"])
+def test_gromacs_stage_extension_reaches_the_protocol_and_reruns_what_follows(settings, monkeypatch, tmp_path,
+                                                                              stage):
+    """tools.gromacs.handlers.extend_actions gives a parameter action per stage; postcheck applies
+    it to the protocol run, keeps the attempt as <job>.failed1 and moves the finished jobs that
+    read the extended stage's output aside, so they run again (no engine: gates are scripted)."""
+    from types import SimpleNamespace
+
+    from agents.error import postcheck
+    from agents.input_writer import render_plan
+    from simagent import gates
+    from simagent.executor import LocalExecutor
+    from simagent.models import JobStatus, ProtocolRun
+    from simagent.state import RunContext, RunState
+
+    protocol = get_protocol("gromacs/liquid_md")
+    params = protocol.Params(model="spce", n_molecules=216, temperature=298.15, pressure=1.0, cutoff=0.85,
+                             timestep=0.002, em_steps=500, nvt_steps=500, npt_steps=2000, production_steps=4000,
+                             energy_every=20, compressibility=4.5e-5).model_dump(mode="json")
+    run = ProtocolRun(protocol="gromacs/liquid_md", properties=["density"], params=params, jobs={})
+    plan = render_plan([run], settings.job_time_limit_s)
+    root = tmp_path / "jobs"
+    jobs = []
+    for job in plan.jobs:
+        (root / job.id).mkdir(parents=True)
+        jobs.append(job.model_copy(update={"status": JobStatus.succeeded, "workdir": str(root / job.id)}))
+    plan = plan.model_copy(update={"jobs": jobs})
+    extended = f"liquid_md-{stage}"
+
+    def scripted(job_dir, job):
+        outcome = gates.Outcome.EXTEND if job.id == extended else gates.Outcome.PASS
+        return gates.GateReport([gates.GateResult("equilibration", outcome, "still drifting")])
+
+    monkeypatch.setattr(gates, "evaluate", scripted)
+    executor = LocalExecutor()
+    context = RunContext(settings=settings, backend=None, executor=executor)
+    state = RunState(request="x", thread_id="t", root=str(tmp_path), plan=plan)
+    try:
+        command = postcheck(state, SimpleNamespace(context=context))
+    finally:
+        executor.shutdown()
+    assert command.goto == "input_writer"
+    name = {"nvt": "nvt_steps", "prod": "production_steps"}[stage]
+    new_params = command.update["plan"].runs[0].params
+    assert new_params[name] == 2 * params[name]
+    assert [c.action for c in command.update["corrections"]] == [f"{name}: {params[name]} -> {2 * params[name]}"]
+    assert (root / f"{extended}.failed1").is_dir()
+    after = {"nvt": ["liquid_md-npt", "liquid_md-prod"], "prod": []}[stage]
+    assert sorted(p.name for p in root.iterdir() if ".superseded" in p.name) == [f"{j}.superseded1" for j in after]
+    rendered = {job.id: job for job in render_plan(command.update["plan"].runs, settings.job_time_limit_s).jobs}
+    assert f"nsteps                  = {2 * params[name]}" in rendered[extended].inputs[f"{stage}.mdp"]

@@ -20,9 +20,11 @@ from simagent.handlers import (
     ErrorHandler,
     apply_actions,
     apply_file_action,
+    backend_diagnosis,
     diagnose,
     engine_handlers,
     input_diff,
+    reapply_edit,
     repair_action_to_actions,
 )
 from simagent.models import Correction, Job
@@ -124,6 +126,96 @@ def test_backend_answers_use_the_same_action_language():
     new, _ = apply_actions(job, actions)
     assert "fix 1 all nvt temp 1 1 0.5" in new.inputs["in.lammps"]
     assert repair_action_to_actions(RepairAction(action="give_up"), job) == []
+
+
+def test_line_actions_from_a_backend_match_the_line_whatever_its_spacing():
+    job = job_with("units lj\nfix             1 all  nve   \nrun 100\n")
+    actions = repair_action_to_actions(RepairAction(action="delete_line", parameter=" fix 1 all nve", value=""), job)
+    new, changes = apply_actions(job, actions)
+    assert new.inputs["in.lammps"] == "units lj\nrun 100\n" and changes[0].startswith("in.lammps: removed")
+    assert repair_action_to_actions(RepairAction(action="replace_line", parameter="  ", value="x"), job) == []
+
+
+class ScriptedBackend:
+    """A decision backend that answers every repair with one RepairAction."""
+
+    def __init__(self, name: str, answer: RepairAction) -> None:
+        self.name, self.answer, self.asked = name, answer, []
+
+    def repair(self, diagnosis, protocol, current, schema):
+        self.asked.append(diagnosis)
+        return self.answer
+
+
+def test_backend_repair_review_flag_and_line_actions_by_job_kind(tmp_path):
+    scale = RepairAction(action="scale", parameter="timestep", value="0.5")
+    protocol_job = Job(id="p", protocol="lammps/fluid_md", inputs={"in.lammps": SCRIPT}, params={"timestep": 0.005})
+    for name, review in (("expert", False), ("hybrid(expert)", False), ("openai", True), ("hybrid(local)", True)):
+        found = backend_diagnosis(ScriptedBackend(name, scale), protocol_job, "blew up", "lammps/fluid_md",
+                                  {"timestep": 0.005}, {}, CorrectionLog())
+        assert found.fixable and found.needs_review is review and found.handler == f"{name} repair"
+    # a line action is for free-form inputs only: a protocol job is repaired through its parameters
+    edit = RepairAction(action="replace_line", parameter="timestep 0.005", value="timestep 0.001")
+    found = backend_diagnosis(ScriptedBackend("openai", edit), protocol_job, "blew up", "lammps/fluid_md",
+                              {"timestep": 0.005}, {}, CorrectionLog())
+    assert not found.fixable and "through their parameters" in found.errors[-1]
+    # a user's job: the backend sees the files (and the output tail), and its line action is applied
+    (tmp_path / "stdout.txt").write_text("step 10\nERROR: Out of range atoms - cannot compute PPPM\n")
+    backend = ScriptedBackend("openai", edit)
+    found = backend_diagnosis(backend, job_with(), "engine exited with code 1", "user/lammps", {}, {},
+                              CorrectionLog(), job_dir=tmp_path)
+    assert found.fixable and found.needs_review
+    assert "--- file: in.lammps ---\nunits lj" in backend.asked[0] and "Out of range atoms" in backend.asked[0]
+    assert "timestep 0.001" in apply_actions(job_with(), found.actions)[0].inputs["in.lammps"]
+    # ... unless it quotes a line that is not there
+    absent = RepairAction(action="delete_line", parameter="fix 2 all langevin 1 1 1 1", value="")
+    found = backend_diagnosis(ScriptedBackend("openai", absent), job_with(), "x", "user/lammps", {}, {},
+                              CorrectionLog())
+    assert not found.fixable and "does not apply" in found.errors[-1]
+    # the expert's keyword rules see the diagnosis alone, not the screen output
+    expert = ScriptedBackend("expert", scale)
+    backend_diagnosis(expert, protocol_job, "engine exited with code 1", "lammps/fluid_md", {"timestep": 0.005},
+                      {}, CorrectionLog(), job_dir=tmp_path)
+    assert expert.asked == ["engine exited with code 1"]
+
+
+def test_repair_prompt_describes_the_line_actions():
+    from simagent.backends.prompts import REPAIR
+
+    for action in ("set", "scale", "replace_line", "delete_line", "insert_line", "give_up"):
+        assert f'"{action}"' in REPAIR
+    assert "user/<engine>" in REPAIR and "exactly" in REPAIR
+
+
+RENDERED = "units metal\nthermo 50\nfix 1 all box/relax iso 0.0 vmax 0.001\nminimize 0 1e-10 1000 10000\nrun 0\n"
+
+
+def test_reviewer_edit_is_merged_into_a_new_rendering():
+    edited = RENDERED.replace("thermo 50\n", "thermo 50\nthermo_modify norm no\n").replace("run 0\n", "")
+    fresh = RENDERED.replace("vmax 0.001", "vmax 0.0005")
+    merged = reapply_edit(RENDERED, edited, fresh)
+    assert merged == edited.replace("vmax 0.001", "vmax 0.0005")
+    assert reapply_edit(RENDERED, edited, RENDERED) == edited  # nothing re-rendered differently
+    assert reapply_edit(RENDERED, RENDERED, fresh) == fresh  # no edit
+    assert reapply_edit(RENDERED, fresh, fresh) == fresh  # the repair did what the reviewer did
+    # an edit of the last line of a file without a final newline
+    assert reapply_edit("a\nb", "a\nB", "x\nb") == "x\nB"
+
+
+@pytest.mark.parametrize("edited", [
+    RENDERED.replace("vmax 0.001", "vmax 0.002"),  # the same line
+    RENDERED.replace("fix 1 all box/relax iso 0.0 vmax 0.001\nminimize 0 1e-10 1000 10000\n", "min_style fire\n"),
+])
+def test_reviewer_edit_that_overlaps_the_new_rendering_is_refused(edited):
+    fresh = RENDERED.replace("vmax 0.001", "vmax 0.0005")
+    with pytest.raises(InputError, match=r"both change line"):
+        reapply_edit(RENDERED, edited, fresh)
+
+
+def test_insertions_at_the_same_place_are_a_conflict():
+    with pytest.raises(InputError, match="line 2"):
+        reapply_edit("a\nb\n", "a\nmine\nb\n", "a\ntheirs\nb\n")
+    assert reapply_edit("a\nb\n", "a\nsame\nb\n", "a\nsame\nb\n") == "a\nsame\nb\n"
 
 
 def test_every_engine_has_a_handler_library():

@@ -468,3 +468,26 @@ def test_local_backend_errors_carry_the_local_hint():
         with pytest.raises(BackendError) as info:
             backend.task_spec("Cohesive energy of Cu")
     assert "llm_threads" in str(info.value) and "SIMAGENT_BASE_URL" not in str(info.value)
+
+
+def test_session_records_which_backend_read_the_request_and_closes_it(tmp_path):
+    """Through the graph: the task_spec decision names the backend that read the request (the LLM
+    here, the expert's reading having a gap) and why; closing the session closes the backend."""
+    from simagent.session import Session
+
+    answer = full_spec(PARAPHRASE, properties=[PropertyRequest(name="lattice_constant")],
+                       system=SystemSpec(name="fcc copper", kind="crystal", elements=["Cu"], lattice="fcc"))
+    server = FakeOpenAIServer([answer])
+    with server as base_url:
+        config = Settings(backend="hybrid", hybrid_llm="openai", base_url=base_url, model="fake-model",
+                          llm_retries=0, workdir=str(tmp_path))
+        session = Session(config, auto_approve=False)
+        closed = []
+        session.backend.close = lambda: closed.append(True)
+        outcome = session.ask(PARAPHRASE)
+        state = session.app.get_state(session._config(outcome.thread_id)).values
+        session.close()
+    assert outcome.interrupt is not None and outcome.interrupt["kind"] == "review"
+    reading = next(d for d in state["decisions"] if d.decision == "task_spec")
+    assert reading.backend == "hybrid(openai)" and "properties" in reading.detail
+    assert closed == [True]

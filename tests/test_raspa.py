@@ -518,3 +518,22 @@ def test_mixture_selectivity_matches_henry_ratio(tmp_path):
     tolerance = N_SIGMA * math.hypot(selectivity.uncertainty, ratio_error) + 0.05 * ratio
     assert abs(selectivity.value - ratio) < tolerance, (selectivity, ratio, wall)
     assert results["uptake_CO2"].unit == "mmol/g" and results["uptake_CO2"].value > results["uptake_CH4"].value
+
+
+def test_extension_of_a_protocol_job_scales_its_cycle_parameter():
+    """A gate asking for more cycles on a protocol job becomes a parameter action (the inputs are
+    re-rendered from the protocol run); on a user's file it edits NumberOfCycles."""
+    from simagent.handlers import apply_param_action
+    from simagent.models import Job
+    from tools.raspa.handlers import extend_actions
+
+    gcmc = Job(id="gcmc_1", protocol="raspa/gcmc_uptake", engine="raspa", stage="gcmc", inputs={})
+    helium = Job(id="helium", protocol="raspa/gcmc_uptake", engine="raspa", stage="helium_void_fraction", inputs={})
+    assert extend_actions(gcmc) == [{"param": "production_cycles", "_scale": 2.0}]
+    assert extend_actions(helium) == [{"param": "helium_cycles", "_scale": 2.0}]
+    params, change = apply_param_action({"production_cycles": 1500}, extend_actions(gcmc)[0])
+    assert params["production_cycles"] == 3000 and "production_cycles" in change
+    user = Job(id="run", protocol="user/raspa", engine="raspa", inputs={
+        "simulation.input": "SimulationType MonteCarlo\nNumberOfCycles 500\n"})
+    actions = extend_actions(user)
+    assert actions and "1000" in str(actions[0])

@@ -54,12 +54,20 @@ Answer with the JSON object only."""
 
 REPAIR = """\
 You propose one repair for a failed simulation job. You get the protocol, its current
-parameters, the parameter schema and a diagnosis of the failure.
-Actions:
+parameters, the parameter schema and a diagnosis of the failure (with the last output lines).
+A job of a named protocol (e.g. "lammps/fluid_md") is repaired through its parameters:
 - "set": set parameter to value (text, in the schema's units).
 - "scale": multiply a numeric parameter by value (a number as text, e.g. "0.5").
-- "give_up": no safe parameter change can fix this; parameter and value null.
-Only use parameter names from the schema. reason: one short sentence.
+Only use parameter names from the schema; never a line action.
+A user's own input (protocol "user/<engine>", empty schema) is repaired by editing one line of
+an input file; the diagnosis lists the files. Quote the line exactly as it is in the file:
+- "replace_line": parameter = the current line, value = the new line (a changed or fixed command).
+- "delete_line": parameter = the line to remove, value = "" (remove a command).
+- "insert_line": parameter = the line after which to insert, value = the new line (add a command).
+- file: the input file the line is in (null: the main input).
+Change only what the diagnosis points to; never add shell, file-system or network commands.
+- "give_up": no safe change can fix this; parameter and value null.
+reason: one short sentence.
 Answer with the JSON object only."""
 
 RETRY = """\

@@ -470,6 +470,11 @@ def main_input(job: Job) -> str:
 
 
 def extend_actions(job: Job, factor: float = 2.0) -> list[dict] | None:
+    """More MC cycles by `factor`: the protocol's cycle parameter for a protocol job (its inputs are
+    re-rendered), NumberOfCycles in a user's simulation.input."""
+    if not job.protocol.startswith("user"):
+        name = "helium_cycles" if job.stage == "helium_void_fraction" else "production_cycles"
+        return [{"param": name, "_scale": factor}]
     settings, _ = settings_of(job)
     try:
         cycles = int(float(settings.get("numberofcycles", "0")))

@@ -121,6 +121,11 @@ def _conditions(low: str) -> Conditions:
         cond.density = Quantity(value=float(dens.group(1)), unit=normalize_unit(dens.group(2)))
     elif reduced_rho:
         cond.density = Quantity(value=float(reduced_rho.group(1)), unit="reduced")
+    elif cond.temperature is not None and cond.temperature.unit == "reduced":
+        # 'T* = 0.85 and density 0.86': with a reduced temperature, a density without a unit is reduced too
+        bare = re.search(r"\bdensity(?: of)?\s*(?:=|:)?\s*" + NUM, low)
+        if bare:
+            cond.density = Quantity(value=float(bare.group(1)), unit="reduced")
     pres = re.search(NUM + r"\s*" + PRES_UNIT, low)
     reduced_p = re.search(r"\bp\*\s*(?:=|of|:)\s*" + NUM, low)
     if pres:

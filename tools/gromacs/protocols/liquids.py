@@ -50,6 +50,8 @@ THERMO = {
     "total_energy_per_atom": ("Total Energy", 1.0, "kJ/mol"),
 }
 PER_ATOM = {"potential_energy_per_atom", "kinetic_energy_per_atom", "total_energy_per_atom"}
+# Terms that follow the box under a barostat: their correlation time is at least tau_p.
+BOX_TERMS = {"Density", "Volume"}
 # .edr terms reported as energy components (GROMACS names -> result suffix)
 COMPONENTS = {
     "Bond": "bond", "Angle": "angle", "Proper Dih.": "proper_dihedral", "Ryckaert-Bell.": "ryckaert_bellemans",
@@ -68,6 +70,14 @@ SUPPLIED_PROPERTIES = frozenset(THERMO) | {"energy_components"}
 # depends on them): water 4.5e-5 (GROMACS manual); methanol 1.25e-4, ethanol 1.1e-4 (CRC
 # Handbook); liquid argon near its triple point about 2e-4.
 COMPRESSIBILITY = {"water": 4.5e-5, "methanol": 1.25e-4, "ethanol": 1.1e-4, "argon": 2.0e-4}
+
+# Barostat coupling time of the NPT equilibration stage, ps (the production keeps tau_p).
+NPT_EQUILIBRATION_TAU_P = 1.0
+# v-rescale coupling time of the equilibration stages (melt, NVT, NPT), ps (the production keeps tau_t).
+# The stochastic velocity rescaling samples the canonical ensemble for any tau_t (Bussi et al. 2007),
+# so the equilibration may couple tightly: with argon's 1 ps, a lattice start that cools to ~90 K
+# while melting, or a melt at 2T, needs ~10 ps to reach T (measured, 256 atoms at 120 K).
+NVT_EQUILIBRATION_TAU_T = 0.1
 
 # Defaults by kind of system, with the reason reported in the answer.
 _DEFAULTS: dict[str, dict[str, tuple[object, str]]] = {
@@ -99,6 +109,19 @@ _DEFAULTS: dict[str, dict[str, tuple[object, str]]] = {
         "tau_t": (1.0, "v-rescale, tau_t = 1 ps (100 steps, like the LAMMPS protocol's damping)"),
     },
 }
+
+
+def _barostat_error_floor(series: np.ndarray, times: np.ndarray, tau_p: float) -> float:
+    """Smallest credible standard error of a box-following average: a barostat with coupling time
+    tau_p decorrelates the volume no faster than every ~2 tau_p, so a window of length T holds at
+    most T / (2 tau_p) independent samples. Short runs of small boxes are where blocking (which
+    cannot see correlations as long as the series) would otherwise report errors several times
+    too small: 216 waters over 8 ps gave 0.002 g/cm^3 while repeated runs spread by 0.01."""
+    span = float(times[-1] - times[0]) if times.size > 1 else 0.0
+    if span <= 0 or series.size < 2:
+        return 0.0
+    independent = max(span / (2.0 * tau_p), 1.0)
+    return float(np.std(series, ddof=1) / np.sqrt(independent))
 
 
 class LiquidParams(BaseModel):
@@ -514,15 +537,26 @@ class LiquidMD(Protocol):
                                                                    if stage == "melt" else 1.0),
                            gen_seed=p.seed, continuation=False)
                       if stage == first_md else dict(continuation=True))
+        if stage == "nvt" and p.melt_steps:
+            # After the melt at melt_temperature_factor x T, the NVT stage starts from fresh velocities at
+            # T (as the LAMMPS protocols rescale after their melt). Continuing the melt's velocities left
+            # the v-rescale thermostat (tau_t = 1 ps for argon) to drain the whole excess energy: the
+            # temperature relaxes over ~10 ps, and a short NVT stage handed a hot system to production.
+            velocities = dict(gen_vel=True, gen_temp=p.temperature, gen_seed=p.seed + 1, continuation=False)
+        if stage in ("melt", "nvt", "npt") and p.thermostat == "v-rescale":
+            thermostat["tau_t"] = min(p.tau_t, NVT_EQUILIBRATION_TAU_T)
         if stage == "melt":
             thermostat["ref_t"] = p.temperature * p.melt_temperature_factor
             return MdpOptions(title=title, nsteps=p.melt_steps, **md, **thermostat, **velocities)
         if stage == "nvt":
             return MdpOptions(title=title, nsteps=p.nvt_steps, **md, **thermostat, **velocities)
         barostat = dict(pcoupl=p.barostat, tau_p=p.tau_p, ref_p=p.pressure, compressibility=p.compressibility)
-        if stage == "npt":  # equilibration always with C-rescale: Parrinello-Rahman needs an equilibrated box
+        if stage == "npt":
+            # Equilibration always with C-rescale (Parrinello-Rahman needs an equilibrated box), and
+            # with tau_p of at most 1 ps: first-order scaling is stable there and the box relaxes
+            # within a few ps (Bernetti & Bussi 2020).
             return MdpOptions(title=title, nsteps=p.npt_steps, **md, **thermostat, **velocities,
-                              pcoupl="C-rescale", tau_p=p.tau_p, ref_p=p.pressure,
+                              pcoupl="C-rescale", tau_p=min(p.tau_p, NPT_EQUILIBRATION_TAU_P), ref_p=p.pressure,
                               compressibility=p.compressibility)
         prod = dict(nsteps=p.production_steps, nstxout_compressed=p.trajectory_every, **md, **velocities)
         if p.production_ensemble == "nve":
@@ -616,7 +650,9 @@ class LiquidMD(Protocol):
         check_energies(energies, p)
         ensemble = p.production_ensemble.upper()
         key = "Density" if ensemble == "NPT" else "Potential"
-        t0 = detect_equilibration(energies[key])
+        # the production window starts after both the observable (density or potential energy) and the
+        # temperature have settled: a thermostat still relaxing from the previous stage shows up in T first
+        t0 = max(detect_equilibration(energies[key]), detect_equilibration(energies["Temperature"]))
         check_temperature(energies["Temperature"][t0:], p.temperature, p.temperature_tolerance)
         times = energies["Time"]
         from tools.gromacs import engine
@@ -632,7 +668,8 @@ class LiquidMD(Protocol):
         if notes:
             run += "; grompp notes: " + " | ".join(notes)
         averaged = (f"mean over production frames {t0}..{times.size - 1} (t >= {times[t0]:g} ps; equilibration "
-                    "detected as in Chodera 2016), standard error by Flyvbjerg-Petersen blocking")
+                    f"of {key} and temperature detected as in Chodera 2016), standard error by Flyvbjerg-Petersen "
+                    "blocking")
         log = str(job_dir / "prod.log")
         results: list[Result] = []
         structure = diffusion = gyration = None
@@ -650,6 +687,8 @@ class LiquidMD(Protocol):
                     value, se, how = float(series[-1]), None, f"value at the last frame (t = {times[-1]:g} ps)"
                 else:
                     value, se = block_average(series[t0:])
+                    if term in BOX_TERMS and ensemble == "NPT":
+                        se = max(se, _barostat_error_floor(series[t0:], times[t0:], p.tau_p))
                     se, how = (se if se > 0 else None), averaged
                 results.append(Result(quantity=prop.name, value=value, unit=unit, uncertainty=se, job="prod",
                                       method=f"{term} from prod.edr{what}, {how}; {run}", log=log))

@@ -21,11 +21,12 @@ from pydantic import BaseModel, Field
 
 from simagent.errors import CalculationFailed, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
-from simagent.protocols import Protocol, register
+from simagent.protocols import register
 from tools.lammps.inputs import render
 from tools.lammps.protocols.solid_common import (
     DEFAULT_SEED,
     SolidBase,
+    SolidProtocol,
     check_minimization,
     cubic_repetitions,
     minimization_stats,
@@ -96,12 +97,9 @@ class PointDefectParams(SolidBase):
         return tuple(n // 2 for n in self.repetitions)  # type: ignore[return-value]
 
 
-def _as_params(params: BaseModel | dict) -> PointDefectParams:
-    return PointDefectParams.model_validate(params if isinstance(params, dict) else params.model_dump())
-
 
 @register
-class PointDefects(Protocol):
+class PointDefects(SolidProtocol):
     name = "lammps/point_defects"
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset({VACANCY, INTERSTITIAL})
@@ -110,11 +108,6 @@ class PointDefects(Protocol):
         "Vacancy and self-interstitial formation energies at 0 K: relaxed defect supercells, "
         "E_f = E_def - (N_def/N) E_perfect (interstitial: lowest of several relaxed configurations)"
     )
-
-    def applies_to(self, spec: TaskSpec) -> bool:
-        if spec.system is None or spec.system.kind != "crystal" or not spec.properties:
-            return False
-        return {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[PointDefectParams, list[DefaultApplied]]:
         wanted = {p.name for p in spec.properties} or set(self.properties)
@@ -168,7 +161,7 @@ class PointDefects(Protocol):
         return params, defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:
-        p = _as_params(params)
+        p = self.as_params(params)
         values = p.model_dump()
         jobs = [
             Job(
@@ -200,7 +193,7 @@ class PointDefects(Protocol):
         return jobs
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
-        p = _as_params(params)
+        p = self.as_params(params)
         _, lines, text = read_job(job_dirs[PERFECT_JOB], PERFECT_JOB)
         perfect = pick(lines, case="perfect")
         n, e_perfect, v_perfect, press = need(perfect, "natoms", "pe_eV", "vol_A3", "press_bar")

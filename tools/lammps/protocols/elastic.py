@@ -25,16 +25,15 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.errors import CalculationFailed
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
-from simagent.protocols import Protocol, register
+from simagent.protocols import register
 from simagent.stats import block_average
 from tools.lammps.inputs import render
 from tools.lammps.protocols.solid_common import (
     BAR_TO_GPA,
     CUBIC,
     DEFAULT_SEED,
-    PDAMP_STEPS,
-    TDAMP_STEPS,
-    SolidBase,
+    SolidMDBase,
+    SolidProtocol,
     check_solid,
     check_temperature,
     cubic_repetitions,
@@ -64,7 +63,7 @@ SYMMETRY_TOLERANCE_GPA = 1.0
 MONTE_CARLO_SAMPLES = 400
 
 
-class ElasticParams(SolidBase):
+class ElasticParams(SolidMDBase):
     repetitions: tuple[int, int, int]
     temperature: float = Field(default=0.0, ge=0, description="K; 0 = static (minimisation)")
     strain: float = Field(gt=0, le=0.05, description="Voigt strain amplitude e (engineering shear for 4-6)")
@@ -78,7 +77,6 @@ class ElasticParams(SolidBase):
     max_residual_stress_bar: float = Field(default=100.0, gt=0, description="gate on the 0 K reference stress")
     thermo_every: int = 500
     # finite temperature
-    timestep: float = Field(default=0.002, gt=0, description="ps")
     seed: int = DEFAULT_SEED
     npt_equilibration_steps: int = 5000
     npt_average_steps: int = 5000
@@ -97,21 +95,10 @@ class ElasticParams(SolidBase):
             raise ValueError("npt_average_steps must be a multiple of 10 and at least 100")
         return self
 
-    @property
-    def tdamp(self) -> float:
-        return TDAMP_STEPS * self.timestep
-
-    @property
-    def pdamp(self) -> float:
-        return PDAMP_STEPS * self.timestep
-
-
-def _as_params(params: BaseModel | dict) -> ElasticParams:
-    return ElasticParams.model_validate(params if isinstance(params, dict) else params.model_dump())
 
 
 @register
-class ElasticConstants(Protocol):
+class ElasticConstants(SolidProtocol):
     name = "lammps/elastic_constants"
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = PROPERTIES
@@ -120,11 +107,6 @@ class ElasticConstants(Protocol):
         "Elastic constants C_ij of a one-element crystal by +/- strain (0 K: minimisation at each strain; "
         "finite T: NVT stress averages), and Voigt-Reuss-Hill bulk, shear, Young's moduli and Poisson ratio"
     )
-
-    def applies_to(self, spec: TaskSpec) -> bool:
-        if spec.system is None or spec.system.kind != "crystal" or not spec.properties:
-            return False
-        return {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[ElasticParams, list[DefaultApplied]]:
         fields, defaults = solid_base(spec, self.name)
@@ -209,7 +191,7 @@ class ElasticConstants(Protocol):
         return params, defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:
-        p = _as_params(params)
+        p = self.as_params(params)
         values = {**p.model_dump(), "tdamp": p.tdamp, "pdamp": p.pdamp}
         if p.temperature == 0:
             return [
@@ -248,7 +230,7 @@ class ElasticConstants(Protocol):
         return jobs
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
-        p = _as_params(params)
+        p = self.as_params(params)
         if p.temperature == 0:
             columns, errors, how, home = _static_columns(p, job_dirs[STATIC_JOB])
         else:

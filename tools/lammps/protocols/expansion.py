@@ -20,14 +20,13 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.errors import CalculationFailed, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
-from simagent.protocols import Protocol, register
+from simagent.protocols import register
 from simagent.stats import block_average
 from tools.lammps.inputs import render
 from tools.lammps.protocols.solid_common import (
     DEFAULT_SEED,
-    PDAMP_STEPS,
-    TDAMP_STEPS,
-    SolidBase,
+    SolidMDBase,
+    SolidProtocol,
     check_solid,
     check_temperature,
     cubic_repetitions,
@@ -52,13 +51,12 @@ RANGE_POINTS = 5
 MAX_MEAN_PRESSURE_BAR = 200.0
 
 
-class ExpansionParams(SolidBase):
+class ExpansionParams(SolidMDBase):
     repetitions: tuple[int, int, int]
     temperatures: list[float] = Field(min_length=2, description="K, one NPT job each")
     reference_temperature: float = Field(gt=0, description="K, where alpha is evaluated")
     fit_order: Literal[1, 2] = 1
     box_relax: Literal["iso", "aniso"] = "iso"
-    timestep: float = Field(default=0.002, gt=0, description="ps")
     seed: int = DEFAULT_SEED
     equilibration_steps: int = 2500
     production_steps: int = 10000
@@ -73,17 +71,6 @@ class ExpansionParams(SolidBase):
             raise ValueError(f"a fit of order {self.fit_order} needs {self.fit_order + 1} distinct temperatures")
         return self
 
-    @property
-    def tdamp(self) -> float:
-        return TDAMP_STEPS * self.timestep
-
-    @property
-    def pdamp(self) -> float:
-        return PDAMP_STEPS * self.timestep
-
-
-def _as_params(params: BaseModel | dict) -> ExpansionParams:
-    return ExpansionParams.model_validate(params if isinstance(params, dict) else params.model_dump())
 
 
 def job_id(temperature: float) -> str:
@@ -126,7 +113,7 @@ def temperature_list(spec: TaskSpec) -> tuple[list[float], float, DefaultApplied
 
 
 @register
-class ThermalExpansion(Protocol):
+class ThermalExpansion(SolidProtocol):
     name = "lammps/thermal_expansion"
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset({PROPERTY})
@@ -135,11 +122,6 @@ class ThermalExpansion(Protocol):
         "Linear thermal expansion coefficient alpha = (1/a) da/dT of a crystal from NPT runs at several "
         "temperatures (one job each), lattice parameter vs T fitted, block-averaged errors"
     )
-
-    def applies_to(self, spec: TaskSpec) -> bool:
-        if spec.system is None or spec.system.kind != "crystal" or not spec.properties:
-            return False
-        return {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[ExpansionParams, list[DefaultApplied]]:
         fields, defaults = solid_base(spec, self.name)
@@ -184,7 +166,7 @@ class ThermalExpansion(Protocol):
         return params, defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:
-        p = _as_params(params)
+        p = self.as_params(params)
         values = {**p.model_dump(), "tdamp": p.tdamp, "pdamp": p.pdamp}
         jobs = []
         for i, t in enumerate(sorted(set(p.temperatures))):
@@ -202,7 +184,7 @@ class ThermalExpansion(Protocol):
         return jobs
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
-        p = _as_params(params)
+        p = self.as_params(params)
         rows = []
         for t in sorted(set(p.temperatures)):
             job = job_id(t)

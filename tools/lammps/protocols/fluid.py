@@ -14,6 +14,10 @@ enforce2d`), thermostat style and damping, initial velocity temperature, and the
 (after automatic equilibration detection by default, or the whole production run, the whole
 simulation, or its last N steps). A request that describes its run protocol gets no extra melting
 stage.
+
+One named binary mixture is supported: the Kob-Andersen 80:20 LJ mixture (Phys. Rev. Lett. 73,
+1376 (1994); Phys. Rev. E 51, 4626 (1995)), chosen when the request names it. Its pair parameters
+are part of the model's definition (reduced units of the A-A pair); other mixtures are refused.
 """
 
 from __future__ import annotations
@@ -81,6 +85,22 @@ LATTICES_2D = frozenset({"sq", "hex"})
 DEFAULT_ATOMS_2D = 500  # 2D start: about as many atoms as the 3D default (N = 500)
 MAX_BOX_ASPECT = 2.0  # an exact atom count may use a non-cubic box up to this edge ratio
 THERMOSTATS = ("nose-hoover", "langevin", "berendsen", "csvr")
+
+# Named LJ mixtures: (epsilon, sigma) per type pair in units of the A-A pair, masses, the share of
+# type B and the citation. Kob & Andersen (PRL 73, 1376 (1994); PRE 51, 4626 (1995)): A80B20,
+# eps_AB = 1.5, eps_BB = 0.5, sigma_AB = 0.8, sigma_BB = 0.88, equal masses, each pair truncated at
+# 2.5 sigma_ab and shifted to zero there.
+MIXTURES: dict[str, dict] = {
+    "kob_andersen": {
+        "pairs": {(1, 1): (1.0, 1.0), (1, 2): (1.5, 0.8), (2, 2): (0.5, 0.88)},
+        "masses": (1.0, 1.0),
+        "fraction_b": 0.2,
+        "cutoff_sigma": 2.5,
+        "shifted": True,
+        "citation": "Kob & Andersen, Phys. Rev. E 51, 4626 (1995)",
+        "pattern": r"kob[- ]?(?:and|&)?[- ]?andersen|\bka (?:mixture|model|liquid|system)\b|\bka[- ]?lj\b",
+    },
+}
 DEFAULTS = {
     "lj": {
         "n_cells": (5, "N = 500, as in the NIST LJ reference simulations (SRSW)"),
@@ -231,6 +251,17 @@ def lattice_constant(lattice: str, number_density: float, dimension: int) -> flo
     """Lattice constant for a number density: basis atoms per cell of (shape product) a^d."""
     cell = math.prod(CELL_SHAPE[lattice][:dimension])
     return (BASIS[lattice] / (number_density * cell)) ** (1.0 / dimension)
+
+
+def requested_mixture(spec: TaskSpec) -> str | None:
+    """The named mixture the request text asks for (e.g. 'kob_andersen'), or None."""
+    import re
+
+    low = spec.request.lower()
+    for name, model in MIXTURES.items():
+        if re.search(model["pattern"], low):
+            return name
+    return None
 
 
 def check_one_species(ctrl: SimulationControls) -> None:
@@ -392,6 +423,8 @@ class FluidMDParams(BaseModel):
     production_ensemble: Literal["nvt", "nve"] = "nvt"
     thermo_every: int = Field(default=10, gt=0)
     seed: int = Field(default=DEFAULT_SEED, gt=0)
+    mixture: Literal["kob_andersen"] | None = Field(default=None, description="a named LJ mixture (MIXTURES)")
+    type_counts: list[int] | None = Field(default=None, description="atoms of types A, B of the mixture")
     rdf: bool = False
     rdf_bins: int = Field(default=200, ge=10)
     rdf_every: int = Field(default=100, gt=0)
@@ -454,7 +487,20 @@ class FluidMDParams(BaseModel):
         lo, hi = self.msd_fit_window
         if not 0.0 < lo < hi <= 1.0:
             raise ValueError("msd_fit_window needs 0 < start < end <= 1 (fractions of a block)")
+        if self.mixture is not None:
+            if self.units != "lj" or self.dimension != 3:
+                raise ValueError("a named LJ mixture runs in 3D reduced units")
+            counts = self.type_counts or []
+            if len(counts) != 2 or min(counts) < 1 or sum(counts) != self.n_atoms:
+                raise ValueError(f"type_counts must give A and B atoms adding up to N = {self.n_atoms}")
         return self
+
+    def pair_table(self) -> list[tuple[int, int, float, float, float]]:
+        """(type i, type j, epsilon, sigma, cutoff) of every pair of a mixture (empty for one species)."""
+        if self.mixture is None:
+            return []
+        return [(i, j, eps * self.epsilon, sig * self.sigma, self.cutoff_sigma * sig * self.sigma)
+                for (i, j), (eps, sig) in MIXTURES[self.mixture]["pairs"].items()]
 
 
 def _as_params(params: BaseModel | dict) -> FluidMDParams:
@@ -471,7 +517,7 @@ class FluidMD(Protocol):
     description = (
         "MD of an LJ or monatomic fluid at fixed T and density: Nose-Hoover NVT equilibration, "
         "NVT or NVE production; block-averaged thermo, g(r) and coordination number, "
-        "self-diffusion from the Einstein MSD"
+        "self-diffusion from the Einstein MSD; also the Kob-Andersen 80:20 binary LJ mixture (thermo, total g(r))"
     )
 
     def applies_to(self, spec: TaskSpec) -> bool:
@@ -511,7 +557,18 @@ class FluidMD(Protocol):
 
         # particle: mass, epsilon, sigma
         ctrl = spec.controls
-        check_one_species(ctrl)
+        mixture = requested_mixture(spec)
+        if mixture is None:
+            check_one_species(ctrl)
+        else:
+            if units != "lj":
+                raise RequestError("the Kob-Andersen mixture is defined in reduced LJ units")
+            if DIFFUSION in names:
+                raise RequestError("self-diffusion of a mixture needs per-species MSDs, which "
+                                   "lammps/fluid_md does not compute yet")
+            if ctrl.masses or pot.lj_epsilon is not None or pot.lj_sigma is not None or ctrl.mixing_rule:
+                raise RequestError("the Kob-Andersen mixture fixes its own masses and pair parameters "
+                                   f"({MIXTURES[mixture]['citation']}); a different mixture is not supported")
         element, epsilon_k = None, None
         if units == "lj":
             mass, epsilon, sigma = 1.0, 1.0, 1.0
@@ -565,7 +622,10 @@ class FluidMD(Protocol):
         # potential details (a cutoff only the protocol text gave, e.g. "cut at 3 sigma", counts too)
         if pot.cutoff is None and ctrl.pair_cutoff is not None:
             pot = pot.model_copy(update={"cutoff": ctrl.pair_cutoff})
-        if pot.cutoff is None:
+        if pot.cutoff is None and mixture is not None:
+            cutoff_sigma = MIXTURES[mixture]["cutoff_sigma"]
+            record("cutoff", f"{cutoff_sigma} sigma_ab per pair", f"model definition ({MIXTURES[mixture]['citation']})")
+        elif pot.cutoff is None:
             cutoff_sigma = DEFAULT_CUTOFF_SIGMA
             record("cutoff", f"{cutoff_sigma} sigma", "usual LJ truncation (Allen & Tildesley)")
         elif norm_unit(pot.cutoff.unit) in REDUCED | {"sigma", "σ"}:
@@ -578,7 +638,12 @@ class FluidMD(Protocol):
             raise RequestError("an LJ cutoff must lie beyond 1 sigma")
         if not pot.tail_correction:
             record("tail_correction", "no", "not requested (pair_modify tail no)")
-        if not pot.shifted:
+        shifted = pot.shifted
+        if mixture is not None and MIXTURES[mixture]["shifted"]:
+            shifted = True
+            if not pot.shifted:
+                record("shifted", "yes", f"each pair shifted to zero at its cutoff ({MIXTURES[mixture]['citation']})")
+        elif not pot.shifted:
             record("shifted", "no", "not requested: truncated, unshifted LJ")
 
         # run controls
@@ -593,6 +658,9 @@ class FluidMD(Protocol):
 
         timestep = pick("timestep", timestep_in(ctrl.timestep, units) if ctrl.timestep else None)
         lattice, dimension = start_lattice(ctrl, record)
+        if mixture is not None and len(ctrl.type_counts) == 2 and ctrl.n_atoms is None and not ctrl.cells:
+            # "800 A and 200 B particles": the box holds their sum
+            ctrl = ctrl.model_copy(update={"n_atoms": sum(ctrl.type_counts)})
         cells = box_cells(ctrl, lattice, dimension, record, table["n_cells"])
         # the cutoff must fit in the box: add cells along the short edges
         a = lattice_constant(lattice, number_density, dimension)
@@ -656,11 +724,24 @@ class FluidMD(Protocol):
                     raise RequestError(f"step must lie in 0..{production_steps} (production run)")
                 thermo_every = math.gcd(thermo_every, prop.step) or thermo_every
         rdf_blocks = 5 if production_steps % 5 == 0 else 1
+        type_counts = None
+        if mixture is not None:
+            n_atoms = BASIS[lattice] * math.prod(cells)
+            if len(ctrl.type_counts) == 2 and sum(ctrl.type_counts) == n_atoms:
+                type_counts = list(ctrl.type_counts)
+            else:
+                n_b = round(MIXTURES[mixture]["fraction_b"] * n_atoms)
+                type_counts = [n_atoms - n_b, n_b]
+                record("type_counts", f"{type_counts[0]} A + {type_counts[1]} B",
+                       f"{100 * (1 - MIXTURES[mixture]['fraction_b']):g}:{100 * MIXTURES[mixture]['fraction_b']:g} "
+                       f"composition of the model" + (f" (the requested {ctrl.type_counts} do not add up to "
+                                                      f"N = {n_atoms})" if ctrl.type_counts else ""))
         params = FluidMDParams(
             units=units, element=element, mass=mass, epsilon=epsilon, sigma=sigma,
             temperature=temperature, number_density=number_density, n_cells=cells[0],
             lattice=lattice, dimension=dimension, cells=cells,
-            cutoff_sigma=cutoff_sigma, tail_correction=pot.tail_correction, shifted=pot.shifted,
+            cutoff_sigma=cutoff_sigma, tail_correction=pot.tail_correction, shifted=shifted,
+            mixture=mixture, type_counts=type_counts,
             timestep=timestep, thermostat=thermostat, thermostat_damping=damping,
             velocity_temperature=velocity_temperature, melt_steps=melt_steps,
             equilibration_steps=equilibration_steps, production_steps=production_steps,
@@ -678,7 +759,9 @@ class FluidMD(Protocol):
         nx, ny, nz = p.cell_counts
         text = render(
             "fluid_md.lmp.j2",
-            title=f"{p.element or 'LJ'} fluid, N = {p.n_atoms}, T = {p.temperature:g}",
+            title=(f"{p.element or 'LJ'} fluid" if p.mixture is None else f"{p.mixture} LJ mixture")
+            + f", N = {p.n_atoms}, T = {p.temperature:g}",
+            mixture=p.mixture, type_counts=p.type_counts, pairs=p.pair_table(),
             units=p.units, lattice_constant=p.lattice_constant, number_density=p.number_density,
             lattice=p.lattice, dimension=p.dimension, nx=nx, ny=ny, nz=nz,
             mass=p.mass, cutoff=p.cutoff, epsilon=p.epsilon, sigma=p.sigma,
@@ -722,6 +805,10 @@ class FluidMD(Protocol):
             f"{p.production_steps} steps (dt = {p.timestep:g}; {thermostat}), LJ cutoff {p.cutoff_sigma:g} sigma"
             f"{', tail correction' if p.tail_correction else ''}{', shifted' if p.shifted else ''}"
         )
+        if p.mixture is not None:
+            a, b = p.type_counts or (0, 0)
+            run += (f"; {MIXTURES[p.mixture]['citation']} mixture, {a} A + {b} B (cutoff per pair "
+                    f"{p.cutoff_sigma:g} sigma_ab); g(r) over all pairs")
         rdf = msd = None
         results = []
         for prop in spec.properties:

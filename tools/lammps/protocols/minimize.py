@@ -21,13 +21,12 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.errors import ReadError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
-from simagent.protocols import Protocol, register
+from simagent.protocols import register
 from tools.lammps.inputs import render
 from tools.lammps.protocols.solid_common import (
     DEFAULT_SEED,
-    PDAMP_STEPS,
-    TDAMP_STEPS,
-    SolidBase,
+    SolidMDBase,
+    SolidProtocol,
     check_minimization,
     cubic_repetitions,
     md_timestep,
@@ -45,7 +44,7 @@ TEMPLATE = "minimize_crystal.lmp.j2"
 _FIRE_WORDS = ("fire", "fast inertial relaxation")
 
 
-class MinimizeParams(SolidBase):
+class MinimizeParams(SolidMDBase):
     repetitions: tuple[int, int, int]
     temperature: float = Field(default=0.0, ge=0, description="K; > 0: inherent structures of MD snapshots")
     min_style: Literal["cg", "fire", "sd"] = "cg"
@@ -59,7 +58,6 @@ class MinimizeParams(SolidBase):
     seed: int = DEFAULT_SEED
     max_force_eV_per_A: float = Field(default=1e-4, gt=0, description="gate on the largest final force component")
     # inherent structures
-    timestep: float = Field(default=0.002, gt=0, description="ps")
     equilibration_steps: int = 2500
     n_snapshots: int = Field(default=10, ge=2, le=200)
     snapshot_every: int = Field(default=500, gt=0)
@@ -71,21 +69,10 @@ class MinimizeParams(SolidBase):
             raise ValueError("fix box/relax needs a line-search minimiser (cg or sd); use box_relax=None with FIRE")
         return self
 
-    @property
-    def tdamp(self) -> float:
-        return TDAMP_STEPS * self.timestep
-
-    @property
-    def pdamp(self) -> float:
-        return PDAMP_STEPS * self.timestep
-
-
-def _as_params(params: BaseModel | dict) -> MinimizeParams:
-    return MinimizeParams.model_validate(params if isinstance(params, dict) else params.model_dump())
 
 
 @register
-class Minimize(Protocol):
+class Minimize(SolidProtocol):
     name = "lammps/minimize"
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset({PROPERTY})
@@ -94,11 +81,6 @@ class Minimize(Protocol):
         "Energy minimisation (CG or FIRE) of a crystal, or inherent-structure energies from quenches of MD "
         "snapshots at a temperature; reports the minimiser, tolerances and final force norm"
     )
-
-    def applies_to(self, spec: TaskSpec) -> bool:
-        if spec.system is None or spec.system.kind != "crystal" or not spec.properties:
-            return False
-        return {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[MinimizeParams, list[DefaultApplied]]:
         fields, defaults = solid_base(spec, self.name)
@@ -175,7 +157,7 @@ class Minimize(Protocol):
         return params, defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:
-        p = _as_params(params)
+        p = self.as_params(params)
         values = {**p.model_dump(), "tdamp": p.tdamp, "pdamp": p.pdamp}
         return [
             Job(
@@ -189,7 +171,7 @@ class Minimize(Protocol):
         ]
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
-        p = _as_params(params)
+        p = self.as_params(params)
         job_dir = job_dirs[JOB_ID]
         _, lines, text = read_job(job_dir, JOB_ID)
         stats = minimization_stats(text)

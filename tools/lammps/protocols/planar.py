@@ -22,12 +22,13 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.errors import CalculationFailed
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
-from simagent.protocols import Protocol, register
+from simagent.protocols import register
 from tools.lammps.inputs import render
 from tools.lammps.protocols.solid_common import (
     ATOMS_PER_CELL,
     EV_PER_A2_TO_J_PER_M2,
     SolidBase,
+    SolidProtocol,
     need,
     pick,
     plot_xy,
@@ -103,9 +104,6 @@ class PlanarParams(SolidBase):
         return sorted(set(mine) | {0.0})
 
 
-def _as_params(params: BaseModel | dict) -> PlanarParams:
-    return PlanarParams.model_validate(params if isinstance(params, dict) else params.model_dump())
-
 
 def facets_in_request(text: str) -> list[str]:
     """Miller indices written as (hkl) or {hkl} in the request, as families 100/110/111."""
@@ -127,7 +125,7 @@ def slab_repetitions(lattice: str, facet: str, a: float) -> tuple[int, int, int]
 
 
 @register
-class PlanarDefects(Protocol):
+class PlanarDefects(SolidProtocol):
     name = "lammps/planar_defects"
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset({SURFACE, SFE, GSFE})
@@ -136,11 +134,6 @@ class PlanarDefects(Protocol):
         "Surface energies of (100)/(110)/(111) slabs and fcc (111) stacking-fault energies at 0 K: intrinsic "
         "fault and the generalized stacking-fault (gamma) line along [11-2] with its unstable maximum"
     )
-
-    def applies_to(self, spec: TaskSpec) -> bool:
-        if spec.system is None or spec.system.kind != "crystal" or not spec.properties:
-            return False
-        return {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[PlanarParams, list[DefaultApplied]]:
         wanted = {p.name for p in spec.properties} or {SURFACE}
@@ -219,7 +212,7 @@ class PlanarDefects(Protocol):
         return params, defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:
-        p = _as_params(params)
+        p = self.as_params(params)
         values = p.model_dump()
         jobs = []
         for facet in p.facets:
@@ -257,7 +250,7 @@ class PlanarDefects(Protocol):
         return jobs
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
-        p = _as_params(params)
+        p = self.as_params(params)
         wanted = {r.name for r in spec.properties} or set(self.properties)
         results: list[Result] = []
         for facet in p.facets:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.models import DefaultApplied, Quantity, TaskSpec
+from simagent.protocols import Protocol
 from simagent.units import to_canonical
 from tools.lammps import potentials
 from tools.lammps.parse import LammpsOutput, read_output
@@ -73,6 +74,30 @@ class SolidBase(BaseModel):
 
     def potential_text(self) -> str:
         return f"{self.potential_file} ({self.pair_style}; {self.potential_citation})"
+
+
+class SolidMDBase(SolidBase):
+    """Solid protocols that also run MD: Nose-Hoover damping in units of the timestep."""
+
+    timestep: float = Field(default=0.002, gt=0, description="ps")
+
+    @property
+    def tdamp(self) -> float:
+        return TDAMP_STEPS * self.timestep
+
+    @property
+    def pdamp(self) -> float:
+        return PDAMP_STEPS * self.timestep
+
+
+class SolidProtocol(Protocol):
+    """A protocol for one-element crystals: it applies when the request is about a crystal and asks
+    only for properties this protocol computes."""
+
+    def applies_to(self, spec: TaskSpec) -> bool:
+        if spec.system is None or spec.system.kind != "crystal" or not spec.properties:
+            return False
+        return {p.name for p in spec.properties} <= self.properties
 
 
 def solid_base(

@@ -22,15 +22,14 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.errors import CalculationFailed, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
-from simagent.protocols import Protocol, register
+from simagent.protocols import register
 from simagent.stats import linear_fit, statistical_inefficiency
 from tools.lammps.inputs import render
 from tools.lammps.protocols.solid_common import (
     BAR_TO_GPA,
     DEFAULT_SEED,
-    PDAMP_STEPS,
-    TDAMP_STEPS,
-    SolidBase,
+    SolidMDBase,
+    SolidProtocol,
     check_solid,
     check_temperature,
     cubic_repetitions,
@@ -60,7 +59,7 @@ MIN_POINTS = 8
 DEFAULT_CELLS = 6
 
 
-class TensileParams(SolidBase):
+class TensileParams(SolidMDBase):
     repetitions: tuple[int, int, int]
     temperature: float = Field(gt=0, description="K")
     mode: Literal["tensile", "compressive"] = "tensile"
@@ -77,7 +76,6 @@ class TensileParams(SolidBase):
     min_fit_window: float = Field(default=0.001, gt=0, description="smallest window the linearity test may shrink to")
     linearity_tolerance: float = Field(default=0.05, gt=0, description="relative slope difference of the window halves")
     box_relax: Literal["iso", "aniso"] = "iso"
-    timestep: float = Field(default=0.002, gt=0, description="ps")
     seed: int = DEFAULT_SEED
     equilibration_steps: int = 2500
     average_steps: int = 2500
@@ -106,14 +104,6 @@ class TensileParams(SolidBase):
         return self
 
     @property
-    def tdamp(self) -> float:
-        return TDAMP_STEPS * self.timestep
-
-    @property
-    def pdamp(self) -> float:
-        return PDAMP_STEPS * self.timestep
-
-    @property
     def erate_per_ps(self) -> float:
         return (1 if self.mode == "tensile" else -1) * self.strain_rate_per_s * 1e-12
 
@@ -134,12 +124,9 @@ class TensileParams(SolidBase):
         return [a for a in "xyz" if a != self.axis]
 
 
-def _as_params(params: BaseModel | dict) -> TensileParams:
-    return TensileParams.model_validate(params if isinstance(params, dict) else params.model_dump())
-
 
 @register
-class TensileTest(Protocol):
+class TensileTest(SolidProtocol):
     name = "lammps/tensile_test"
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset({"youngs_modulus"})
@@ -228,7 +215,7 @@ class TensileTest(Protocol):
         return params, defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:
-        p = _as_params(params)
+        p = self.as_params(params)
         values = {
             **p.model_dump(),
             "tdamp": p.tdamp,
@@ -249,7 +236,7 @@ class TensileTest(Protocol):
         ]
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
-        p = _as_params(params)
+        p = self.as_params(params)
         job_dir = job_dirs[JOB_ID]
         _, lines, _ = read_job(job_dir, JOB_ID)
         ref, end = pick(lines, case="reference"), pick(lines, case="loaded")

@@ -9,9 +9,19 @@ Shear viscosity, two methods; the request picks one (Green-Kubo unless it names 
 - Muller-Plathe reverse NEMD (Phys. Rev. E 59, 4894 (1999)), `fix viscosity`: x momentum is
   swapped between the bottom and the middle slab, so a known momentum flux j = P / (2 t A)
   crosses the box; eta = j / |dv_x/dz| with the gradient from linear fits in the two halves.
-Thermal conductivity: Muller-Plathe reverse NEMD (J. Chem. Phys. 106, 6082 (1997)),
-`fix thermal/conductivity`: kinetic energy swaps impose the heat flux J = E / (2 t A);
-kappa = J / |dT/dz| from the temperature profile (compute chunk/atom + fix ave/chunk).
+Thermal conductivity, three methods (Muller-Plathe unless the request names eHEX or Green-Kubo):
+- Muller-Plathe reverse NEMD (J. Chem. Phys. 106, 6082 (1997)), `fix thermal/conductivity`:
+  kinetic energy swaps impose the heat flux J = E / (2 t A); kappa = J / |dT/dz| from the
+  temperature profile (compute chunk/atom + fix ave/chunk).
+- eHEX (enhanced heat exchange, Wirnsberger, Frenkel & Dellago, J. Chem. Phys. 143, 124104
+  (2015)), `fix ehex`: heat is added at a constant rate F to the middle slab and removed from the
+  bottom slab, with a correction that removes the energy drift of the plain HEX algorithm;
+  kappa = F / (2 A |dT/dz|) from the same slab temperature profile as Muller-Plathe.
+- Green-Kubo (equilibrium MD, NVE): kappa = 1/(V kB T^2) int_0^inf <(JV)_a(0) (JV)_a(t)> dt,
+  averaged over x, y, z, with JV = sum_i e_i v_i - sum_i S_i v_i from `compute heat/flux` (per-atom
+  energy and the virial part of the centroid per-atom stress). Same plateau and block analysis as
+  the viscosity. For one species with zero total momentum the partial-enthalpy term of the heat
+  current vanishes, so no correction is needed (mixtures would need one).
 Both NEMD runs are NVE: the swaps conserve energy and momentum, a thermostat would remove the
 imposed flux. The factor 2: with periodic boundaries the flux leaves the source slab both ways.
 """
@@ -80,10 +90,11 @@ OUTPUT_UNITS: dict[str, dict[str, tuple[float, str]]] = {
 
 # Method words in a request (the first match wins; see `requested_method`).
 METHOD_PATTERNS: dict[str, str] = {
+    "ehex": r"\be?hex\b|(?:enhanced )?heat[- ]exchange algorithm",
     "muller_plathe": r"m(?:u|ü|ue)ller[- ]?plathe|\bnemd\b|\brnemd\b|non-?equilibrium|reverse perturbation",
     "green_kubo": r"green[- ]?kubo|\bgk\b|stress (?:auto)?correlation|equilibrium md|\bemd\b",
 }
-METHOD_LABEL = {"green_kubo": "Green-Kubo", "muller_plathe": "Muller-Plathe reverse NEMD"}
+METHOD_LABEL = {"green_kubo": "Green-Kubo", "muller_plathe": "Muller-Plathe reverse NEMD", "ehex": "eHEX NEMD"}
 
 # Defaults, in LJ time units tau = sigma sqrt(m/eps) so that both unit styles get the same physics
 # (argon: tau = 2.15 ps). Every one applied is reported with its reason.
@@ -95,6 +106,14 @@ GK_PRODUCTION_TAU = (1000.0, "1000 tau: eta to about 5 % at the triple point (me
 GK_SAMPLE_TAU = (0.01, "0.01 tau between stress samples resolves the fast initial decay (~0.1 tau)")
 GK_WINDOW_TAU = (5.0, "5 tau of lag: the LJ liquid's stress correlation decays within ~2 tau")
 GK_BLOCKS = (10, "10 independent blocks for the error (each block 10x longer than the window)")
+GK_KAPPA_PRODUCTION_TAU = (
+    1000.0,
+    "1000 tau: kappa* to ~2 % at the triple point (measured 6.95 +/- 0.16 at N = 500; 4 % after 200 tau at N = 256)",
+)
+GK_KAPPA_WINDOW_TAU = (
+    5.0,
+    "5 tau of lag: the LJ liquid's heat-flux correlation decays into its noise within ~0.5 tau",
+)
 MP_CELLS = (4, "4 x 4 x 12 fcc cells (N = 768): the z edge 3x longer, as in Muller-Plathe's boxes")
 MP_SLABS = (20, "20 slabs along z (Muller-Plathe 1997/1999)")
 MP_VISCOSITY_SWAP_TAU = (
@@ -106,6 +125,11 @@ MP_KAPPA_SWAP_TAU = (
     0.3,
     "0.3 tau between swaps: the slab temperatures span ~25 % of T (a clear gradient, still linear; "
     "near the triple point the cold slab stays liquid for the run)",
+)
+EHEX_FLUX_REDUCED = (
+    0.12,
+    "heat flux 0.12 eps/(sigma^2 tau) per face (F = 2 A J): at the triple point (kappa* ~ 7) a gradient of "
+    "~0.02 eps/kB per sigma, about the one the Muller-Plathe default imposes",
 )
 MP_PRODUCTION_TAU = (500.0, "500 tau: the flux/gradient ratio to a few % (measured block error)")
 MP_BLOCKS = (25, "25 profile blocks: error by blocking of the per-block gradients")
@@ -258,34 +282,53 @@ class NemdParams(BaseModel):
             raise ValueError("thermo_every must be a multiple of swap_every (the swap total is output then)")
 
 
-class ShearViscosityParams(TransportParams, NemdParams):
-    method: Literal["green_kubo", "muller_plathe"] = "green_kubo"
-    sample_every: int = Field(default=2, gt=0, description="Green-Kubo: steps between stress samples")
+class GreenKuboParams(BaseModel):
+    """Flux sampling and correlation settings shared by both Green-Kubo protocols."""
+
+    sample_every: int = Field(default=2, gt=0, description="Green-Kubo: steps between flux samples")
     correlation_steps: int = Field(default=1000, gt=0, description="Green-Kubo: longest lag in steps")
     gk_blocks: int = Field(default=10, ge=4, description="Green-Kubo: independent blocks for the error")
     noise_level: float = Field(default=2.0, gt=0, description="plateau starts where |C| < this x its error")
 
+    def _check_green_kubo(self, production_steps: int) -> None:
+        if self.correlation_steps % self.sample_every:
+            raise ValueError("correlation_steps must be a multiple of sample_every")
+        if production_steps < 2 * self.gk_blocks * self.correlation_steps:
+            raise ValueError(
+                "each Green-Kubo block must be at least twice the correlation window: "
+                "more production_steps or fewer gk_blocks"
+            )
+
+
+class ShearViscosityParams(TransportParams, NemdParams, GreenKuboParams):
+    method: Literal["green_kubo", "muller_plathe"] = "green_kubo"
+
     @model_validator(mode="after")
     def _consistent(self) -> ShearViscosityParams:
         if self.method == "green_kubo":
-            if self.correlation_steps % self.sample_every:
-                raise ValueError("correlation_steps must be a multiple of sample_every")
-            if self.production_steps < 2 * self.gk_blocks * self.correlation_steps:
-                raise ValueError(
-                    "each Green-Kubo block must be at least twice the correlation window: "
-                    "more production_steps or fewer gk_blocks"
-                )
+            self._check_green_kubo(self.production_steps)
         else:
             self._check_nemd(self.production_steps, self.thermo_every)
         return self
 
 
-class ThermalConductivityParams(TransportParams, NemdParams):
-    method: Literal["muller_plathe"] = "muller_plathe"
+class ThermalConductivityParams(TransportParams, NemdParams, GreenKuboParams):
+    method: Literal["muller_plathe", "green_kubo", "ehex"] = "muller_plathe"
+    ehex_flux: float = Field(default=0.0, ge=0, description="eHEX: heat added per time to the middle slab")
+
+    @property
+    def ehex_rate(self) -> float:
+        """Energy per time unit that crosses the box: the heat input F of the hot slab."""
+        return self.ehex_flux
 
     @model_validator(mode="after")
     def _consistent(self) -> ThermalConductivityParams:
-        self._check_nemd(self.production_steps, self.thermo_every)
+        if self.method == "green_kubo":
+            self._check_green_kubo(self.production_steps)
+        else:
+            self._check_nemd(self.production_steps, self.thermo_every)
+            if self.method == "ehex" and self.ehex_flux <= 0:
+                raise ValueError("eHEX needs a positive ehex_flux")
         return self
 
 
@@ -498,6 +541,29 @@ def _nemd_settings(basis: dict, swap: tuple[float, str], record) -> dict:
     )
 
 
+def _green_kubo_settings(
+    spec: TaskSpec, basis: dict, window: tuple[float, str], production: tuple[float, str], record
+) -> tuple[dict, dict]:
+    """Sampling interval, correlation window, blocks and run lengths of a Green-Kubo run."""
+    tau, dt = basis["_tau"], basis["timestep"]
+    sample_every = steps_for(GK_SAMPLE_TAU[0], tau, dt)
+    record("sample_every", sample_every, GK_SAMPLE_TAU[1])
+    correlation_steps = steps_for(window[0], tau, dt, sample_every)
+    record("correlation_steps", correlation_steps, window[1])
+    record("gk_blocks", GK_BLOCKS[0], GK_BLOCKS[1])
+    extra = dict(
+        sample_every=sample_every, correlation_steps=correlation_steps, gk_blocks=GK_BLOCKS[0], thermo_every=100
+    )
+    multiple = GK_BLOCKS[0] * sample_every * 100 // math.gcd(sample_every, 100)
+    lengths = run_lengths(spec, basis, production, multiple, record)
+    if lengths["production_steps"] < 2 * GK_BLOCKS[0] * correlation_steps:
+        raise RequestError(
+            f"a Green-Kubo run needs at least {2 * GK_BLOCKS[0] * correlation_steps} production steps "
+            f"({GK_BLOCKS[0]} blocks of twice the {correlation_steps}-step correlation window)"
+        )
+    return extra, lengths
+
+
 def _public(values: dict) -> dict:
     return {k: v for k, v in values.items() if not k.startswith("_")}
 
@@ -538,6 +604,8 @@ class ShearViscosity(Protocol):
         if basis["_solid"]:
             raise RequestError("a solid has no shear viscosity (its stress does not relax)")
         method = requested_method(spec, VISCOSITY)
+        if method == "ehex":
+            raise RequestError("eHEX imposes a heat flux: for viscosity use Green-Kubo or Muller-Plathe")
         if method is None:
             method = "green_kubo"
             record(
@@ -545,24 +613,9 @@ class ShearViscosity(Protocol):
                 "Green-Kubo",
                 "equilibrium MD, no imposed flow; ask for Muller-Plathe/NEMD for the reverse nonequilibrium method",
             )
-        tau, dt = basis["_tau"], basis["timestep"]
         if method == "green_kubo":
             cells = box_cells(spec, basis, 1, GK_CELLS, record)
-            sample_every = steps_for(GK_SAMPLE_TAU[0], tau, dt)
-            record("sample_every", sample_every, GK_SAMPLE_TAU[1])
-            correlation_steps = steps_for(GK_WINDOW_TAU[0], tau, dt, sample_every)
-            record("correlation_steps", correlation_steps, GK_WINDOW_TAU[1])
-            record("gk_blocks", GK_BLOCKS[0], GK_BLOCKS[1])
-            extra = dict(
-                sample_every=sample_every, correlation_steps=correlation_steps, gk_blocks=GK_BLOCKS[0], thermo_every=100
-            )
-            multiple = GK_BLOCKS[0] * sample_every * 100 // math.gcd(sample_every, 100)
-            lengths = run_lengths(spec, basis, GK_PRODUCTION_TAU, multiple, record)
-            if lengths["production_steps"] < 2 * GK_BLOCKS[0] * correlation_steps:
-                raise RequestError(
-                    f"a Green-Kubo run needs at least {2 * GK_BLOCKS[0] * correlation_steps} production steps "
-                    f"({GK_BLOCKS[0]} blocks of twice the {correlation_steps}-step correlation window)"
-                )
+            extra, lengths = _green_kubo_settings(spec, basis, GK_WINDOW_TAU, GK_PRODUCTION_TAU, record)
         else:
             cells = box_cells(spec, basis, 3, MP_CELLS, record)
             extra = _nemd_settings(basis, MP_VISCOSITY_SWAP_TAU, record)
@@ -674,7 +727,9 @@ class ThermalConductivity(Protocol):
     Params = ThermalConductivityParams
     description = (
         "Thermal conductivity of an LJ or monatomic fluid by Muller-Plathe reverse NEMD (fix "
-        "thermal/conductivity, NVE): imposed heat flux over the temperature gradient of both halves"
+        "thermal/conductivity, NVE): imposed heat flux over the temperature gradient of both halves; "
+        "or by Green-Kubo (heat-flux autocorrelation, compute heat/flux, NVE) or eHEX (fix ehex, NVE) "
+        "when the request names it"
     )
 
     def applies_to(self, spec: TaskSpec) -> bool:
@@ -689,29 +744,49 @@ class ThermalConductivity(Protocol):
         basis = fluid_basis(spec, self.name, record)
         _check_properties(spec, CONDUCTIVITY, basis["units"], self.name)
         method = requested_method(spec, CONDUCTIVITY)
-        if method == "green_kubo":
-            raise RequestError(
-                "thermal conductivity is computed by Muller-Plathe reverse NEMD only; "
-                "Green-Kubo (heat flux autocorrelation) is not available yet"
-            )
         if method is None:
+            method = "muller_plathe"
             record(
                 "method",
                 "Muller-Plathe reverse NEMD",
-                "imposed heat flux, rapidly converging temperature gradient (Muller-Plathe 1997)",
+                "imposed heat flux, rapidly converging temperature gradient (Muller-Plathe 1997); ask for "
+                "Green-Kubo for the equilibrium heat-flux autocorrelation",
             )
-        cells = box_cells(spec, basis, 3, MP_CELLS, record)
-        extra = _nemd_settings(basis, MP_KAPPA_SWAP_TAU, record)
-        lengths = run_lengths(spec, basis, MP_PRODUCTION_TAU, extra["_multiple"], record)
-        params = ThermalConductivityParams(**_public(basis), **_public(extra), **lengths, cells=cells)
+        extra_ehex: dict = {}
+        if method == "green_kubo":
+            if basis["_solid"]:
+                raise RequestError(
+                    "Green-Kubo thermal conductivity of a solid needs long phonon correlation windows; "
+                    "this protocol is for fluids (use Muller-Plathe)"
+                )
+            cells = box_cells(spec, basis, 1, GK_CELLS, record)
+            extra, lengths = _green_kubo_settings(spec, basis, GK_KAPPA_WINDOW_TAU, GK_KAPPA_PRODUCTION_TAU, record)
+        elif method == "ehex":
+            cells = box_cells(spec, basis, 3, MP_CELLS, record)
+            # heat is exchanged every step; the swap interval of the slab settings is then 1
+            extra = _nemd_settings(basis, (basis["timestep"] / basis["_tau"], "eHEX acts every step"), record)
+            lengths = run_lengths(spec, basis, MP_PRODUCTION_TAU, extra["_multiple"], record)
+            a = (4.0 / basis["number_density"]) ** (1.0 / 3.0)
+            area = (cells[0] * a) * (cells[1] * a)
+            flux_unit = basis["epsilon"] / (basis["sigma"] ** 2 * basis["_tau"])  # eps/(sigma^2 tau)
+            extra_ehex["ehex_flux"] = 2 * area * EHEX_FLUX_REDUCED[0] * flux_unit
+            record("ehex_flux", f"{extra_ehex['ehex_flux']:.4g} energy/time", EHEX_FLUX_REDUCED[1])
+        else:
+            cells = box_cells(spec, basis, 3, MP_CELLS, record)
+            extra = _nemd_settings(basis, MP_KAPPA_SWAP_TAU, record)
+            lengths = run_lengths(spec, basis, MP_PRODUCTION_TAU, extra["_multiple"], record)
+        params = ThermalConductivityParams(
+            **_public(basis), **_public(extra), **lengths, **extra_ehex, cells=cells, method=method
+        )
         return params, defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = ThermalConductivityParams.model_validate(params.model_dump() if isinstance(params, BaseModel) else params)
         text = render(
-            "thermal_conductivity.lmp.j2", title=_title(p), n_slabs=p.n_slabs, swap_every=p.swap_every,
-            profile_every=p.profile_every, block_steps=p.production_steps // p.profile_blocks,
-            **p.template_values(),
+            "thermal_conductivity.lmp.j2", title=_title(p), method=p.method, sample_every=p.sample_every,
+            ehex_flux=p.ehex_flux, box_z=p.box[2],
+            n_slabs=p.n_slabs, swap_every=p.swap_every, profile_every=p.profile_every,
+            block_steps=p.production_steps // p.profile_blocks, **p.template_values(),
         )  # fmt: skip
         return [
             Job(
@@ -729,7 +804,10 @@ class ThermalConductivity(Protocol):
         job_dir = Path(job_dirs["md"])
         thermo = production_thermo(job_dir, p)
         temperature = float(np.mean(thermo["Temp"]))
-        mp = muller_plathe(job_dir / "temperature_profile.dat", "temp", thermo, p)
+        if p.method == "green_kubo":
+            return [self._green_kubo(p, job_dir, thermo, spec)]
+        known_rate = p.ehex_rate if p.method == "ehex" else None
+        mp = muller_plathe(job_dir / "temperature_profile.dat", "temp", thermo, p, known_rate=known_rate)
         if mp["rate"] * mp["slope_lower"] < 0 or mp["rate"] * mp["slope_upper"] > 0:
             raise CalculationFailed(
                 "the temperature profile does not follow the imposed heat flux (hot middle, cold bottom expected)"
@@ -747,9 +825,18 @@ class ThermalConductivity(Protocol):
         if p.units == "metal":
             value, se = value * KAPPA_METAL_W_MK, se * KAPPA_METAL_W_MK
         factor, label = output_unit(CONDUCTIVITY, p.units, spec.properties[0].unit if spec.properties else None)
+        if p.method == "ehex":
+            source = (
+                f"eHEX NEMD (fix ehex: +/-{p.ehex_flux:.4g} energy/time into the middle / out of the bottom "
+                f"slab, {p.n_slabs} slabs): kappa = J / |dT/dz|, heat flux J = F / (2 Lx Ly) with the imposed F"
+            )
+        else:
+            source = (
+                f"Muller-Plathe reverse NEMD (fix thermal/conductivity every {p.swap_every} steps, {p.n_slabs} "
+                f"slabs): kappa = J / |dT/dz|, heat flux J = dE/dt / (2 Lx Ly) from the cumulative swaps"
+            )
         how = (
-            f"Muller-Plathe reverse NEMD (fix thermal/conductivity every {p.swap_every} steps, {p.n_slabs} slabs): "
-            f"kappa = J / |dT/dz|, heat flux J = dE/dt / (2 Lx Ly) from the cumulative swaps, gradient "
+            f"{source}, gradient "
             f"{mp['gradient']:.4g} +/- {mp['gradient_se']:.2g} from linear fits in both halves (lower "
             f"{mp['slope_lower']:.4g}, upper {mp['slope_upper']:.4g}; profile {mp['profile_min']:.4g}-"
             f"{mp['profile_max']:.4g}) over production steps {mp['start_step']}-{p.production_steps}; errors by "
@@ -771,6 +858,48 @@ class ThermalConductivity(Protocol):
                 data_file=mp["table"],
             )
         ]
+
+    def _green_kubo(self, p: ThermalConductivityParams, job_dir: Path, thermo: dict, spec: TaskSpec) -> Result:
+        """kappa = 1/(V kB T^2) int <(JV)(0) (JV)(t)> dt from the heat_flux.dat columns (J V per axis)."""
+        temperature = float(np.mean(thermo["Temp"]))
+        volume = float(np.mean(thermo["Volume"]))
+        flux = read_time_columns(job_dir / "heat_flux.dat", 3)
+        if flux.shape[0] < p.production_steps // p.sample_every:
+            raise ReadError("heat_flux.dat is shorter than the production run")
+        # the temperature is the NVE mean: kappa's 1/T^2 uses the state actually simulated
+        if p.units == "lj":
+            prefactor = 1.0 / (volume * temperature**2)
+        else:
+            prefactor = KAPPA_METAL_W_MK / (volume * K_B_EV * temperature**2)
+        gk = green_kubo(
+            flux[:, 1:], p.sample_every * p.timestep, prefactor, p.correlation_steps // p.sample_every,
+            p.gk_blocks, p.noise_level,
+        )  # fmt: skip
+        write_green_kubo(job_dir, gk, "kappa(t)")
+        lo, hi = gk["window"]
+        factor, label = output_unit(CONDUCTIVITY, p.units, spec.properties[0].unit if spec.properties else None)
+        how = (
+            f"Green-Kubo: 1/(V kB T^2) x integral of the heat-flux autocorrelation (compute heat/flux with "
+            f"ke/atom, pe/atom and the virial of centroid/stress/atom; x, y, z averaged; tidynamics, all time "
+            f"origins, {flux.shape[0]} samples every {p.sample_every * p.timestep:g}); plateau window "
+            f"{lo:.3g}-{hi:.3g} (starts where |C| < {p.noise_level:g} x its error), mean of the running "
+            f"integral there; standard error from {p.gk_blocks} independent blocks"
+            + (f"; NOTE the running integral drifts by {gk['drift']:.2g} across the window" if gk["drifting"] else "")
+        )
+        run = (
+            f"N = {p.n_atoms}, T = {temperature:.4g} (NVE mean), LJ cutoff {p.cutoff_sigma:g} sigma, "
+            f"dt = {p.timestep:g}, {p.production_steps} production steps"
+        )
+        return Result(
+            quantity=CONDUCTIVITY,
+            value=gk["value"] * factor,
+            unit=label,
+            uncertainty=abs(gk["se"] * factor),
+            job="md",
+            method=f"{how}; {run}",
+            log=str(job_dir / "log.lammps"),
+            data_file=gk["table"],
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -944,9 +1073,14 @@ def half_slopes(profile: np.ndarray, box_z: float, skip: int) -> tuple[float, fl
 
 
 def muller_plathe(
-    path: Path, column: str, thermo: dict[str, np.ndarray], p: ShearViscosityParams | ThermalConductivityParams
+    path: Path,
+    column: str,
+    thermo: dict[str, np.ndarray],
+    p: ShearViscosityParams | ThermalConductivityParams,
+    known_rate: float | None = None,
 ) -> dict:
-    """Steady-state transfer rate (from the cumulative f_swap) and profile gradient with errors.
+    """Steady-state transfer rate (from the cumulative f_swap, or `known_rate` when the flux is
+    imposed exactly, as by eHEX) and profile gradient with errors.
 
     Blocks before the steady state are dropped: the first `steady_fraction` of production, or
     more if equilibration detection (Chodera 2016) on the block gradients says so. The gradient is
@@ -956,7 +1090,7 @@ def muller_plathe(
     block_steps = p.production_steps // p.profile_blocks
     if steps.size != p.profile_blocks or steps[-1] != p.production_steps:
         raise ReadError(f"{path.name}: expected {p.profile_blocks} profile blocks to step {p.production_steps}")
-    if "f_swap" not in thermo:
+    if known_rate is None and "f_swap" not in thermo:
         raise ReadError("thermo output lacks f_swap (the cumulative swap transfer)")
     box_z = p.box[2]
     slopes = np.array([half_slopes(v, box_z, p.skip_slabs) for v in values])
@@ -967,14 +1101,17 @@ def muller_plathe(
         raise CalculationFailed("fewer than 4 steady-state profile blocks: run longer")
     kept = slice(first, None)
     start_step = int(first * block_steps)
-    # transfer rate per block from the cumulative swap total at the block edges
-    cumulative = dict(zip(thermo["Step"].astype(int), thermo["f_swap"], strict=False))
-    edges = [first * block_steps + k * block_steps for k in range(p.profile_blocks - first + 1)]
-    if any(e not in cumulative for e in edges):
-        raise ReadError("f_swap is not in the thermo output at the profile block edges")
-    transfers = np.diff([cumulative[e] for e in edges]) / (block_steps * p.timestep)
-    rate = (cumulative[edges[-1]] - cumulative[edges[0]]) / ((edges[-1] - edges[0]) * p.timestep)
-    rate_se = block_average(transfers)[1] if transfers.size >= 2 else 0.0
+    if known_rate is not None:
+        rate, rate_se = known_rate, 0.0
+    else:
+        # transfer rate per block from the cumulative swap total at the block edges
+        cumulative = dict(zip(thermo["Step"].astype(int), thermo["f_swap"], strict=False))
+        edges = [first * block_steps + k * block_steps for k in range(p.profile_blocks - first + 1)]
+        if any(e not in cumulative for e in edges):
+            raise ReadError("f_swap is not in the thermo output at the profile block edges")
+        transfers = np.diff([cumulative[e] for e in edges]) / (block_steps * p.timestep)
+        rate = (cumulative[edges[-1]] - cumulative[edges[0]]) / ((edges[-1] - edges[0]) * p.timestep)
+        rate_se = block_average(transfers)[1] if transfers.size >= 2 else 0.0
     profile = values[kept].mean(axis=0)
     lower, upper = half_slopes(profile, box_z, p.skip_slabs)
     gradient = 0.5 * (abs(lower) + abs(upper))
