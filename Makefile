@@ -6,7 +6,7 @@ STAMP := $(VENV)/.setup-done
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 PYTEST_ARGS ?=
 
-.PHONY: setup demo test test-slow bench lint clean
+.PHONY: setup demo test test-slow bench bench-understanding lint clean
 
 setup: $(STAMP)
 
@@ -40,8 +40,25 @@ test-slow: setup
 bench: setup
 	$(PY) benchmarks/orchestration_overhead.py
 
+# Request understanding (no engine runs): expert, local LLM and hybrid, then the summary table.
+# The local-model runs take tens of minutes on 2 cores (BENCH_MODEL=1.5b for the default model).
+BENCH_MODEL ?= 0.5b
+bench-understanding: setup
+	$(PY) benchmarks/understanding/run.py --backend expert
+	$(PY) benchmarks/understanding/run.py --backend local --model $(BENCH_MODEL)
+	$(PY) benchmarks/understanding/run.py --backend hybrid --model $(BENCH_MODEL)
+	$(PY) benchmarks/understanding/run.py --summary
+
 lint: setup
 	$(VENV)/bin/ruff check simagent agents tools tests benchmarks
 
 clean:
 	rm -rf $(VENV) simagent-runs .pytest_cache
+
+# MDGym-format task suite (benchmarks/tasks) solved by simagent and scored; re-running resumes.
+# Exit 1 (some task not solved) is a result, not a make failure; bad input (2) still fails.
+BENCH_SUITE_OUT ?= simagent-runs/bench-suite
+.PHONY: bench-suite
+bench-suite: setup
+	@$(VENV)/bin/simagent bench run benchmarks/tasks --agent simagent --out $(BENCH_SUITE_OUT); rc=$$?; \
+	  if [ $$rc -gt 1 ]; then exit $$rc; fi; echo "summary: $(BENCH_SUITE_OUT)/summary.md"

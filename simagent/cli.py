@@ -29,7 +29,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 err = Console(stderr=True)
 EXIT = {"answered": 0, "failed": 1, "needs_clarification": 3}
 
-BackendOpt = Annotated[str | None, typer.Option("--backend", help="expert | openai (default: from config)")]
+BackendOpt = Annotated[str | None, typer.Option("--backend",
+                                                help="expert | openai | local | hybrid (default: from config)")]
 WorkdirOpt = Annotated[Path | None, typer.Option("--workdir", help="run folder (default ./simagent-runs)")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON object on stdout")]
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="run without reviewing the inputs")]
@@ -54,12 +55,25 @@ def _progress(quiet: bool):
 
 
 def _review(payload: dict) -> dict:
-    """Show generated inputs; approve, edit in $EDITOR, give feedback, or abort."""
-    for job_id, files in payload["files"].items():
-        for name, text in files.items():
-            err.rule(f"{job_id}/{name}")
-            err.print(Syntax(text, "bash", line_numbers=True, word_wrap=True))
-    choice = typer.prompt("[a]pprove, [e]dit, [f]eedback, [q]uit", default="a", err=True).strip().lower()
+    """Show generated inputs; approve, edit in $EDITOR, give feedback, or abort (after an LLM
+    repair: its diff first, and reject drops the repair)."""
+    repair = payload.get("repair")
+    if repair:
+        for change in repair.get("changes", []):
+            err.print(f"[bold]repair[/bold] {change['job']} by {change['handler']}: {change['action']} "
+                      f"[dim]({change['reason']})[/dim]")
+        err.rule("proposed repair (diff)")
+        err.print(Syntax(repair.get("diff") or "(no textual change)", "diff", word_wrap=True))
+    else:
+        for job_id, files in payload["files"].items():
+            for name, text in files.items():
+                err.rule(f"{job_id}/{name}")
+                err.print(Syntax(text, "bash", line_numbers=True, word_wrap=True))
+    options = "[a]pprove, [e]dit, [f]eedback, [r]eject the repair, [q]uit" if repair else \
+        "[a]pprove, [e]dit, [f]eedback, [q]uit"
+    choice = typer.prompt(options, default="a", err=True).strip().lower()
+    if repair and choice.startswith("r"):
+        return {"action": "reject"}
     if choice.startswith("e"):
         edited: dict[str, dict[str, str]] = {}
         editor = os.environ.get("EDITOR", "vi")
@@ -240,6 +254,42 @@ def solve(
             err.print(f"[yellow]not computed[/yellow] {metric}: {reason}")
         err.print(f"report: {result.workdir / 'report.md'}")
     raise typer.Exit(result.exit_code)
+
+
+# `simagent bench run TASKS...`: the MDGym-compatible benchmark harness (simagent/bench/)
+bench_app = typer.Typer(no_args_is_help=True, help="Benchmark harness: MDGym task suites through an agent, scored.")
+app.add_typer(bench_app, name="bench")
+
+
+@bench_app.command("run")
+def bench_run(
+    tasks: Annotated[list[Path], typer.Argument(help="task files or folders of them (*.json, recursively)")],
+    out: Annotated[Path, typer.Option("--out", help="session folder: results.csv, summary.md, tasks/<id>/")],
+    agent: Annotated[str, typer.Option("--agent", help="simagent | command")] = "simagent",
+    command: Annotated[str | None, typer.Option("--command", help="for --agent command: template with "
+                                                "{workdir} and {prompt_file}, run without a shell")] = None,
+    data_root: Annotated[Path | None, typer.Option(
+        "--data-root", help="DATA_ROOT/<ENGINE>/{structures,potentials}/<ID>/")] = None,
+    parallel: Annotated[int, typer.Option("--parallel", help="tasks run at the same time")] = 1,
+    tolerance: Annotated[float | None, typer.Option("--tolerance", help="relative tolerance (default 0.05)")] = None,
+    json_out: JsonOpt = False, backend: BackendOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress output")] = False,
+) -> None:
+    """Run and score tasks; re-running skips finished ones. Exit 0: every scored task solved; 1: not; 2: bad input."""
+    from simagent.bench.orchestrator import run_session
+    from simagent.bench.report import summary_dict
+
+    outcomes = run_session(tasks, agent, out, data_root=data_root, parallel=parallel, command=command,
+                           tolerance=tolerance, backend=backend,
+                           progress=None if quiet else (lambda line: err.print(line, markup=False, highlight=False)))
+    summary = summary_dict(outcomes)
+    if json_out:
+        typer.echo(json.dumps({**summary, "out": str(out.resolve())}))
+    else:
+        mean = summary["mean_score"]
+        Console().print(f"mean score {'-' if mean is None else f'{mean:.2f}'} over {summary['scored']} scored tasks; "
+                        f"{summary['solved']}/{summary['scored']} solved; see {out / 'summary.md'}")
+    raise typer.Exit(0 if summary["solved"] == summary["scored"] else 1)
 
 
 def main() -> None:

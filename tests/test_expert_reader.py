@@ -1,11 +1,10 @@
 """The expert backend reads requests into TaskSpecs (several wordings per request)."""
 
 import pytest
+from tests_wordings import ARGON, LJ, NICKEL, SILICON
 
 from simagent.backends.expert import ExpertBackend
 from simagent.errors import RequestError
-
-from tests_wordings import ARGON, LJ, NICKEL, SILICON
 
 backend = ExpertBackend()
 

@@ -4,13 +4,13 @@ Each request is checked against its published value; its alternative wordings mu
 same engine inputs (so the physics check of one wording covers all of them)."""
 
 import pytest
+from tests_wordings import ARGON, LJ, NICKEL, SILICON
 
 from agents.input_writer import render_plan
 from agents.planner import plan_runs
 from simagent.backends.expert import ExpertBackend
 from simagent.session import Session
 from simagent.state import RunContext
-from tests_wordings import ARGON, LJ, NICKEL, SILICON
 
 
 def rendered_inputs(request, settings):

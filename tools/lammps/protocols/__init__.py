@@ -7,3 +7,6 @@ from tools.lammps.protocols import tensile, elastic, defects, planar, expansion,
 
 # transport coefficients, bead-spring chains, energy terms
 from tools.lammps.protocols import transport, chains, energies  # noqa: F401  # isort: skip
+
+# porous frameworks: MOF-guest MD (rigid framework) and framework E(V) (flexible, UFF4MOF)
+from tools.lammps.protocols import framework_md  # noqa: F401  # isort: skip

@@ -32,8 +32,15 @@ from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration
 from tools.lammps.inputs import render
-from tools.lammps.parse import read_output
 from tools.lammps.protocols.fluid import REDUCED, check_temperature, norm_unit, plot, timestep_in
+from tools.lammps.protocols.fluid_common import (
+    as_params,
+    check_finite_columns,
+    check_full_production,
+    defaults_log,
+    finished_output,
+    md_job,
+)
 
 RG = "radius_of_gyration"
 REE = "end_to_end_distance"
@@ -337,35 +344,15 @@ def melt_job(protocol: str, p: ChainMeltParams) -> Job:
         relax_steps=p.relax_steps, equilibration_steps=p.equilibration_steps, production_steps=p.production_steps,
         dump_every=p.dump_every,
     )  # fmt: skip
-    return Job(
-        id="md",
-        protocol=protocol,
-        stage="md",
-        params=p.model_dump(mode="json"),
-        time_limit_s=p.time_limit_s,
-        inputs={"in.lammps": text, DATA_FILE: data_file_text(chains, p.box, f"Kremer-Grest melt, {title}")},
-    )
+    inputs = {"in.lammps": text, DATA_FILE: data_file_text(chains, p.box, f"Kremer-Grest melt, {title}")}
+    return md_job(protocol, p, inputs, p.time_limit_s)
 
 
 def melt_thermo(job_dir: Path, p: ChainMeltParams) -> dict[str, np.ndarray]:
     """Production thermo columns after the run-level gates."""
-    out = read_output(job_dir)
-    if out.errors:
-        raise CalculationFailed(f"LAMMPS stopped with: {out.errors[0]}")
-    if not out.finished:
-        raise CalculationFailed("the LAMMPS run did not finish (no 'Total wall time' in log)")
-    thermo = out.last_run()
-    needed = ("Step", "Temp", "PotEng", "E_bond", "E_vdwl", "Atoms", "v_rg2_mean")
-    missing = [k for k in needed if k not in thermo]
-    if missing:
-        raise ReadError(f"thermo output lacks {', '.join(missing)}")
-    for key in needed:
-        if not np.all(np.isfinite(thermo[key])):
-            raise CalculationFailed(f"NaN or infinite {key} in the production run (unstable)")
-    if np.any(thermo["Atoms"] != p.n_atoms):
-        raise CalculationFailed(f"{p.n_atoms - int(thermo['Atoms'].min())} beads were lost (broken bonds?)")
-    if int(thermo["Step"][0]) != 0 or int(thermo["Step"][-1]) != p.production_steps:
-        raise CalculationFailed("the production run did not cover all its steps")
+    thermo = finished_output(job_dir).last_run()
+    check_finite_columns(thermo, ("Step", "Temp", "PotEng", "E_bond", "E_vdwl", "Atoms", "v_rg2_mean"))
+    check_full_production(thermo, p.n_atoms, p.production_steps, lost="beads were lost (broken bonds?)")
     check_temperature(thermo["Temp"], p.temperature, p.temperature_tolerance)
     return thermo
 
@@ -393,11 +380,7 @@ class ChainConformation(Protocol):
         return bool(spec.properties) and {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[ChainMeltParams, list[DefaultApplied]]:
-        defaults: list[DefaultApplied] = []
-
-        def record(name: str, value: object, reason: str) -> None:
-            defaults.append(DefaultApplied(parameter=name, value=str(value), reason=reason))
-
+        defaults, record = defaults_log()
         names = {p.name for p in spec.properties}
         if not names or not names <= self.properties:
             raise RequestError(f"{self.name} computes {', '.join(sorted(self.properties))}")
@@ -409,11 +392,11 @@ class ChainConformation(Protocol):
         return melt_parameters(spec, self.name, record, need_trajectory=True), defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:
-        p = ChainMeltParams.model_validate(params.model_dump() if isinstance(params, BaseModel) else params)
+        p = as_params(ChainMeltParams, params)
         return [melt_job(self.name, p)]
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
-        p = ChainMeltParams.model_validate(params.model_dump() if isinstance(params, BaseModel) else params)
+        p = as_params(ChainMeltParams, params)
         job_dir = Path(job_dirs["md"])
         thermo = melt_thermo(job_dir, p)
         frames = read_unwrapped(job_dir / "chains.dcd", p.n_atoms)

@@ -25,14 +25,28 @@ from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration
 from tools.lammps.inputs import render
-from tools.lammps.parse import read_output
 from tools.lammps.protocols.chains import ChainMeltParams, melt_job, melt_parameters, melt_thermo
-from tools.lammps.protocols.fluid import KCAL_MOL_PER_EV, KJ_MOL_PER_EV, REDUCED, check_temperature, norm_unit
-from tools.lammps.protocols.transport import (
+from tools.lammps.protocols.fluid import (
     FLUID_KINDS,
+    KCAL_MOL_PER_EV,
+    KJ_MOL_PER_EV,
+    REDUCED,
+    check_temperature,
+    norm_unit,
+)
+from tools.lammps.protocols.fluid_common import (
+    as_params,
+    check_full_production,
+    check_sample_count,
+    defaults_log,
+    finished_output,
+    md_job,
+)
+from tools.lammps.protocols.transport import (
     TransportParams,
     box_cells,
     fluid_basis,
+    fluid_title,
     run_lengths,
 )
 
@@ -128,11 +142,7 @@ class EnergyComponents(Protocol):
         return bool(spec.properties) and {p.name for p in spec.properties} == {ENERGY}
 
     def parameters(self, spec: TaskSpec) -> tuple[EnergyComponentsParams, list[DefaultApplied]]:
-        defaults: list[DefaultApplied] = []
-
-        def record(name: str, value: object, reason: str) -> None:
-            defaults.append(DefaultApplied(parameter=name, value=str(value), reason=reason))
-
+        defaults, record = defaults_log()
         if {p.name for p in spec.properties} != {ENERGY}:
             raise RequestError(f"{self.name} computes {ENERGY} only")
         for prop in spec.properties:
@@ -158,25 +168,15 @@ class EnergyComponents(Protocol):
         return EnergyComponentsParams(system="fluid", per=per, fluid=fluid), defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:
-        p = EnergyComponentsParams.model_validate(params.model_dump() if isinstance(params, BaseModel) else params)
+        p = as_params(EnergyComponentsParams, params)
         if p.system == "polymer":
             return [melt_job(self.name, p.melt)]
         f = p.fluid
-        title = f"{f.element or 'LJ'} fluid, N = {f.n_atoms}, T = {f.temperature:g}, n = {f.number_density:.6g}"
-        text = render("energy_components_fluid.lmp.j2", title=title, **f.template_values())
-        return [
-            Job(
-                id="md",
-                protocol=self.name,
-                stage="md",
-                params=p.model_dump(mode="json"),
-                inputs={"in.lammps": text},
-                time_limit_s=f.time_limit_s,
-            )
-        ]
+        text = render("energy_components_fluid.lmp.j2", title=fluid_title(f), **f.template_values())
+        return [md_job(self.name, p, {"in.lammps": text}, f.time_limit_s)]
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
-        p = EnergyComponentsParams.model_validate(params.model_dump() if isinstance(params, BaseModel) else params)
+        p = as_params(EnergyComponentsParams, params)
         job_dir = Path(job_dirs["md"])
         if p.system == "polymer":
             thermo = melt_thermo(job_dir, p.melt)
@@ -220,21 +220,12 @@ class EnergyComponents(Protocol):
 
 def fluid_thermo(job_dir: Path, p: FluidEnergyParams) -> dict[str, np.ndarray]:
     """Production thermo of the fluid run after the run-level gates."""
-    out = read_output(job_dir)
-    if out.errors:
-        raise CalculationFailed(f"LAMMPS stopped with: {out.errors[0]}")
-    if not out.finished:
-        raise CalculationFailed("the LAMMPS run did not finish (no 'Total wall time' in log)")
-    thermo = out.last_run()
+    thermo = finished_output(job_dir).last_run()
     for key in ("Step", "Temp", "PotEng", "Atoms"):
         if key not in thermo:
             raise ReadError(f"thermo output lacks {key}")
-    if np.any(thermo["Atoms"] != p.n_atoms):
-        raise CalculationFailed(f"{p.n_atoms - int(thermo['Atoms'].min())} atoms were lost (unstable dynamics)")
-    if int(thermo["Step"][0]) != 0 or int(thermo["Step"][-1]) != p.production_steps:
-        raise CalculationFailed("the production run did not cover all its steps")
-    if thermo["Step"].size < 20:
-        raise CalculationFailed("fewer than 20 thermo samples in production: too few to average")
+    check_full_production(thermo, p.n_atoms, p.production_steps)
+    check_sample_count(thermo)
     check_temperature(thermo["Temp"], p.temperature, p.temperature_tolerance)
     return thermo
 

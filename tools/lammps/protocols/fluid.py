@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -33,6 +32,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.models import (
+    Conditions,
     DefaultApplied,
     Job,
     PotentialSpec,
@@ -40,12 +40,22 @@ from simagent.models import (
     Quantity,
     Result,
     SimulationControls,
+    SystemSpec,
     TaskSpec,
 )
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration, linear_fit
 from tools.lammps.inputs import render
-from tools.lammps.parse import read_output
+from tools.lammps.protocols.fluid_common import (
+    Record,
+    as_params,
+    check_finite_columns,
+    check_sample_count,
+    defaults_log,
+    finished_output,
+    md_job,
+    rdf_peak_and_cn,
+)
 
 # CODATA 2018 (exact SI values)
 K_B_EV = 8.617333262e-5  # eV/K
@@ -70,6 +80,7 @@ THERMO_PROPERTIES = frozenset(
 )
 RDF_PROPERTIES = frozenset({"rdf", "coordination_number"})
 DIFFUSION = "self_diffusion_coefficient"
+FLUID_KINDS = ("lj_fluid", "atomic_fluid")
 
 # Defaults per units style with their reasons (each one applied is reported in the answer).
 # the usual LJ truncation (Allen & Tildesley); requests may say "3 sigma"
@@ -244,9 +255,6 @@ def timestep_in(q: Quantity, units: str) -> float:
 # Start configuration and run description (from SimulationControls)
 # ---------------------------------------------------------------------------------------------
 
-Record = Callable[[str, object, str], None]
-
-
 def lattice_constant(lattice: str, number_density: float, dimension: int) -> float:
     """Lattice constant for a number density: basis atoms per cell of (shape product) a^d."""
     cell = math.prod(CELL_SHAPE[lattice][:dimension])
@@ -288,6 +296,104 @@ def molar_mass(q: Quantity) -> float:
     if q.value <= 0:
         raise RequestError(f"mass must be positive, got {q.value:g}")
     return q.value
+
+
+# ---------------------------------------------------------------------------------------------
+# Fluid, particle and state point of a request (also used by the transport and energy protocols)
+# ---------------------------------------------------------------------------------------------
+
+
+def fluid_units_style(kind: str) -> str:
+    """lj for a reduced LJ fluid, metal for a real (monatomic) fluid."""
+    return "lj" if kind == "lj_fluid" else "metal"
+
+
+def is_lj_fluid_task(spec: TaskSpec) -> bool:
+    """An LJ or monatomic fluid, with an LJ (or unnamed) potential, in its own units style."""
+    if spec.system is None or spec.system.kind not in FLUID_KINDS:
+        return False
+    if spec.potential is not None and spec.potential.family not in (None, "lj"):
+        return False
+    return spec.units_style in (None, fluid_units_style(spec.system.kind))
+
+
+def fluid_units(system: SystemSpec, units_style: str | None, record: Record) -> str:
+    """The units style of a fluid: its own (recorded when the request names none), or refused."""
+    units = fluid_units_style(system.kind)
+    if units_style is None:
+        record("units_style", units, "lj for a reduced LJ fluid, metal for a real fluid")
+    elif units_style != units:
+        raise RequestError(f"a {system.kind} runs in {units} units, not {units_style}")
+    return units
+
+
+def monatomic_particle(
+    system: SystemSpec, pot: PotentialSpec, record: Record, argon_source: str, given_mass: Quantity | None = None
+) -> tuple[str, float, float, float]:
+    """(element, mass g/mol, epsilon eV, sigma angstrom) of a real monatomic fluid: the given or the
+    standard atomic mass; the given LJ parameters, or for argon Rahman's (cited as argon_source)."""
+    if len(system.elements) != 1:
+        raise RequestError("a monatomic fluid needs one element, e.g. elements=['Ar']")
+    element = system.elements[0]
+    if given_mass is not None:
+        mass = molar_mass(given_mass)
+    else:
+        mass = atomic_mass(element)
+        record("mass", f"{mass} g/mol", "standard atomic weight (ase.data)")
+    if pot.lj_epsilon is not None and pot.lj_sigma is not None:
+        epsilon, sigma = energy_ev(pot.lj_epsilon), length_angstrom(pot.lj_sigma)
+    elif element == "Ar" and pot.lj_epsilon is None and pot.lj_sigma is None:
+        epsilon, sigma = ARGON_EPSILON_K * K_B_EV, ARGON_SIGMA_A
+        record("lj_epsilon, lj_sigma", "120 K (eps/kB), 3.4 angstrom", argon_source)
+    else:
+        raise RequestError(f"give the LJ epsilon and sigma for {element}")
+    if epsilon <= 0 or sigma <= 0:
+        raise RequestError("LJ epsilon and sigma must be positive")
+    return element, mass, epsilon, sigma
+
+
+def fixed_density_state(
+    cond: Conditions, units: str, mass: float, sigma: float, epsilon_k: float | None, protocol: str, record: Record
+) -> tuple[float, float]:
+    """(temperature, number density) of a fixed-density run in the units style; the caller has
+    checked that a temperature is given. A pressure is ignored (it is an output)."""
+    if cond.density is None:
+        hint = " (constant pressure is not supported: give a density)" if cond.pressure else ""
+        raise RequestError(f"{protocol} runs at fixed density and needs one" + hint)
+    temperature = temperature_in(cond.temperature, units, epsilon_k)
+    if temperature <= 0:
+        raise RequestError(f"temperature must be above absolute zero, got {cond.temperature}")
+    if cond.density.value <= 0:
+        raise RequestError(f"density must be positive, got {cond.density}")
+    number_density = number_density_in(cond.density, units, mass, sigma)
+    if cond.pressure is not None:
+        record("conditions.pressure", "ignored", "fixed-density run: pressure is an output")
+    return temperature, number_density
+
+
+def lj_cutoff_sigma(pot: PotentialSpec, units: str, sigma: float, record: Record, default_reason: str) -> float:
+    """The LJ cutoff in sigma: given in sigma (or reduced), in a length (metal units), or the
+    default DEFAULT_CUTOFF_SIGMA recorded with `default_reason`."""
+    if pot.cutoff is None:
+        cutoff_sigma = DEFAULT_CUTOFF_SIGMA
+        record("cutoff", f"{cutoff_sigma} sigma", default_reason)
+    elif norm_unit(pot.cutoff.unit) in REDUCED | {"sigma", "σ"}:
+        cutoff_sigma = pot.cutoff.value
+    elif units == "metal":
+        cutoff_sigma = length_angstrom(pot.cutoff) / sigma
+    else:
+        raise RequestError(f"give an LJ fluid's cutoff in sigma, not {pot.cutoff.unit!r}")
+    if cutoff_sigma <= 1.0:
+        raise RequestError("an LJ cutoff must lie beyond 1 sigma")
+    return cutoff_sigma
+
+
+def velocity_seed(seed: int | None, record: Record) -> int:
+    """The requested velocity seed, or DEFAULT_SEED (recorded)."""
+    if seed is None:
+        seed = DEFAULT_SEED
+        record("seed", seed, "fixed velocity seed: reruns are reproducible")
+    return seed
 
 
 def start_lattice(ctrl: SimulationControls, record: Record) -> tuple[str, int]:
@@ -504,8 +610,7 @@ class FluidMDParams(BaseModel):
 
 
 def _as_params(params: BaseModel | dict) -> FluidMDParams:
-    raw = params.model_dump() if isinstance(params, BaseModel) else params
-    return FluidMDParams.model_validate(raw)
+    return as_params(FluidMDParams, params)
 
 
 @register
@@ -523,12 +628,7 @@ class FluidMD(Protocol):
     def applies_to(self, spec: TaskSpec) -> bool:
         if spec.engine != "lammps":  # e.g. "argon with GROMACS" goes to gromacs/liquid_md
             return False
-        if spec.system is None or spec.system.kind not in ("lj_fluid", "atomic_fluid"):
-            return False
-        if spec.potential is not None and spec.potential.family not in (None, "lj"):
-            return False
-        units = "lj" if spec.system.kind == "lj_fluid" else "metal"
-        if spec.units_style not in (None, units):
+        if not is_lj_fluid_task(spec):
             return False
         return bool(spec.properties) and {p.name for p in spec.properties} <= self.properties
 
@@ -536,21 +636,13 @@ class FluidMD(Protocol):
 
     def parameters(self, spec: TaskSpec) -> tuple[FluidMDParams, list[DefaultApplied]]:
         system = spec.system
-        if system is None or system.kind not in ("lj_fluid", "atomic_fluid"):
+        if system is None or system.kind not in FLUID_KINDS:
             raise RequestError("lammps/fluid_md needs an LJ fluid or a monatomic fluid")
         names = {p.name for p in spec.properties}
         if not names or not names <= self.properties:
             raise RequestError(f"lammps/fluid_md computes {', '.join(sorted(self.properties))}")
-        defaults: list[DefaultApplied] = []
-
-        def record(name: str, value: object, reason: str) -> None:
-            defaults.append(DefaultApplied(parameter=name, value=str(value), reason=reason))
-
-        units = "lj" if system.kind == "lj_fluid" else "metal"
-        if spec.units_style is None:
-            record("units_style", units, "lj for a reduced LJ fluid, metal for a real fluid")
-        elif spec.units_style != units:
-            raise RequestError(f"a {system.kind} runs in {units} units, not {spec.units_style}")
+        defaults, record = defaults_log()
+        units = fluid_units(system, spec.units_style, record)
         pot = spec.potential or PotentialSpec(family="lj")
         if pot.family not in (None, "lj"):
             raise RequestError(f"lammps/fluid_md uses a Lennard-Jones potential, not {pot.family}")
@@ -585,39 +677,15 @@ class FluidMD(Protocol):
             if pot.lj_epsilon is not None and norm_unit(pot.lj_epsilon.unit) == "k":
                 epsilon_k = pot.lj_epsilon.value
         else:
-            if len(system.elements) != 1:
-                raise RequestError("a monatomic fluid needs one element, e.g. elements=['Ar']")
-            element = system.elements[0]
-            if ctrl.masses:
-                mass = molar_mass(ctrl.masses[0])
-            else:
-                mass = atomic_mass(element)
-                record("mass", f"{mass} g/mol", "standard atomic weight (ase.data)")
-            if pot.lj_epsilon is not None and pot.lj_sigma is not None:
-                epsilon, sigma = energy_ev(pot.lj_epsilon), length_angstrom(pot.lj_sigma)
-            elif element == "Ar" and pot.lj_epsilon is None and pot.lj_sigma is None:
-                epsilon, sigma = ARGON_EPSILON_K * K_B_EV, ARGON_SIGMA_A
-                record("lj_epsilon, lj_sigma", "120 K (eps/kB), 3.4 angstrom", "Rahman (1964)")
-            else:
-                raise RequestError(f"give the LJ epsilon and sigma for {element}")
-            if epsilon <= 0 or sigma <= 0:
-                raise RequestError("LJ epsilon and sigma must be positive")
+            element, mass, epsilon, sigma = monatomic_particle(
+                system, pot, record, "Rahman (1964)", ctrl.masses[0] if ctrl.masses else None
+            )
 
         # state point
         cond = spec.conditions
         if cond.temperature is None:
             raise RequestError("an MD run of a fluid needs a temperature")
-        if cond.density is None:
-            hint = " (constant pressure is not supported: give a density)" if cond.pressure else ""
-            raise RequestError("lammps/fluid_md runs at fixed density and needs one" + hint)
-        temperature = temperature_in(cond.temperature, units, epsilon_k)
-        if temperature <= 0:
-            raise RequestError(f"temperature must be above absolute zero, got {cond.temperature}")
-        if cond.density.value <= 0:
-            raise RequestError(f"density must be positive, got {cond.density}")
-        number_density = number_density_in(cond.density, units, mass, sigma)
-        if cond.pressure is not None:
-            record("conditions.pressure", "ignored", "fixed-density run: pressure is an output")
+        temperature, number_density = fixed_density_state(cond, units, mass, sigma, epsilon_k, self.name, record)
 
         # potential details (a cutoff only the protocol text gave, e.g. "cut at 3 sigma", counts too)
         if pot.cutoff is None and ctrl.pair_cutoff is not None:
@@ -625,17 +693,8 @@ class FluidMD(Protocol):
         if pot.cutoff is None and mixture is not None:
             cutoff_sigma = MIXTURES[mixture]["cutoff_sigma"]
             record("cutoff", f"{cutoff_sigma} sigma_ab per pair", f"model definition ({MIXTURES[mixture]['citation']})")
-        elif pot.cutoff is None:
-            cutoff_sigma = DEFAULT_CUTOFF_SIGMA
-            record("cutoff", f"{cutoff_sigma} sigma", "usual LJ truncation (Allen & Tildesley)")
-        elif norm_unit(pot.cutoff.unit) in REDUCED | {"sigma", "σ"}:
-            cutoff_sigma = pot.cutoff.value
-        elif units == "metal":
-            cutoff_sigma = length_angstrom(pot.cutoff) / sigma
         else:
-            raise RequestError(f"give an LJ fluid's cutoff in sigma, not {pot.cutoff.unit!r}")
-        if cutoff_sigma <= 1.0:
-            raise RequestError("an LJ cutoff must lie beyond 1 sigma")
+            cutoff_sigma = lj_cutoff_sigma(pot, units, sigma, record, "usual LJ truncation (Allen & Tildesley)")
         if not pot.tail_correction:
             record("tail_correction", "no", "not requested (pair_modify tail no)")
         shifted = pot.shifted
@@ -708,10 +767,7 @@ class FluidMD(Protocol):
             melt_steps = pick("melt_steps", None)
         equilibration_steps = pick("equilibration_steps", ctrl.equilibration_steps)
         production_steps = pick("production_steps", ctrl.production_steps)
-        seed = ctrl.seed
-        if seed is None:
-            seed = DEFAULT_SEED
-            record("seed", seed, "fixed velocity seed: reruns are reproducible")
+        seed = velocity_seed(ctrl.seed, record)
         window, last_steps = averaging_window(ctrl.average_window, production_steps, record)
 
         thermo_every = ctrl.thermo_every or 10
@@ -775,22 +831,14 @@ class FluidMD(Protocol):
             rdf_every=p.rdf_every, rdf_block_steps=p.production_steps // p.rdf_blocks,
             msd=p.msd, dump_every=p.dump_every,
         )  # fmt: skip
-        job = Job(
-            id="md", protocol=self.name, stage="md", params=p.model_dump(mode="json"),
-            inputs={"in.lammps": text}, time_limit_s=p.time_limit_s,
-        )  # fmt: skip
-        return [job]
+        return [md_job(self.name, p, {"in.lammps": text}, p.time_limit_s)]
 
     # -- analysis -----------------------------------------------------------------------------
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
         p = _as_params(params)
         job_dir = Path(job_dirs["md"])
-        out = read_output(job_dir)
-        if out.errors:
-            raise CalculationFailed(f"LAMMPS stopped with: {out.errors[0]}")
-        if not out.finished:
-            raise CalculationFailed("the LAMMPS run did not finish (no 'Total wall time' in log)")
+        out = finished_output(job_dir)
         thermo = out.last_run()
         check_thermo(thermo, p)
         averaged, t0, window = averaging_samples(out.runs, thermo, p)
@@ -922,21 +970,14 @@ def thermo_value(
 
 def check_thermo(thermo: dict[str, np.ndarray], p: FluidMDParams) -> None:
     """Physics gates on the production thermo output: complete, finite, no atoms lost."""
-    needed = ("Step", "Temp", "PotEng", "KinEng", "TotEng", "Press", "Volume", "Atoms")
-    missing = [k for k in needed if k not in thermo]
-    if missing:
-        raise ReadError(f"thermo output lacks {', '.join(missing)}")
-    for key in needed:
-        if not np.all(np.isfinite(thermo[key])):
-            raise CalculationFailed(f"NaN or infinite {key} in the production run (unstable)")
+    check_finite_columns(thermo, ("Step", "Temp", "PotEng", "KinEng", "TotEng", "Press", "Volume", "Atoms"))
     if np.any(thermo["Atoms"] != p.n_atoms):
         lost = p.n_atoms - int(thermo["Atoms"].min())
         raise CalculationFailed(f"{lost} of {p.n_atoms} atoms were lost (unstable dynamics)")
     first, last = int(thermo["Step"][0]), int(thermo["Step"][-1])
     if first != 0 or last != p.production_steps:
         raise CalculationFailed(f"production covers steps {first}..{last}, not the full run")
-    if thermo["Step"].size < 20:
-        raise CalculationFailed("fewer than 20 thermo samples in production: too few to average")
+    check_sample_count(thermo)
 
 
 def check_temperature(temps: np.ndarray, target: float, tolerance: float = 0.05) -> None:
@@ -968,26 +1009,6 @@ def read_rdf_blocks(path: Path) -> list[np.ndarray]:
     if not blocks:
         raise ReadError(f"{path.name} holds no g(r) data")
     return blocks
-
-
-def rdf_peak_and_cn(r: np.ndarray, g: np.ndarray, rho: float, dimension: int = 3) -> tuple[float, float, float]:
-    """(first-peak position, first minimum after it, coordination number up to that minimum);
-    rho is a number density per volume (per area in 2D).
-
-    Peak and minimum are located on a 3-bin running mean of g; the minimum is searched between
-    the peak and 1.8 x its position (LJ liquid: r_min/r_peak ~ 1.4; fcc: the empty gap)."""
-    dr = r[1] - r[0]
-    smooth = np.convolve(g, np.ones(3) / 3, mode="same")
-    i_peak = int(np.argmax(smooth))
-    window = np.nonzero((r > r[i_peak]) & (r <= 1.8 * r[i_peak]))[0]
-    if window.size < 2 or window[-1] == r.size - 1:
-        raise CalculationFailed("g(r) range too short to find its first minimum: larger cutoff")
-    i_min = int(window[np.argmin(smooth[window])])
-    if dimension == 2:
-        cn = 2 * np.pi * rho * float(np.sum(g[: i_min + 1] * r[: i_min + 1]) * dr)
-    else:
-        cn = 4 * np.pi * rho * float(np.sum(g[: i_min + 1] * r[: i_min + 1] ** 2) * dr)
-    return float(r[i_peak]), float(r[i_min]), cn
 
 
 def analyze_rdf(job_dir: Path, p: FluidMDParams, rho: float) -> dict:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
@@ -41,29 +41,34 @@ from simagent.models import DefaultApplied, Job, PotentialSpec, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration, linear_fit
 from tools.lammps.inputs import render
-from tools.lammps.parse import read_output
 from tools.lammps.protocols.fluid import (
-    ARGON_EPSILON_K,
-    ARGON_SIGMA_A,
-    DEFAULT_CUTOFF_SIGMA,
     DEFAULT_SEED,
+    FLUID_KINDS,
     K_B_EV,
     REDUCED,
     SKIN_SIGMA,
-    atomic_mass,
     check_temperature,
-    energy_ev,
-    length_angstrom,
+    fixed_density_state,
+    fluid_units,
+    is_lj_fluid_task,
+    lj_cutoff_sigma,
+    monatomic_particle,
     norm_unit,
-    number_density_in,
     plot,
-    temperature_in,
     timestep_in,
+    velocity_seed,
+)
+from tools.lammps.protocols.fluid_common import (
+    Record,
+    as_params,
+    check_full_production,
+    defaults_log,
+    finished_output,
+    md_job,
 )
 
 VISCOSITY = "shear_viscosity"
 CONDUCTIVITY = "thermal_conductivity"
-FLUID_KINDS = ("lj_fluid", "atomic_fluid")
 
 # CODATA 2018 exact values
 K_B_J = 1.380649e-23  # J/K
@@ -338,11 +343,7 @@ def fluid_basis(spec: TaskSpec, name: str, record) -> dict:
     system = spec.system
     if system is None or system.kind not in FLUID_KINDS:
         raise RequestError(f"{name} needs an LJ fluid or a monatomic fluid")
-    units = "lj" if system.kind == "lj_fluid" else "metal"
-    if spec.units_style is None:
-        record("units_style", units, "lj for a reduced LJ fluid, metal for a real fluid")
-    elif spec.units_style != units:
-        raise RequestError(f"a {system.kind} runs in {units} units, not {spec.units_style}")
+    units = fluid_units(system, spec.units_style, record)
     pot = spec.potential or PotentialSpec(family="lj")
     if pot.family not in (None, "lj"):
         raise RequestError(f"{name} uses a Lennard-Jones potential, not {pot.family}")
@@ -353,50 +354,19 @@ def fluid_basis(spec: TaskSpec, name: str, record) -> dict:
         if pot.lj_epsilon is not None and norm_unit(pot.lj_epsilon.unit) == "k":
             epsilon_k = pot.lj_epsilon.value
     else:
-        if len(system.elements) != 1:
-            raise RequestError("a monatomic fluid needs one element, e.g. elements=['Ar']")
-        element = system.elements[0]
-        mass = atomic_mass(element)
-        record("mass", f"{mass} g/mol", "standard atomic weight (ase.data)")
-        if pot.lj_epsilon is not None and pot.lj_sigma is not None:
-            epsilon, sigma = energy_ev(pot.lj_epsilon), length_angstrom(pot.lj_sigma)
-        elif element == "Ar" and pot.lj_epsilon is None and pot.lj_sigma is None:
-            epsilon, sigma = ARGON_EPSILON_K * K_B_EV, ARGON_SIGMA_A
-            record("lj_epsilon, lj_sigma", "120 K (eps/kB), 3.4 angstrom", "Rahman, Phys. Rev. 136, A405 (1964)")
-        else:
-            raise RequestError(f"give the LJ epsilon and sigma for {element}")
-        if epsilon <= 0 or sigma <= 0:
-            raise RequestError("LJ epsilon and sigma must be positive")
+        element, mass, epsilon, sigma = monatomic_particle(system, pot, record, "Rahman, Phys. Rev. 136, A405 (1964)")
     cond = spec.conditions
     if cond.temperature is None:
         raise RequestError(f"{name} needs a temperature")
-    if cond.density is None:
-        hint = " (constant pressure is not supported: give a density)" if cond.pressure else ""
-        raise RequestError(f"{name} runs at fixed density and needs one" + hint)
-    temperature = temperature_in(cond.temperature, units, epsilon_k)
-    if temperature <= 0:
-        raise RequestError(f"temperature must be above absolute zero, got {cond.temperature}")
-    if cond.density.value <= 0:
-        raise RequestError(f"density must be positive, got {cond.density}")
-    number_density = number_density_in(cond.density, units, mass, sigma)
-    if cond.pressure is not None:
-        record("conditions.pressure", "ignored", "fixed-density run: pressure is an output")
-    if pot.cutoff is None:
-        cutoff_sigma = DEFAULT_CUTOFF_SIGMA
-        record(
-            "cutoff",
-            f"{cutoff_sigma} sigma",
-            "usual LJ truncation; the reference transport data "
-            "(Ferrario et al. 1991, Muller-Plathe 1997/1999) use 2.5 sigma",
-        )
-    elif norm_unit(pot.cutoff.unit) in REDUCED | {"sigma", "σ"}:
-        cutoff_sigma = pot.cutoff.value
-    elif units == "metal":
-        cutoff_sigma = length_angstrom(pot.cutoff) / sigma
-    else:
-        raise RequestError(f"give an LJ fluid's cutoff in sigma, not {pot.cutoff.unit!r}")
-    if cutoff_sigma <= 1.0:
-        raise RequestError("an LJ cutoff must lie beyond 1 sigma")
+    temperature, number_density = fixed_density_state(cond, units, mass, sigma, epsilon_k, name, record)
+    cutoff_sigma = lj_cutoff_sigma(
+        pot,
+        units,
+        sigma,
+        record,
+        "usual LJ truncation; the reference transport data "
+        "(Ferrario et al. 1991, Muller-Plathe 1997/1999) use 2.5 sigma",
+    )
     if not pot.tail_correction:
         record("tail_correction", "no", "not requested (no effect on forces, hence on transport)")
     if not pot.shifted:
@@ -419,10 +389,7 @@ def fluid_basis(spec: TaskSpec, name: str, record) -> dict:
         record(
             "ensemble", "nve", "NVT requested, but a thermostat perturbs transport: NVT equilibration, NVE production"
         )
-    seed = ctrl.seed
-    if seed is None:
-        seed = DEFAULT_SEED
-        record("seed", seed, "fixed velocity seed: reruns are reproducible")
+    seed = velocity_seed(ctrl.seed, record)
     phase_solid = system.phase == "solid"
     return dict(
         units=units,
@@ -510,14 +477,7 @@ def _check_properties(spec: TaskSpec, prop_name: str, units: str, protocol: str)
 
 
 def _applies(spec: TaskSpec, prop_name: str) -> bool:
-    if spec.system is None or spec.system.kind not in FLUID_KINDS:
-        return False
-    if spec.potential is not None and spec.potential.family not in (None, "lj"):
-        return False
-    units = "lj" if spec.system.kind == "lj_fluid" else "metal"
-    if spec.units_style not in (None, units):
-        return False
-    return bool(spec.properties) and {p.name for p in spec.properties} == {prop_name}
+    return is_lj_fluid_task(spec) and bool(spec.properties) and {p.name for p in spec.properties} == {prop_name}
 
 
 def _nemd_settings(basis: dict, swap: tuple[float, str], record) -> dict:
@@ -568,9 +528,70 @@ def _public(values: dict) -> dict:
     return {k: v for k, v in values.items() if not k.startswith("_")}
 
 
-def _title(p: TransportParams) -> str:
+def fluid_title(p: TransportParams) -> str:
+    """Title line of a fluid run's input: the fluid, N, T and the number density."""
     what = f"{p.element} fluid" if p.element else "LJ fluid"
     return f"{what}, N = {p.n_atoms}, T = {p.temperature:g}, n = {p.number_density:.6g}"
+
+
+def nve_run_summary(p: TransportParams, temperature: float) -> str:
+    """The run as a result's method text states it (temperature: the NVE production mean)."""
+    return (
+        f"N = {p.n_atoms}, T = {temperature:.4g} (NVE mean), LJ cutoff {p.cutoff_sigma:g} sigma, "
+        f"dt = {p.timestep:g}, {p.production_steps} production steps"
+    )
+
+
+def flux_over_gradient(mp: dict, p: TransportParams) -> tuple[float, float]:
+    """(coefficient, standard error) = |J| / gradient of a slab NEMD run, J = rate / (2 Lx Ly): with
+    periodic boundaries the flux leaves the source slab both ways."""
+    area = p.box[0] * p.box[1]
+    flux, flux_se = mp["rate"] / (2 * area), mp["rate_se"] / (2 * area)
+    value = abs(flux) / mp["gradient"]
+    se = value * math.hypot(flux_se / abs(flux), mp["gradient_se"] / mp["gradient"])
+    return value, se
+
+
+class FluidTransportProtocol(Protocol):
+    """What both transport protocols share: they answer one coefficient (`quantity`) of an LJ or
+    monatomic fluid, resolve the fluid like lammps/fluid_md, and gate the NVE production run."""
+
+    engine = "lammps"
+    quantity: ClassVar[str]
+
+    def applies_to(self, spec: TaskSpec) -> bool:
+        return _applies(spec, self.quantity)
+
+    def _fluid(self, spec: TaskSpec) -> tuple[list[DefaultApplied], Record, dict]:
+        """(defaults log, its record function, the fluid basis) after the property checks."""
+        defaults, record = defaults_log()
+        basis = fluid_basis(spec, self.name, record)
+        _check_properties(spec, self.quantity, basis["units"], self.name)
+        return defaults, record, basis
+
+    def _production(self, params: BaseModel, job_dirs: dict[str, Path]) -> tuple:
+        """(params, job folder, gated production thermo, its mean temperature)."""
+        p = as_params(self.Params, params)
+        job_dir = Path(job_dirs["md"])
+        thermo = production_thermo(job_dir, p)
+        return p, job_dir, thermo, float(np.mean(thermo["Temp"]))
+
+    def _result(
+        self, spec: TaskSpec, p: TransportParams, job_dir: Path, value: float, se: float, how: str,
+        temperature: float, data_file: str,
+    ) -> Result:  # fmt: skip
+        """The coefficient (base unit) as a Result in the requested unit; the method text ends with the run."""
+        factor, label = output_unit(self.quantity, p.units, spec.properties[0].unit if spec.properties else None)
+        return Result(
+            quantity=self.quantity,
+            value=value * factor,
+            unit=label,
+            uncertainty=abs(se * factor),
+            job="md",
+            method=f"{how}; {nve_run_summary(p, temperature)}",
+            log=str(job_dir / "log.lammps"),
+            data_file=data_file,
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -579,9 +600,9 @@ def _title(p: TransportParams) -> str:
 
 
 @register
-class ShearViscosity(Protocol):
+class ShearViscosity(FluidTransportProtocol):
     name = "lammps/shear_viscosity"
-    engine = "lammps"
+    quantity = VISCOSITY
     properties = frozenset({VISCOSITY})
     Params = ShearViscosityParams
     description = (
@@ -590,17 +611,8 @@ class ShearViscosity(Protocol):
         "viscosity, velocity-profile fits) when the request names it"
     )
 
-    def applies_to(self, spec: TaskSpec) -> bool:
-        return _applies(spec, VISCOSITY)
-
     def parameters(self, spec: TaskSpec) -> tuple[ShearViscosityParams, list[DefaultApplied]]:
-        defaults: list[DefaultApplied] = []
-
-        def record(name: str, value: object, reason: str) -> None:
-            defaults.append(DefaultApplied(parameter=name, value=str(value), reason=reason))
-
-        basis = fluid_basis(spec, self.name, record)
-        _check_properties(spec, VISCOSITY, basis["units"], self.name)
+        defaults, record, basis = self._fluid(spec)
         if basis["_solid"]:
             raise RequestError("a solid has no shear viscosity (its stress does not relax)")
         method = requested_method(spec, VISCOSITY)
@@ -624,28 +636,16 @@ class ShearViscosity(Protocol):
         return params, defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:
-        p = ShearViscosityParams.model_validate(params.model_dump() if isinstance(params, BaseModel) else params)
+        p = as_params(ShearViscosityParams, params)
         text = render(
-            "shear_viscosity.lmp.j2", title=_title(p), method=p.method, sample_every=p.sample_every,
+            "shear_viscosity.lmp.j2", title=fluid_title(p), method=p.method, sample_every=p.sample_every,
             n_slabs=p.n_slabs, swap_every=p.swap_every, profile_every=p.profile_every,
             block_steps=p.production_steps // p.profile_blocks, **p.template_values(),
         )  # fmt: skip
-        return [
-            Job(
-                id="md",
-                protocol=self.name,
-                stage="md",
-                params=p.model_dump(mode="json"),
-                inputs={"in.lammps": text},
-                time_limit_s=p.time_limit_s,
-            )
-        ]
+        return [md_job(self.name, p, {"in.lammps": text}, p.time_limit_s)]
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
-        p = ShearViscosityParams.model_validate(params.model_dump() if isinstance(params, BaseModel) else params)
-        job_dir = Path(job_dirs["md"])
-        thermo = production_thermo(job_dir, p)
-        temperature = float(np.mean(thermo["Temp"]))
+        p, job_dir, thermo, temperature = self._production(params, job_dirs)
         volume = float(np.mean(thermo["Volume"]))
         if p.method == "green_kubo":
             stress = read_time_columns(job_dir / "pressure_tensor.dat", 3)
@@ -676,15 +676,12 @@ class ShearViscosity(Protocol):
             )
         else:
             mp = muller_plathe(job_dir / "velocity_profile.dat", "vx", thermo, p)
-            area = p.box[0] * p.box[1]
-            flux, flux_se = mp["rate"] / (2 * area), mp["rate_se"] / (2 * area)
             if mp["rate"] * mp["slope_lower"] > 0 or mp["rate"] * mp["slope_upper"] < 0:
                 raise CalculationFailed(
                     "the velocity profile does not follow the imposed momentum flux "
                     "(wrong-sign gradient): no steady shear flow"
                 )
-            value = abs(flux) / mp["gradient"]
-            se = value * math.hypot(flux_se / abs(flux), mp["gradient_se"] / mp["gradient"])
+            value, se = flux_over_gradient(mp, p)
             if p.units == "metal":
                 value, se = value * MP_METAL_PA_S * 1e3, se * MP_METAL_PA_S * 1e3
             data_file = mp["table"]
@@ -695,23 +692,7 @@ class ShearViscosity(Protocol):
                 f"(lower {mp['slope_lower']:.4g}, upper {mp['slope_upper']:.4g}) over production steps "
                 f"{mp['start_step']}-{p.production_steps}; errors by blocking of {mp['n_blocks']} profile blocks"
             )
-        factor, label = output_unit(VISCOSITY, p.units, spec.properties[0].unit if spec.properties else None)
-        run = (
-            f"N = {p.n_atoms}, T = {temperature:.4g} (NVE mean), LJ cutoff {p.cutoff_sigma:g} sigma, "
-            f"dt = {p.timestep:g}, {p.production_steps} production steps"
-        )
-        return [
-            Result(
-                quantity=VISCOSITY,
-                value=value * factor,
-                unit=label,
-                uncertainty=abs(se * factor),
-                job="md",
-                method=f"{how}; {run}",
-                log=str(job_dir / "log.lammps"),
-                data_file=data_file,
-            )
-        ]
+        return [self._result(spec, p, job_dir, value, se, how, temperature, data_file)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -720,9 +701,9 @@ class ShearViscosity(Protocol):
 
 
 @register
-class ThermalConductivity(Protocol):
+class ThermalConductivity(FluidTransportProtocol):
     name = "lammps/thermal_conductivity"
-    engine = "lammps"
+    quantity = CONDUCTIVITY
     properties = frozenset({CONDUCTIVITY})
     Params = ThermalConductivityParams
     description = (
@@ -732,17 +713,8 @@ class ThermalConductivity(Protocol):
         "when the request names it"
     )
 
-    def applies_to(self, spec: TaskSpec) -> bool:
-        return _applies(spec, CONDUCTIVITY)
-
     def parameters(self, spec: TaskSpec) -> tuple[ThermalConductivityParams, list[DefaultApplied]]:
-        defaults: list[DefaultApplied] = []
-
-        def record(name: str, value: object, reason: str) -> None:
-            defaults.append(DefaultApplied(parameter=name, value=str(value), reason=reason))
-
-        basis = fluid_basis(spec, self.name, record)
-        _check_properties(spec, CONDUCTIVITY, basis["units"], self.name)
+        defaults, record, basis = self._fluid(spec)
         method = requested_method(spec, CONDUCTIVITY)
         if method is None:
             method = "muller_plathe"
@@ -781,29 +753,17 @@ class ThermalConductivity(Protocol):
         return params, defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:
-        p = ThermalConductivityParams.model_validate(params.model_dump() if isinstance(params, BaseModel) else params)
+        p = as_params(ThermalConductivityParams, params)
         text = render(
-            "thermal_conductivity.lmp.j2", title=_title(p), method=p.method, sample_every=p.sample_every,
+            "thermal_conductivity.lmp.j2", title=fluid_title(p), method=p.method, sample_every=p.sample_every,
             ehex_flux=p.ehex_flux, box_z=p.box[2],
             n_slabs=p.n_slabs, swap_every=p.swap_every, profile_every=p.profile_every,
             block_steps=p.production_steps // p.profile_blocks, **p.template_values(),
         )  # fmt: skip
-        return [
-            Job(
-                id="md",
-                protocol=self.name,
-                stage="md",
-                params=p.model_dump(mode="json"),
-                inputs={"in.lammps": text},
-                time_limit_s=p.time_limit_s,
-            )
-        ]
+        return [md_job(self.name, p, {"in.lammps": text}, p.time_limit_s)]
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
-        p = ThermalConductivityParams.model_validate(params.model_dump() if isinstance(params, BaseModel) else params)
-        job_dir = Path(job_dirs["md"])
-        thermo = production_thermo(job_dir, p)
-        temperature = float(np.mean(thermo["Temp"]))
+        p, job_dir, thermo, temperature = self._production(params, job_dirs)
         if p.method == "green_kubo":
             return [self._green_kubo(p, job_dir, thermo, spec)]
         known_rate = p.ehex_rate if p.method == "ehex" else None
@@ -818,13 +778,9 @@ class ThermalConductivity(Protocol):
                 f"temperature varies by {spread:.3g} across the box (> 50 % of T = {temperature:.3g}): far "
                 f"from linear response; swap less often (larger swap_every)"
             )
-        area = p.box[0] * p.box[1]
-        flux, flux_se = mp["rate"] / (2 * area), mp["rate_se"] / (2 * area)
-        value = abs(flux) / mp["gradient"]
-        se = value * math.hypot(flux_se / abs(flux), mp["gradient_se"] / mp["gradient"])
+        value, se = flux_over_gradient(mp, p)
         if p.units == "metal":
             value, se = value * KAPPA_METAL_W_MK, se * KAPPA_METAL_W_MK
-        factor, label = output_unit(CONDUCTIVITY, p.units, spec.properties[0].unit if spec.properties else None)
         if p.method == "ehex":
             source = (
                 f"eHEX NEMD (fix ehex: +/-{p.ehex_flux:.4g} energy/time into the middle / out of the bottom "
@@ -842,22 +798,7 @@ class ThermalConductivity(Protocol):
             f"{mp['profile_max']:.4g}) over production steps {mp['start_step']}-{p.production_steps}; errors by "
             f"blocking of {mp['n_blocks']} profile blocks"
         )
-        run = (
-            f"N = {p.n_atoms}, T = {temperature:.4g} (NVE mean), LJ cutoff {p.cutoff_sigma:g} sigma, "
-            f"dt = {p.timestep:g}, {p.production_steps} production steps"
-        )
-        return [
-            Result(
-                quantity=CONDUCTIVITY,
-                value=value * factor,
-                unit=label,
-                uncertainty=abs(se * factor),
-                job="md",
-                method=f"{how}; {run}",
-                log=str(job_dir / "log.lammps"),
-                data_file=mp["table"],
-            )
-        ]
+        return [self._result(spec, p, job_dir, value, se, how, temperature, mp["table"])]
 
     def _green_kubo(self, p: ThermalConductivityParams, job_dir: Path, thermo: dict, spec: TaskSpec) -> Result:
         """kappa = 1/(V kB T^2) int <(JV)(0) (JV)(t)> dt from the heat_flux.dat columns (J V per axis)."""
@@ -877,7 +818,6 @@ class ThermalConductivity(Protocol):
         )  # fmt: skip
         write_green_kubo(job_dir, gk, "kappa(t)")
         lo, hi = gk["window"]
-        factor, label = output_unit(CONDUCTIVITY, p.units, spec.properties[0].unit if spec.properties else None)
         how = (
             f"Green-Kubo: 1/(V kB T^2) x integral of the heat-flux autocorrelation (compute heat/flux with "
             f"ke/atom, pe/atom and the virial of centroid/stress/atom; x, y, z averaged; tidynamics, all time "
@@ -886,20 +826,7 @@ class ThermalConductivity(Protocol):
             f"integral there; standard error from {p.gk_blocks} independent blocks"
             + (f"; NOTE the running integral drifts by {gk['drift']:.2g} across the window" if gk["drifting"] else "")
         )
-        run = (
-            f"N = {p.n_atoms}, T = {temperature:.4g} (NVE mean), LJ cutoff {p.cutoff_sigma:g} sigma, "
-            f"dt = {p.timestep:g}, {p.production_steps} production steps"
-        )
-        return Result(
-            quantity=CONDUCTIVITY,
-            value=gk["value"] * factor,
-            unit=label,
-            uncertainty=abs(gk["se"] * factor),
-            job="md",
-            method=f"{how}; {run}",
-            log=str(job_dir / "log.lammps"),
-            data_file=gk["table"],
-        )
+        return self._result(spec, p, job_dir, gk["value"], gk["se"], how, temperature, gk["table"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -910,21 +837,13 @@ class ThermalConductivity(Protocol):
 def production_thermo(job_dir: Path, p: TransportParams) -> dict[str, np.ndarray]:
     """The production run's thermo columns after the run-level gates (finished, finite, no atom
     lost, full length, temperature on target)."""
-    out = read_output(job_dir)
-    if out.errors:
-        raise CalculationFailed(f"LAMMPS stopped with: {out.errors[0]}")
-    if not out.finished:
-        raise CalculationFailed("the LAMMPS run did not finish (no 'Total wall time' in log)")
-    thermo = out.last_run()
+    thermo = finished_output(job_dir).last_run()
     for key in ("Step", "Temp", "KinEng", "TotEng", "Volume", "Atoms"):
         if key not in thermo:
             raise ReadError(f"thermo output lacks {key}")
         if not np.all(np.isfinite(thermo[key])):
             raise CalculationFailed(f"NaN or infinite {key} in the production run (unstable)")
-    if np.any(thermo["Atoms"] != p.n_atoms):
-        raise CalculationFailed(f"{p.n_atoms - int(thermo['Atoms'].min())} atoms were lost (unstable dynamics)")
-    if int(thermo["Step"][0]) != 0 or int(thermo["Step"][-1]) != p.production_steps:
-        raise CalculationFailed("the production run did not cover all its steps")
+    check_full_production(thermo, p.n_atoms, p.production_steps)
     # NVE: the total energy must be conserved (the swaps conserve it exactly for equal masses)
     # (relative to the kinetic energy: the total energy of a liquid can lie near zero)
     energy = thermo["TotEng"]

@@ -1,4 +1,5 @@
-"""Expert-reader domain: porous frameworks (MOFs) for pore geometry (Zeo++) and adsorption (RASPA).
+"""Expert-reader domain: porous frameworks (MOFs) for pore geometry (Zeo++), adsorption (RASPA) and
+framework MD on LAMMPS (guest self-diffusion, MOF-guest energy and g(r), bulk modulus).
 
 Recognises frameworks by common name, CSD REFCODE, CoRE MOF 2019 entry or CIF path (agents.structure
 does the resolving), and reads the conditions these requests carry: a probe radius ("with a 1.86 A
@@ -23,6 +24,10 @@ GEOMETRY = {"largest_cavity_diameter", "pore_limiting_diameter", "largest_free_s
             "non_accessible_surface_area", "accessible_volume", "void_fraction", "probe_occupiable_volume",
             "pore_size_distribution", "channel_dimensionality"}
 ADSORPTION = {"uptake", "isotherm", "henry_coefficient", "heat_of_adsorption", "selectivity", "interaction_energy"}
+# Framework properties answered by LAMMPS (tools/lammps/protocols/framework_md.py): guest MD in a rigid
+# framework and the E(V) bulk modulus of the empty, flexible framework.
+MD_PROPERTIES = {"self_diffusion_coefficient", "interaction_energy", "bulk_modulus", "rdf", "youngs_modulus",
+                 "poisson_ratio"}
 
 # Guest names as they appear in requests -> the keys of forcefields/guests.json.
 GUESTS: dict[str, str] = {
@@ -105,6 +110,27 @@ def _pressures(low: str) -> list[Quantity]:
     unit = normalize_unit(match.group(match.lastindex))
     values = re.findall(NUM, match.group(1))
     return [Quantity(value=float(v), unit=unit) for v in values]
+
+
+LOADING_UNIT = (r"\b(?:in|as|units? of)\s+(mol/kg|mmol/g|mg/g|cm3\s*\(stp\)\s*/\s*g|cm\^?3\s*\(?stp\)?/g|cm3/g|cc/g|"
+                r"cm3\s*\(stp\)\s*/\s*cm3|v/v|g/l|molecules?/(?:uc|unit cell|cell))")
+
+
+def _loading_units(low: str, spec: TaskSpec) -> None:
+    """'uptake ... in cm3(STP)/g' -> the unit of the uptake/isotherm answer (tools.raspa.units reads it)."""
+    match = re.search(LOADING_UNIT, low)
+    if not match:
+        return
+    unit = re.sub(r"\s+", "", match.group(1)).replace("unitcell", "uc")
+    for prop in spec.properties:
+        if prop.name in ("uptake", "isotherm") and not prop.unit:
+            prop.unit = unit
+
+
+def _loading(low: str) -> int | None:
+    """Guest loading for framework MD: '8 molecules per unit cell', 'loading of 4 CH4 per cell'."""
+    match = re.search(r"(\d+)\s+(?:[a-z0-9]+\s+)?(?:molecules?|guests?)?\s*(?:per|/)\s*(?:unit\s+)?cell", low)
+    return int(match.group(1)) if match else None
 
 
 def _dataset(low: str) -> str | None:
@@ -203,5 +229,12 @@ def refine(text: str, low: str, spec: TaskSpec) -> None:
     if len(pressures) > 1:
         spec.conditions.pressures = pressures
         spec.conditions.pressure = None
-    spec.engine = "raspa" if properties & ADSORPTION else "zeopp"
+    _loading_units(low, spec)
+    if properties & MD_PROPERTIES:
+        loading = _loading(low)
+        if loading is not None:
+            spec.controls.n_atoms = loading  # guests per unit cell (lammps/framework_guest_md reads it so)
+        spec.engine = "lammps"
+    else:
+        spec.engine = "raspa" if properties & ADSORPTION else "zeopp"
 

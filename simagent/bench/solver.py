@@ -1,0 +1,51 @@
+"""Child process of the `simagent` bench agent: `simagent.solve` with the harness's budget.
+
+    python -m simagent.bench.solver task.json --workdir DIR --budget SECONDS [--data-root D] [--backend B]
+
+The budget replaces MDGym's 300 s + 3 x time_limit so that the solver finishes (and writes
+final_answer.json) inside the harness's own limit. Graph stages and job events go to stderr as
+`BENCH-STEP {json}` lines, which the harness copies into trajectory_log.jsonl.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from simagent.bench.agents import STEP_PREFIX
+
+
+def _report(event: str, info: dict) -> None:
+    step = {"event": event, **{k: v for k, v in info.items() if isinstance(v, str | int | float | bool) or v is None}}
+    print(STEP_PREFIX + json.dumps(step, default=str), file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("task", type=Path)
+    parser.add_argument("--workdir", type=Path, required=True)
+    parser.add_argument("--budget", type=float, required=True, help="seconds for the whole solve")
+    parser.add_argument("--data-root", type=Path, default=None)
+    parser.add_argument("--backend", default=None)
+    args = parser.parse_args(argv)
+
+    from simagent.config import load_settings
+    from simagent.errors import SimagentError
+    from simagent.solve import BUDGET_FACTOR, load_task, solve
+
+    try:
+        task = load_task(args.task)
+        overhead = args.budget - BUDGET_FACTOR * task.time_limit  # solve's budget = overhead + 3 x time_limit
+        outcome = solve(args.task, args.workdir, args.data_root, load_settings(backend=args.backend),
+                        budget_overhead_s=overhead, progress=_report)
+    except SimagentError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return getattr(err, "exit_code", 1)
+    print(json.dumps(outcome.summary()))
+    return outcome.exit_code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

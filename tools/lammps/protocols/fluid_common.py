@@ -1,0 +1,129 @@
+"""Plumbing shared by the LAMMPS fluid-side protocols (fluid_md, shear_viscosity,
+thermal_conductivity, energy_components, chain_conformation): the defaults log, the single MD
+job, the run-level gates on a finished LAMMPS run, and the g(r) first-shell analysis (also used by
+gromacs/liquid_md).
+
+Nothing here depends on a protocol module, so each of them can import it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+from pydantic import BaseModel
+
+from simagent.errors import CalculationFailed, ReadError
+from simagent.models import DefaultApplied, Job
+from tools.lammps.parse import LammpsOutput, read_output
+
+Record = Callable[[str, object, str], None]
+ParamsT = TypeVar("ParamsT", bound=BaseModel)
+
+# fewest production thermo rows a time average is taken over
+MIN_THERMO_SAMPLES = 20
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameters and jobs
+# ---------------------------------------------------------------------------------------------
+
+
+def defaults_log() -> tuple[list[DefaultApplied], Record]:
+    """(list of defaults applied, record(name, value, reason) appending to it)."""
+    defaults: list[DefaultApplied] = []
+
+    def record(name: str, value: object, reason: str) -> None:
+        defaults.append(DefaultApplied(parameter=name, value=str(value), reason=reason))
+
+    return defaults, record
+
+
+def as_params(model: type[ParamsT], params: BaseModel | dict) -> ParamsT:
+    """Validate a protocol's parameters (a model of any class, or their dict) as `model`."""
+    return model.model_validate(params.model_dump() if isinstance(params, BaseModel) else params)
+
+
+def md_job(protocol: str, params: BaseModel, inputs: dict[str, str], time_limit_s: float) -> Job:
+    """The one MD job (id and stage 'md') of a single-run protocol."""
+    return Job(
+        id="md",
+        protocol=protocol,
+        stage="md",
+        params=params.model_dump(mode="json"),
+        inputs=inputs,
+        time_limit_s=time_limit_s,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Run-level gates on the LAMMPS output
+# ---------------------------------------------------------------------------------------------
+
+
+def finished_output(job_dir: Path) -> LammpsOutput:
+    """The parsed LAMMPS output of a run that stopped without an error and finished."""
+    out = read_output(job_dir)
+    if out.errors:
+        raise CalculationFailed(f"LAMMPS stopped with: {out.errors[0]}")
+    if not out.finished:
+        raise CalculationFailed("the LAMMPS run did not finish (no 'Total wall time' in log)")
+    return out
+
+
+def check_finite_columns(thermo: dict[str, np.ndarray], needed: Sequence[str]) -> None:
+    """Every needed thermo column is present (all missing ones named) and finite."""
+    missing = [k for k in needed if k not in thermo]
+    if missing:
+        raise ReadError(f"thermo output lacks {', '.join(missing)}")
+    for key in needed:
+        if not np.all(np.isfinite(thermo[key])):
+            raise CalculationFailed(f"NaN or infinite {key} in the production run (unstable)")
+
+
+def check_full_production(
+    thermo: dict[str, np.ndarray],
+    n_atoms: int,
+    production_steps: int,
+    lost: str = "atoms were lost (unstable dynamics)",
+) -> None:
+    """No atom lost (`lost` says what and why) and the production thermo spans steps 0..production_steps."""
+    if np.any(thermo["Atoms"] != n_atoms):
+        raise CalculationFailed(f"{n_atoms - int(thermo['Atoms'].min())} {lost}")
+    if int(thermo["Step"][0]) != 0 or int(thermo["Step"][-1]) != production_steps:
+        raise CalculationFailed("the production run did not cover all its steps")
+
+
+def check_sample_count(thermo: dict[str, np.ndarray]) -> None:
+    """Enough production thermo rows to average over."""
+    if thermo["Step"].size < MIN_THERMO_SAMPLES:
+        raise CalculationFailed(
+            f"fewer than {MIN_THERMO_SAMPLES} thermo samples in production: too few to average"
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Structure analysis
+# ---------------------------------------------------------------------------------------------
+
+
+def rdf_peak_and_cn(r: np.ndarray, g: np.ndarray, rho: float, dimension: int = 3) -> tuple[float, float, float]:
+    """(first-peak position, first minimum after it, coordination number up to that minimum);
+    rho is a number density per volume (per area in 2D).
+
+    Peak and minimum are located on a 3-bin running mean of g; the minimum is searched between
+    the peak and 1.8 x its position (LJ liquid: r_min/r_peak ~ 1.4; fcc: the empty gap)."""
+    dr = r[1] - r[0]
+    smooth = np.convolve(g, np.ones(3) / 3, mode="same")
+    i_peak = int(np.argmax(smooth))
+    window = np.nonzero((r > r[i_peak]) & (r <= 1.8 * r[i_peak]))[0]
+    if window.size < 2 or window[-1] == r.size - 1:
+        raise CalculationFailed("g(r) range too short to find its first minimum: larger cutoff")
+    i_min = int(window[np.argmin(smooth[window])])
+    if dimension == 2:
+        cn = 2 * np.pi * rho * float(np.sum(g[: i_min + 1] * r[: i_min + 1]) * dr)
+    else:
+        cn = 4 * np.pi * rho * float(np.sum(g[: i_min + 1] * r[: i_min + 1] ** 2) * dr)
+    return float(r[i_peak]), float(r[i_min]), cn
