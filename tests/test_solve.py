@@ -31,7 +31,7 @@ from simagent.solve import (
 FILES = Path(__file__).parent / "files" / "mdgym"
 ROOT = Path(__file__).parents[1]
 EXAMPLE = Path("/work/shared/mdgym_task_example.json")
-TASKS = ROOT / "benchmarks" / "mdgym_tasks" / "tasks"
+TASKS = ROOT / "benchmarks" / "tasks" / "lammps"
 # Johnson, Zollweg & Gubbins, Mol. Phys. 78, 591 (1993): U/N = -5.3584 for the full LJ fluid at
 # T* = 1.2, rho* = 0.8; minus the tail beyond rc = 2.5 (g = 1), 8/3 pi rho (rc^-9/3 - rc^-3) = -0.4284
 JZG_U_TRUNCATED = -4.9300
