@@ -237,14 +237,21 @@ def raspa_structure_dir() -> Path | None:
 
 
 def _raspa_cif(name: str) -> Path | None:
+    """A CIF of RASPA's library by file name; a three-letter IZA zeolite code ('MFI') also finds the
+    all-silica form RASPA ships ('MFI_SI')."""
     folder = raspa_structure_dir()
     if folder is None:
         return None
-    wanted = _key(name)
-    for path in folder.glob("*.cif"):
-        if path.stem == name or _key(path.stem) == wanted:
+    wanted = {_key(name)} | ({_key(name) + "si"} if re.fullmatch(r"[A-Za-z]{3}", name) else set())
+    for path in sorted(folder.glob("*.cif")):
+        if path.stem == name or _key(path.stem) in wanted:
             return path
     return None
+
+
+# Words that describe a framework without naming it: 'the all-silica zeolite MFI' names MFI.
+DESCRIPTIVE = re.compile(r"^(?:the|a|an)\s+|\b(?:all|pure)[- ]silica\b|\bsiliceous\b|\bzeolite\b|\bframework\b",
+                         re.IGNORECASE)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -465,6 +472,10 @@ def resolve(query: str, dataset: str | None = None, fetch: bool = True) -> Resol
         return ResolvedStructure(query=query, id=path.stem, ref=f"RASPA:{path.stem}", name=f"{path.stem} (RASPA)",
                                  source="RASPA2 structure library", path=str(path),
                                  how="structure shipped with RASPA2", citation="RASPA 2.0.4 share/raspa/structures")
+
+    core = re.sub(r"\s+", " ", DESCRIPTIVE.sub(" ", text)).strip()
+    if core and core != text:
+        return resolve(core, dataset, fetch)
 
     close = difflib.get_close_matches(text, framework_names(), n=4, cutoff=0.6)
     hint = f" Did you mean {', '.join(close)}?" if close else ""

@@ -257,3 +257,14 @@ def test_structure_node_records_the_choice_and_asks_on_ambiguity():
     spec.system.structure = str(FILES / "overlapping_atoms.cif")
     command = st.structure_node(RunState(request="LCD", thread_id="t", root="/tmp", spec=spec), runtime)
     assert command.goto == "response" and "overlapping" in command.update["error"]
+
+
+@pytest.mark.skipif(st.raspa_structure_dir() is None, reason="RASPA2 not installed")
+@pytest.mark.parametrize("text", ["MFI", "mfi", "all-silica MFI", "the all-silica zeolite MFI"])
+def test_zeolite_code_and_description_find_the_all_silica_structure(text):
+    assert st.resolve(text, fetch=False).ref == "RASPA:MFI_SI"
+
+
+def test_a_description_alone_names_no_framework():
+    with pytest.raises(RequestError, match="unknown framework"):
+        st.resolve("the zeolite", fetch=False)
