@@ -37,7 +37,7 @@ from tools.lammps.protocols.solid_common import (
     check_solid,
     check_temperature,
     cubic_repetitions,
-    md_timestep,
+    md_controls,
     need,
     pick,
     read_job,
@@ -152,15 +152,8 @@ class ElasticConstants(SolidProtocol):
             )
         else:
             directions = [1, 2, 3, 4, 5, 6]
-        extra: dict = {}
-        if thermal:
-            extra["timestep"] = md_timestep(spec, fields["mass"], defaults)
-            if spec.controls.equilibration_steps:
-                extra["npt_equilibration_steps"] = spec.controls.equilibration_steps
-            if spec.controls.production_steps:
-                extra["production_steps"] = spec.controls.production_steps
-            if spec.controls.seed is not None:
-                extra["seed"] = spec.controls.seed
+        extra = md_controls(spec, fields["mass"], defaults, "npt_equilibration_steps", "production_steps") \
+            if thermal else {}
         params = ElasticParams(
             **fields,
             repetitions=reps,

@@ -31,7 +31,7 @@ from tools.lammps.protocols.solid_common import (
     check_temperature,
     cubic_repetitions,
     kelvin,
-    md_timestep,
+    md_controls,
     pick,
     plot_xy,
     read_job,
@@ -133,13 +133,7 @@ class ThermalExpansion(SolidProtocol):
         )
         if rnote:
             defaults.append(rnote)
-        extra: dict = {"timestep": md_timestep(spec, fields["mass"], defaults)}
-        if spec.controls.equilibration_steps:
-            extra["equilibration_steps"] = spec.controls.equilibration_steps
-        if spec.controls.production_steps:
-            extra["production_steps"] = spec.controls.production_steps
-        if spec.controls.seed is not None:
-            extra["seed"] = spec.controls.seed
+        extra = md_controls(spec, fields["mass"], defaults, production="production_steps")
         params = ExpansionParams(
             **fields,
             repetitions=reps,

@@ -29,7 +29,7 @@ from tools.lammps.protocols.solid_common import (
     SolidProtocol,
     check_minimization,
     cubic_repetitions,
-    md_timestep,
+    md_controls,
     minimization_stats,
     need,
     pick,
@@ -111,12 +111,8 @@ class Minimize(SolidProtocol):
             )
         fire = min_style == "fire"
         box = None if (temperature > 0 or fire) else ("aniso" if fields["lattice"] == "hcp" else "iso")
-        extra: dict = {}
-        if temperature > 0:
-            extra["timestep"] = md_timestep(spec, fields["mass"], defaults)
-            if spec.controls.equilibration_steps:
-                extra["equilibration_steps"] = spec.controls.equilibration_steps
-        if spec.controls.seed is not None:
+        extra = md_controls(spec, fields["mass"], defaults) if temperature > 0 else {}
+        if spec.controls.seed is not None:  # also the seed of a perturbed 0 K start
             extra["seed"] = spec.controls.seed
         params = MinimizeParams(
             **fields, repetitions=reps, temperature=temperature, min_style=min_style, box_relax=box, **extra

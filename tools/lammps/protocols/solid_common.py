@@ -209,6 +209,21 @@ _TIME_UNITS_PS = {
 }
 
 
+def md_controls(spec: TaskSpec, mass: float, defaults: list[DefaultApplied],
+                equilibration: str = "equilibration_steps", production: str | None = None) -> dict:
+    """The MD settings a request fixes, as Params fields: timestep (the default is recorded),
+    equilibration and production steps (under the protocol's field names) and the velocity seed."""
+    controls = spec.controls
+    fields: dict = {"timestep": md_timestep(spec, mass, defaults)}
+    if controls.equilibration_steps:
+        fields[equilibration] = controls.equilibration_steps
+    if production and controls.production_steps:
+        fields[production] = controls.production_steps
+    if controls.seed is not None:
+        fields["seed"] = controls.seed
+    return fields
+
+
 def md_timestep(spec: TaskSpec, mass: float, defaults: list[DefaultApplied]) -> float:
     """MD timestep in ps (metal units): the request's (fs or ps), else the default (recorded)."""
     q = spec.controls.timestep

@@ -33,7 +33,7 @@ from tools.lammps.protocols.solid_common import (
     check_solid,
     check_temperature,
     cubic_repetitions,
-    md_timestep,
+    md_controls,
     need,
     pick,
     plot_xy,
@@ -170,11 +170,7 @@ class TensileTest(SolidProtocol):
         )
         if note:
             defaults.append(note)
-        extra: dict = {"timestep": md_timestep(spec, fields["mass"], defaults)}
-        if spec.controls.equilibration_steps:
-            extra["equilibration_steps"] = spec.controls.equilibration_steps
-        if spec.controls.seed is not None:
-            extra["seed"] = spec.controls.seed
+        extra = md_controls(spec, fields["mass"], defaults)
         params = TensileParams(
             **fields,
             repetitions=reps,
