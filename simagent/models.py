@@ -127,6 +127,9 @@ class PropertyRequest(BaseModel):
     unit: str | None = Field(default=None, description="unit the user wants the answer in")
     at: Literal["average", "last_step", "step"] = "average"
     step: int | None = None
+    probe_radius: Quantity | None = Field(
+        default=None, description="probe for this property only (pore geometry), e.g. a point probe (0) for the "
+        "void fraction next to an N2-sized probe for the surface area; overrides conditions.probe_radius")
 
 
 class Component(BaseModel):

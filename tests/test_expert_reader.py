@@ -93,3 +93,17 @@ def test_celsius_is_kept_for_conversion_in_code():
 def test_bad_requests_raise_clear_errors(request_text, fragment):
     with pytest.raises(RequestError, match=fragment):
         backend.task_spec(request_text)
+
+
+def test_probe_stated_for_one_pore_property_applies_to_it_only():
+    """MDGym-style: the surface area with an N2 probe and the void fraction with a point probe."""
+    from simagent.protocols import protocols_for
+
+    spec = backend.task_spec("Compute the gravimetric accessible surface area (in m2/g, probe radius 1.655 angstrom) "
+                             "and the geometric void fraction (point probe, radius 0) of IRMOF-1 with Zeo++.")
+    probes = {p.name: p.probe_radius for p in spec.properties}
+    assert probes["accessible_surface_area"].value == 1.655 and probes["void_fraction"].value == 0.0
+    params, _ = protocols_for(spec)[0].parameters(spec)
+    assert (params.sa_probe_radius, params.vol_probe_radius) == (1.655, 0.0)
+    plain = backend.task_spec("Void fraction of IRMOF-1 with a 1.2 A probe")
+    assert plain.properties[0].probe_radius is None and plain.conditions.probe_radius.value == 1.2

@@ -190,19 +190,28 @@ class PoreGeometry(Protocol):
                 "sa_probe_radius": r, "vol_probe_radius": r, "psd_probe_radius": r, "channel_probe_radius": r,
                 "pov_probe_radius": r, "probe_from_request": True,
             })
+        # a probe stated for one property (a point probe for the void fraction next to an N2 probe for
+        # the surface area) sets the radius of that property's Zeo++ task
+        own = {TASK_OF[r.name]: _angstrom(r.probe_radius) for r in spec.properties
+               if r.probe_radius is not None and r.name in TASK_OF}
+        radius_field = {"surface_area": "sa_probe_radius", "volume": "vol_probe_radius", "psd": "psd_probe_radius",
+                        "channels": "channel_probe_radius", "pov": "pov_probe_radius"}
+        if own:
+            params = params.model_copy(update={radius_field[t]: r for t, r in own.items() if t in radius_field}
+                                       | {"probe_from_request": True})
         params = PoreGeometryParams.model_validate(params.model_dump())
         defaults.append(DefaultApplied(parameter="Zeo++ network", value=f"high accuracy -ha {params.high_accuracy}, "
                                        "Zeo++ default (CCDC) atomic radii, P1 cell as given",
                                        reason="the settings behind the CoRE MOF 2019 tables (LCD/PLD match them to "
                                        "the printed digit; without -ha only ~40 % within 1 %)"))
         if probe is None:
-            if "surface_area" in tasks:
+            if "surface_area" in tasks and "surface_area" not in own:
                 defaults.append(DefaultApplied(
                     parameter="surface-area probe radius", value=f"{params.sa_probe_radius:g} angstrom "
                     f"(channel = probe; {params.sa_samples_per_atom} Monte Carlo samples per atom)",
                     reason="half the TraPPE N2 sigma (3.31 A), the CoRE MOF 2019 convention; ASA is 0 when the "
                     "pore-limiting diameter is below 3.31 A"))
-            if "volume" in tasks:
+            if "volume" in tasks and "volume" not in own:
                 defaults.append(DefaultApplied(
                     parameter="void-volume probe radius", value=f"{params.vol_probe_radius:g} angstrom "
                     f"({params.vol_samples} Monte Carlo samples per cell)",
@@ -210,7 +219,7 @@ class PoreGeometry(Protocol):
             for task, key, what in (("psd", "psd_probe_radius", "pore-size distribution probe radius"),
                                     ("channels", "channel_probe_radius", "channel probe radius"),
                                     ("pov", "pov_probe_radius", "probe-occupiable volume probe radius")):
-                if task in tasks:
+                if task in tasks and task not in own:
                     defaults.append(DefaultApplied(parameter=what, value=f"{getattr(params, key):g} angstrom",
                                                    reason="N2-sized probe, as for the surface area"))
         if "psd" in tasks:

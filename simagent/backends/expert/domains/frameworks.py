@@ -68,6 +68,30 @@ def _probe_radius(low: str) -> Quantity | None:
     return None
 
 
+POINT_PROBE = (r"\bpoint[\s-]+probe\b|\bprobe\s+radius\s*(?:of|=|:)?\s*0(?:\.0*)?\b(?!\.\d)"
+               r"|\bradius\s*(?:of|=|:)?\s*0(?:\.0*)?\b(?!\.\d)")
+
+
+def _property_probes(low: str, spec: TaskSpec) -> None:
+    """A probe stated in the parenthesis right after a geometry property applies to that property
+    only: 'surface area (probe radius 1.655 A) and void fraction (point probe, radius 0)'."""
+    from simagent.backends.expert import vocabulary as vocab
+
+    for request in spec.properties:
+        if request.name not in GEOMETRY:
+            continue
+        for pattern in vocab.PROPERTY_PATTERNS.get(request.name, []):
+            match = re.search(pattern + r"[\w\s-]{0,20}?\(([^()]*)\)", low)
+            if not match:
+                continue
+            inside = match.group(match.re.groups)
+            if re.search(POINT_PROBE, inside):
+                request.probe_radius = Quantity(value=0.0, unit="angstrom")
+            elif (probe := _probe_radius(inside)) is not None:
+                request.probe_radius = probe
+            break
+
+
 def _guests(low: str, adsorption: bool) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     for pattern, guest in GUESTS.items():
@@ -222,6 +246,7 @@ def refine(text: str, low: str, spec: TaskSpec) -> None:
     probe = _probe_radius(low)
     if probe is not None:
         spec.conditions.probe_radius = probe
+    _property_probes(low, spec)
     composition = _composition(low, guests)
     if composition:
         spec.conditions.composition = [Component(species=g, mole_fraction=x) for g, x in composition.items()]
