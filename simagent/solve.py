@@ -316,11 +316,14 @@ class TaskBackend(DecisionBackend):
     def task_spec(self, request: str) -> TaskSpec:
         spec = complete_conditions(self.inner.task_spec(request))
         self.reader_properties = [p.name for p in spec.properties]
+        probes = {p.name: p.probe_radius for p in spec.properties if p.probe_radius is not None}
         self.targets = self.targets_for(spec)
         requests: list[PropertyRequest] = []
         for target in self.targets:
             if target.property is not None:
                 wanted = target.request()
+                # what the description says of this property (a probe of its own) stays with it
+                wanted.probe_radius = probes.get(wanted.name)
                 if wanted not in requests:
                     requests.append(wanted)
         spec.properties = requests
