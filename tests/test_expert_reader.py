@@ -107,3 +107,9 @@ def test_probe_stated_for_one_pore_property_applies_to_it_only():
     assert (params.sa_probe_radius, params.vol_probe_radius) == (1.655, 0.0)
     plain = backend.task_spec("Void fraction of IRMOF-1 with a 1.2 A probe")
     assert plain.properties[0].probe_radius is None and plain.conditions.probe_radius.value == 1.2
+
+
+def test_mc_cycles_of_an_adsorption_request():
+    spec = backend.task_spec("CO2 uptake of IRMOF-1 at 298 K and 1 bar by GCMC, 1,000 initialization cycles and "
+                             "4000 production cycles")
+    assert (spec.controls.equilibration_steps, spec.controls.production_steps) == (1000, 4000)

@@ -92,6 +92,17 @@ def _property_probes(low: str, spec: TaskSpec) -> None:
             break
 
 
+def _mc_cycles(low: str, spec: TaskSpec) -> None:
+    """'2000 initialization cycles and 5000 production cycles' (RASPA's run length), as the
+    equilibration and production lengths of the controls."""
+    init = re.search(r"(\d[\d,]*)\s+(?:initiali[sz]ation|equilibration)\s+(?:mc\s+)?cycles", low)
+    prod = re.search(r"(\d[\d,]*)\s+(?:production|sampling)\s+(?:mc\s+)?cycles", low)
+    if init and spec.controls.equilibration_steps is None:
+        spec.controls.equilibration_steps = int(init.group(1).replace(",", ""))
+    if prod and spec.controls.production_steps is None:
+        spec.controls.production_steps = int(prod.group(1).replace(",", ""))
+
+
 def _guests(low: str, adsorption: bool) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     for pattern, guest in GUESTS.items():
@@ -247,6 +258,7 @@ def refine(text: str, low: str, spec: TaskSpec) -> None:
     if probe is not None:
         spec.conditions.probe_radius = probe
     _property_probes(low, spec)
+    _mc_cycles(low, spec)
     composition = _composition(low, guests)
     if composition:
         spec.conditions.composition = [Component(species=g, mole_fraction=x) for g, x in composition.items()]
