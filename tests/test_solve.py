@@ -296,3 +296,17 @@ def test_probe_stated_for_one_metric_is_used_for_it(tmp_path, settings):
     assert outcome.exit_code == 0
     for metric, truth in json.loads(path.read_text())["ground_truth"].items():
         assert answer[metric] == pytest.approx(truth, rel=0.05), metric
+
+
+@pytest.mark.parametrize("metric, prop, unit", [
+    ("co2_uptake_molecules_per_unit_cell", "uptake", "molecules/uc"),
+    ("uptake (mmol/g)", "uptake", "mmol/g"),
+    ("CH4 uptake in cm3 STP per g", "uptake", "cm3(STP)/g"),
+    ("henry_coefficient_mol_per_kg_per_pa", "henry_coefficient", "mol/kg/Pa"),
+    ("henry_mmol_per_g_per_bar", "henry_coefficient", "mmol/g/bar"),
+    ("accessible surface area m2/g", "accessible_surface_area", "m^2/g"),
+    ("PLD", "pore_limiting_diameter", None),
+])
+def test_adsorption_and_pore_metric_names(metric, prop, unit):
+    target = read_metric(metric)
+    assert (target.property, target.unit) == (prop, unit)
