@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-import jinja2
-
+from simagent.rendering import render_template
 from tools.raspa.forcefield import ForceFieldData, FrameworkTypes, GuestModel
 from tools.raspa.framework import BlockingSphere, FrameworkStructure, block_file, p1_cif
 
@@ -20,21 +18,9 @@ MAIN_INPUT = "simulation.input"
 EWALD_PRECISION = 1e-6
 
 
-@lru_cache(maxsize=1)
-def _env() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("tools.raspa", "templates"),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-    )
-
-
 def render(template: str, **params: object) -> str:
     """Render templates/<template> with the given parameters."""
-    return _env().get_template(template).render(**params)
+    return render_template("tools.raspa", template, **params)
 
 
 def file_stem(name: str) -> str:

@@ -105,8 +105,18 @@ def initial_lattice_constant(element: str, lattice: str) -> tuple[float, str]:
     return round(nn / NN_OVER_A[lattice], 4), source
 
 
+class SolidProtocol(Protocol):
+    """A protocol for one-element crystals: it applies when the request is about a crystal and asks
+    only for properties this protocol computes (the base of every solid protocol)."""
+
+    def applies_to(self, spec: TaskSpec) -> bool:
+        if spec.system is None or spec.system.kind != "crystal" or not spec.properties:
+            return False
+        return {p.name for p in spec.properties} <= self.properties
+
+
 @register
-class CrystalRelax(Protocol):
+class CrystalRelax(SolidProtocol):
     name = "lammps/crystal_relax"
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset({"lattice_constant", "cohesive_energy"})
@@ -115,11 +125,6 @@ class CrystalRelax(Protocol):
         "0 K lattice constant and cohesive energy of a one-element crystal: CG minimisation with "
         "fix box/relax of a perfect supercell, E_coh = E_atom - E/N"
     )
-
-    def applies_to(self, spec: TaskSpec) -> bool:
-        if spec.system is None or spec.system.kind != "crystal" or not spec.properties:
-            return False
-        return {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[CrystalRelaxParams, list[DefaultApplied]]:
         system = spec.system

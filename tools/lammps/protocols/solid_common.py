@@ -19,11 +19,15 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.models import DefaultApplied, Quantity, TaskSpec
-from simagent.protocols import Protocol
 from simagent.units import to_canonical
 from tools.lammps import potentials
 from tools.lammps.parse import LammpsOutput, read_output
-from tools.lammps.protocols.crystal import ATOMS_PER_CELL, NN_OVER_A, initial_lattice_constant
+from tools.lammps.protocols.crystal import (  # noqa: F401 - SolidProtocol is re-exported
+    ATOMS_PER_CELL,
+    NN_OVER_A,
+    SolidProtocol,
+    initial_lattice_constant,
+)
 
 Lattice = Literal["fcc", "bcc", "hcp", "diamond", "sc"]
 CUBIC = ("fcc", "bcc", "diamond", "sc")
@@ -90,14 +94,6 @@ class SolidMDBase(SolidBase):
         return PDAMP_STEPS * self.timestep
 
 
-class SolidProtocol(Protocol):
-    """A protocol for one-element crystals: it applies when the request is about a crystal and asks
-    only for properties this protocol computes."""
-
-    def applies_to(self, spec: TaskSpec) -> bool:
-        if spec.system is None or spec.system.kind != "crystal" or not spec.properties:
-            return False
-        return {p.name for p in spec.properties} <= self.properties
 
 
 def solid_base(
