@@ -14,6 +14,7 @@ Cluster settings live in the config file's [cluster] table (see README, "Running
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import threading
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from simagent import supervise
 from simagent.errors import RequestError
 from simagent.executor import (
     CANCEL_FILE,
@@ -33,6 +35,7 @@ from simagent.executor import (
     previous_process,
     read_record,
     stop_previous,
+    supervised,
     write_record,
 )
 from simagent.models import Job, JobStatus
@@ -101,6 +104,7 @@ def parsl_config(name: ExecutorName, cluster: ClusterSettings | None, run_dir: P
     """The parsl.Config for an executor name; raises RequestError naming missing fields."""
     from parsl.config import Config
     from parsl.executors import HighThroughputExecutor
+    from parsl.executors.high_throughput.executor import DEFAULT_LAUNCH_CMD
     from parsl.providers import LocalProvider, PBSProProvider, SlurmProvider
 
     missing = missing_fields(name, cluster)
@@ -131,11 +135,22 @@ def parsl_config(name: ExecutorName, cluster: ClusterSettings | None, run_dir: P
         raise RequestError(f"unknown executor {name!r}: local, parsl-local, slurm or pbs")
     htex = {"label": "simagent", "provider": provider, "max_workers_per_node": workers, "cores_per_worker": 1,
             "heartbeat_period": cluster.heartbeat_period_s, "heartbeat_threshold": cluster.heartbeat_threshold_s,
-            "worker_logdir_root": str(run_dir)}
+            "worker_logdir_root": str(run_dir),
+            # the interchange runs here: it dies with simagent (supervisor, PR_SET_PDEATHSIG)
+            "interchange_launch_cmd": supervised(_folder(run_dir / "interchange"), ["interchange.py"])}
+    if name == "parsl-local":  # the worker pool, started in the background, watches simagent itself
+        me = f"{os.getpid()}:{supervise.start_ticks(os.getpid())}"
+        wrapper = shlex.join(supervised(_folder(run_dir / "workers"), [], owner=me))
+        htex["launch_cmd"] = f"{wrapper} {DEFAULT_LAUNCH_CMD}"
     if address:
         htex["address"] = address
     return Config(executors=[HighThroughputExecutor(**htex)], retries=cluster.retries, run_dir=str(run_dir),
                   strategy="simple", initialize_logging=False, usage_tracking=0)
+
+
+def _folder(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def run_job_in_worker(job_dir: str, record_json: str, command: list[str], env_delta: dict[str, str],
@@ -150,6 +165,10 @@ def run_job_in_worker(job_dir: str, record_json: str, command: list[str], env_de
         stop_previous(previous)
     record = JobRecord.model_validate_json(record_json)
     record.message = ""
+    if (folder / CANCEL_FILE).exists():  # cancelled while queued
+        record.status, record.message = JobStatus.cancelled, "cancelled"
+        write_record(folder, record)
+        return record.model_dump_json()
     env = {**os.environ, **env_delta}
     return JobWatch(folder, record, time_limit_s, memory_limit_mb, stall_limit_s).run(command, env).model_dump_json()
 
@@ -198,10 +217,6 @@ class ParslExecutor(Executor):
             if record.status in (JobStatus.succeeded, JobStatus.failed, JobStatus.cancelled):
                 record.status = JobStatus.running  # a retry may still overwrite a lost worker's record
             return record
-        if future.cancelled():
-            record.status, record.message = JobStatus.cancelled, "cancelled before it started"
-            write_record(handle.workdir, record)
-            return record
         error = future.exception()
         if error is not None:
             record.status = JobStatus.failed
@@ -211,10 +226,7 @@ class ParslExecutor(Executor):
         return JobRecord.model_validate_json(future.result())
 
     def cancel(self, handle: JobHandle) -> None:
-        (handle.workdir / CANCEL_FILE).touch()  # seen by the worker's watch loop, wherever it runs
-        future = self._futures.get(handle.job_id)
-        if future is not None:
-            future.cancel()
+        (handle.workdir / CANCEL_FILE).touch()  # seen by the worker before and while it runs the job
 
     def shutdown(self) -> None:
         for job_id, future in list(self._futures.items()):
