@@ -62,3 +62,14 @@ BENCH_SUITE_OUT ?= simagent-runs/bench-suite
 bench-suite: setup
 	@$(VENV)/bin/simagent bench run benchmarks/tasks --agent simagent --out $(BENCH_SUITE_OUT); rc=$$?; \
 	  if [ $$rc -gt 1 ]; then exit $$rc; fi; echo "summary: $(BENCH_SUITE_OUT)/summary.md"
+
+# The MDGym dev set (../shared/mdgym: real MDGym task files, no ground truth) through simagent.
+# MDGYM_TASKS narrows the run to some task files or folders (e.g. MDGYM_TASKS="$(MDGYM)/lammps");
+# re-running resumes. The whole set takes many hours on 2 cores.
+MDGYM ?= ../shared/mdgym
+MDGYM_TASKS ?= $(MDGYM)
+BENCH_MDGYM_OUT ?= simagent-runs/bench-mdgym
+.PHONY: bench-mdgym
+bench-mdgym: setup
+	@$(VENV)/bin/simagent bench run $(MDGYM_TASKS) --agent simagent --data-root $(MDGYM)/data_root \
+	  --out $(BENCH_MDGYM_OUT); rc=$$?; if [ $$rc -gt 1 ]; then exit $$rc; fi; echo "summary: $(BENCH_MDGYM_OUT)/summary.md"
