@@ -542,6 +542,19 @@ class SolveOutcome:
         }  # fmt: skip
 
 
+def solve_settings(backend: str | None = None) -> Settings:
+    """Settings for `solve`: the backend asked for (option, environment, config file); else the
+    hybrid backend (rules first, the local model where they are unsure) when the local model is
+    installed, the expert rules otherwise."""
+    settings = load_settings(backend=backend)
+    if settings.backend is None and not settings.base_url:
+        from simagent.backends.model_store import parts_installed
+
+        if settings.model_path is not None or parts_installed(settings.model_name):
+            settings = settings.model_copy(update={"backend": "hybrid"})
+    return settings
+
+
 def supplied_files(data_root: Path | None, task: MDGymTask) -> list[Path]:
     """Files under DATA_ROOT/<ENGINE>/{structures,potentials}/<ID>/ (engine folder in any case)."""
     if data_root is None:

@@ -392,3 +392,17 @@ def test_a_task_naming_a_file_that_is_not_there_says_which(tmp_path):
     assert "Made_Up_Ni.eam.alloy" in reason and "LAMMPS" in reason and "nothing was run" in reason
     assert json.loads((tmp_path / "out" / FINAL_ANSWER).read_text()) == {}
     assert "Made_Up_Ni.eam.alloy" in (tmp_path / "out" / REPORT).read_text()
+
+
+def test_solve_uses_the_hybrid_backend_when_the_local_model_is_installed(settings, monkeypatch):
+    from simagent.backends import model_store
+    from simagent.solve import solve_settings
+
+    monkeypatch.setattr(model_store, "parts_installed", lambda name: True)
+    assert solve_settings().resolved_backend == "hybrid"
+    assert solve_settings("expert").resolved_backend == "expert"  # asked for: honoured
+    monkeypatch.setenv("SIMAGENT_BACKEND", "expert")
+    assert solve_settings().resolved_backend == "expert"
+    monkeypatch.delenv("SIMAGENT_BACKEND")
+    monkeypatch.setattr(model_store, "parts_installed", lambda name: False)
+    assert solve_settings().resolved_backend == "expert"  # no local model: the rules alone
