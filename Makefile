@@ -14,6 +14,8 @@ setup: $(STAMP)
 $(STAMP): requirements.lock requirements-llm.txt pyproject.toml Makefile
 	@command -v gmx > /dev/null || (echo "installing GROMACS (Debian package)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gromacs > /dev/null)
+	@command -v chromium > /dev/null || (echo "installing Chromium for the browser tests (Debian package)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip setuptools wheel
 	# CPU torch first, from the machine's disk (otherwise pip pulls a multi-GB CUDA build).
