@@ -33,8 +33,15 @@ from pydantic import BaseModel, Field
 from simagent.config import Settings
 from simagent.errors import SimagentError
 from simagent.session import Session, ThreadState, new_thread_id
-from simagent.web.files import OutsideRunFolder, list_files, media_type, run_folder, safe_file, valid_thread_id, \
-    zip_stream
+from simagent.web.files import (
+    OutsideRunFolder,
+    list_files,
+    media_type,
+    run_folder,
+    safe_file,
+    valid_thread_id,
+    zip_stream,
+)
 from simagent.web.runs import Busy, RunManager
 from simagent.web.security import TOKEN_COOKIE, Guard, token_matches
 from simagent.web.views import thread_summary, thread_view

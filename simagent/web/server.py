@@ -12,11 +12,11 @@ from simagent.web.security import check_bind
 
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8765, token: str | None = None,
           auto_approve: bool = False) -> None:
+    check_bind(host, token)
     import uvicorn
 
     from simagent.web.app import create_app
 
-    check_bind(host, token)
     app = create_app(settings, token=token, auto_approve=auto_approve)
     shown = f"[{host}]" if ":" in host else host
     print(f"simagent web: http://{shown}:{port}/  (run folder {settings.workdir}; "
