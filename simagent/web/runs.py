@@ -58,9 +58,13 @@ class RunManager:
 
     # -- events ---------------------------------------------------------------------------------
 
-    def _record(self, thread_id: str, event: dict[str, Any]) -> None:
+    def _record(self, thread_id: str, event: dict[str, Any], done: bool = False) -> None:
+        """Append an event; `done` also marks the worker finished, in the same step, so a reader
+        never sees the worker stopped before its last event."""
         with self._lock:
             entry = self._threads.setdefault(thread_id, ThreadEvents())
+            if done:
+                entry.running = False
             event = {**event, "seq": entry.next_seq, "t": round(time.monotonic() - entry.started, 3)}
             entry.events.append(event)
             if len(entry.events) > MAX_EVENTS:
@@ -114,9 +118,7 @@ class RunManager:
         except Exception as exc:  # a bug must not kill the server; the page gets one line
             log.exception("run of thread %s failed", thread_id)
             final = {"type": "status", "status": "failed", "error": f"internal error: {type(exc).__name__}: {exc}"}
-        with self._lock:
-            self._threads[thread_id].running = False
-        self._record(thread_id, final)
+        self._record(thread_id, final, done=True)
 
     def _context(self, thread_id: str):
         auto = self._review.get(thread_id, self.auto_approve)

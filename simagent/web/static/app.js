@@ -6,6 +6,7 @@ let current = null;     // thread id shown
 let source = null;      // EventSource of the current thread
 let lastSeq = -1;
 let shownFiles = {};    // review: job -> name -> text as shown
+let approveEdits = null; // edits sent with "Approve and run": approved once they pass the checks
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -141,12 +142,26 @@ function renderClarify(view) {
   $("#reply-input").focus();
 }
 
+function editsKept(files, edits) {
+  return Object.entries(edits).every(([job, named]) =>
+    Object.entries(named).every(([name, text]) => files[job] && files[job][name] === text));
+}
+
 function renderReview(view) {
   const pending = view.interrupt && view.interrupt.kind === "review";
   $("#review").hidden = !pending;
-  if (!pending) return;
+  if (!pending) { approveEdits = null; return; }
   const payload = view.interrupt;
   const repair = payload.repair;
+  if (approveEdits && !repair && editsKept(payload.files || {}, approveEdits)) {
+    // the edited inputs passed the same pre-run checks as the CLI's: run them, as asked
+    approveEdits = null;
+    $("#review").hidden = true;
+    bubble("simagent", "Your edits passed the pre-run checks; running them.", "question");
+    sendReview({ action: "approve" });
+    return;
+  }
+  approveEdits = null;
   $("#review-title").textContent = repair ? "Review the proposed repair" : "Review the generated inputs";
   $("#repair").hidden = !repair;
   $("#reject-repair").hidden = !(payload.actions || []).includes("reject");
@@ -202,7 +217,14 @@ async function sendReview(body) {
 
 $("#approve").addEventListener("click", () => {
   const files = editedFiles();
+  approveEdits = files;
   sendReview(files ? { action: "edit", files } : { action: "approve" });
+});
+$("#check-edits").addEventListener("click", () => {
+  const files = editedFiles();
+  if (!files) { $("#review-error").textContent = "nothing edited"; return; }
+  approveEdits = null;
+  sendReview({ action: "edit", files });
 });
 $("#reject-repair").addEventListener("click", () => sendReview({ action: "reject" }));
 $("#abort").addEventListener("click", () => sendReview({ action: "abort" }));
