@@ -313,7 +313,9 @@ function showEvent(event) {
   else if (event.type === "job") {
     const wall = event.wall_s ? ` in ${Number(event.wall_s).toFixed(1)} s` : "";
     text = `job ${event.id}: ${event.status}${wall}${event.message ? " (" + event.message + ")" : ""}`;
-  } else if (event.type === "status") text = `status: ${event.status}${event.error ? " — " + event.error : ""}`;
+  } else if (event.type === "plan") text = `jobs: ${event.line}`;
+  else if (event.type === "notice") text = event.text;
+  else if (event.type === "status") text = `status: ${event.status}${event.error ? " — " + event.error : ""}`;
   else text = `${event.type}: ${JSON.stringify(event)}`;
   $("#events").append(el("li", { class: `ev ${event.type} ${event.status || ""}` },
     el("span", { class: "t", text: `${Number(event.t).toFixed(1)} s` }), el("span", { text })));
