@@ -11,6 +11,7 @@ import logging
 import shutil
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from simagent.errors import CalculationFailed
@@ -44,6 +45,45 @@ def engine_command(job: Job) -> tuple[list[str], dict[str, str]]:
     return adapter.job_command(job), adapter.environment()
 
 
+@dataclass
+class PlanProgress:
+    """Counts of a running plan and an ETA from the wall times of the jobs finished so far."""
+
+    total: int
+    done: int = 0
+    failed: int = 0
+    running: int = 0
+    queued: int = 0
+    workers: int = 1
+    walls: list[float] = field(default_factory=list)
+
+    @property
+    def eta_s(self) -> float | None:
+        """Mean finished wall time x jobs left / workers (None until a job has run here)."""
+        if not self.walls:
+            return None
+        left = self.running + self.queued
+        return sum(self.walls) / len(self.walls) * left / max(1, min(self.workers, left or 1))
+
+    def line(self) -> str:
+        eta = self.eta_s
+        text = f"{self.done}/{self.total} done, {self.running} running, {self.queued} queued"
+        if self.failed:
+            text += f", {self.failed} failed"
+        if eta is not None and self.running + self.queued:
+            text += f", ETA {_duration(eta)}"
+        return text
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
 def run_plan(
     plan: Plan,
     root: Path,
@@ -51,6 +91,7 @@ def run_plan(
     progress: ProgressFn | None = None,
     poll_s: float = 0.05,
     notice: NoticeFn | None = None,
+    status: Callable[[PlanProgress], None] | None = None,
 ) -> dict[str, JobRecord]:
     """Run every job of the plan under root/<job id>; independent jobs run concurrently.
 
@@ -58,7 +99,8 @@ def run_plan(
     A job folder whose earlier engine process is still alive (a crash of an earlier run, or another
     simagent working on the same folder) is never started twice: when that process's owner still
     runs, the job is adopted (we wait for it and take its result); when the owner is gone, the
-    orphaned process is stopped first. `notice` (default: a log warning) says which."""
+    orphaned process is stopped first. `notice` (default: a log warning) says which.
+    `status` gets the plan's counts (done, running, queued, ETA) whenever they change."""
     own = executor is None
     executor = executor or LocalExecutor()
     say = notice or log.warning
@@ -68,6 +110,8 @@ def run_plan(
     adopted: dict[str, PreviousProcess] = {}
     adopt_grace: dict[str, float] = {}
     notes: dict[str, str] = {}
+    counts = PlanProgress(total=len(jobs), workers=getattr(executor, "workers", 1))
+    shown: tuple | None = None
     try:
         while len(records) < len(jobs):
             for job_id, previous in list(adopted.items()):
@@ -127,15 +171,26 @@ def run_plan(
                         shutil.copy2(root / dep_id / name, job_dir / name)
                 command, env = engine_command(job)
                 handles[job.id] = executor.submit(job, job_dir, command, env)
+            running = len(adopted)
             for job_id, handle in list(handles.items()):
                 record = executor.poll(handle)
+                running += record.status == JobStatus.running
                 if record.status in FINAL:
                     if job_id in notes:
                         record.message = (record.message + "; " if record.message else "") + notes[job_id]
                     records[job_id] = record
                     del handles[job_id]
+                    if record.wall_s:
+                        counts.walls.append(record.wall_s)
                     if progress:
                         progress(jobs[job_id], record)
+            if status is not None:
+                counts.done = sum(1 for r in records.values() if r.status == JobStatus.succeeded)
+                counts.failed = len(records) - counts.done
+                counts.running, counts.queued = running, len(jobs) - len(records) - running
+                if (counts.done, counts.failed, counts.running, counts.queued) != shown:
+                    shown = (counts.done, counts.failed, counts.running, counts.queued)
+                    status(counts)
             if handles or adopted:
                 time.sleep(poll_s)
     finally:
