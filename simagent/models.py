@@ -65,10 +65,12 @@ PropertyName = Literal[
     "heat_of_adsorption",
     "selectivity",
     "interaction_energy",
+    # electronic structure and energetics (DFT: Quantum ESPRESSO, VASP; ML potentials)
+    "band_gap",
 ]
 
 UnitsStyle = Literal["lj", "metal", "real"]
-Engine = Literal["lammps", "gromacs", "raspa", "zeopp"]
+Engine = Literal["lammps", "gromacs", "raspa", "zeopp", "qe", "mlp", "vasp"]
 
 
 class Quantity(BaseModel):
