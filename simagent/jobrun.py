@@ -6,13 +6,13 @@ dependencies into the job's own folder, so an input never reads outside its fold
 
 from __future__ import annotations
 
-import importlib
 import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from simagent.errors import CalculationFailed
+from simagent.engines import get_engine
+from simagent.errors import CalculationFailed, InputError
 from simagent.executor import Executor, JobRecord, LocalExecutor, finished_ok, read_record, write_inputs
 from simagent.models import Job, JobStatus, Plan
 
@@ -20,12 +20,13 @@ ProgressFn = Callable[[Job, JobRecord], None]
 
 
 def engine_command(job: Job) -> tuple[list[str], dict[str, str]]:
-    """Command and environment from the engine adapter: tools.<engine>.engine.job_command(job)."""
+    """Command and environment from the engine adapter (simagent.engines)."""
     try:
-        adapter = importlib.import_module(f"tools.{job.engine}.engine")
-    except ImportError:
+        adapter = get_engine(job.engine)
+    except InputError:
         raise CalculationFailed(f"no adapter for engine {job.engine!r}") from None
-    return adapter.job_command(job), adapter.environment()
+    launch = adapter.launch(job)
+    return launch.argv, launch.env
 
 
 def run_plan(
