@@ -11,9 +11,19 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from simagent.errors import RequestError
-from simagent.materials.structures import AmbiguousStructure, checked, resolve, structure_question
+from simagent.materials.structures import AmbiguousStructure, Purpose, checked, resolve, structure_question
 from simagent.models import Decision
 from simagent.state import RunContext, RunState
+
+
+def geometry_properties() -> frozenset[str]:
+    """Properties the pore-geometry protocol computes (no energies involved)."""
+    from simagent.protocols import get_protocol
+
+    try:
+        return frozenset(get_protocol("zeopp/pore_geometry").properties)
+    except (KeyError, RequestError):
+        return frozenset()
 
 
 def structure_node(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["planner", "clarify", "response"]]:
@@ -23,10 +33,12 @@ def structure_node(state: RunState, runtime: Runtime[RunContext]) -> Command[Lit
         return Command(goto="planner")
     runtime.context.report("stage", name="structure", detail=spec.system.structure)
     details = []
+    purpose: Purpose = "geometry" if spec.properties and {p.name for p in spec.properties} <= geometry_properties() \
+        else "energy"
     try:
         for ref in [r.strip() for r in spec.system.structure.split(";") if r.strip()]:
             resolved = resolve(ref)
-            report, _structure = checked(resolved)
+            report, _structure = checked(resolved, purpose)
             details.append(f"{resolved.name}: {report.n_atoms} atoms, {report.formula}"
                            + (f" (warnings: {'; '.join(report.warnings)})" if report.warnings else ""))
     except AmbiguousStructure as err:

@@ -46,6 +46,10 @@ def _progress(quiet: bool):
             return
         if event == "stage":
             err.print(f"[dim]· {info['name']}: {info.get('detail', '')}[/dim]")
+        elif event == "plan":
+            err.print(f"[dim]  jobs: {info['line']}[/dim]")
+        elif event == "notice":
+            err.print(f"[yellow]  {info['text']}[/yellow]")
         elif event == "job":
             wall = f" in {info['wall_s']:.1f} s" if info.get("wall_s") else ""
             style = "green" if info["status"] == "succeeded" else "red"

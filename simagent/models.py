@@ -27,6 +27,8 @@ PropertyName = Literal[
     "rdf",
     "coordination_number",
     "self_diffusion_coefficient",
+    "heat_capacity",
+    "melting_point",
     # mechanical, defect and transport properties of solids and liquids (MD protocol library)
     "elastic_constants",
     "bulk_modulus",

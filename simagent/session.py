@@ -15,9 +15,9 @@ from langgraph.types import Command
 
 from agents.response import write_answer
 from simagent.backends import get_backend
+from simagent.cluster import executor_for
 from simagent.config import Settings
 from simagent.errors import SimagentError
-from simagent.executor import LocalExecutor
 from simagent.graph import compile_graph
 from simagent.models import Answer
 from simagent.state import RunContext, RunState
@@ -44,7 +44,7 @@ class Session:
         self.settings = settings
         self.workdir = Path(settings.workdir).resolve()
         self.backend = get_backend(settings)
-        self.executor = LocalExecutor(max_parallel=settings.max_parallel)
+        self.executor = executor_for(settings)
         self.context = RunContext(settings=settings, backend=self.backend, executor=self.executor,
                                   auto_approve=auto_approve, progress=progress)
         self.app = compile_graph(self.workdir / CHECKPOINTS)

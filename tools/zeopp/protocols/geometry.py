@@ -165,7 +165,7 @@ class PoreGeometry(Protocol):
         structures, defaults = [], []
         for ref, called in refs:
             resolved = _resolve_with_provenance(ref, called)
-            report, structure = checked(resolved)
+            report, structure = checked(resolved, "geometry")
             if len(structure) > MAX_ATOMS:
                 raise RequestError(f"{resolved.name} has {len(structure)} atoms in its cell; Zeo++'s high-accuracy "
                                    f"network would take very long above {MAX_ATOMS}: give a smaller (primitive) cell")
