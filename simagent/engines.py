@@ -53,7 +53,8 @@ if TYPE_CHECKING:
     from simagent.models import Job
 
 # The engines simagent ships, in the order they are listed and their protocols are loaded.
-BUILTIN_ENGINES = ("tools.lammps.adapter", "tools.gromacs.adapter", "tools.zeopp.adapter", "tools.raspa.adapter")
+BUILTIN_ENGINES = ("tools.lammps.adapter", "tools.gromacs.adapter", "tools.zeopp.adapter", "tools.raspa.adapter",
+                   "tools.qe.adapter", "tools.mlp.adapter")
 
 # Input-stage handlers see a folder that does not exist: "no output yet".
 NO_OUTPUT = Path("/nonexistent-simagent-precheck")

@@ -15,7 +15,9 @@ from simagent.protocols import all_protocols
 
 
 def test_models_engine_literal_matches_the_registry():
-    assert sorted(get_args(Engine)) == sorted(engine_names())
+    assert set(engine_names()) <= set(get_args(Engine))
+    # VASP may be named by a request (inputs and recovery are written, nothing runs here)
+    assert set(get_args(Engine)) - set(engine_names()) <= {"vasp"}
 
 
 def test_every_protocol_runs_on_a_registered_engine_and_every_engine_has_a_protocol():
