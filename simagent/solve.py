@@ -360,8 +360,9 @@ class TaskBackend(DecisionBackend):
     temperature taken from a thermostat set point when the description gives it only there)."""
 
     def __init__(self, inner: DecisionBackend, targets_for: Callable[[TaskSpec], list[MetricTarget]],
-                 known_files: list[str]) -> None:
+                 known_files: list[str], engine: str | None = None) -> None:
         self.inner = inner
+        self.engine = engine  # the task's engine: no other engine's protocol answers in its place
         self.name = inner.name
         self.targets_for = targets_for
         self.known_files = known_files
@@ -390,7 +391,45 @@ class TaskBackend(DecisionBackend):
         return spec
 
     def select_protocols(self, spec: TaskSpec, candidates: list[ProtocolInfo]) -> ProtocolSelection:
-        return self.inner.select_protocols(spec, candidates)
+        if self.engine is not None:
+            from simagent.protocols import get_protocol
+
+            own = [c for c in candidates if get_protocol(c.name).engine == self.engine]
+            if not own:
+                others = ", ".join(c.name for c in candidates) or "none"
+                wanted = ", ".join(p.name for p in spec.properties)
+                raise RequestError(f"the task is a {self.engine.upper()} task and no {self.engine.upper()} protocol "
+                                   f"computes {wanted} for this system (protocols of other engines: {others}); "
+                                   "another engine is not run in its place")
+            candidates = own
+        selection = self.inner.select_protocols(spec, candidates)
+        self._check_prescribed_styles(spec, selection)
+        return selection
+
+    def _check_prescribed_styles(self, spec: TaskSpec, selection: ProtocolSelection) -> None:
+        """A LAMMPS style the description prescribes ('fix controller', 'pair_style lj/cut/coul/long')
+        must be in the inputs the chosen protocols write; otherwise nothing runs (no substitute)."""
+        named = prescribed_styles(spec.request)
+        if not named or self.engine not in (None, "lammps"):
+            return
+        from agents.planner import restrict
+        from simagent.protocols import get_protocol
+
+        for item in selection.items:
+            protocol = get_protocol(item.protocol)
+            if protocol.engine != "lammps":
+                continue
+            try:
+                params, _ = protocol.parameters(restrict(spec, item.properties))
+                text = "\n".join(t for job in protocol.jobs(params) for t in job.inputs.values())
+            except SimagentError:
+                return  # the planner reports why the protocol cannot run
+            lines = [ln.split("#", 1)[0].split() for ln in text.splitlines()]
+            used = {(w[0], style) for w in lines if len(w) > 1 for style in w[1:]}
+            absent = [f"{kind} {style}" for kind, style in named if (kind, style) not in used]
+            if absent:
+                raise RequestError(f"the description prescribes {', '.join(absent)}, which {protocol.name} does not "
+                                   "run; simagent runs no substitute for a prescribed protocol")
 
     def parameter_overrides(self, feedback: str, protocol: str, current: dict, schema: dict) -> ParameterOverrides:
         return self.inner.parameter_overrides(feedback, protocol, current, schema)
@@ -402,6 +441,45 @@ class TaskBackend(DecisionBackend):
         if name == "inner":
             raise AttributeError(name)
         return getattr(self.inner, name)
+
+
+# Words that follow "fix"/"compute" in prose without naming a style ("use the fix command").
+_NOT_STYLES = frozenset("""a an the to is in on of for with and or that this it its id ids group groups which was were
+be are all each style styles command commands settings setting keyword keywords option options should must
+will can may used using applied""".split())
+_STYLE_KINDS = {"fix": "fix", "compute": "compute", "pair_style": "pair_style", "pair style": "pair_style",
+                "atom_style": "atom_style", "atom style": "atom_style"}
+
+
+def prescribed_styles(description: str) -> list[tuple[str, str]]:
+    """(command, style) pairs a description names as LAMMPS commands: 'fix controller',
+    'compute gyration', 'pair_style lj/cut'. Only styles this LAMMPS knows count (so 'Compute the
+    average ...' and 'the fix command' name none); without LAMMPS, plain words are left out."""
+    try:
+        from tools.lammps.handlers import installed_styles
+
+        known = installed_styles()
+    except ImportError:
+        known = {}
+    kinds = {"fix": "fix", "compute": "compute", "pair_style": "pair", "atom_style": "atom"}
+    found: list[tuple[str, str]] = []
+    for match in re.finditer(r"\b(fix|compute|pair[_ ]style|atom[_ ]style)\s+([a-z][a-z0-9/_.-]*[a-z0-9])",
+                             description.lower()):
+        kind, style = _STYLE_KINDS[match.group(1)], match.group(2)
+        styles = known.get(kinds[kind])
+        if (style in styles if styles else style not in _NOT_STYLES) and (kind, style) not in found:
+            found.append((kind, style))
+    low = description.lower()
+    # styles named in prose: 'the body atom style', 'the nve/body integrator', 'a hybrid/overlay pair style'
+    for match in re.finditer(r"\b([a-z][a-z0-9_]*) atom[_ ]style\b", low):
+        if match.group(1) in known.get("atom", ()) and ("atom_style", match.group(1)) not in found:
+            found.append(("atom_style", match.group(1)))
+    for token in re.findall(r"(?<![\w/.-])([a-z][a-z0-9_]*(?:/[a-z0-9_]+)+)(?![\w/-])", low):
+        for kind, command in (("pair", "pair_style"), ("fix", "fix"), ("compute", "compute")):
+            if token in known.get(kind, ()) and (command, token) not in found:
+                found.append((command, token))
+                break
+    return found
 
 
 def _restore_file_case(spec: TaskSpec, request: str, known_files: list[str]) -> None:
@@ -630,7 +708,7 @@ def solve(
             raise RequestError(f"the description names input files that are neither supplied ({where}) nor "
                                f"shipped with simagent: {', '.join(absent)}; nothing was run")
         with Session(settings, auto_approve=True, progress=progress) as session:
-            backend = TaskBackend(session.backend, targets_for, known)
+            backend = TaskBackend(session.backend, targets_for, known, task.engine)
             executor = BudgetExecutor(session.executor, deadline, supplied, workdir / INPUTS, budget)
             session.backend = session.context.backend = backend
             session.executor = session.context.executor = executor

@@ -406,3 +406,41 @@ def test_solve_uses_the_hybrid_backend_when_the_local_model_is_installed(setting
     monkeypatch.delenv("SIMAGENT_BACKEND")
     monkeypatch.setattr(model_store, "parts_installed", lambda name: False)
     assert solve_settings().resolved_backend == "expert"  # no local model: the rules alone
+
+
+def test_the_task_engine_is_honoured():
+    # a paraphrased LAMMPS task about water: the GROMACS water protocol must not answer in its place
+    from types import SimpleNamespace
+
+    from agents.planner import plan_runs
+    from simagent.backends.expert import ExpertBackend
+    from simagent.solve import TaskBackend
+
+    text = "Average temperature in K of 500 SPC/E water molecules at 300 K and 1 bar, run with LAMMPS."
+    task = MDGymTask(id="w", problem_description=text, engine="lammps", metrics=["average_temperature"])
+    backend = TaskBackend(ExpertBackend(), lambda spec: read_metrics(task, False), [], task.engine)
+    spec = backend.task_spec(text)
+    with pytest.raises(RequestError, match="LAMMPS task") as info:
+        plan_runs(spec, SimpleNamespace(backend=backend))
+    assert "gromacs/liquid_md" in str(info.value)
+
+
+def test_a_prescribed_lammps_style_the_protocol_does_not_run_is_refused():
+    # paraphrased: an LJ liquid whose temperature a feedback loop (fix controller) drives
+    from types import SimpleNamespace
+
+    from agents.planner import plan_runs
+    from simagent.backends.expert import ExpertBackend
+    from simagent.solve import TaskBackend, prescribed_styles
+
+    text = ("Average temperature of a Lennard-Jones liquid (reduced units) at a density of 0.8; velocities at a "
+            "temperature of 1.0; a Langevin thermostat at 1.0 with damping 1.0; fix controller then steers the "
+            "set point for 2000 steps. Compute the mean temperature over the run.")
+    assert prescribed_styles(text) == [("fix", "controller")]  # 'Compute the mean' names no compute style
+    task = MDGymTask(id="c", problem_description=text, engine="lammps", metrics=["average_temperature"])
+    backend = TaskBackend(ExpertBackend(), lambda spec: read_metrics(task, True), [], task.engine)
+    with pytest.raises(RequestError, match="prescribes fix controller"):
+        plan_runs(backend.task_spec(text), SimpleNamespace(backend=backend))
+    plain = text.replace("fix controller then steers the set point", "the run continues")
+    runs, _, _ = plan_runs(backend.task_spec(plain), SimpleNamespace(backend=backend))
+    assert [r.protocol for r in runs] == ["lammps/fluid_md"]
