@@ -692,7 +692,7 @@ def solve(
                                            "gate_extensions": False})
     notes: list[str] = []
     known = [p.name for p in supplied] + _shipped_potentials()
-    absent = missing_files(task, known)
+    absent = missing_files(task, known, supplied)
 
     def targets_for(spec: TaskSpec) -> list[MetricTarget]:
         reduced = spec.units_style == "lj" or (spec.system is not None and spec.system.kind == "lj_fluid")
@@ -705,8 +705,8 @@ def solve(
         if absent:
             where = (f"{Path(data_root) / task.engine.upper() / '{structures,potentials}' / task.id}/"
                      if data_root else "no --data-root given")
-            raise RequestError(f"the description names input files that are neither supplied ({where}) nor "
-                               f"shipped with simagent: {', '.join(absent)}; nothing was run")
+            raise RequestError(f"input files the task needs are neither supplied ({where}) nor shipped with "
+                               f"simagent or GROMACS: {'; '.join(absent)}; nothing was run")
         with Session(settings, auto_approve=True, progress=progress) as session:
             backend = TaskBackend(session.backend, targets_for, known, task.engine)
             executor = BudgetExecutor(session.executor, deadline, supplied, workdir / INPUTS, budget)
@@ -738,11 +738,42 @@ NAMED_FILE = re.compile(
     r"nb3b|comb3?|bop|snapcoeff|snapparam|mliap|data|mol|pdb|gro|top|itp|xyz|cif)(?![\w-])", re.IGNORECASE)
 
 
-def missing_files(task: MDGymTask, known: list[str]) -> list[str]:
-    """Input files the description names that are neither supplied nor shipped (case-insensitive)."""
+def missing_files(task: MDGymTask, known: list[str], supplied: list[Path] | None = None) -> list[str]:
+    """Input files the description names that are neither supplied nor shipped (case-insensitive),
+    and files a supplied GROMACS topology #includes that are neither supplied nor in GROMACS's
+    own library ('topol.top includes DMPC.itp')."""
     have = {name.lower() for name in known}
     named = dict.fromkeys(m.group(0) for m in NAMED_FILE.finditer(task.problem_description))
-    return [name for name in named if name.lower() not in have]
+    missing = [name for name in named if name.lower() not in have]
+    return missing + missing_includes(supplied or [])
+
+
+def missing_includes(supplied: list[Path]) -> list[str]:
+    """'<file> includes <name>' for each #include of a supplied .top/.itp found neither among the
+    supplied files (by name or path below the task folder) nor in GROMACS's topology library."""
+    library = None
+    try:
+        from tools.gromacs.engine import share_top
+
+        library = share_top()
+    except ImportError:
+        pass
+    names = {p.name for p in supplied}
+    out = []
+    for path in supplied:
+        if path.suffix not in (".top", ".itp"):
+            continue
+        for line in path.read_text(errors="replace").splitlines():
+            match = re.match(r"\s*#\s*include\s+[\"<]([^\">]+)[\">]", line)
+            if not match:
+                continue
+            name = match.group(1)
+            if (path.parent / name).is_file() or Path(name).name in names:
+                continue
+            if library is not None and (library / name).is_file():
+                continue
+            out.append(f"{path.name} includes {name}")
+    return list(dict.fromkeys(out))
 
 
 def collect(targets: list[MetricTarget], answer: Answer | None, spec: TaskSpec | None,

@@ -444,3 +444,17 @@ def test_a_prescribed_lammps_style_the_protocol_does_not_run_is_refused():
     plain = text.replace("fix controller then steers the set point", "the run continues")
     runs, _, _ = plan_runs(backend.task_spec(plain), SimpleNamespace(backend=backend))
     assert [r.protocol for r in runs] == ["lammps/fluid_md"]
+
+
+def test_a_supplied_topology_that_includes_an_absent_file_says_which(tmp_path):
+    from simagent.solve import missing_includes
+
+    folder = tmp_path / "GROMACS" / "potentials" / "lipid"
+    folder.mkdir(parents=True)
+    (folder / "topol.top").write_text('#include "oplsaa.ff/forcefield.itp"\n#include "lipid.itp"\n'
+                                      '#include "water.itp"\n[ system ]\nx\n')
+    (folder / "water.itp").write_text("; supplied\n")
+    found = missing_includes(sorted(folder.iterdir()))
+    # oplsaa.ff ships with GROMACS (when GROMACS is installed); water.itp is supplied; lipid.itp is not
+    assert "topol.top includes lipid.itp" in found
+    assert not any("water.itp" in f for f in found)
