@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from simagent.materials import frameworks as fw
 from simagent.models import Conditions, PropertyRequest, Quantity, SystemSpec, TaskSpec
-from tools.raspa import framework as fw
 from tools.raspa.charges import eqeq_charges
 from tools.raspa.protocols.adsorption import GCMCUptake
 

@@ -26,12 +26,12 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from simagent.errors import CalculationFailed, ReadError, RequestError
+from simagent.materials import forcefields as ff
+from simagent.materials import frameworks as fw
 from simagent.models import DefaultApplied, Job, Quantity, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.units import convert, to_canonical
 from tools.raspa import engine
-from tools.raspa import forcefield as ff
-from tools.raspa import framework as fw
 from tools.raspa.inputs import Component, JobSpec, gcmc_moves, job_files, widom_moves
 from tools.raspa.parse import RaspaOutput, read_output
 from tools.raspa.units import GAS_CONSTANT_KJ, LoadingBasis, henry_unit, loading_unit
@@ -79,7 +79,7 @@ class AdsorptionParams(BaseModel):
     print_every: int | None = Field(default=None, gt=0)
     helium_void_fraction: float | None = Field(default=None, gt=0, le=1, description="None: measured")
     helium_cycles: int = Field(gt=0)
-    blocking: Blocking = Field(default="auto", description="auto: Zeo++ pockets when tools.zeopp offers them; "
+    blocking: Blocking = Field(default="auto", description="auto: none unless block_file is given; "
                                "raspa: RASPA's own .block file of a shipped structure; none")
     block_file: str | None = Field(default=None, description="a RASPA .block file to use (e.g. from a Zeo++ job)")
     blocking_spheres: list[tuple[float, float, float, float]] = Field(default_factory=list)
@@ -299,15 +299,9 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
     if controls.production_steps is not None:
         cycles["production_cycles"] = controls.production_steps
 
-    blocking_spheres, blocking_source = [], "none"
-    probe = 0.5 * max(s.sigma_A for g in guests for s in ff.guest_model(g, guest_models[g]).sites)
-    spheres, why = fw.zeopp_blocking_spheres(resolved.path, probe)
-    if spheres:
-        blocking_spheres, blocking_source = spheres, why
-        defaults.append(DefaultApplied(parameter="blocked pockets", value=why,
-                                       reason="pockets a guest cannot reach from the channels (Zeo++)"))
-    else:
-        defaults.append(DefaultApplied(parameter="blocked pockets", value="none", reason=why))
+    defaults.append(DefaultApplied(parameter="blocked pockets", value="none",
+                                   reason="no blocking file given (block_file, or blocking 'raspa' for a "
+                                          "structure RASPA ships with one)"))
     defaults.append(DefaultApplied(
         parameter="helium void fraction", value=f"measured: Widom insertion of helium at {HELIUM_TEMPERATURE_K:g} K",
         reason="needed for excess loadings (RASPA convention)"))
@@ -322,8 +316,7 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
     params = params_cls(
         framework=resolved.name, framework_cif=str(resolved.path), framework_source=resolved.source,
         force_field=force_field, compare_force_fields=compare, guests=guests, guest_models=guest_models,
-        temperature_K=temperature, precision=precision, blocking_spheres=blocking_spheres,
-        blocking_source=blocking_source, seed=controls.seed, **cycles, **extra)
+        temperature_K=temperature, precision=precision, seed=controls.seed, **cycles, **extra)
     if len(cycles) < 2:
         defaults.append(DefaultApplied(
             parameter="MC cycles", value=f"{params.initialization_cycles} initialization + "
