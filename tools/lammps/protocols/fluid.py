@@ -874,6 +874,8 @@ class FluidMD(Protocol):
         else:
             melt_steps = pick("melt_steps", None)
         equilibration_steps = pick("equilibration_steps", ctrl.equilibration_steps)
+        if npt and defaults and defaults[-1].parameter == "equilibration_steps":  # the table's reasons say NVT
+            defaults[-1] = defaults[-1].model_copy(update={"reason": defaults[-1].reason.replace("NVT", "NPT")})
         production_steps = pick("production_steps", ctrl.production_steps)
         seed = velocity_seed(ctrl.seed, record)
         window, last_steps = averaging_window(ctrl.average_window, production_steps, record)
