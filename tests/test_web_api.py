@@ -233,6 +233,20 @@ def test_interrupted_thread_is_resumed(client, monkeypatch):
     assert client.post(f"/api/threads/{thread_id}/resume", json={}).status_code == 409  # finished
 
 
+def test_sessions_newest_first_and_a_cap_on_runs_at_once(client, settings):
+    with Session(settings) as session:  # questions: checkpoints without engine runs
+        first = session.ask("What is the lattice constant?").thread_id
+        second = session.ask("What is the density?").thread_id
+    listed = client.get("/api/threads").json()["threads"]
+    assert [t["thread_id"] for t in listed] == [second, first]
+    assert {t["status"] for t in listed} == {"clarification"}
+    manager = client.app.state.manager
+    manager.max_running = 0
+    response = client.post(f"/api/threads/{first}/reply", json={"reply": "fcc nickel"})
+    assert response.status_code == 429 and "runs are going on" in response.json()["detail"]
+    assert not manager.running(first)
+
+
 # ---------------------------------------------------------------------------------------------
 # Security
 # ---------------------------------------------------------------------------------------------
