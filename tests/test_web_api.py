@@ -32,7 +32,7 @@ SECRET = "TOP-SECRET-OUTSIDE-THE-RUN-FOLDER"
 
 @pytest.fixture
 def client(settings):
-    with TestClient(create_app(settings)) as c:
+    with TestClient(create_app(settings), base_url="http://127.0.0.1:8765") as c:
         yield c
 
 
@@ -335,6 +335,18 @@ def test_no_cors_and_same_origin_writes(client):
     assert client.get("/static/../app.py").status_code == 404
 
 
+def test_only_loopback_host_names_without_a_token(client, settings):
+    """DNS rebinding: a foreign name pointed at 127.0.0.1 reaches the port but gets nothing."""
+    for host in ("evil.example", "evil.example:8765", "127.0.0.1.evil.example"):
+        response = client.get("/api/threads", headers={"host": host})
+        assert response.status_code == 421 and "threads" not in response.text
+    for host in ("localhost:8765", "[::1]:8765", "127.0.0.1"):
+        assert client.get("/api/threads", headers={"host": host}).status_code == 200
+    token = "a-long-enough-token-value"
+    with TestClient(create_app(settings, token=token), base_url="http://simagent.lab.example") as c:
+        assert c.get("/api/threads", headers={"authorization": f"Bearer {token}"}).status_code == 200
+
+
 def test_request_size_limits(client):
     big = json.dumps({"request": "x" * (2 << 20)})
     assert client.post("/api/threads", content=big, headers={"content-type": "application/json"}).status_code == 413
@@ -353,7 +365,7 @@ def test_request_size_limits(client):
 
 def test_token_guards_the_api(settings):
     token = "correct-horse-battery-staple"
-    with TestClient(create_app(settings, token=token)) as c:
+    with TestClient(create_app(settings, token=token), base_url="http://0.0.0.0:8765") as c:
         assert c.get("/api/threads").status_code == 401
         assert c.get("/api/threads", headers={"authorization": "Bearer wrong-token-wrong-token"}).status_code == 401
         assert c.get("/api/threads", headers={"authorization": f"Bearer {token}"}).status_code == 200
