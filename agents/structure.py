@@ -34,6 +34,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 from pydantic import BaseModel, Field
 
+from simagent import paths
 from simagent.errors import RequestError
 from simagent.models import Decision
 from simagent.paths import forcefields_dir
@@ -77,12 +78,8 @@ CORE_COLUMNS = {
 
 
 def cache_dir() -> Path:
-    """Where extracted CIFs live: $SIMAGENT_CACHE, else $XDG_CACHE_HOME/simagent, else ~/.cache/simagent."""
-    explicit = os.environ.get("SIMAGENT_CACHE")
-    if explicit:
-        return Path(explicit).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "simagent"
+    """Where extracted CIFs live (simagent.paths.cache_dir)."""
+    return paths.cache_dir()
 
 
 def core_data_dir() -> Path:

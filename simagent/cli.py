@@ -262,8 +262,9 @@ def solve(
 ) -> None:
     """Solve an MDGym task file. Exit 0: every metric computed; 1: some or none; 2: bad task file."""
     from simagent.solve import solve as solve_task
+    from simagent.solve import solve_settings
 
-    result = solve_task(task, workdir, data_root, load_settings(backend=backend), progress=_progress(quiet))
+    result = solve_task(task, workdir, data_root, solve_settings(backend), progress=_progress(quiet))
     if json_out:
         typer.echo(json.dumps(result.summary()))
     else:

@@ -281,6 +281,14 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
     defaults.append(DefaultApplied(
         parameter="helium void fraction", value=f"measured: Widom insertion of helium at {HELIUM_TEMPERATURE_K:g} K",
         reason="needed for excess loadings (RASPA convention)"))
+    charged = [g for g in guests if ff.guest_model(g, guest_models[g]).charged]
+    if "framework_charges" not in extra and charged and force_field in ff.GENERIC_FORCE_FIELDS \
+            and not structure.has_charges:
+        extra["framework_charges"] = "eqeq"
+        defaults.append(DefaultApplied(
+            parameter="framework charges", value="EQeq charge equilibration",
+            reason=f"{', '.join(charged)} carries charges (a quadrupole) and the CIF has none: without framework "
+                   "charges the answer would be LJ-only"))
     params = params_cls(
         framework=resolved.name, framework_cif=str(resolved.path), framework_source=resolved.source,
         force_field=force_field, compare_force_fields=compare, guests=guests, guest_models=guest_models,
