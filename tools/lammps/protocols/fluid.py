@@ -32,6 +32,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent import plots
 from simagent.errors import CalculationFailed, ReadError, RequestError
+from simagent.materials.rdf import rdf_peak_and_cn
 from simagent.models import (
     Conditions,
     DefaultApplied,
@@ -56,7 +57,6 @@ from tools.lammps.protocols.fluid_common import (
     defaults_log,
     finished_output,
     md_job,
-    rdf_peak_and_cn,
 )
 
 # CODATA 2018 (exact SI values)
