@@ -30,7 +30,9 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
+from simagent import plots
 from simagent.errors import CalculationFailed, ReadError, RequestError
+from simagent.materials.rdf import rdf_peak_and_cn
 from simagent.models import (
     Conditions,
     DefaultApplied,
@@ -55,7 +57,6 @@ from tools.lammps.protocols.fluid_common import (
     defaults_log,
     finished_output,
     md_job,
-    rdf_peak_and_cn,
 )
 
 # CODATA 2018 (exact SI values)
@@ -256,6 +257,14 @@ def timestep_in(q: Quantity, units: str) -> float:
     if unit not in per:
         raise RequestError(f"unknown timestep unit {q.unit!r} (use fs or ps)")
     return q.value * per[unit]
+
+
+def damping_time(q: Quantity, timestep: float, units: str, what: str) -> float:
+    """A thermostat or barostat relaxation time in the units style's time unit (given in steps or a time)."""
+    value = q.value * timestep if q.unit == "steps" else timestep_in(q, units)
+    if value <= 0:
+        raise RequestError(f"{what} damping must be positive, got {q}")
+    return value
 
 
 # ---------------------------------------------------------------------------------------------
@@ -589,6 +598,10 @@ class FluidMDParams(BaseModel):
         default=None, description="NPT set point (reduced or bar); None: fixed density. Equilibration "
         "(after the fixed-volume melt) is NPT; an NVE production runs at the mean NPT volume")
     barostat_damping: float | None = Field(default=None, gt=0, description="barostat relaxation time")
+    thermostatted: bool = Field(default=True, description="False: a described NVE run without a thermostat (the "
+                                "velocity temperature starts it and is no target)")
+    rescale_nve: bool = Field(default=True, description="scale velocities to the target before NVE production "
+                              "(not when the request states the temperature its velocities start at)")
     thermo_every: int = Field(default=10, gt=0)
     seed: int = Field(default=DEFAULT_SEED, gt=0)
     mixture: Literal["kob_andersen"] | None = Field(default=None, description="a named LJ mixture (MIXTURES)")
@@ -827,10 +840,7 @@ class FluidMD(Protocol):
             if ctrl.barostat not in (None, "nose-hoover"):
                 raise RequestError(f"lammps/fluid_md offers the Nose-Hoover (MTK) barostat, not {ctrl.barostat}")
             if ctrl.barostat_damping is not None:
-                q = ctrl.barostat_damping
-                barostat_damping = q.value * timestep if q.unit == "steps" else timestep_in(q, units)
-                if barostat_damping <= 0:
-                    raise RequestError(f"barostat damping must be positive, got {q}")
+                barostat_damping = damping_time(ctrl.barostat_damping, timestep, units, "barostat")
             else:
                 barostat_damping = 1000 * timestep
                 record("barostat_damping", f"{barostat_damping:g} (1000 timesteps)",
@@ -844,10 +854,7 @@ class FluidMD(Protocol):
             record("thermostat", thermostat, "Nose-Hoover (fix nvt): deterministic canonical sampling")
         damping = None
         if ctrl.thermostat_damping is not None:
-            q = ctrl.thermostat_damping
-            damping = q.value * timestep if q.unit == "steps" else timestep_in(q, units)
-            if damping <= 0:
-                raise RequestError(f"thermostat damping must be positive, got {q}")
+            damping = damping_time(ctrl.thermostat_damping, timestep, units, "thermostat")
         else:
             record("thermostat_damping", f"{100 * timestep:g} (100 timesteps)", "LAMMPS manual's advice for fix nvt")
         velocity_temperature = None
@@ -856,6 +863,11 @@ class FluidMD(Protocol):
             if velocity_temperature <= 0:
                 raise RequestError(f"initial velocity temperature must be positive, got {ctrl.velocity_temperature}")
         described = ctrl.velocity_temperature is not None or ctrl.equilibration_steps is not None
+        # NVE started from velocities at a stated temperature, with no thermostat: that temperature
+        # starts the run and is no target (the temperature it settles at is a result); the run is
+        # executed as described
+        thermostatted = not (ensemble == "nve" and not ctrl.holds_temperature and velocity_temperature is not None
+                             and pressure is None)
         if system.phase == "solid":
             melt_steps = 0
             record("melt_steps", 0, "a solid was asked for: the fcc lattice is kept")
@@ -865,6 +877,8 @@ class FluidMD(Protocol):
         else:
             melt_steps = pick("melt_steps", None)
         equilibration_steps = pick("equilibration_steps", ctrl.equilibration_steps)
+        if npt and defaults and defaults[-1].parameter == "equilibration_steps":  # the table's reasons say NVT
+            defaults[-1] = defaults[-1].model_copy(update={"reason": defaults[-1].reason.replace("NVT", "NPT")})
         production_steps = pick("production_steps", ctrl.production_steps)
         seed = velocity_seed(ctrl.seed, record)
         window, last_steps = averaging_window(ctrl.average_window, production_steps, record)
@@ -902,6 +916,7 @@ class FluidMD(Protocol):
             equilibration_steps=equilibration_steps, production_steps=production_steps,
             production_ensemble=ensemble, pressure=pressure, barostat_damping=barostat_damping,
             average_window=window, average_last_steps=last_steps,
+            thermostatted=thermostatted, rescale_nve=velocity_temperature is None,
             thermo_every=thermo_every, seed=seed, rdf=bool(names & RDF_PROPERTIES),
             rdf_blocks=rdf_blocks, rdf_every=math.gcd(100, production_steps // rdf_blocks),
             msd=DIFFUSION in names, dump_every=table["dump_every"][0],
@@ -928,6 +943,7 @@ class FluidMD(Protocol):
             velocity_temperature=p.velocity_temperature,
             equilibration_steps=p.equilibration_steps, production_steps=p.production_steps,
             production_ensemble=p.production_ensemble, pressure=p.pressure, barostat_damp=p.barostat_damping,
+            thermostatted=p.thermostatted, rescale_nve=p.rescale_nve,
             rdf=p.rdf, rdf_bins=p.rdf_bins,
             rdf_every=p.rdf_every, rdf_block_steps=p.production_steps // p.rdf_blocks,
             msd=p.msd, dump_every=p.dump_every,
@@ -944,13 +960,17 @@ class FluidMD(Protocol):
         check_thermo(thermo, p)
         averaged, t0, window = averaging_samples(out.runs, thermo, p)
         gate_from = t0 if p.average_window != "all" else 0
-        check_temperature(thermo["Temp"][gate_from:], p.temperature, p.temperature_tolerance)
+        if p.thermostatted:  # NVE without a thermostat has no temperature target
+            check_temperature(thermo["Temp"][gate_from:], p.temperature, p.temperature_tolerance)
+        plot_thermo(job_dir / "thermo.png", averaged, t0, p.units)
         if p.production_ensemble == "npt":
             check_pressure(thermo["Press"][gate_from:], p.pressure)
 
         start = f"{p.dimension}D {p.lattice} start" + (f" ({'x'.join(map(str, p.cell_counts[:p.dimension]))} cells)")
         thermostat = f"{p.thermostat} thermostat, damping {p.damping:g}" + (
             " (equilibration only)" if p.production_ensemble == "nve" else "")
+        if not p.thermostatted:
+            thermostat = f"no thermostat, velocities created at T = {p.velocity_temperature:g}"
         if p.pressure is not None:
             thermostat += f"; Nose-Hoover barostat at P = {p.pressure:g} {'reduced' if p.units == 'lj' else 'bar'}, " \
                 f"damping {p.barostat_damping:g}" + ("" if p.production_ensemble == "npt" else
@@ -997,9 +1017,12 @@ class FluidMD(Protocol):
                 data_file, how = msd["table"], msd["how"]
             factor, label = output_unit(KIND[prop.name], p.units, prop.unit)
             offset = -273.15 if label == "°C" else 0.0
+            point = prop.name in THERMO_PROPERTIES and prop.at != "average"
             results.append(
                 Result(
                     quantity=quantity,
+                    statistic=prop.at if point else "average",
+                    step=prop.step if point and prop.at == "step" else None,
                     value=value * factor + offset,
                     unit=label,
                     uncertainty=None if se is None else abs(se * factor),
@@ -1180,7 +1203,7 @@ def analyze_rdf(job_dir: Path, p: FluidMDParams, rho: float) -> dict:
     else:
         cumulative = 4 * np.pi * rho * np.cumsum(g * r**2) * dr
     np.savetxt(table, np.column_stack([r, g, cumulative]), delimiter=",", header="r,g,cn")
-    plot(job_dir / "gr.png", r, g, "r", "g(r)", vline=r_min)
+    plots.rdf_with_cn(job_dir / "gr.png", r, g, cumulative, r_min, cn)
     how = (
         f"(compute rdf, {p.rdf_bins} bins of {dr:.3g} to the cutoff, {len(blocks)} production "
         f"blocks; errors from the block spread, at least half a bin for the peak)"
@@ -1225,7 +1248,7 @@ def analyze_msd(job_dir: Path, p: FluidMDParams) -> dict:
         return np.asarray(calc.run(start=start, stop=stop).results.timeseries)
 
     full = msd()
-    slope = linear_fit(times, full[lags])[0]
+    slope, intercept, _ = linear_fit(times, full[lags])
     alpha = linear_fit(np.log(times), np.log(full[lags]))[0]
     if not 0.8 <= alpha <= 1.2:
         raise CalculationFailed(
@@ -1237,7 +1260,8 @@ def analyze_msd(job_dir: Path, p: FluidMDParams) -> dict:
     t_all = np.arange(full.size) * frame_dt
     table = job_dir / "msd.csv"
     np.savetxt(table, np.column_stack([t_all, full]), delimiter=",", header="t,msd")
-    plot(job_dir / "msd.png", t_all[1:], full[1:], "t", "MSD", span=(times[0], times[-1]))
+    plots.msd_with_fit(job_dir / "msd.png", t_all, full, (times[0], times[-1]), slope, intercept,
+                       slope / (2 * p.dimension), p.dimension)
     how = (
         f"Einstein MSD (MDAnalysis, FFT; {n_frames} frames every {frame_dt:g}), MSD = {2 * p.dimension} D t fitted "
         f"over lag {times[0]:.3g}-{times[-1]:.3g} ({100 * p.msd_fit_window[0]:g}-"
@@ -1246,6 +1270,13 @@ def analyze_msd(job_dir: Path, p: FluidMDParams) -> dict:
     )
     se = float(np.std(per_block, ddof=1) / np.sqrt(p.msd_blocks))
     return {"D": slope / (2 * p.dimension), "D_se": se, "table": str(table), "how": how}
+
+
+def plot_thermo(path: Path, samples: dict[str, np.ndarray], t0: int, units: str) -> None:
+    """Potential energy per atom and temperature over the averaged run, the equilibration cut marked."""
+    energy, temperature = ("reduced", "reduced") if units == "lj" else ("eV", "K")
+    plots.thermo_series(path, samples["Step"], {
+        f"PE/atom ({energy})": samples["PotEng"] / samples["Atoms"], f"T ({temperature})": samples["Temp"]}, t0)
 
 
 def plot(
