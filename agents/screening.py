@@ -34,10 +34,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from agents.structure import CORE_CITATION, CORE_LABEL, core_table, extract_core_cifs
 from simagent.errors import RequestError, SimagentError
 from simagent.executor import Executor
 from simagent.jobrun import PlanProgress, run_plan
+from simagent.materials.structures import CORE_CITATION, CORE_LABEL, core_table, extract_core_cifs
 from simagent.models import Conditions, Job, JobStatus, Plan, PropertyRequest, Quantity, SystemSpec, TaskSpec
 
 # Kinetic diameters in angstrom: D. W. Breck, Zeolite Molecular Sieves (Wiley, New York, 1974), Table 8.14.
@@ -139,8 +139,8 @@ def _pass(stages: list[Stage], name: str, rule: str, before: list[str], after: l
 def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
                say: ProgressFn | None = None) -> ScreenResult:
     """Run the funnel; finished jobs in out/jobs are reused (resume)."""
-    from tools.raspa import forcefield as ff
-    from tools.raspa import framework as fw
+    from simagent.materials import forcefields as ff
+    from simagent.materials import frameworks as fw
     from tools.raspa.protocols.adsorption import GCMCParams, GCMCUptake, WidomInsertion, WidomParams
 
     say = say or (lambda _text: None)

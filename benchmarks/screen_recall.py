@@ -27,9 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.screening import KINETIC_DIAMETER_A, ScreenSpec, run_screen  # noqa: E402
-from agents.structure import core_table, extract_core_cifs  # noqa: E402
 from simagent.executor import LocalExecutor, read_record  # noqa: E402
-from tools.raspa import framework as fw  # noqa: E402
+from simagent.materials import frameworks as fw  # noqa: E402
+from simagent.materials.structures import core_table, extract_core_cifs  # noqa: E402
 
 TOP = 10
 
@@ -39,18 +39,18 @@ def sample_entries(n: int, seed: int, max_atoms: int) -> list[str]:
     rng = random.Random(seed)
     names = sorted(e for e, r in table.items() if not r.get("DISORDER", "").strip() and r.get("PLD"))
     rng.shuffle(names)
+    candidates = names[:3 * n]  # one pass over the archive (an xz stream cannot seek)
+    paths = extract_core_cifs("2019-ASR", candidates)
     chosen: list[str] = []
-    for start in range(0, len(names), 50):
-        batch = names[start:start + 50]
-        paths = extract_core_cifs("2019-ASR", batch)
-        for entry in batch:
-            try:
-                if len(fw.read_cif(paths[entry], name=entry).symbols) <= max_atoms:
-                    chosen.append(entry)
-            except Exception:  # noqa: BLE001 - invalid CIFs are simply not sampled
-                continue
-            if len(chosen) == n:
-                return chosen
+    for entry in candidates:
+        try:
+            if len(fw.read_cif(paths[entry], name=entry).symbols) <= max_atoms:
+                chosen.append(entry)
+        except Exception:  # noqa: BLE001 - invalid CIFs are simply not sampled
+            continue
+        if len(chosen) == n:
+            break
+    return chosen
     return chosen
 
 
