@@ -123,17 +123,8 @@ def _progress_state(job_dir: Path, pgid: int) -> tuple[int, int]:
                 size += entry.stat(follow_symlinks=False).st_size
     except OSError:
         pass
-    ticks = 0
-    for pid in os.listdir("/proc") if os.path.isdir("/proc") else []:
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid:  # fields after the command: state ppid pgrp ... utime(11) stime(12)
-            ticks += int(fields[11]) + int(fields[12])
+    # fields after the command: state ppid pgrp ... utime(11) stime(12)
+    ticks = sum(int(f[11]) + int(f[12]) for f in supervise.group_processes(pgid).values())
     return size, ticks
 
 
