@@ -26,8 +26,8 @@ async function api(method, path, body) {
     init.body = JSON.stringify(body);
   }
   const res = await fetch(path, init);
-  if (res.status === 401) { showLogin(); throw new Error("token required"); }
   const data = await res.json().catch(() => ({}));
+  if (res.status === 401) showLogin();
   if (!res.ok) {
     const detail = typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail);
     throw new Error(detail || res.statusText);
