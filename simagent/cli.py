@@ -237,6 +237,11 @@ from simagent.usercli import register as _register_user_commands  # noqa: E402
 
 _register_user_commands(app)
 
+# `simagent vasp-inputs REQUEST`: VASP inputs for machines that have VASP (tools/vasp/cli.py)
+from tools.vasp.cli import register as _register_vasp_commands  # noqa: E402
+
+_register_vasp_commands(app)
+
 
 @app.command()
 def solve(

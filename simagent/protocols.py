@@ -62,7 +62,7 @@ def register(protocol_cls: type[Protocol]) -> type[Protocol]:
     return protocol_cls
 
 
-ENGINE_PACKAGES = ["lammps", "gromacs", "zeopp", "raspa", "qe", "mlp"]
+ENGINE_PACKAGES = ["lammps", "gromacs", "zeopp", "raspa", "qe", "mlp", "vasp"]
 
 
 def _load_builtin() -> None:
