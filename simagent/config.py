@@ -39,6 +39,9 @@ class Settings(BaseModel):
     cluster: ClusterSettings | None = None
     job_time_limit_s: float = Field(default=1800.0, gt=0)
     max_repairs: int = Field(default=2, ge=0, description="repair-and-rerun attempts per job")
+    gate_extensions: bool = Field(
+        default=True, description="a gate that finds a run unconverged may lengthen it; False (solve: the "
+        "description prescribes the run) keeps the run as prescribed and reports the finding as a warning")
     # Offline LLM (simagent.backends.local) and expert-first routing (simagent.backends.hybrid).
     model_name: str = Field(default="qwen2.5-coder-1.5b", description="qwen2.5-coder-1.5b | qwen2.5-coder-0.5b")
     model_path: Path | None = Field(default=None, description="GGUF file to use instead of the packaged model")

@@ -589,6 +589,10 @@ class FluidMDParams(BaseModel):
         default=None, description="NPT set point (reduced or bar); None: fixed density. Equilibration "
         "(after the fixed-volume melt) is NPT; an NVE production runs at the mean NPT volume")
     barostat_damping: float | None = Field(default=None, gt=0, description="barostat relaxation time")
+    thermostatted: bool = Field(default=True, description="False: a described NVE run without a thermostat (the "
+                                "velocity temperature starts it and is no target)")
+    rescale_nve: bool = Field(default=True, description="scale velocities to the target before NVE production "
+                              "(not when the request states the temperature its velocities start at)")
     thermo_every: int = Field(default=10, gt=0)
     seed: int = Field(default=DEFAULT_SEED, gt=0)
     mixture: Literal["kob_andersen"] | None = Field(default=None, description="a named LJ mixture (MIXTURES)")
@@ -856,6 +860,11 @@ class FluidMD(Protocol):
             if velocity_temperature <= 0:
                 raise RequestError(f"initial velocity temperature must be positive, got {ctrl.velocity_temperature}")
         described = ctrl.velocity_temperature is not None or ctrl.equilibration_steps is not None
+        # NVE started from velocities at a stated temperature, with no thermostat: that temperature
+        # starts the run and is no target (the temperature it settles at is a result); the run is
+        # executed as described
+        thermostatted = not (ensemble == "nve" and not ctrl.holds_temperature and velocity_temperature is not None
+                             and pressure is None)
         if system.phase == "solid":
             melt_steps = 0
             record("melt_steps", 0, "a solid was asked for: the fcc lattice is kept")
@@ -902,6 +911,7 @@ class FluidMD(Protocol):
             equilibration_steps=equilibration_steps, production_steps=production_steps,
             production_ensemble=ensemble, pressure=pressure, barostat_damping=barostat_damping,
             average_window=window, average_last_steps=last_steps,
+            thermostatted=thermostatted, rescale_nve=velocity_temperature is None,
             thermo_every=thermo_every, seed=seed, rdf=bool(names & RDF_PROPERTIES),
             rdf_blocks=rdf_blocks, rdf_every=math.gcd(100, production_steps // rdf_blocks),
             msd=DIFFUSION in names, dump_every=table["dump_every"][0],
@@ -928,6 +938,7 @@ class FluidMD(Protocol):
             velocity_temperature=p.velocity_temperature,
             equilibration_steps=p.equilibration_steps, production_steps=p.production_steps,
             production_ensemble=p.production_ensemble, pressure=p.pressure, barostat_damp=p.barostat_damping,
+            thermostatted=p.thermostatted, rescale_nve=p.rescale_nve,
             rdf=p.rdf, rdf_bins=p.rdf_bins,
             rdf_every=p.rdf_every, rdf_block_steps=p.production_steps // p.rdf_blocks,
             msd=p.msd, dump_every=p.dump_every,
@@ -944,13 +955,16 @@ class FluidMD(Protocol):
         check_thermo(thermo, p)
         averaged, t0, window = averaging_samples(out.runs, thermo, p)
         gate_from = t0 if p.average_window != "all" else 0
-        check_temperature(thermo["Temp"][gate_from:], p.temperature, p.temperature_tolerance)
+        if p.thermostatted:  # NVE without a thermostat has no temperature target
+            check_temperature(thermo["Temp"][gate_from:], p.temperature, p.temperature_tolerance)
         if p.production_ensemble == "npt":
             check_pressure(thermo["Press"][gate_from:], p.pressure)
 
         start = f"{p.dimension}D {p.lattice} start" + (f" ({'x'.join(map(str, p.cell_counts[:p.dimension]))} cells)")
         thermostat = f"{p.thermostat} thermostat, damping {p.damping:g}" + (
             " (equilibration only)" if p.production_ensemble == "nve" else "")
+        if not p.thermostatted:
+            thermostat = f"no thermostat, velocities created at T = {p.velocity_temperature:g}"
         if p.pressure is not None:
             thermostat += f"; Nose-Hoover barostat at P = {p.pressure:g} {'reduced' if p.units == 'lj' else 'bar'}, " \
                 f"damping {p.barostat_damping:g}" + ("" if p.production_ensemble == "npt" else
@@ -997,9 +1011,12 @@ class FluidMD(Protocol):
                 data_file, how = msd["table"], msd["how"]
             factor, label = output_unit(KIND[prop.name], p.units, prop.unit)
             offset = -273.15 if label == "°C" else 0.0
+            point = prop.name in THERMO_PROPERTIES and prop.at != "average"
             results.append(
                 Result(
                     quantity=quantity,
+                    statistic=prop.at if point else "average",
+                    step=prop.step if point and prop.at == "step" else None,
                     value=value * factor + offset,
                     unit=label,
                     uncertainty=None if se is None else abs(se * factor),
