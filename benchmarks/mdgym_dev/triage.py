@@ -47,7 +47,7 @@ def triage(path: Path) -> dict:
         reduced = spec.units_style == "lj" or (spec.system is not None and spec.system.kind == "lj_fluid")
         return read_metrics(task, reduced)
 
-    backend = TaskBackend(ExpertBackend(), targets_for, _shipped_potentials())
+    backend = TaskBackend(ExpertBackend(), targets_for, _shipped_potentials(), task.engine)
     try:
         spec = backend.task_spec(task.problem_description)
     except SimagentError as err:

@@ -31,6 +31,7 @@ import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
 from simagent.errors import CalculationFailed, ReadError, RequestError
+from simagent.materials.rdf import rdf_peak_and_cn
 from simagent.models import (
     Conditions,
     DefaultApplied,
@@ -55,7 +56,6 @@ from tools.lammps.protocols.fluid_common import (
     defaults_log,
     finished_output,
     md_job,
-    rdf_peak_and_cn,
 )
 
 # CODATA 2018 (exact SI values)
