@@ -36,7 +36,8 @@ class Settings(BaseModel):
     llm_retries: int = Field(default=2, ge=0, le=10, description="re-asks after an invalid LLM output")
     llm_timeout_s: float = 60.0
     workdir: Path = Path("simagent-runs")
-    max_parallel: int = Field(default=2, ge=1, description="jobs run at once by the local executors")
+    max_parallel: int = Field(default_factory=lambda: os.cpu_count() or 2, ge=1,
+                              description="jobs run at once by the local executors (default: all cores)")
     executor: ExecutorName = Field(default="local", description="local | parsl-local | slurm | pbs "
                                    "(simagent.cluster; slurm/pbs read the [cluster] table)")
     cluster: ClusterSettings | None = None

@@ -209,3 +209,15 @@ def test_argon_npt_density_vs_experiment(tmp_path):
     assert abs(rho.value - TEGELER_RHO_85K) < 0.03 * TEGELER_RHO_85K
     assert abs(cp.value - TEGELER_CP_85K) < max(3 * cp.uncertainty, 0.10 * TEGELER_CP_85K)
     assert 3.5 < got["rdf_first_peak"].value < 3.9  # first shell near 2^(1/6) sigma = 3.82 A
+
+
+@pytest.mark.parametrize(("request_text", "ensemble"), [
+    ("heat capacity of liquid argon at 85 K and 1 atm", "npt"),
+    ("Cv of the LJ fluid at T*=1.0 and rho*=0.8", "nvt"),
+    ("specific heat of liquid argon at 90 K, density 1.37 g/cm3, in J/mol/K", "nvt"),
+])
+def test_reader_to_heat_capacity(request_text, ensemble):
+    spec = ExpertBackend().task_spec(request_text)
+    assert [p.name for p in spec.properties] == ["heat_capacity"]
+    params, _ = FluidMD().parameters(spec)
+    assert params.production_ensemble == ensemble

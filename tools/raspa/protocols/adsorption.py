@@ -19,6 +19,7 @@ Shared recipe (all protocols):
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -158,6 +159,35 @@ class WidomParams(AdsorptionParams):
 # ---------------------------------------------------------------------------------------------
 
 
+# relative block error each precision aims at (GCMC_CYCLES above)
+PRECISION_ERROR: dict[str, float] = {"quick": 5.0, "standard": 2.0, "high": 1.0}
+_TARGET_ERROR = re.compile(
+    r"(?:±|\+/-|\+-|within|to|errors?(?: of)?(?: below| under| less than)?|precision(?: of)?)\s*(\d+(?:\.\d+)?)\s*%",
+    re.IGNORECASE)
+_QUICK_WORDS = re.compile(r"\b(?:quick(?:ly)?|rough(?:ly)?|ballpark|fast|preview|order of magnitude)\b", re.IGNORECASE)
+_HIGH_WORDS = re.compile(r"\b(?:high[- ]precision|precise(?:ly)?|publication[- ](?:quality|grade)|accurate(?:ly)?)\b",
+                         re.IGNORECASE)
+
+
+def requested_precision(request: str) -> tuple[Precision, str]:
+    """The precision a request asks for, and why: a target error ('within 5 %', '+/- 1%') picks the
+    cheapest level that reaches it; words such as 'quick' or 'rough' pick 'quick', 'high precision'
+    or 'accurate' pick 'high'; otherwise 'standard'."""
+    text = request or ""
+    target = _TARGET_ERROR.search(text)
+    if target:
+        wanted = float(target.group(1))
+        fitting = [p for p, e in sorted(PRECISION_ERROR.items(), key=lambda kv: -kv[1]) if e <= wanted]
+        if not fitting:
+            return "high", f"the request asks for {wanted:g} %; the finest level aims at ~{PRECISION_ERROR['high']:g} %"
+        return fitting[0], f"the request asks for {wanted:g} %"  # type: ignore[return-value]
+    if _HIGH_WORDS.search(text):
+        return "high", "the request asks for a precise value"
+    if _QUICK_WORDS.search(text):
+        return "quick", "the request asks for a quick estimate"
+    return "standard", "default"
+
+
 def _quantity_K(q: Quantity | None, what: str) -> float:
     if q is None:
         raise RequestError(f"say the {what} for the adsorption simulation (e.g. 298 K)")
@@ -261,7 +291,7 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
         parameter="guest models", value=", ".join(f"{g}: {m}" for g, m in guest_models.items()),
         reason="the framework force field's own guest models where it has them, else TraPPE"))
 
-    precision: Precision = "standard"
+    precision, precision_why = requested_precision(spec.request)
     controls = spec.controls
     cycles = {}
     if controls.equilibration_steps is not None:
@@ -291,8 +321,8 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
         defaults.append(DefaultApplied(
             parameter="MC cycles", value=f"{params.initialization_cycles} initialization + "
             f"{params.production_cycles} production",
-            reason=f"'{precision}' precision (block errors ~2 % for small guests in MOFs); a cycle is "
-                   "max(20, N) moves"))
+            reason=f"'{precision}' precision ({precision_why}; block errors ~{PRECISION_ERROR[precision]:g} % "
+                   "for small guests in MOFs); a cycle is max(20, N) moves"))
     typed = ff.type_framework(structure, params.force_field, params.framework_charges, params.cutoff_A)
     cells = params.unit_cells or fw.unit_cells_for_cutoff(structure.cell, typed.cutoff_A)
     widths = fw.perpendicular_widths(structure.cell)
