@@ -190,6 +190,8 @@ def test_lj_crystal_heat_capacity_dulong_petit(tmp_path):
 
 @pytest.mark.slow
 def test_lj_npt_density_nist(tmp_path):
+    """Cost: N = 500, 45,000 steps; 122 s wall on the 2-core machine under load ~15 (measured
+    rho* = 0.8592 +/- 0.0005)."""
     params, got = run(lj_npt(["density"]), tmp_path, production_steps=40000)
     rho = got["density"]
     print(f"rho* = {rho.value:.4f} +/- {rho.uncertainty:.4f} (NIST {NIST_RHO})")
@@ -200,7 +202,9 @@ def test_lj_npt_density_nist(tmp_path):
 def test_argon_npt_density_vs_experiment(tmp_path):
     """LJ argon (Rahman's 120 K, 3.4 A) at 85 K and 1 atm, the issue's request, vs the argon EOS.
     The LJ model itself is the limit (its triple point is ~83 K against argon's 83.8 K, its critical
-    point 157 K against 150.7 K), so the band is 3 % for the density and 10 % for C_P."""
+    point 157 K against 150.7 K), so the band is 3 % for the density and 10 % for C_P.
+    Cost: N = 864, 45,000 steps of 10 fs; 223 s wall under load ~15 (measured 1.4197 +/- 0.0008 g/cm^3,
+    C_P 39.7 +/- 1.7 J/(mol K))."""
     params, got = run(argon_npt(["density", "rdf", "heat_capacity"], t=85.0), tmp_path, production_steps=40000)
     rho, cp = got["density"], got["heat_capacity"]
     print(f"rho = {rho.value:.4f} +/- {rho.uncertainty:.4f} g/cm^3 (EOS {TEGELER_RHO_85K}); "
