@@ -21,3 +21,15 @@ def forcefields_dir() -> Path:
 
 def rag_index_dir() -> Path:
     return data_dir("rag_index")
+
+
+def user_data_dir() -> Path:
+    """The user's own data (e.g. their literature index): $SIMAGENT_DATA, else
+    $XDG_DATA_HOME/simagent, else ~/.local/share/simagent."""
+    import os
+
+    explicit = os.environ.get("SIMAGENT_DATA")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_DATA_HOME")
+    return (Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share") / "simagent"
