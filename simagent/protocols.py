@@ -8,7 +8,6 @@ Results. Decision backends select a protocol and override parameters; they never
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
@@ -62,13 +61,12 @@ def register(protocol_cls: type[Protocol]) -> type[Protocol]:
     return protocol_cls
 
 
-ENGINE_PACKAGES = ["lammps", "gromacs", "zeopp", "raspa"]
-
-
 def _load_builtin() -> None:
-    """Importing tools.<engine>.protocols registers that engine's protocols."""
-    for engine in ENGINE_PACKAGES:
-        importlib.import_module(f"tools.{engine}.protocols")
+    """Every registered engine loads its protocol modules (their @register decorators run)."""
+    from simagent.engines import all_engines
+
+    for adapter in all_engines():
+        adapter.load_protocols()
 
 
 def get_protocol(name: str) -> Protocol:
@@ -84,6 +82,15 @@ def all_protocols() -> list[Protocol]:
     return list(_REGISTRY.values())
 
 
+# Engines a request names by its method words (DFT, VASP, an ML potential): when the spec asks for one,
+# no protocol of another engine may answer in its place (never a silent substitute).
+NAMED_ONLY_ENGINES = frozenset({"qe", "vasp", "mlp"})
+
+
+def engine_allowed(protocol: Protocol, spec: TaskSpec) -> bool:
+    return spec.engine not in NAMED_ONLY_ENGINES or protocol.engine == spec.engine
+
+
 def protocols_for(spec: TaskSpec) -> list[Protocol]:
     """Protocols that apply to the spec, in registration order."""
-    return [p for p in all_protocols() if p.applies_to(spec)]
+    return [p for p in all_protocols() if engine_allowed(p, spec) and p.applies_to(spec)]

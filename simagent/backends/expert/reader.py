@@ -10,6 +10,7 @@ import re
 
 from simagent.backends.expert import domains
 from simagent.backends.expert import vocabulary as vocab
+from simagent.backends.expert.numbers import plain_numbers
 from simagent.errors import RequestError
 from simagent.models import (
     Conditions,
@@ -36,7 +37,7 @@ def normalise(text: str) -> str:
     }
     for old, new in table.items():
         text = text.replace(old, new)
-    text = re.sub(r"(\d),(\d{3})\b", r"\1\2", text)  # 1,000 -> 1000
+    text = plain_numbers(text)  # 1,000 and 1,00,000 -> 1000, 100000; 2 x 10^-4 -> 2e-4
     return re.sub(r"[ \t]+", " ", text).strip()
 
 
