@@ -14,7 +14,6 @@ and review shows the re-rendered inputs as a unified diff against it (approve, e
 
 from __future__ import annotations
 
-import importlib
 import shutil
 from pathlib import Path
 from typing import Literal
@@ -23,6 +22,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from simagent import gates
+from simagent.engines import get_engine
 from simagent.errors import SimagentError
 from simagent.handlers import (
     CorrectionLog,
@@ -32,7 +32,6 @@ from simagent.handlers import (
     apply_param_action,
     backend_diagnosis,
     diagnose,
-    engine_module,
     is_param_action,
 )
 from simagent.models import Correction, Decision, Job, JobStatus, ProtocolRun
@@ -50,26 +49,10 @@ EXTEND_HANDLER = "gates: extend"
 
 
 def job_findings(job: Job) -> list[Finding]:
-    """Pre-run findings for one job.
-
-    Users' own inputs and LAMMPS jobs: tools.<engine>.handlers.precheck_findings (safety policy,
-    input-stage handlers, static checks, dry run). Protocol jobs of other engines: the engine
-    adapter's own check (tools.<engine>.check.precheck, which knows its job layout) plus the handler
-    library's safety policy."""
-    module = engine_module(job.engine)
-    if module is not None and hasattr(module, "precheck_findings") and \
-            (job.engine == "lammps" or job.protocol.startswith("user/")):
-        return module.precheck_findings(job)
-    findings: list[Finding] = []
-    if module is not None and hasattr(module, "safety_findings"):
-        findings += module.safety_findings(job)
-        if findings:
-            return findings
-    try:
-        check = importlib.import_module(f"tools.{job.engine}.check")
-    except ImportError:
-        return findings  # engines without a pre-run check (their runs still pass the post-run gates)
-    return findings + [Finding("error", p, handler="precheck") for p in check.precheck(job)]
+    """Pre-run findings for one job from its engine adapter (simagent.engines.EngineAdapter
+    .precheck_findings: safety policy, input-stage handlers, static checks, dry run; protocol jobs
+    of engines with their own protocol check get the safety policy and that check)."""
+    return get_engine(job.engine).precheck_findings(job)
 
 
 def precheck_problems(state: RunState) -> list[str]:
@@ -201,8 +184,7 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
                                           detail=f"{job.id}: run kept as prescribed; {'; '.join(reasons)}"))
                 continue
             if report.outcome == gates.Outcome.EXTEND:
-                module = engine_module(job.engine)
-                actions = module.extend_actions(job) if module and hasattr(module, "extend_actions") else None
+                actions = get_engine(job.engine).extend_actions(job)
                 if actions and not all(is_param_action(a) for a in actions):
                     decisions.append(Decision(decision="repair", backend="handlers",
                                               detail=f"{job.id}: the extension {actions} is an input edit that "

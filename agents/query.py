@@ -26,7 +26,7 @@ def clarification_question(spec: TaskSpec) -> str:
     parts = []
     for item in spec.missing:
         if item == "structure":  # lists the candidates of an ambiguous framework name
-            from agents.structure import structure_question
+            from simagent.materials.structures import structure_question
 
             parts.append(structure_question(spec.system.name if spec.system else None))
         else:

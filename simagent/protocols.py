@@ -8,7 +8,6 @@ Results. Decision backends select a protocol and override parameters; they never
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
@@ -62,13 +61,12 @@ def register(protocol_cls: type[Protocol]) -> type[Protocol]:
     return protocol_cls
 
 
-ENGINE_PACKAGES = ["lammps", "gromacs", "zeopp", "raspa", "qe", "mlp"]
-
-
 def _load_builtin() -> None:
-    """Importing tools.<engine>.protocols registers that engine's protocols."""
-    for engine in ENGINE_PACKAGES:
-        importlib.import_module(f"tools.{engine}.protocols")
+    """Every registered engine loads its protocol modules (their @register decorators run)."""
+    from simagent.engines import all_engines
+
+    for adapter in all_engines():
+        adapter.load_protocols()
 
 
 def get_protocol(name: str) -> Protocol:

@@ -54,7 +54,6 @@ MIN_JOB_TIME_S = 1.0  # below this a job is not started: the budget is used up
 FINAL_ANSWER = "final_answer.json"
 REPORT = "report.md"
 INPUTS = "inputs"
-ENGINES = ("lammps", "gromacs", "raspa", "zeopp")
 DATA_KINDS = ("structures", "potentials")
 
 
@@ -113,8 +112,10 @@ class MDGymTask(BaseModel):
     @field_validator("engine")
     @classmethod
     def _engine(cls, value: str) -> str:
-        if value.strip().lower() not in ENGINES:
-            raise ValueError(f"{value!r} is not an engine simagent runs ({', '.join(ENGINES)})")
+        from simagent.engines import engine_names
+
+        if value.strip().lower() not in engine_names():
+            raise ValueError(f"{value!r} is not an engine simagent runs ({', '.join(engine_names())})")
         return value.strip().lower()
 
     @property

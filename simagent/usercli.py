@@ -18,13 +18,14 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.syntax import Syntax
 
 from simagent import gates
+from simagent.engines import EngineAdapter, all_engines, get_engine, guess_engine
 from simagent.errors import InputError, SimagentError
 from simagent.executor import LocalExecutor
 from simagent.handlers import (
@@ -35,51 +36,32 @@ from simagent.handlers import (
     apply_actions,
     backend_diagnosis,
     diagnose,
-    engine_module,
     input_diff,
 )
 from simagent.models import Job, JobStatus
 
-ENGINES = ("lammps", "gromacs", "raspa")
 EXIT_OK, EXIT_FAILED, EXIT_UNSAFE = 0, 1, 4
 MAX_ATTEMPTS = 6  # runs of one input, the first included
 MAX_EXTENSIONS = 2
 DEFAULT_TIME_LIMIT_S = 1800.0
 
 
-def guess_engine(path: Path) -> str:
-    """lammps unless the file (or folder) looks like GROMACS (.mdp) or RASPA (simulation.input)."""
-    if path.is_dir():
-        if any(path.glob("*.mdp")):
-            return "gromacs"
-        if (path / "simulation.input").is_file():
-            return "raspa"
-        return "lammps"
-    if path.suffix == ".mdp":
-        return "gromacs"
-    if path.name == "simulation.input" or path.suffix == ".input":
-        return "raspa"
-    return "lammps"
-
-
-def _module(engine: str):
-    module = engine_module(engine)
-    if module is None or not hasattr(module, "load_user_job"):
-        raise InputError(f"user inputs for {engine} are not supported yet")
-    return module
+def user_engines() -> list[str]:
+    """Engines whose users' own inputs `simagent check/run` takes."""
+    return [adapter.name for adapter in all_engines() if adapter.user_inputs]
 
 
 def load(path: Path, engine: str | None,
-         time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> tuple[Job, dict[str, Path], Any]:
+         time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> tuple[Job, dict[str, Path], EngineAdapter]:
     path = Path(path).expanduser()
     if not path.exists():
         raise InputError(f"{path} does not exist")
     engine = engine or guess_engine(path)
-    if engine not in ENGINES:
-        raise InputError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
-    module = _module(engine)
-    job, files = module.load_user_job(path.resolve(), time_limit_s=time_limit_s)
-    return job, files, module
+    if engine not in user_engines():
+        raise InputError(f"unknown engine {engine!r}; use one of {', '.join(user_engines())}")
+    adapter = get_engine(engine)
+    job, files = adapter.load_user_job(path.resolve(), time_limit_s=time_limit_s)
+    return job, files, adapter
 
 
 # ---------------------------------------------------------------------------------------------
@@ -112,8 +94,8 @@ class CheckReport:
 
 
 def check_file(path: Path, engine: str | None = None, dry_run: bool = True) -> CheckReport:
-    job, files, module = load(path, engine)
-    findings = module.precheck_findings(job, dry_run=dry_run, files=files)
+    job, files, adapter = load(path, engine)
+    findings = adapter.precheck_findings(job, dry_run=dry_run, files=files)
     return CheckReport(str(path), job.engine, findings)
 
 
@@ -154,7 +136,7 @@ class RunReport:
 Confirm = Callable[[str, str], bool]  # (what, diff) -> apply?
 
 
-def _resolver(source_folder: Path, module) -> Callable[[str], str]:
+def _resolver(source_folder: Path, adapter: EngineAdapter) -> Callable[[str], str]:
     def resolve(source: str) -> str:
         kind, name = source.split(":", 1)
         if kind == "user":
@@ -162,16 +144,15 @@ def _resolver(source_folder: Path, module) -> Callable[[str], str]:
             if path.resolve().parent != source_folder.resolve() or not path.is_file():
                 raise InputError(f"{name} is not a file in {source_folder}")
             return path.read_text()
-        library = getattr(module, "library_file", None)
-        if kind == "library" and library:
-            return library(name)
+        if kind == "library":
+            return adapter.library_file(name)
         raise InputError(f"cannot resolve {source}")
 
     return resolve
 
 
 def _run_once(job: Job, job_dir: Path, files: dict[str, Path], executor: LocalExecutor,
-              module) -> tuple[JobStatus, str]:
+              adapter: EngineAdapter) -> tuple[JobStatus, str]:
     if job_dir.exists():
         shutil.rmtree(job_dir)
     job_dir.mkdir(parents=True)
@@ -180,8 +161,8 @@ def _run_once(job: Job, job_dir: Path, files: dict[str, Path], executor: LocalEx
     for name, source in files.items():
         shutil.copy2(source, job_dir / name)
     (job_dir / "job.json").write_text(json.dumps(job.model_dump(mode="json", exclude={"inputs"}), indent=2))
-    command, env = module.user_command(job)
-    handle = executor.submit(job, job_dir, command, env)
+    launch = adapter.launch(job)
+    handle = executor.submit(job, job_dir, launch.argv, launch.env)
     while True:
         record = executor.poll(handle)
         if record.status in (JobStatus.succeeded, JobStatus.failed, JobStatus.cancelled):
@@ -206,14 +187,14 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
     """Check, correct, run and repair a user's input until it runs and passes the gates (bounded)."""
     path = Path(path).expanduser().resolve()
     say = progress or (lambda _msg: None)
-    job, files, module = load(path, engine, time_limit_s)
+    job, files, adapter = load(path, engine, time_limit_s)
     root = Path(workdir or Path("simagent-runs") / "user" / f"{path.stem}-{time.strftime('%Y%m%d-%H%M%S')}")
     root = root.resolve()
     root.mkdir(parents=True, exist_ok=True)
     job_dir = root / job.id
     report = RunReport(status="failed", file=str(path), engine=job.engine, job_dir=str(job_dir))
     log = CorrectionLog()
-    resolve = _resolver(path.parent if path.is_file() else path, module)
+    resolve = _resolver(path.parent if path.is_file() else path, adapter)
 
     def apply(diagnosis: Diagnosis, source: str) -> bool:
         nonlocal job
@@ -239,7 +220,7 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
 
     # 1. pre-run: safety policy and static checks; the dry run is left to the first real run,
     #    which stops at the same line (and the repair loop handles it)
-    findings = module.precheck_findings(job, dry_run=False, files=files)
+    findings = adapter.precheck_findings(job, dry_run=False, files=files)
     report.findings = [asdict(f) for f in findings]
     unsafe = [f for f in findings if f.severity == "unsafe"]
     if unsafe:
@@ -255,14 +236,14 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
     executor = LocalExecutor(max_parallel=1, memory_limit_mb=memory_limit_mb, stall_limit_s=stall_limit_s)
     try:
         while report.attempts < max_attempts:
-            unsafe = [f for f in module.precheck_findings(job, dry_run=False, files=files) if f.severity == "unsafe"]
+            unsafe = [f for f in adapter.precheck_findings(job, dry_run=False, files=files) if f.severity == "unsafe"]
             if unsafe:  # a correction (e.g. from an LLM) must never make an input unsafe
                 report.status = "rejected"
                 report.message = "a corrected input broke the safety policy; not run: " + unsafe[0].message
                 break
             report.attempts += 1
             say(f"attempt {report.attempts}: running {job.engine} in {job_dir}")
-            status, message = _run_once(job, job_dir, files, executor, module)
+            status, message = _run_once(job, job_dir, files, executor, adapter)
             succeeded = status == JobStatus.succeeded
             diagnosis: Diagnosis | None = None
             if succeeded:
@@ -278,7 +259,7 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
                     diagnosis = warning
                 elif gate_report.outcome == gates.Outcome.EXTEND and \
                         log.count(job.id, "gates: extend") < MAX_EXTENSIONS:
-                    actions = module.extend_actions(job) if hasattr(module, "extend_actions") else None
+                    actions = adapter.extend_actions(job)
                     if actions:
                         diagnosis = Diagnosis(job=job.id, errors=gate_report.reasons(), handler="gates: extend",
                                               category="equilibration", actions=actions)
@@ -312,10 +293,8 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
         executor.shutdown()
     if job_dir.is_dir():
         log.write(job_dir, job.id)
-        main = getattr(module, "main_input", lambda j: next(iter(j.inputs)))(job)
-        report.final_input = str(job_dir / main)
-        log_path = module.user_log(job_dir) if hasattr(module, "user_log") else job_dir / "stdout.txt"
-        report.log = str(log_path)
+        report.final_input = str(job_dir / adapter.main_input(job))
+        report.log = str(adapter.user_log(job_dir))
     return report
 
 

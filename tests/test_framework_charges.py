@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from simagent.materials import frameworks as fw
 from simagent.models import Conditions, PropertyRequest, Quantity, SystemSpec, TaskSpec
-from tools.raspa import framework as fw
 from tools.raspa.charges import eqeq_charges
 from tools.raspa.protocols.adsorption import GCMCUptake
 
@@ -49,3 +49,21 @@ def test_uncharged_guests_keep_lj_only(guest):
     params, defaults = GCMCUptake().parameters(uptake_spec(guest))
     assert params.framework_charges == "auto"
     assert not any(d.parameter == "framework charges" for d in defaults)
+
+
+@pytest.mark.parametrize(("request_text", "level"), [
+    ("methane isotherm in HKUST-1 at 298 K, 1 to 65 bar", "standard"),
+    ("quick estimate of CO2 uptake in ZIF-8 at 1 bar", "quick"),
+    ("rough CH4 loading in IRMOF-1, 35 bar, 298K?", "quick"),
+    ("CH4 uptake in HKUST-1 at 65 bar within 5 %", "quick"),
+    ("uptake of CO2 in UiO-66 at 1 bar, +/- 2%", "standard"),
+    ("N2 isotherm, errors below 1 % please", "high"),
+    ("high-precision methane isotherm in IRMOF-1", "high"),
+])
+def test_mc_cycles_follow_the_requested_precision(request_text, level):
+    from tools.raspa.protocols.adsorption import GCMC_CYCLES, requested_precision
+
+    assert requested_precision(request_text)[0] == level
+    spec = uptake_spec("CH4").model_copy(update={"request": request_text})
+    params, _ = GCMCUptake().parameters(spec)
+    assert (params.initialization_cycles, params.production_cycles) == GCMC_CYCLES[level]

@@ -231,3 +231,21 @@ def test_rejected_repair(page, env, tmp_path, screens, halts_at_large_vmax):
             thread_id = page.inner_text("#thread-id")
     jobs = settings.workdir.resolve() / thread_id / "jobs"
     assert sorted(p.name for p in jobs.iterdir()) == [f"{JOB}.failed1"]  # the repair never ran
+
+
+LJ_FLUID = ("Self-diffusion coefficient, radial distribution function and coordination number of a "
+            "Lennard-Jones fluid at T* = 1.5 and rho* = 0.6 with 256 atoms, 1000 equilibration steps and "
+            "5000 production steps")
+
+
+@pytest.mark.slow  # a 6000-step LJ MD run with trajectory analysis (about 10 s of CPU)
+def test_fluid_plots_are_shown(page, url, screens):
+    ask(page, url, LJ_FLUID, review=False)
+    visible(page, "#answer")
+    assert page.inner_text("#status") == "answered"
+    assert set(results(page)) == {"rdf_first_peak", "coordination_number", "self_diffusion_coefficient"}
+    for name in ("thermo.png", "gr.png", "msd.png"):
+        image = page.locator(f'#plots img[alt="jobs/fluid_md-md/{name}"]')
+        image.wait_for(state="visible")
+        assert image.evaluate("img => img.complete && img.naturalWidth") > 300  # loaded, not broken
+    shot(page, screens, "fluid-plots")

@@ -42,7 +42,7 @@ from simagent.web.files import (
     valid_thread_id,
     zip_stream,
 )
-from simagent.web.runs import Busy, RunManager
+from simagent.web.runs import Busy, RunManager, TooMany
 from simagent.web.security import TOKEN_COOKIE, Guard, token_matches
 from simagent.web.views import thread_summary, thread_view
 
@@ -120,6 +120,8 @@ def create_app(settings: Settings, token: str | None = None, auto_approve: bool 
             call(*args)
         except Busy as exc:
             raise HTTPException(409, str(exc)) from None
+        except TooMany as exc:
+            raise HTTPException(429, str(exc)) from None
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:

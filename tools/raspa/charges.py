@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from simagent.errors import CalculationFailed, RequestError
+from simagent.materials.frameworks import FrameworkStructure, p1_cif
 from simagent.paths import cache_dir
-from tools.raspa.framework import FrameworkStructure, p1_cif
 
 CITATION = "EQeq (Wilmer, Kim & Snurr, J. Phys. Chem. Lett. 3, 2506 (2012)), pyeqeq 0.0.10 defaults"
 TIME_LIMIT_S = 600.0

@@ -811,7 +811,7 @@ def gofr_from_counts(counts: np.ndarray, volumes: np.ndarray, n_sites: int,
 def analyze_rdf(job_dir: Path, p: LiquidParams) -> dict:
     """g(r) of the model's site (water: O-O) over production, its peak, first minimum and
     coordination number; errors from the spread of `rdf_blocks` blocks of frames."""
-    from tools.lammps.protocols.fluid_common import rdf_peak_and_cn
+    from simagent.materials.rdf import rdf_peak_and_cn
 
     positions, boxes = site_trajectory(job_dir, "prod.xtc", p.molecule.site)
     stride = max(1, math.ceil(len(positions) / RDF_MAX_FRAMES))

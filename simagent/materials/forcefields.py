@@ -19,7 +19,7 @@ import numpy as np
 from ase.data import atomic_masses, atomic_numbers, covalent_radii
 
 from simagent.errors import InputError, RequestError
-from tools.raspa.framework import FrameworkStructure, aluminium_oxygens
+from simagent.materials.frameworks import FrameworkStructure, aluminium_oxygens
 
 KCAL_PER_MOL_IN_K = 4184.0 / 8.314462618  # 1 kcal/mol / R = 503.2195 K (CODATA 2018 R)
 TWO_TO_ONE_SIXTH = 2.0 ** (1.0 / 6.0)
