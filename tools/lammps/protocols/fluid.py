@@ -259,6 +259,14 @@ def timestep_in(q: Quantity, units: str) -> float:
     return q.value * per[unit]
 
 
+def damping_time(q: Quantity, timestep: float, units: str, what: str) -> float:
+    """A thermostat or barostat relaxation time in the units style's time unit (given in steps or a time)."""
+    value = q.value * timestep if q.unit == "steps" else timestep_in(q, units)
+    if value <= 0:
+        raise RequestError(f"{what} damping must be positive, got {q}")
+    return value
+
+
 # ---------------------------------------------------------------------------------------------
 # Start configuration and run description (from SimulationControls)
 # ---------------------------------------------------------------------------------------------
@@ -832,10 +840,7 @@ class FluidMD(Protocol):
             if ctrl.barostat not in (None, "nose-hoover"):
                 raise RequestError(f"lammps/fluid_md offers the Nose-Hoover (MTK) barostat, not {ctrl.barostat}")
             if ctrl.barostat_damping is not None:
-                q = ctrl.barostat_damping
-                barostat_damping = q.value * timestep if q.unit == "steps" else timestep_in(q, units)
-                if barostat_damping <= 0:
-                    raise RequestError(f"barostat damping must be positive, got {q}")
+                barostat_damping = damping_time(ctrl.barostat_damping, timestep, units, "barostat")
             else:
                 barostat_damping = 1000 * timestep
                 record("barostat_damping", f"{barostat_damping:g} (1000 timesteps)",
@@ -849,10 +854,7 @@ class FluidMD(Protocol):
             record("thermostat", thermostat, "Nose-Hoover (fix nvt): deterministic canonical sampling")
         damping = None
         if ctrl.thermostat_damping is not None:
-            q = ctrl.thermostat_damping
-            damping = q.value * timestep if q.unit == "steps" else timestep_in(q, units)
-            if damping <= 0:
-                raise RequestError(f"thermostat damping must be positive, got {q}")
+            damping = damping_time(ctrl.thermostat_damping, timestep, units, "thermostat")
         else:
             record("thermostat_damping", f"{100 * timestep:g} (100 timesteps)", "LAMMPS manual's advice for fix nvt")
         velocity_temperature = None
@@ -866,6 +868,8 @@ class FluidMD(Protocol):
         # executed as described
         thermostatted = not (ensemble == "nve" and not ctrl.holds_temperature and velocity_temperature is not None
                              and pressure is None)
+        if not thermostatted:  # nothing thermostats this run: the thermostat defaults do not apply
+            defaults[:] = [d for d in defaults if d.parameter not in ("thermostat", "thermostat_damping")]
         if system.phase == "solid":
             melt_steps = 0
             record("melt_steps", 0, "a solid was asked for: the fcc lattice is kept")
@@ -875,6 +879,8 @@ class FluidMD(Protocol):
         else:
             melt_steps = pick("melt_steps", None)
         equilibration_steps = pick("equilibration_steps", ctrl.equilibration_steps)
+        if npt and defaults and defaults[-1].parameter == "equilibration_steps":  # the table's reasons say NVT
+            defaults[-1] = defaults[-1].model_copy(update={"reason": defaults[-1].reason.replace("NVT", "NPT")})
         production_steps = pick("production_steps", ctrl.production_steps)
         seed = velocity_seed(ctrl.seed, record)
         window, last_steps = averaging_window(ctrl.average_window, production_steps, record)
