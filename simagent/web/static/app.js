@@ -455,6 +455,13 @@ function renderAnswer(view) {
   for (const c of answer.corrections || []) {
     corrections.append(el("li", { text: `correction — ${c.job}: ${c.action} (${c.handler}; ${c.reason})` }));
   }
+  const citations = $("#citations");  // literature and manual passages: labelled, never computed values
+  citations.replaceChildren();
+  for (const c of answer.citations || []) {
+    const where = c.section ? ` § ${c.section}` : "";
+    const page = c.page ? ` p. ${c.page}` : "";
+    citations.append(el("li", { text: `[${c.key}] ${c.kind}: ${c.title}${where}${page}${c.doi ? " doi:" + c.doi : ""}` }));
+  }
   const plots = $("#plots");
   plots.replaceChildren();
   for (const p of view.plots || []) {
