@@ -249,3 +249,47 @@ def test_fluid_plots_are_shown(page, url, screens):
         image.wait_for(state="visible")
         assert image.evaluate("img => img.complete && img.naturalWidth") > 300  # loaded, not broken
     shot(page, screens, "fluid-plots")
+
+
+def test_interrupted_thread_resumed_with_the_button(page, url, screens, monkeypatch):
+    """The process 'crashes' in the analysis once: the thread is listed as interrupted, and Resume
+    continues it from its checkpoint without running the finished job again."""
+    from simagent.protocols import get_protocol
+
+    protocol = get_protocol("lammps/crystal_relax")
+    original, calls = protocol.analyze, {"n": 0}
+
+    def crash_once(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("simulated crash")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(protocol, "analyze", crash_once)
+    ask(page, url, NICKEL, review=False)
+    visible(page, "#resume")
+    assert page.inner_text("#status") == "interrupted"
+    assert "simulated crash" in page.inner_text("#events")
+    shot(page, screens, "interrupted")
+    page.click("#resume")
+    visible(page, "#answer")
+    assert page.inner_text("#status") == "answered" and calls["n"] == 2
+    events = page.inner_text("#events")
+    assert events.count("job crystal_relax-relax: succeeded") == 1  # resumed at the analysis: not run again
+    assert events.rindex("analysis: analysing outputs") > events.index("simulated crash")
+
+
+def test_token_login(page, env, tmp_path):
+    token = "browser-token-0123456789"
+    settings = load_settings(workdir=tmp_path / "runs", backend="expert")
+    with serve(settings, token=token) as url:
+        page.goto(url)
+        visible(page, "#login")
+        page.fill("#login-token", "wrong-token-wrong-token")
+        page.click("#login-form button")
+        page.locator("#login-error", has_text="wrong token").wait_for()
+        page.fill("#login-token", token)
+        page.click("#login-form button")
+        page.wait_for_selector("#login", state="hidden")
+        assert page.request.get(url + "/api/threads").ok  # the HttpOnly cookie is set
+        assert token not in page.content()
