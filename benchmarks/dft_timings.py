@@ -26,8 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from simagent.jobrun import run_plan  # noqa: E402
 from simagent.models import Plan, PotentialSpec, PropertyRequest, SystemSpec, TaskSpec  # noqa: E402
 from simagent.protocols import get_protocol  # noqa: E402
+from tools.crystals import crystal  # noqa: E402
 from tools.qe import engine, pseudos  # noqa: E402
-from tools.qe.inputs import PwInput, crystal, sites_of  # noqa: E402
+from tools.qe.inputs import PwInput, sites_of  # noqa: E402
 from tools.qe.run import Runner  # noqa: E402
 from tools.qe.workflow import QeWorkflow  # noqa: E402
 

@@ -17,7 +17,7 @@ from simagent.errors import CalculationFailed, EngineNotFound, InputError, ReadE
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from tools import crystals
-from tools.qe.inputs import crystal
+from tools.crystals import crystal
 from tools.vasp import engine
 from tools.vasp.check import incar_findings
 from tools.vasp.inputs import input_set, input_texts
