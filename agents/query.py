@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
 from simagent.errors import SimagentError
+from simagent.knowledge.route import question_kind
 from simagent.models import Decision, TaskSpec
 from simagent.state import RunContext, RunState
 
@@ -34,7 +35,10 @@ def clarification_question(spec: TaskSpec) -> str:
     return " ".join(parts)
 
 
-def query(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["clarify", "planner", "response"]]:
+def query(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["clarify", "planner", "response",
+                                                                            "knowledge"]]:
+    if question_kind(state.request):  # literature / how-to: answered from the sources, nothing is run
+        return Command(goto="knowledge")
     backend = runtime.context.backend
     runtime.context.report("stage", name="query", detail="reading the request")
     try:

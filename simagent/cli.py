@@ -124,6 +124,11 @@ def _emit(answer: Answer, as_json: bool) -> None:
         out.print(f"Reply with: simagent resume {answer.thread_id} --reply \"...\"")
     if answer.error:
         out.print(f"[red]{answer.error}[/red]")
+    if answer.citations or any(d.decision == "knowledge" for d in answer.decisions):
+        out.print(answer.summary, highlight=False, markup=False)
+        for c in answer.citations:
+            out.print(f"  [{c.key}] {c.source}" + (f"#{c.section}" if c.section else "")
+                      + (f" p. {c.page}" if c.page else ""), highlight=False, markup=False)
     if answer.answers:
         table = Table(show_edge=False, header_style="bold")
         for column in ("quantity", "value", "± (1 s.e.)", "unit", "job"):
@@ -233,6 +238,8 @@ def doctor(backend: BackendOpt = None, workdir: WorkdirOpt = None) -> None:
             out.print(f"[green]{status.label:<8}[/green] {status.binary}  ({status.version})")
             for name, folder in status.extra.items():
                 out.print(f"         {name}: {folder}")
+        elif not adapter.required:
+            out.print(f"[yellow]{status.label:<8} not configured (optional)[/yellow]: {status.detail}")
         else:
             ok = False
             out.print(f"[red]{status.label:<8} missing[/red]: {status.detail}")
@@ -321,6 +328,16 @@ def web(
 from simagent.usercli import register as _register_user_commands  # noqa: E402
 
 _register_user_commands(app)
+
+# `simagent vasp-inputs REQUEST`: VASP inputs for machines that have VASP (tools/vasp/cli.py)
+from tools.vasp.cli import register as _register_vasp_commands  # noqa: E402
+
+_register_vasp_commands(app)
+
+# `simagent rag add | list | remove | search | rebuild`: the literature index (simagent/knowledge/)
+from simagent.knowledge.cli import rag_app  # noqa: E402
+
+app.add_typer(rag_app, name="rag")
 
 
 @app.command()

@@ -32,3 +32,13 @@ def cache_dir() -> Path:
         return Path(explicit).expanduser()
     xdg = os.environ.get("XDG_CACHE_HOME")
     return (Path(xdg) if xdg else Path.home() / ".cache") / "simagent"
+
+
+def user_data_dir() -> Path:
+    """The user's own data (e.g. their literature index): $SIMAGENT_DATA, else
+    $XDG_DATA_HOME/simagent, else ~/.local/share/simagent."""
+    explicit = os.environ.get("SIMAGENT_DATA")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_DATA_HOME")
+    return (Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share") / "simagent"

@@ -10,7 +10,7 @@ import pytest
 
 from simagent.materials import frameworks as fw
 from simagent.models import Conditions, PropertyRequest, Quantity, SystemSpec, TaskSpec
-from tools.raspa.charges import eqeq_charges
+from simagent.materials.charges import eqeq_charges
 from tools.raspa.protocols.adsorption import GCMCUptake
 
 BENZENE = Path(__file__).parent / "files" / "zeopp" / "benzene_box.cif"
