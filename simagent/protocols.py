@@ -77,9 +77,10 @@ def get_protocol(name: str) -> Protocol:
         raise RequestError(f"unknown protocol {name!r}; known: {', '.join(sorted(_REGISTRY))}") from None
 
 
-# Precedence: when several protocols answer the same property, the earlier one is offered first
-# (the planner hands the decision backend its candidates in this order). Declared here instead of coming from import order; tests/test_protocol_precedence.py
-# checks that every registered protocol is listed. A protocol missing here comes after all listed ones.
+# Precedence: when several protocols answer the same property, the earlier one is offered first (the
+# planner hands the decision backend its candidates in this order). Declared here instead of coming
+# from import order; tests/test_protocol_precedence.py checks that every registered protocol is
+# listed. A protocol missing here comes after all listed ones.
 PRECEDENCE: tuple[str, ...] = (
     # crystals and liquids with LAMMPS, the default engine for classical MD
     "lammps/crystal_relax",
