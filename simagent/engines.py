@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 # The engines simagent ships, in the order they are listed and their protocols are loaded.
 BUILTIN_ENGINES = ("tools.lammps.adapter", "tools.gromacs.adapter", "tools.zeopp.adapter", "tools.raspa.adapter",
-                   "tools.qe.adapter", "tools.mlp.adapter")
+                   "tools.qe.adapter", "tools.mlp.adapter", "tools.vasp.adapter")
 
 # Input-stage handlers see a folder that does not exist: "no output yet".
 NO_OUTPUT = Path("/nonexistent-simagent-precheck")
@@ -105,6 +105,7 @@ class EngineAdapter(ABC):
     binary_names: ClassVar[tuple[str, ...]] = ()
     install_hint: ClassVar[str] = "install it with `make setup`"
     user_inputs: ClassVar[bool] = False  # `simagent run/check FILE` supported
+    required: ClassVar[bool] = True  # False: licensed/optional (VASP); `doctor` does not fail without it
 
     # -- profile ---------------------------------------------------------------------------------
 

@@ -217,8 +217,9 @@ def test_the_ensemble_decides_whether_a_temperature_is_held(text, holds):
 def test_a_described_nve_run_is_rendered_without_a_thermostat():
     spec = lj_spec(ensemble="nve", velocity_temperature=q(1.6, "reduced"), equilibration_steps=200,
                    production_steps=1000)
-    params, _ = FluidMD().parameters(spec)
+    params, defaults = FluidMD().parameters(spec)
     assert not params.thermostatted and not params.rescale_nve
+    assert not {"thermostat", "thermostat_damping"} & {d.parameter for d in defaults}  # none is used
     text = FluidMD().jobs(params)[0].inputs["in.lammps"]
     assert "velocity        all create 1.6 " in text
     assert "langevin" not in text and " nvt " not in text and "velocity        all scale" not in text
