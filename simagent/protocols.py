@@ -114,6 +114,8 @@ PRECEDENCE: tuple[str, ...] = (
     "qe/eos",
     "qe/band_gap",
     "mlp/crystal",
+    "vasp/relax",
+    "vasp/band_gap",
 )
 
 
