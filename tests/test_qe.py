@@ -13,10 +13,11 @@ import pytest
 
 from simagent.errors import RequestError
 from simagent.jobrun import run_plan
+from simagent.materials.bulk import crystal
 from simagent.models import Plan, PropertyRequest, SystemSpec, TaskSpec
 from simagent.protocols import get_protocol
 from tools.qe import pseudos, recovery
-from tools.qe.inputs import PwInput, crystal, mesh_for_spacing, sites_of
+from tools.qe.inputs import PwInput, mesh_for_spacing, sites_of
 from tools.qe.parse import parse
 from tools.qe.run import Runner
 from tools.qe.workflow import QeWorkflow

@@ -19,11 +19,12 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from simagent.errors import CalculationFailed, ReadError, RequestError
+from simagent.materials.bulk import crystal
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from tools import crystals
 from tools.qe import engine, pseudos
-from tools.qe.inputs import KPoint, PwInput, crystal, mesh_for_spacing, sites_of
+from tools.qe.inputs import KPoint, PwInput, mesh_for_spacing, sites_of
 from tools.qe.parse import parse
 from tools.qe.workflow import CONVERGENCE_FILE, JOB_FILE, STEPS_FILE, QeWorkflow
 
