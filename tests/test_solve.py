@@ -71,7 +71,7 @@ def test_malformed_fields_are_all_named():
     with pytest.raises(TaskFileError) as info:
         load_task(FILES / "malformed_fields.json")
     message = str(info.value)
-    assert "id" in message and "time_limit" in message and "engine" in message and "'vasp'" in message
+    assert "id" in message and "time_limit" in message and "engine" in message and "'abinit'" in message
     assert isinstance(info.value, RequestError) and info.value.exit_code == 2
 
 

@@ -37,7 +37,7 @@ def main(argv: list[str]) -> int:
     from ase.filters import FrechetCellFilter
     from ase.optimize import BFGS
 
-    from simagent.materials.bulk import crystal
+    from tools.crystals import crystal
     from tools.mlp.models import calculator, model_info, package_version
 
     info = model_info(job.model)

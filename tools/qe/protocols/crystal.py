@@ -19,10 +19,10 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from simagent.errors import CalculationFailed, ReadError, RequestError
-from simagent.materials.bulk import crystal
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from tools import crystals
+from tools.crystals import crystal
 from tools.qe import engine, pseudos
 from tools.qe.inputs import KPoint, PwInput, mesh_for_spacing, sites_of
 from tools.qe.parse import parse
@@ -113,8 +113,12 @@ class QeCrystalProtocol(Protocol):
         ]
         estimate = cost_estimate_s(params, atoms)
         if estimate > COST_LIMIT_S:
-            raise RequestError(f"this DFT calculation would take about {estimate / 3600:.1f} h on this machine "
-                               f"(limit {COST_LIMIT_S / 3600:g} h); ask for a smaller cell")
+            raise RequestError(f"this DFT calculation ({len(atoms)} atoms, {params.z_valence * len(atoms):g} "
+                               f"electrons, {'x'.join(map(str, kpts))} k-points) would take about "
+                               f"{estimate / 3600:.1f} h on this machine (limit {COST_LIMIT_S / 3600:g} h); ask for a "
+                               "smaller cell or an ML potential (CHGNet)")
+        defaults.append(DefaultApplied(parameter="estimated cost", value=f"about {estimate / 60:.0f} min serial",
+                                       reason="scaled from measured pw.x timings (benchmarks/dft_timings.py)"))
         return params, defaults
 
     def workflow(self, p: QeCrystalParams) -> QeWorkflow:

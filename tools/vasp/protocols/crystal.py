@@ -14,10 +14,10 @@ from pymatgen.io.ase import AseAtomsAdaptor
 from pymatgen.io.vasp.inputs import Incar
 
 from simagent.errors import CalculationFailed, EngineNotFound, InputError, ReadError, RequestError
-from simagent.materials.bulk import crystal
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from tools import crystals
+from tools.crystals import crystal
 from tools.vasp import engine
 from tools.vasp.check import incar_findings
 from tools.vasp.inputs import input_set, input_texts
