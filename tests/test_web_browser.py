@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from fake_openai_server import FakeOpenAIServer
+from test_review_repairs import halts_at_large_vmax, repair_replies  # noqa: F401  (a fixture, used by name)
 from web_browser import CHROMIUM, chromium, serve
 
 from simagent.config import load_settings
@@ -179,37 +180,11 @@ def test_resume_a_thread_started_in_the_cli(page, url, screens, settings_mod, en
     assert saved["status"] == "answered" and saved["thread_id"] == thread_id
 
 
-# A repair only an LLM proposes (the scripted server of tests/test_review_repairs.py): the input
-# halts while vmax > 0.0005, the LLM lowers vmax, and the reviewer rejects that in the page.
-HALT = "variable        stop_now equal 1\nfix             stop all halt 1 v_stop_now > 0.5 error hard\n"
-ANCHOR = "min_style       cg\n"
-
-
-@pytest.fixture
-def halts_at_large_vmax(monkeypatch):
-    from simagent.protocols import get_protocol
-
-    protocol = get_protocol("lammps/crystal_relax")
-    original = protocol.jobs
-
-    def jobs(params):
-        rendered = original(params)
-        if params.vmax <= 0.0005:
-            return rendered
-        return [job.model_copy(update={"inputs": {**job.inputs, "in.lammps": job.inputs["in.lammps"].replace(
-            ANCHOR, ANCHOR + HALT, 1)}}) for job in rendered]
-
-    monkeypatch.setattr(protocol, "jobs", jobs)
-
-
-def repair_reply(body: dict) -> str:
-    assert body["response_format"]["json_schema"]["name"] == "RepairAction"
-    return json.dumps({"action": "set", "parameter": "vmax", "value": "0.0005", "file": None,
-                       "reason": "the box may change too fast per iteration"})
-
-
-def test_rejected_repair(page, env, tmp_path, screens, halts_at_large_vmax):
-    with FakeOpenAIServer(repair_reply) as base_url:
+# A repair only an LLM proposes, as in tests/test_review_repairs.py: the input halts while
+# vmax > 0.0005, the scripted LLM lowers vmax, and the reviewer rejects that in the page.
+@pytest.mark.usefixtures("halts_at_large_vmax")
+def test_rejected_repair(page, env, tmp_path, screens):
+    with FakeOpenAIServer(repair_replies) as base_url:
         settings = load_settings(workdir=tmp_path / "runs", backend="hybrid", hybrid_llm="openai",
                                  base_url=base_url, model="fake-model", llm_retries=0)
         with serve(settings) as url:
