@@ -288,6 +288,18 @@ class EngineAdapter(ABC):
 _REGISTRY: dict[str, EngineAdapter] = {}
 
 
+def python_job_environment() -> dict[str, str]:
+    """Environment of a job that runs `python -m tools.<engine>.<runner>` in its folder: simagent's
+    source root first on PYTHONPATH (so the runner imports from any folder), one OpenMP thread,
+    matplotlib without a display."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["OMP_NUM_THREADS"] = "1"
+    env["MPLBACKEND"] = "Agg"
+    return env
+
+
 def register(adapter_cls: type[EngineAdapter]) -> type[EngineAdapter]:
     """Class decorator: make an engine adapter known by its name."""
     _REGISTRY[adapter_cls.name] = adapter_cls()

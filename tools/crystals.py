@@ -17,6 +17,7 @@ from ase.units import GPa
 
 from simagent.errors import CalculationFailed, RequestError
 from simagent.models import DefaultApplied, TaskSpec
+from simagent.protocols import Protocol
 from tools.lammps.protocols.crystal import initial_lattice_constant
 
 CUBIC = ("fcc", "bcc", "diamond", "sc")
@@ -32,6 +33,16 @@ def crystal(element: str, lattice: str, a: float, c_over_a: float | None = None)
         return bulk(element, "hcp", a=a, c=a * (c_over_a or math.sqrt(8 / 3)))
     return bulk(element, lattice, a=a)
 
+
+
+class NamedEngineCrystalProtocol(Protocol):
+    """Base of the DFT / ML-potential crystal protocols: it applies only when the request named its
+    engine (spec.engine) and asks about a crystal for properties it computes."""
+
+    def applies_to(self, spec: TaskSpec) -> bool:
+        if spec.engine != self.engine or spec.system is None or spec.system.kind != "crystal" or not spec.properties:
+            return False
+        return {p.name for p in spec.properties} <= self.properties
 
 
 @dataclass

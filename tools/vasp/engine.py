@@ -5,13 +5,12 @@ handlers read."""
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
 import sys
-from pathlib import Path
 
 from simagent.config import load_settings
+from simagent.engines import python_job_environment
 from simagent.errors import EngineNotFound
 from tools.vasp.run import JOB_FILE
 
@@ -31,11 +30,7 @@ def vasp_command() -> list[str]:
 
 
 def environment() -> dict[str, str]:
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.setdefault("OMP_NUM_THREADS", "1")
-    return env
+    return python_job_environment()
 
 
 def job_command(job) -> list[str]:

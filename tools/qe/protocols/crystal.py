@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
-from simagent.protocols import Protocol, register
+from simagent.protocols import register
 from tools import crystals
 from tools.crystals import crystal
 from tools.qe import engine, pseudos
@@ -67,13 +67,8 @@ class QeCrystalParams(BaseModel):
     time_limit_s: float = 1800.0
 
 
-class QeCrystalProtocol(Protocol):
+class QeCrystalProtocol(crystals.NamedEngineCrystalProtocol):
     engine = "qe"
-
-    def applies_to(self, spec: TaskSpec) -> bool:
-        if spec.engine != "qe" or spec.system is None or spec.system.kind != "crystal" or not spec.properties:
-            return False
-        return {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[QeCrystalParams, list[DefaultApplied]]:
         choice = crystals.crystal_from_spec(spec)

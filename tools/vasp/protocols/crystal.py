@@ -15,7 +15,7 @@ from pymatgen.io.vasp.inputs import Incar
 
 from simagent.errors import CalculationFailed, EngineNotFound, InputError, ReadError, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
-from simagent.protocols import Protocol, register
+from simagent.protocols import register
 from tools import crystals
 from tools.crystals import crystal
 from tools.vasp import engine
@@ -37,15 +37,10 @@ class VaspCrystalParams(BaseModel):
     time_limit_s: float = 86400.0
 
 
-class VaspCrystalProtocol(Protocol):
+class VaspCrystalProtocol(crystals.NamedEngineCrystalProtocol):
     engine = "vasp"
     set_kind: ClassVar[str]
     Params = VaspCrystalParams
-
-    def applies_to(self, spec: TaskSpec) -> bool:
-        if spec.engine != "vasp" or spec.system is None or spec.system.kind != "crystal" or not spec.properties:
-            return False
-        return {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[VaspCrystalParams, list[DefaultApplied]]:
         try:
