@@ -14,7 +14,6 @@ and review shows the re-rendered inputs as a unified diff against it (approve, e
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Literal
 
@@ -34,6 +33,7 @@ from simagent.handlers import (
     diagnose,
     is_param_action,
 )
+from simagent.jobfolder import JobFolder
 from simagent.models import Correction, Decision, Job, JobStatus, ProtocolRun
 from simagent.protocols import get_protocol
 from simagent.state import RunContext, RunState
@@ -99,34 +99,6 @@ def _run_index(runs: list[ProtocolRun], job: Job) -> int | None:
     return next((i for i, run in enumerate(runs) if job.id in run.jobs.values()), None)
 
 
-def _archive(job_dir: Path, log: CorrectionLog, job_id: str, records: list[CorrectionRecord]) -> None:
-    """Write corrections.json into the failed attempt's folder and keep it as <job>.failed<N>."""
-    if not job_dir.is_dir():
-        return
-    attempt_log = CorrectionLog(log.records + records)
-    attempt_log.write(job_dir, job_id)
-    n = 1
-    while (job_dir.parent / f"{job_id}.failed{n}").exists():
-        n += 1
-    shutil.move(str(job_dir), str(job_dir.parent / f"{job_id}.failed{n}"))
-
-
-def _write_log(job_dir: Path, job_id: str, log: CorrectionLog) -> None:
-    """corrections.json of a finished job: the full record of each repair, as written into the
-    folder of the attempt it repaired (the graph state keeps only their summaries)."""
-    records = []
-    n = 1
-    while (attempt := job_dir.parent / f"{job_id}.failed{n}").is_dir():
-        saved = CorrectionLog.read(attempt)
-        if saved:
-            records.append(saved[-1])
-        n += 1
-    if len(records) == len(log.for_job(job_id)):
-        CorrectionLog(records).write(job_dir, job_id)
-    else:  # attempts moved or removed by hand: the summaries are all there is
-        log.write(job_dir, job_id)
-
-
 def _supersede_dependents(jobs: list[Job], repaired: set[str]) -> list[str]:
     """Move the folders of jobs downstream of a repaired job aside, so they run again (their own
     inputs may be unchanged, but what they read from the repaired job is not)."""
@@ -138,16 +110,8 @@ def _supersede_dependents(jobs: list[Job], repaired: set[str]) -> list[str]:
             if job.id not in downstream and job.id not in repaired and set(job.depends_on) & (repaired | downstream):
                 downstream.add(job.id)
                 changed = True
-    moved = []
-    for job in jobs:
-        if job.id in downstream and job.workdir and Path(job.workdir).is_dir():
-            job_dir = Path(job.workdir)
-            n = 1
-            while (job_dir.parent / f"{job.id}.superseded{n}").exists():
-                n += 1
-            shutil.move(str(job_dir), str(job_dir.parent / f"{job.id}.superseded{n}"))
-            moved.append(job.id)
-    return moved
+    return [job.id for job in jobs
+            if job.id in downstream and job.workdir and JobFolder(job.workdir, job.id).set_aside("superseded")]
 
 
 def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["input_writer", "analysis"]]:
@@ -175,7 +139,7 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
                     decisions.append(Decision(decision="warning", backend="handlers",
                                               detail=f"{job.id}: {warning.summary()}"))
                 if log.for_job(job.id):
-                    _write_log(job_dir, job.id, log)
+                    JobFolder(job_dir, job.id).write_corrections(log)
                 continue
             reasons = report.reasons()
             if report.outcome == gates.Outcome.EXTEND and not context.settings.gate_extensions:
@@ -275,7 +239,7 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
                                           errors=found.errors, actions=found.actions, changes=applied,
                                           attempt=log.count(job.id) + 1,
                                           source="gate" if found.handler == EXTEND_HANDLER else "handler")
-                _archive(Path(job.workdir), log, job.id, [record])
+                JobFolder(job.workdir, job.id).archive_failed(CorrectionLog([*log.records, record]))
                 log.add(record)
                 corrections.append(Correction(job=job.id, handler=record.handler, action="; ".join(applied),
                                               reason="; ".join(found.errors)))
