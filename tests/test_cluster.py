@@ -236,3 +236,21 @@ def _start_slurm_owner(tmp_path: Path, plan: Plan, root: Path):
     return subprocess.Popen([sys.executable, "-c", SLURM_OWNER, str(plan_file), str(root),
                              str(tmp_path / "cluster.json")], env=env)
 
+
+
+def test_pbs_configuration_reaches_parsl_s_provider(tmp_path):
+    """Not run against a batch system here: the PBS Pro provider gets the queue, account, walltime,
+    nodes, worker init and launcher the settings state."""
+    from parsl.launchers import MpiExecLauncher
+    from parsl.providers import PBSProProvider
+
+    from simagent.cluster import parsl_config
+
+    cluster = ClusterSettings(queue="workq", account="chem42", walltime="02:00:00", nodes_per_block=2,
+                              cores_per_node=32, worker_init="module load raspa", launcher="mpiexec")
+    config = parsl_config("pbs", cluster, tmp_path, max_parallel=2)
+    provider = config.executors[0].provider
+    assert isinstance(provider, PBSProProvider) and isinstance(provider.launcher, MpiExecLauncher)
+    assert (provider.queue, provider.account, provider.walltime) == ("workq", "chem42", "02:00:00")
+    assert provider.nodes_per_block == 2 and "module load raspa" in provider.worker_init
+    assert config.executors[0].max_workers_per_node == 32 and config.retries == 2
