@@ -61,8 +61,10 @@ bench-understanding: setup
 	$(PY) benchmarks/understanding/run.py --backend hybrid --model $(BENCH_MODEL)
 	$(PY) benchmarks/understanding/run.py --summary
 
+# ruff, then the import rules (tools/ never imports agents/ or the graph; see tests/test_import_rules.py).
 lint: setup
 	$(VENV)/bin/ruff check simagent agents tools tests benchmarks
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_import_rules.py
 
 clean:
 	rm -rf $(VENV) simagent-runs .pytest_cache

@@ -232,6 +232,8 @@ def doctor(backend: BackendOpt = None, workdir: WorkdirOpt = None) -> None:
             out.print(f"[green]{status.label:<8}[/green] {status.binary}  ({status.version})")
             for name, folder in status.extra.items():
                 out.print(f"         {name}: {folder}")
+        elif not adapter.required:
+            out.print(f"[yellow]{status.label:<8} not configured (optional)[/yellow]: {status.detail}")
         else:
             ok = False
             out.print(f"[red]{status.label:<8} missing[/red]: {status.detail}")
@@ -264,6 +266,11 @@ def web(
 from simagent.usercli import register as _register_user_commands  # noqa: E402
 
 _register_user_commands(app)
+
+# `simagent vasp-inputs REQUEST`: VASP inputs for machines that have VASP (tools/vasp/cli.py)
+from tools.vasp.cli import register as _register_vasp_commands  # noqa: E402
+
+_register_vasp_commands(app)
 
 # `simagent rag add | list | remove | search | rebuild`: the literature index (simagent/knowledge/)
 from simagent.knowledge.cli import rag_app  # noqa: E402

@@ -56,6 +56,7 @@ class Settings(BaseModel):
     llm_start_timeout_s: float = Field(default=120.0, gt=0, description="time for the local server to come up")
     hybrid_threshold: float = Field(default=0.75, ge=0.0, le=1.0, description="LLM reads below this")
     hybrid_llm: Literal["local", "openai"] = "local"
+    vasp_command: str | None = Field(default=None, description="VASP launch command, e.g. 'mpirun -np 4 vasp_std'")
     engine_paths: dict[str, Path] = Field(
         default_factory=dict, description="engine name -> its binary (RASPA: the Python with RASPA2), "
                                           "instead of the one found next to simagent's Python or on PATH")
@@ -91,6 +92,7 @@ _ENV = {
     "llm_port": ["SIMAGENT_LLM_PORT"],
     "hybrid_threshold": ["SIMAGENT_HYBRID_THRESHOLD"],
     "hybrid_llm": ["SIMAGENT_HYBRID_LLM"],
+    "vasp_command": ["SIMAGENT_VASP_COMMAND"],
 }
 
 

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 # The engines simagent ships, in the order they are listed and their protocols are loaded.
 BUILTIN_ENGINES = ("tools.lammps.adapter", "tools.gromacs.adapter", "tools.zeopp.adapter", "tools.raspa.adapter",
-                   "tools.qe.adapter", "tools.mlp.adapter")
+                   "tools.qe.adapter", "tools.mlp.adapter", "tools.vasp.adapter")
 
 # Input-stage handlers see a folder that does not exist: "no output yet".
 NO_OUTPUT = Path("/nonexistent-simagent-precheck")
@@ -105,6 +105,7 @@ class EngineAdapter(ABC):
     binary_names: ClassVar[tuple[str, ...]] = ()
     install_hint: ClassVar[str] = "install it with `make setup`"
     user_inputs: ClassVar[bool] = False  # `simagent run/check FILE` supported
+    required: ClassVar[bool] = True  # False: licensed/optional (VASP); `doctor` does not fail without it
 
     # -- profile ---------------------------------------------------------------------------------
 
@@ -285,6 +286,18 @@ class EngineAdapter(ABC):
 
 
 _REGISTRY: dict[str, EngineAdapter] = {}
+
+
+def python_job_environment() -> dict[str, str]:
+    """Environment of a job that runs `python -m tools.<engine>.<runner>` in its folder: simagent's
+    source root first on PYTHONPATH (so the runner imports from any folder), one OpenMP thread,
+    matplotlib without a display."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["OMP_NUM_THREADS"] = "1"
+    env["MPLBACKEND"] = "Agg"
+    return env
 
 
 def register(adapter_cls: type[EngineAdapter]) -> type[EngineAdapter]:

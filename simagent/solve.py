@@ -395,7 +395,7 @@ class TaskBackend(DecisionBackend):
             from simagent.protocols import get_protocol
 
             own = [c for c in candidates if get_protocol(c.name).engine == self.engine]
-            if not own:
+            if candidates and not own:
                 others = ", ".join(c.name for c in candidates) or "none"
                 wanted = ", ".join(p.name for p in spec.properties)
                 raise RequestError(f"the task is a {self.engine.upper()} task and no {self.engine.upper()} protocol "
@@ -403,27 +403,39 @@ class TaskBackend(DecisionBackend):
                                    "another engine is not run in its place")
             candidates = own
         selection = self.inner.select_protocols(spec, candidates)
-        self._check_prescribed_styles(spec, selection)
+        self._check_literal(spec, selection)
         return selection
 
-    def _check_prescribed_styles(self, spec: TaskSpec, selection: ProtocolSelection) -> None:
-        """A LAMMPS style the description prescribes ('fix controller', 'pair_style lj/cut/coul/long')
-        must be in the inputs the chosen protocols write; otherwise nothing runs (no substitute)."""
-        named = prescribed_styles(spec.request)
-        if not named or self.engine not in (None, "lammps"):
-            return
+    def _check_literal(self, spec: TaskSpec, selection: ProtocolSelection) -> None:
+        """What the description prescribes runs as stated, or nothing runs (no substitute): the
+        dimension and the stated step counts must be the chosen protocol's, and a LAMMPS style it
+        names ('fix controller', 'pair_style lj/cut/coul/long') must be in the inputs it writes."""
         from agents.planner import restrict
         from simagent.protocols import get_protocol
 
+        named = prescribed_styles(spec.request) if self.engine in (None, "lammps") else []
         for item in selection.items:
             protocol = get_protocol(item.protocol)
-            if protocol.engine != "lammps":
-                continue
             try:
                 params, _ = protocol.parameters(restrict(spec, item.properties))
-                text = "\n".join(t for job in protocol.jobs(params) for t in job.inputs.values())
             except SimagentError:
                 return  # the planner reports why the protocol cannot run
+            fields = params.model_dump()
+            for name in LITERAL_CONTROLS:
+                stated = getattr(spec.controls, name)
+                if stated is None or (name not in fields and (name != "dimension" or stated == 3)):
+                    continue  # step counts: protocols name their stages differently (nvt_steps, cycles)
+                if fields.get(name, "absent") != stated:
+                    would = "has no such setting" if name not in fields else f"would use {fields[name]}"
+                    raise RequestError(f"the description states {name.replace('_', ' ')} = {stated}; "
+                                       f"{protocol.name} {would}; simagent runs no substitute for a prescribed "
+                                       "protocol")
+            if not named or protocol.engine != "lammps":
+                continue
+            try:
+                text = "\n".join(t for job in protocol.jobs(params) for t in job.inputs.values())
+            except SimagentError:
+                return
             lines = [ln.split("#", 1)[0].split() for ln in text.splitlines()]
             used = {(w[0], style) for w in lines if len(w) > 1 for style in w[1:]}
             absent = [f"{kind} {style}" for kind, style in named if (kind, style) not in used]
@@ -443,6 +455,8 @@ class TaskBackend(DecisionBackend):
         return getattr(self.inner, name)
 
 
+# Controls a description states that the chosen protocol must run exactly as stated.
+LITERAL_CONTROLS = ("dimension", "equilibration_steps", "production_steps")
 # Words that follow "fix"/"compute" in prose without naming a style ("use the fix command").
 _NOT_STYLES = frozenset("""a an the to is in on of for with and or that this it its id ids group groups which was were
 be are all each style styles command commands settings setting keyword keywords option options should must

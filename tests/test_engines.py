@@ -102,5 +102,5 @@ def test_doctor_reports_every_registered_engine(tmp_path):
     for adapter in all_engines():
         assert adapter.label in proc.stdout, proc.stdout
     assert "Traceback" not in proc.stderr
-    found_all = all(a.status().found for a in all_engines())
+    found_all = all(a.status().found for a in all_engines() if a.required)  # VASP is optional (licensed)
     assert proc.returncode == (0 if found_all else 1)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from simagent.materials import frameworks as fw
+from simagent.materials.charges import eqeq_charges
 from simagent.models import Conditions, PropertyRequest, Quantity, SystemSpec, TaskSpec
-from tools.raspa.charges import eqeq_charges
 from tools.raspa.protocols.adsorption import GCMCUptake
 
 BENZENE = Path(__file__).parent / "files" / "zeopp" / "benzene_box.cif"

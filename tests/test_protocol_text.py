@@ -116,6 +116,13 @@ def test_example_task_inputs_follow_the_description():
      {"dimension": 2, "lattice": "sq", "cells": [20, 20]}),
     ("a box of 10x10x10 unit cells of a bcc lattice", {"cells": [10, 10, 10], "lattice": "bcc"}),
     ("6 unit cells along each direction", {"cells": [6]}),
+    # box edges in lattice units (LAMMPS region extents default to lattice spacings)
+    ("particles start on a bcc lattice inside a cube of side 9 (reduced units)", {"lattice": "bcc", "cells": [9]}),
+    ("an fcc lattice fills the simulation box, which spans 7 lattice spacings along every axis",
+     {"lattice": "fcc", "cells": [7]}),
+    ("fcc lattice in a cubic box of edge length 12 sigma", {"lattice": "fcc", "cells": None}),
+    ("fcc lattice in a cubic box of 5.4 nm", {"lattice": "fcc", "cells": None}),
+    ("a cubic box of 20 reduced units holding 500 randomly placed particles", {"cells": None}),
     ("binary LJ mixture of 800 particles of type A and 200 of type B with Lorentz-Berthelot mixing, "
      "masses 1.0 and 0.5", {"atom_types": 2, "type_counts": [800, 200], "mixing_rule": "arithmetic",
                             "masses": [q(1.0, "reduced"), q(0.5, "reduced")]}),
@@ -217,8 +224,9 @@ def test_the_ensemble_decides_whether_a_temperature_is_held(text, holds):
 def test_a_described_nve_run_is_rendered_without_a_thermostat():
     spec = lj_spec(ensemble="nve", velocity_temperature=q(1.6, "reduced"), equilibration_steps=200,
                    production_steps=1000)
-    params, _ = FluidMD().parameters(spec)
+    params, defaults = FluidMD().parameters(spec)
     assert not params.thermostatted and not params.rescale_nve
+    assert not {"thermostat", "thermostat_damping"} & {d.parameter for d in defaults}  # none is used
     text = FluidMD().jobs(params)[0].inputs["in.lammps"]
     assert "velocity        all create 1.6 " in text
     assert "langevin" not in text and " nvt " not in text and "velocity        all scale" not in text

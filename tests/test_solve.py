@@ -71,7 +71,7 @@ def test_malformed_fields_are_all_named():
     with pytest.raises(TaskFileError) as info:
         load_task(FILES / "malformed_fields.json")
     message = str(info.value)
-    assert "id" in message and "time_limit" in message and "engine" in message and "'vasp'" in message
+    assert "id" in message and "time_limit" in message and "engine" in message and "'abinit'" in message
     assert isinstance(info.value, RequestError) and info.value.exit_code == 2
 
 
@@ -458,3 +458,19 @@ def test_a_supplied_topology_that_includes_an_absent_file_says_which(tmp_path):
     # oplsaa.ff ships with GROMACS (when GROMACS is installed); water.itp is supplied; lipid.itp is not
     assert "topol.top includes lipid.itp" in found
     assert not any("water.itp" in f for f in found)
+
+
+def test_a_stated_dimension_the_protocol_cannot_run_is_refused():
+    # paraphrased: a Green-Kubo viscosity of a two-dimensional LJ liquid (the viscosity protocol is 3D)
+    from types import SimpleNamespace
+
+    from agents.planner import plan_runs
+    from simagent.backends.expert import ExpertBackend
+    from simagent.solve import TaskBackend
+
+    text = ("Shear viscosity by Green-Kubo of a two-dimensional Lennard-Jones liquid in reduced units at a "
+            "density of 0.7 and a temperature of 1.2 (Langevin thermostat), 300000 production steps.")
+    task = MDGymTask(id="v", problem_description=text, engine="lammps", metrics=["viscosity"])
+    backend = TaskBackend(ExpertBackend(), lambda spec: read_metrics(task, True), [], task.engine)
+    with pytest.raises(RequestError, match="dimension = 2"):
+        plan_runs(backend.task_spec(text), SimpleNamespace(backend=backend))

@@ -300,6 +300,23 @@ def test_files_inside_are_served_read_only_and_archive_skips_links(client, finis
     assert all(SECRET.encode() not in archive.read(name) for name in archive.namelist())
 
 
+def test_a_run_folder_that_is_a_symlink_out_is_not_served(client, settings, tmp_path):
+    with Session(settings) as session:
+        thread_id = session.ask("What is the lattice constant?").thread_id
+    root = settings.workdir.resolve() / thread_id
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "answer.json").write_text(SECRET)
+    for item in root.iterdir():
+        item.unlink()
+    root.rmdir()
+    root.symlink_to(outside)
+    for suffix in ("/files/answer.json", "/files", "/archive"):
+        response = client.get(f"/api/threads/{thread_id}{suffix}")
+        assert response.status_code == 404 and SECRET not in response.text
+    assert client.get(f"/api/threads/{thread_id}").json()["files"] == []
+
+
 BAD_IDS = ["nope", "..", "..%2f..", "%2e%2e", "t..x", ".hidden", "a" * 200]
 
 

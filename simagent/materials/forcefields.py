@@ -267,7 +267,7 @@ def type_framework(structure: FrameworkStructure, force_field: str, charges: Cha
         if use_cif:
             atom_charges, source = np.array(structure.charges, dtype=float), "CIF (_atom_site_charge)"
         elif charges == "eqeq":
-            from tools.raspa.charges import CITATION, eqeq_charges
+            from simagent.materials.charges import CITATION, eqeq_charges
 
             atom_charges, source = eqeq_charges(structure), f"charge equilibration, {CITATION}"
         result = FrameworkTypes(

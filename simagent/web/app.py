@@ -165,7 +165,11 @@ def create_app(settings: Settings, token: str | None = None, auto_approve: bool 
             if not running:
                 raise not_found(thread_id) from None
             return {"thread_id": thread_id, "request": manager.request(thread_id), "status": "running"}
-        return thread_view(state, run_folder(workdir, thread_id), running)
+        try:
+            root: Path | None = run_folder(workdir, thread_id)
+        except OutsideRunFolder:
+            root = None
+        return thread_view(state, root, running)
 
     @app.get("/api/threads/{thread_id}/events")
     async def events(thread_id: str, request: Request, since: int = 0) -> StreamingResponse:

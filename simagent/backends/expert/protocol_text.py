@@ -167,7 +167,24 @@ def _box(low: str) -> dict[str, Any]:
             r"\b(?:replicated|repeated)\s+(\d+)\s+times\s+(?:along|in) (?:each|every|all)", low)
         if per_edge:
             out["cells"] = [int(per_edge.group(1))]  # expanded to the dimension by the protocol
+        elif out.get("lattice"):
+            edge = _LATTICE_UNIT_EDGE.search(low)
+            if edge:
+                out["cells"] = [int(edge.group(1))]
     return out
+
+
+# A box edge given as a bare number, in lattice units or "LJ units", once a lattice is stated:
+# LAMMPS region extents are in lattice spacings by default (`region box block 0 20 0 20 0 20`),
+# so "a cubic box of 20 (LJ unit)" on an fcc lattice is 20 unit cells per edge (32,000 atoms),
+# not 20 sigma. An edge with a length unit (sigma, Å, nm) is absolute and not read here.
+_LATTICE_UNIT_EDGE = re.compile(
+    r"\b(?:cubic |cube-shaped |square |simulation |periodic )*(?:box|cube|cell|domain|region)"
+    r"(?: with (?:an? )?(?:edge|side)(?: length)?| of (?:edge|side)(?: length)?| of length| of size| of"
+    r"|,?(?: which| that)? (?:spans|spanning|extends|extending|measures|measuring)(?: over)?)?"
+    r"\s*(?:=|:)?\s*(\d+)(?!\.\d|\s*(?:x|×|\*|by)\s*\d)"
+    r"\s*(?:\(?\s*(?:in\s+)?(?:lj|reduced|lattice)[ -]?(?:units?|spacings?|constants?)\s*\)?"
+    r"|(?=\s*(?:[,.;]|and\b|on\b|with\b|in each\b|along\b|per\b|$)))")
 
 
 def _dimension(low: str) -> dict[str, Any]:

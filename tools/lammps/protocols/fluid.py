@@ -868,6 +868,8 @@ class FluidMD(Protocol):
         # executed as described
         thermostatted = not (ensemble == "nve" and not ctrl.holds_temperature and velocity_temperature is not None
                              and pressure is None)
+        if not thermostatted:  # nothing thermostats this run: the thermostat defaults do not apply
+            defaults[:] = [d for d in defaults if d.parameter not in ("thermostat", "thermostat_damping")]
         if system.phase == "solid":
             melt_steps = 0
             record("melt_steps", 0, "a solid was asked for: the fcc lattice is kept")

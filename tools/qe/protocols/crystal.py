@@ -20,10 +20,11 @@ from pydantic import BaseModel, Field
 
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
-from simagent.protocols import Protocol, register
+from simagent.protocols import register
 from tools import crystals
+from tools.crystals import crystal
 from tools.qe import engine, pseudos
-from tools.qe.inputs import KPoint, PwInput, crystal, mesh_for_spacing, sites_of
+from tools.qe.inputs import KPoint, PwInput, mesh_for_spacing, sites_of
 from tools.qe.parse import parse
 from tools.qe.workflow import CONVERGENCE_FILE, JOB_FILE, STEPS_FILE, QeWorkflow
 
@@ -66,13 +67,8 @@ class QeCrystalParams(BaseModel):
     time_limit_s: float = 1800.0
 
 
-class QeCrystalProtocol(Protocol):
+class QeCrystalProtocol(crystals.NamedEngineCrystalProtocol):
     engine = "qe"
-
-    def applies_to(self, spec: TaskSpec) -> bool:
-        if spec.engine != "qe" or spec.system is None or spec.system.kind != "crystal" or not spec.properties:
-            return False
-        return {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[QeCrystalParams, list[DefaultApplied]]:
         choice = crystals.crystal_from_spec(spec)
@@ -112,8 +108,12 @@ class QeCrystalProtocol(Protocol):
         ]
         estimate = cost_estimate_s(params, atoms)
         if estimate > COST_LIMIT_S:
-            raise RequestError(f"this DFT calculation would take about {estimate / 3600:.1f} h on this machine "
-                               f"(limit {COST_LIMIT_S / 3600:g} h); ask for a smaller cell")
+            raise RequestError(f"this DFT calculation ({len(atoms)} atoms, {params.z_valence * len(atoms):g} "
+                               f"electrons, {'x'.join(map(str, kpts))} k-points) would take about "
+                               f"{estimate / 3600:.1f} h on this machine (limit {COST_LIMIT_S / 3600:g} h); ask for a "
+                               "smaller cell or an ML potential (CHGNet)")
+        defaults.append(DefaultApplied(parameter="estimated cost", value=f"about {estimate / 60:.0f} min serial",
+                                       reason="scaled from measured pw.x timings (benchmarks/dft_timings.py)"))
         return params, defaults
 
     def workflow(self, p: QeCrystalParams) -> QeWorkflow:
