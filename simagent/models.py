@@ -27,6 +27,7 @@ PropertyName = Literal[
     "rdf",
     "coordination_number",
     "self_diffusion_coefficient",
+    "heat_capacity",
     # mechanical, defect and transport properties of solids and liquids (MD protocol library)
     "elastic_constants",
     "bulk_modulus",
@@ -63,6 +64,9 @@ PropertyName = Literal[
     "heat_of_adsorption",
     "selectivity",
     "interaction_energy",
+    # phase behaviour (issue 14 protocols; the planner says when no protocol computes them yet)
+    "melting_temperature",
+    "glass_transition_temperature",
 ]
 
 UnitsStyle = Literal["lj", "metal", "real"]
@@ -202,6 +206,17 @@ class SimulationControls(BaseModel):
         return value
 
 
+CapabilityKey = Literal["dft", "ml_potential", "literature", "screening", "engine", "potential"]
+
+
+class Unsupported(BaseModel):
+    """Words of a request that need a capability simagent lacks (simagent.capabilities): the
+    request is refused or routed, never answered with another method."""
+
+    capability: CapabilityKey
+    words: str = Field(description="the request's words that ask for it, as written")
+
+
 class TaskSpec(BaseModel):
     """The typed reading of a request: system, properties, engine, conditions, units."""
 
@@ -217,6 +232,9 @@ class TaskSpec(BaseModel):
         default_factory=list, description="critical information the request lacks (ask, never guess)"
     )
     unparsed: list[str] = Field(default_factory=list, description="sentences not understood")
+    unsupported: list[Unsupported] = Field(
+        default_factory=list, description="method/scope words simagent cannot honour (never substituted)"
+    )
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
 
 

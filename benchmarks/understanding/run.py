@@ -279,11 +279,12 @@ def markdown(results: list[dict[str, Any]]) -> str:
     def row(label: str, fn) -> None:
         lines.append("| " + " | ".join([label] + [fn(r["summary"]) for r in results]) + " |")
     row("all fields correct (%)", lambda s: f"{100 * s['all_fields_correct'] / s['n']:.1f}" if s["n"] else "-")
+    def split_row(s: dict, split: str) -> str:
+        part = s.get("by_split", {}).get(split, {})
+        return f"{100 * part['all_fields_correct'] / part['n']:.1f} ({part['n']})" if part.get("n") else "-"
+
     for split in ("dev", "test"):
-        row(f"all fields correct, {split} split (%)",
-            lambda s, split=split: (f"{100 * s['by_split'][split]['all_fields_correct'] / s['by_split'][split]['n']:.1f}"
-                                    f" ({s['by_split'][split]['n']})")
-            if s.get("by_split", {}).get(split, {}).get("n") else "-")
+        row(f"all fields correct, {split} split (%)", lambda s, split=split: split_row(s, split))
     row("clarification precision", lambda s: _fmt(s["clarification"]["precision"]))
     row("clarification recall", lambda s: _fmt(s["clarification"]["recall"]))
     row("request errors", lambda s: str(s["errors"]))
