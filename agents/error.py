@@ -195,6 +195,11 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
                     _write_log(job_dir, job.id, log)
                 continue
             reasons = report.reasons()
+            if report.outcome == gates.Outcome.EXTEND and not context.settings.gate_extensions:
+                # the run length is prescribed: the number stands, the finding goes with it
+                decisions.append(Decision(decision="warning", backend="gates",
+                                          detail=f"{job.id}: run kept as prescribed; {'; '.join(reasons)}"))
+                continue
             if report.outcome == gates.Outcome.EXTEND:
                 module = engine_module(job.engine)
                 actions = module.extend_actions(job) if module and hasattr(module, "extend_actions") else None

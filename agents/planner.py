@@ -11,7 +11,7 @@ from langgraph.types import Command
 from simagent.backends.base import ProtocolInfo
 from simagent.errors import SimagentError
 from simagent.models import Decision, Plan, ProtocolRun, TaskSpec
-from simagent.protocols import all_protocols, get_protocol
+from simagent.protocols import all_protocols, engine_allowed, get_protocol
 from simagent.state import RunContext, RunState
 
 
@@ -23,6 +23,8 @@ def restrict(spec: TaskSpec, properties: list[str]) -> TaskSpec:
 def candidates(spec: TaskSpec) -> list[ProtocolInfo]:
     found = []
     for protocol in all_protocols():
+        if not engine_allowed(protocol, spec):
+            continue
         sub = restrict(spec, list(protocol.properties))
         if sub.properties and protocol.applies_to(sub):
             found.append(ProtocolInfo(name=protocol.name, properties=sorted(protocol.properties),

@@ -8,6 +8,7 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
+from simagent.backends.expert.domains.electronic import method_engine
 from simagent.backends.expert.method_words import find as unsupported_words
 from simagent.backends.expert.reader import normalise
 from simagent.capabilities import refusal, routes
@@ -52,6 +53,9 @@ def query(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["cla
     update = {"spec": spec, "decisions": [*state.decisions, decision]}
     if not spec.unsupported:  # whichever backend read it, a word of method is never dropped
         spec.unsupported = unsupported_words(normalise(state.request))
+    named = method_engine(normalise(state.request).lower())
+    if named and spec.engine != named:
+        spec.engine = named  # the engine the method words name (DFT -> qe): only its protocols answer
     if spec.unsupported:
         # A capability that has landed takes the request (simagent.capabilities: its graph node);
         # otherwise it ends with what is not possible and the nearest thing simagent can do.

@@ -35,8 +35,7 @@ def summarise(spec: TaskSpec | None, results: list[Result], failures: list[str],
     for r in results:
         label = LABELS.get(r.quantity, r.quantity.replace("_", " "))
         lines.append(f"The {label} of {system} is {format_value(r)} (job {r.job}; {r.method}).")
-    missing = [p.name for p in (spec.properties if spec else []) if not any(
-        r.quantity == p.name or r.quantity.startswith(p.name + "_") for r in results)]
+    missing = [p.name for p in (spec.properties if spec else []) if not any(r.property == p.name for r in results)]
     if missing:
         lines.append("Not computed: " + ", ".join(LABELS.get(m, m.replace("_", " ")) for m in missing) + ".")
     lines += [f"Failure: {f}" for f in failures]
@@ -48,7 +47,7 @@ def summarise(spec: TaskSpec | None, results: list[Result], failures: list[str],
 def build_answer(state: RunState) -> Answer:
     spec = state.spec
     requested = {p.name for p in spec.properties} if spec else set()
-    answered = {p for p in requested if any(r.quantity == p or r.quantity.startswith(p + "_") for r in state.results)}
+    answered = {p for p in requested if any(r.property == p for r in state.results)}
     status = "answered" if state.results and not state.error and answered == requested else "failed"
     jobs = [job.workdir for job in state.plan.jobs if job.workdir] if state.plan else []
     error = state.error or ("; ".join(state.failures) if status == "failed" and state.failures else None)

@@ -25,7 +25,9 @@ def runner(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["po
 
     context.report("stage", name="runner", detail=f"{len(plan.jobs)} job(s)")
     try:
-        run_plan(plan, root, context.executor, progress=progress)
+        run_plan(plan, root, context.executor, progress=progress,
+                 notice=lambda text: context.report("notice", text=text),
+                 status=lambda counts: context.report("plan", line=counts.line()) if counts.total > 1 else None)
     except SimagentError as err:
         return Command(goto="response", update={"error": str(err), "plan": plan})
     return Command(goto="postcheck", update={"plan": plan})

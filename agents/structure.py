@@ -249,6 +249,11 @@ def _raspa_cif(name: str) -> Path | None:
     return None
 
 
+# Material names of all-silica zeolites -> their IZA framework code (RASPA ships the all-silica
+# forms, e.g. MFI_SI). Only names that mean the all-silica material: ZSM-5 (an aluminosilicate MFI)
+# is not Silicalite-1.
+ZEOLITE_MATERIALS = {"silicalite-1": "MFI", "silicalite": "MFI"}
+
 # Words that describe a framework without naming it: 'the all-silica zeolite MFI' names MFI.
 DESCRIPTIVE = re.compile(r"^(?:the|a|an)\s+|\b(?:all|pure)[- ]silica\b|\bsiliceous\b|\bzeolite\b|\bframework\b",
                          re.IGNORECASE)
@@ -283,7 +288,7 @@ def framework_names() -> list[str]:
     names = []
     for record in synonyms_table()["frameworks"]:
         names += [record["name"], *record.get("synonyms", [])]
-    return names
+    return names + list(ZEOLITE_MATERIALS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -452,6 +457,15 @@ def resolve(query: str, dataset: str | None = None, fetch: bool = True) -> Resol
     if record is not None:
         return _from_record(query, record, ds, fetch=fetch)
 
+    # 3b. all-silica zeolite materials by name (Silicalite-1 is MFI)
+    code = next((c for name, c in ZEOLITE_MATERIALS.items() if _key(name) == _key(text)), None)
+    path = _raspa_cif(code) if code else None
+    if path is not None:
+        return ResolvedStructure(query=query, id=path.stem, ref=f"RASPA:{path.stem}", name=f"{path.stem} (RASPA)",
+                                 source="RASPA2 structure library", path=str(path),
+                                 how=f"{text} is the all-silica form of the {code} framework (IZA code); "
+                                     "structure shipped with RASPA2", citation="RASPA 2.0.4 share/raspa/structures")
+
     # 4. exact CoRE entry name (case-insensitive)
     hits = _lower_names().get(text.lower(), [])
     if hits:
@@ -572,6 +586,9 @@ class CifCheck(BaseModel):
     n_atoms: int = 0
     problems: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    energy_problems: list[str] = Field(
+        default_factory=list, description="problems that stop energy-based runs (adsorption, MD) but not pure "
+        "geometry, e.g. overlapping atoms of a disorder model: Zeo++ measures the pores the CIF describes")
 
     @property
     def ok(self) -> bool:
@@ -652,8 +669,9 @@ def check_cif(path: str | Path) -> tuple[CifCheck, object | None]:
             return getattr(structure[i], "label", None) or f"{structure[i].specie}{i + 1}"
 
         shown = ", ".join(f"{label(i)}-{label(j)} {d:.2f} A" for i, j, d in pairs[:5])
-        report.problems.append(f"{path.name}: {len(pairs)} pair(s) of overlapping atoms closer than "
-                               f"{OVERLAP_DISTANCE} A ({shown}); duplicated atoms or an unresolved disorder model")
+        report.energy_problems.append(f"{path.name}: {len(pairs)} pair(s) of overlapping atoms closer than "
+                                      f"{OVERLAP_DISTANCE} A ({shown}); duplicated atoms or an unresolved disorder "
+                                      "model")
 
     symbols = {el.symbol for el in structure.composition.elements}
     if "C" in symbols and "H" not in symbols:
@@ -695,12 +713,40 @@ def check_cif(path: str | Path) -> tuple[CifCheck, object | None]:
     return report, structure
 
 
-def checked(resolved: ResolvedStructure) -> tuple[CifCheck, object]:
-    """check_cif on a resolved structure; raises RequestError (naming the structure) on problems."""
+Purpose = Literal["energy", "geometry"]
+
+
+def checked(resolved: ResolvedStructure, purpose: Purpose = "energy") -> tuple[CifCheck, object]:
+    """check_cif on a resolved structure; raises RequestError (naming the structure) on problems.
+
+    purpose 'geometry' (Zeo++ pore geometry, what the CoRE tables themselves report) lets the
+    energy problems through as warnings; 'energy' (adsorption, MD: overlapping atoms give absurd
+    energies) refuses them and names what to use instead."""
     report, structure = check_cif(resolved.path)
     if report.problems:
         raise RequestError(f"{resolved.name} did not pass the structure checks: " + "; ".join(report.problems))
+    if report.energy_problems and purpose == "geometry":
+        report.warnings += [f"{p}; the pore geometry is computed for the structure as the CIF gives it"
+                            for p in report.energy_problems]
+    elif report.energy_problems:
+        raise RequestError(f"{resolved.name} did not pass the structure checks for an energy-based run: "
+                           + "; ".join(report.energy_problems) + ". " + cleaner_structure_hint(resolved)
+                           + " Pure pore geometry (Zeo++) of this CIF can still be computed.")
     return report, structure
+
+
+def cleaner_structure_hint(resolved: ResolvedStructure) -> str:
+    """What to use instead of a structure with a disorder model: the CoRE FSR entry of the same
+    REFCODE when there is one, else a cleaned CIF."""
+    if resolved.refcode:
+        fsr = refcode_entries(resolved.refcode).get(CORE_DATASETS["FSR"], [])
+        others = [e for e in fsr if e != resolved.id]
+        if others:
+            return (f"Try the CoRE MOF 2019 FSR entry {REF_PREFIX[CORE_DATASETS['FSR']]}:{others[0]}, or give a "
+                    "cleaned CIF (one configuration of the disorder kept).")
+        return (f"CoRE MOF 2019 FSR has no other entry for {resolved.refcode}: give a cleaned CIF (one "
+                "configuration of the disorder kept).")
+    return "Give a cleaned CIF (one configuration of the disorder kept, duplicated atoms removed)."
 
 
 def structure_question(name: str | None) -> str:
@@ -725,6 +771,16 @@ def structure_question(name: str | None) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+def geometry_properties() -> frozenset[str]:
+    """Properties the pore-geometry protocol computes (no energies involved)."""
+    from simagent.protocols import get_protocol
+
+    try:
+        return frozenset(get_protocol("zeopp/pore_geometry").properties)
+    except (KeyError, RequestError):
+        return frozenset()
+
+
 def structure_node(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["planner", "clarify", "response"]]:
     """Resolve and check the framework(s) of a framework request; other requests pass through."""
     spec = state.spec
@@ -732,10 +788,12 @@ def structure_node(state: RunState, runtime: Runtime[RunContext]) -> Command[Lit
         return Command(goto="planner")
     runtime.context.report("stage", name="structure", detail=spec.system.structure)
     details = []
+    purpose: Purpose = "geometry" if spec.properties and {p.name for p in spec.properties} <= geometry_properties() \
+        else "energy"
     try:
         for ref in [r.strip() for r in spec.system.structure.split(";") if r.strip()]:
             resolved = resolve(ref)
-            report, _structure = checked(resolved)
+            report, _structure = checked(resolved, purpose)
             details.append(f"{resolved.name}: {report.n_atoms} atoms, {report.formula}"
                            + (f" (warnings: {'; '.join(report.warnings)})" if report.warnings else ""))
     except AmbiguousStructure as err:

@@ -1,13 +1,18 @@
 """The capabilities a request may need beyond simagent's MD/MC protocols: one small routing table.
 
-The request reader records the words that need one of these as `TaskSpec.unsupported`
-(simagent.backends.expert.method_words). The query agent then either routes the request to the
-capability (when its `route` is set: the name of the graph node that answers it) or ends it with
-`refusal()`, which says exactly what is not possible and the nearest thing simagent can do. A
-request is never answered with a method other than the one it names.
+Two ways a request reaches a capability:
+- by engine: the reader sets `TaskSpec.engine` from the method words an engine honours (DFT, PBE,
+  VASP, Quantum ESPRESSO -> qe/vasp; a machine-learned potential, CHGNet, SevenNet -> mlp;
+  domains/electronic.py), and the planner then uses only that engine's protocols;
+- by graph node: a capability with a `route` (the node that answers it) takes the request.
+The words of method no engine or node honours are recorded as `TaskSpec.unsupported`
+(simagent.backends.expert.method_words); the query agent ends such a request with `refusal()`,
+which says exactly what is not possible and the nearest thing simagent can do. A request is never
+answered with a method other than the one it names.
 
-To plug a capability in (DFT: issue 11, literature: issue 12, screening: issue 15), set its
-`route` here to the graph node that handles a TaskSpec with that capability, and add the node.
+To plug a capability in (literature: issue 12, screening: issue 15), set its `route` here to the
+graph node that handles a TaskSpec needing it, add the node, and remove its words from
+method_words.PATTERNS (they are then honoured, not refused).
 """
 
 from __future__ import annotations
@@ -24,21 +29,22 @@ class Capability:
     nearest: str  # the nearest thing simagent does today
     issue: int | None = None  # the issue that builds it, while it is not there
     route: str | None = None  # graph node answering it, once it exists
+    engines: tuple[str, ...] = ()  # engines that answer it (the reader routes by TaskSpec.engine)
 
 
 CAPABILITIES: dict[str, Capability] = {
     c.key: c
     for c in [
         Capability(
-            "dft", "DFT / electronic-structure calculations (VASP, Quantum ESPRESSO, PBE and other "
-            "functionals; band gaps, densities of states, DFT binding energies)",
-            "classical potentials: lattice constants, cohesive energies and elastic properties with an EAM, "
-            "MEAM, Tersoff, Stillinger-Weber or Lennard-Jones potential (name one, e.g. 'with the Tersoff "
-            "potential')", issue=11),
+            "dft", "this electronic-structure method, code or property (simagent runs DFT with Quantum "
+            "ESPRESSO: PBE, PBEsol or LDA)",
+            "DFT with Quantum ESPRESSO (PBE, PBEsol or LDA): the lattice constant, bulk modulus or band gap "
+            "of a one-element crystal (e.g. 'band gap of silicon with PBE')", engines=("qe", "vasp")),
         Capability(
-            "ml_potential", "machine-learned interatomic potentials (MACE, NequIP, GAP, SNAP, DeePMD, CHGNet ...)",
-            "the classical potentials of simagent's library (EAM, MEAM, Tersoff, Stillinger-Weber, "
-            "Lennard-Jones): name one to run with it", issue=11),
+            "ml_potential", "this machine-learned potential (simagent runs the universal CHGNet and SevenNet "
+            "models)",
+            "the same property with CHGNet or SevenNet (lattice constant or bulk modulus of a crystal), or "
+            "with a classical potential of simagent's library", engines=("mlp",)),
         Capability(
             "literature", "literature search and cited published values",
             "a simulated value, if you name the system, the conditions and the model", issue=12),
@@ -54,6 +60,12 @@ CAPABILITIES: dict[str, Capability] = {
             "the same property with one of those families (e.g. Tersoff for carbon or silicon)"),
     ]
 }
+
+
+def needed(spec: TaskSpec) -> set[str]:
+    """Capabilities the request needs: refused ones and those its engine routes it to."""
+    by_engine = {c.key for c in CAPABILITIES.values() if spec.engine in c.engines}
+    return {u.capability for u in spec.unsupported} | by_engine
 
 
 def routes(spec: TaskSpec) -> list[str]:

@@ -46,6 +46,10 @@ def _progress(quiet: bool):
             return
         if event == "stage":
             err.print(f"[dim]· {info['name']}: {info.get('detail', '')}[/dim]")
+        elif event == "plan":
+            err.print(f"[dim]  jobs: {info['line']}[/dim]")
+        elif event == "notice":
+            err.print(f"[yellow]  {info['text']}[/yellow]")
         elif event == "job":
             wall = f" in {info['wall_s']:.1f} s" if info.get("wall_s") else ""
             style = "green" if info["status"] == "succeeded" else "red"
@@ -228,6 +232,20 @@ def doctor(backend: BackendOpt = None, workdir: WorkdirOpt = None) -> None:
     raise typer.Exit(0 if ok else 1)
 
 
+@app.command()
+def web(
+    host: Annotated[str, typer.Option("--host", help="interface to bind; not loopback needs a token")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8765,
+    token: Annotated[str | None, typer.Option("--token", envvar="SIMAGENT_WEB_TOKEN", show_default=False,
+                                              help="access token (prefer the environment variable)")] = None,
+    yes: YesOpt = False, backend: BackendOpt = None, workdir: WorkdirOpt = None,
+) -> None:
+    """Web chat in the browser: requests, plan, review of inputs and repairs, answers, run files."""
+    from simagent.web.server import serve
+
+    serve(_settings(backend, workdir), host=host, port=port, token=token, auto_approve=yes)
+
+
 # `simagent check FILE` and `simagent run FILE`: users' own inputs (simagent/usercli.py)
 from simagent.usercli import register as _register_user_commands  # noqa: E402
 
@@ -244,8 +262,9 @@ def solve(
 ) -> None:
     """Solve an MDGym task file. Exit 0: every metric computed; 1: some or none; 2: bad task file."""
     from simagent.solve import solve as solve_task
+    from simagent.solve import solve_settings
 
-    result = solve_task(task, workdir, data_root, load_settings(backend=backend), progress=_progress(quiet))
+    result = solve_task(task, workdir, data_root, solve_settings(backend), progress=_progress(quiet))
     if json_out:
         typer.echo(json.dumps(result.summary()))
     else:

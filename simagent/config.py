@@ -2,7 +2,7 @@
 
 Config file: $SIMAGENT_CONFIG, else ~/.config/simagent/config.toml (TOML, same keys as Settings).
 Environment: SIMAGENT_BACKEND, SIMAGENT_BASE_URL (or OPENAI_BASE_URL), SIMAGENT_MODEL,
-SIMAGENT_API_KEY (or OPENAI_API_KEY), SIMAGENT_WORKDIR, SIMAGENT_MAX_PARALLEL; for the offline
+SIMAGENT_API_KEY (or OPENAI_API_KEY), SIMAGENT_WORKDIR, SIMAGENT_MAX_PARALLEL, SIMAGENT_EXECUTOR; for the offline
 LLM ('local' and 'hybrid' backends) SIMAGENT_MODEL_NAME, SIMAGENT_MODEL_PATH, SIMAGENT_LOCAL_URL,
 SIMAGENT_LLM_THREADS, SIMAGENT_LLM_PORT, SIMAGENT_HYBRID_THRESHOLD, SIMAGENT_HYBRID_LLM.
 The API key is a SecretStr: it is never printed or logged.
@@ -15,8 +15,9 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError
+from pydantic import BaseModel, Field, SecretStr, ValidationError, model_validator
 
+from simagent.cluster import ClusterSettings, ExecutorName
 from simagent.errors import RequestError
 
 BackendName = Literal["expert", "openai", "local", "hybrid"]
@@ -33,9 +34,15 @@ class Settings(BaseModel):
     llm_retries: int = Field(default=2, ge=0, le=10, description="re-asks after an invalid LLM output")
     llm_timeout_s: float = 60.0
     workdir: Path = Path("simagent-runs")
-    max_parallel: int = Field(default=2, ge=1, description="jobs run at once by the local executor")
+    max_parallel: int = Field(default=2, ge=1, description="jobs run at once by the local executors")
+    executor: ExecutorName = Field(default="local", description="local | parsl-local | slurm | pbs "
+                                   "(simagent.cluster; slurm/pbs read the [cluster] table)")
+    cluster: ClusterSettings | None = None
     job_time_limit_s: float = Field(default=1800.0, gt=0)
     max_repairs: int = Field(default=2, ge=0, description="repair-and-rerun attempts per job")
+    gate_extensions: bool = Field(
+        default=True, description="a gate that finds a run unconverged may lengthen it; False (solve: the "
+        "description prescribes the run) keeps the run as prescribed and reports the finding as a warning")
     # Offline LLM (simagent.backends.local) and expert-first routing (simagent.backends.hybrid).
     model_name: str = Field(default="qwen2.5-coder-1.5b", description="qwen2.5-coder-1.5b | qwen2.5-coder-0.5b")
     model_path: Path | None = Field(default=None, description="GGUF file to use instead of the packaged model")
@@ -46,6 +53,15 @@ class Settings(BaseModel):
     llm_start_timeout_s: float = Field(default=120.0, gt=0, description="time for the local server to come up")
     hybrid_threshold: float = Field(default=0.75, ge=0.0, le=1.0, description="LLM reads below this")
     hybrid_llm: Literal["local", "openai"] = "local"
+
+    @model_validator(mode="after")
+    def _cluster_complete(self) -> Settings:
+        from simagent.cluster import missing_fields
+
+        missing = missing_fields(self.executor, self.cluster)
+        if missing:
+            raise ValueError(f"the '{self.executor}' executor needs these [cluster] settings: {', '.join(missing)}")
+        return self
 
     @property
     def resolved_backend(self) -> BackendName:
@@ -77,6 +93,7 @@ _ENV = {
     "api_key": ["SIMAGENT_API_KEY", "OPENAI_API_KEY"],
     "workdir": ["SIMAGENT_WORKDIR"],
     "max_parallel": ["SIMAGENT_MAX_PARALLEL"],
+    "executor": ["SIMAGENT_EXECUTOR"],
     "model_name": ["SIMAGENT_MODEL_NAME"],
     "model_path": ["SIMAGENT_MODEL_PATH"],
     "local_url": ["SIMAGENT_LOCAL_URL"],

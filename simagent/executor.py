@@ -12,7 +12,9 @@ import json
 import os
 import resource
 import signal
+import socket
 import subprocess
+import sys
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -22,6 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from simagent import supervise
 from simagent.models import Job, JobStatus
 
 STATUS_FILE = "status.json"
@@ -148,53 +151,64 @@ def _out_of_memory(job_dir: Path) -> bool:
     return False
 
 
-class LocalExecutor(Executor):
-    """Runs jobs as local subprocesses, at most `max_parallel` at once."""
+CANCEL_FILE = "cancel.request"
 
-    def __init__(self, max_parallel: int = 2, memory_limit_mb: int | None = 16384,
-                 stall_limit_s: float | None = STALL_LIMIT_S) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=max_parallel, thread_name_prefix="simagent-job")
-        self._memory_limit_mb = memory_limit_mb
-        self._stall_limit_s = stall_limit_s
-        self._procs: dict[str, subprocess.Popen] = {}
-        self._futures: dict[str, Future] = {}
-        self._lock = threading.Lock()
-        self._cancelled: set[str] = set()
 
-    def submit(self, job: Job, job_dir: Path, command: list[str], env: dict[str, str]) -> JobHandle:
-        record = JobRecord(job=job.id, status=JobStatus.pending, inputs_sha256=inputs_digest(job), command=command)
-        write_record(job_dir, record)
-        self._futures[job.id] = self._pool.submit(self._run, job, job_dir, command, env, record)
-        return JobHandle(job.id, job_dir)
+def supervised(job_dir: Path, command: list[str], owner: str | None = None) -> list[str]:
+    """The command wrapped in the per-job supervisor (simagent.supervise), which ties the engine's
+    life to its owner's and records pid, start time and boot id in the job folder."""
+    extra = ["--owner", owner] if owner else []
+    return [sys.executable, "-E", "-s", str(Path(supervise.__file__)), str(job_dir), *extra, "--", *command]
 
-    def _run(self, job: Job, job_dir: Path, command: list[str], env: dict[str, str], record: JobRecord) -> None:
+
+class JobWatch:
+    """Runs one job's command in its folder to the end and keeps status.json up to date: wall-time
+    and stall limits, cancellation (in-process, or a cancel.request file from any process), the
+    final record. The local executor calls it in a thread, the Parsl executor in a worker."""
+
+    def __init__(self, job_dir: Path, record: JobRecord, time_limit_s: float,
+                 memory_limit_mb: int | None = None, stall_limit_s: float | None = STALL_LIMIT_S,
+                 owner: str | None = None) -> None:
+        self.job_dir, self.record = job_dir, record
+        self.time_limit_s, self.memory_limit_mb, self.stall_limit_s = time_limit_s, memory_limit_mb, stall_limit_s
+        self.owner = owner
+        self.proc: subprocess.Popen | None = None
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        if self.proc is not None and self.proc.poll() is None:
+            _kill_group(self.proc)
+
+    def run(self, command: list[str], env: dict[str, str]) -> JobRecord:
+        job_dir, record = self.job_dir, self.record
         start = time.monotonic()
         record.status = JobStatus.running
         write_record(job_dir, record)
         try:
             with open(job_dir / STDOUT_FILE, "wb") as out, open(job_dir / STDERR_FILE, "wb") as err:
-                proc = subprocess.Popen(
-                    command, cwd=job_dir, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
-                    preexec_fn=_limit_memory(self._memory_limit_mb),
+                self.proc = subprocess.Popen(
+                    supervised(job_dir, command, self.owner), cwd=job_dir, stdout=out, stderr=err,
+                    stdin=subprocess.DEVNULL, env=env, preexec_fn=_limit_memory(self.memory_limit_mb),
                 )
-                with self._lock:
-                    self._procs[job.id] = proc
-                self._watch(proc, job, job_dir, record, start)
+                self._watch(self.proc, start)
         except OSError as exc:
             record.status = JobStatus.failed
             record.message = f"could not start {command[0]}: {exc}"
             record.wall_s = time.monotonic() - start
             write_record(job_dir, record)
-            return
+            return record
         record.wall_s = round(time.monotonic() - start, 3)
-        if job.id in self._cancelled:
+        if record.returncode == 127 and _could_not_start(job_dir):
+            record.status, record.message = JobStatus.failed, f"could not start {command[0]}"
+        elif self.cancelled:
             record.status, record.message = JobStatus.cancelled, "cancelled"
         elif record.timed_out:
             record.status = JobStatus.failed
-            record.message = f"killed after the wall-time limit of {job.time_limit_s:g} s"
+            record.message = f"killed after the wall-time limit of {self.time_limit_s:g} s"
         elif record.stalled:
             record.status = JobStatus.failed
-            record.message = (f"killed as hung: no output and no CPU use for {self._stall_limit_s:g} s "
+            record.message = (f"killed as hung: no output and no CPU use for {self.stall_limit_s:g} s "
                               "(no output progress)")
         elif record.returncode == 0:
             record.status = JobStatus.succeeded
@@ -204,13 +218,16 @@ class LocalExecutor(Executor):
             if record.returncode and record.returncode < 0:
                 record.message += f" (signal {signal.Signals(-record.returncode).name})"
             if _out_of_memory(job_dir) or record.returncode == -signal.SIGKILL:
-                limit = f" (limit {self._memory_limit_mb} MB)" if self._memory_limit_mb else ""
+                limit = f" (limit {self.memory_limit_mb} MB)" if self.memory_limit_mb else ""
                 record.message += f"; out of memory{limit}" if _out_of_memory(job_dir) else "; killed (out of memory?)"
         write_record(job_dir, record)
+        return record
 
-    def _watch(self, proc: subprocess.Popen, job: Job, job_dir: Path, record: JobRecord, start: float) -> None:
-        """Wait for the engine; kill it at the wall-time limit or when it makes no progress."""
-        deadline = start + job.time_limit_s
+    def _watch(self, proc: subprocess.Popen, start: float) -> None:
+        """Wait for the engine; kill it at the wall-time limit, on a cancel request, or when it makes
+        no progress."""
+        record = self.record
+        deadline = start + self.time_limit_s
         last_state, last_change = None, time.monotonic()
         while True:
             now = time.monotonic()
@@ -220,18 +237,58 @@ class LocalExecutor(Executor):
             except subprocess.TimeoutExpired:
                 pass
             now = time.monotonic()
+            if (self.job_dir / CANCEL_FILE).exists():
+                self.cancelled = True
             if now >= deadline:
                 record.timed_out = True
-            elif self._stall_limit_s:
-                state = _progress_state(job_dir, proc.pid)
+            elif self.stall_limit_s:
+                state = _progress_state(self.job_dir, proc.pid)
                 if state != last_state:
                     last_state, last_change = state, now
-                elif now - last_change > self._stall_limit_s:
+                elif now - last_change > self.stall_limit_s:
                     record.stalled = True
-            if record.timed_out or record.stalled:
+            if record.timed_out or record.stalled or self.cancelled:
                 _kill_group(proc)
                 record.returncode = proc.wait()
                 return
+
+
+def _could_not_start(job_dir: Path) -> bool:
+    try:
+        return "simagent.supervise: could not start" in (job_dir / STDERR_FILE).read_text(errors="replace")
+    except OSError:
+        return False
+
+
+class LocalExecutor(Executor):
+    """Runs jobs as local subprocesses, at most `max_parallel` at once."""
+
+    def __init__(self, max_parallel: int = 2, memory_limit_mb: int | None = 16384,
+                 stall_limit_s: float | None = STALL_LIMIT_S) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=max_parallel, thread_name_prefix="simagent-job")
+        self._memory_limit_mb = memory_limit_mb
+        self._stall_limit_s = stall_limit_s
+        self._watches: dict[str, JobWatch] = {}
+        self._futures: dict[str, Future] = {}
+        self._lock = threading.Lock()
+        self.workers = max_parallel
+
+    def submit(self, job: Job, job_dir: Path, command: list[str], env: dict[str, str]) -> JobHandle:
+        record = JobRecord(job=job.id, status=JobStatus.pending, inputs_sha256=inputs_digest(job), command=command)
+        write_record(job_dir, record)
+        watch = JobWatch(job_dir, record, job.time_limit_s, self._memory_limit_mb, self._stall_limit_s)
+        with self._lock:
+            self._watches[job.id] = watch
+        self._futures[job.id] = self._pool.submit(self._run, watch, command, env)
+        return JobHandle(job.id, job_dir)
+
+    @staticmethod
+    def _run(watch: JobWatch, command: list[str], env: dict[str, str]) -> None:
+        if watch.cancelled:  # cancelled while queued
+            watch.record.status, watch.record.message = JobStatus.cancelled, "cancelled"
+            write_record(watch.job_dir, watch.record)
+            return
+        watch.run(command, env)
 
     def poll(self, handle: JobHandle) -> JobRecord:
         record = read_record(handle.workdir)
@@ -243,14 +300,13 @@ class LocalExecutor(Executor):
         return record
 
     def cancel(self, handle: JobHandle) -> None:
-        self._cancelled.add(handle.job_id)
         with self._lock:
-            proc = self._procs.get(handle.job_id)
-        if proc is not None and proc.poll() is None:
-            _kill_group(proc)
+            watch = self._watches.get(handle.job_id)
+        if watch is not None:
+            watch.cancel()
 
     def shutdown(self) -> None:
-        for job_id in list(self._procs):
+        for job_id in list(self._watches):
             self.cancel(JobHandle(job_id, Path(".")))
         self._pool.shutdown(wait=True)
 
@@ -271,3 +327,83 @@ def write_inputs(job: Job, job_dir: Path) -> None:
     for name, text in job.inputs.items():
         (job_dir / name).write_text(text)
     (job_dir / "job.json").write_text(json.dumps(job.model_dump(mode="json", exclude={"inputs"}), indent=2))
+
+
+# ---------------------------------------------------------------------------------------------
+# A previous process of a job folder (resume after a crash)
+# ---------------------------------------------------------------------------------------------
+
+# Another host's supervisor counts as alive while its heartbeat is younger than this.
+HEARTBEAT_STALE_S = 5 * supervise.HEARTBEAT_S
+
+
+@dataclass(frozen=True)
+class PreviousProcess:
+    """The supervisor recorded in a job folder whose process is still alive."""
+
+    pid: int
+    pgid: int
+    host: str
+    local: bool  # on this machine (same boot): it can be signalled; else only its heartbeat is seen
+    owner_alive: bool  # its owner (the simagent or Parsl worker that started it) still runs
+    owner_pid: int = 0
+    owner_start: int | None = None
+
+    def owner_still_alive(self) -> bool:
+        """For a local process: is its owner (which writes the final status.json) still running?"""
+        return self.local and supervise.same_process_alive(self.owner_pid, self.owner_start)
+
+    def describe(self) -> str:
+        where = "" if self.local else f" on {self.host}"
+        owner = "its owner is still running" if self.owner_alive else "its owner is gone"
+        return f"engine process {self.pid}{where} ({owner})"
+
+
+def previous_process(job_dir: Path) -> PreviousProcess | None:
+    """The job's earlier supervisor if it is still alive, judged by pid + start time + boot id on
+    this machine, or by a fresh heartbeat file for another host."""
+    try:
+        info = json.loads((job_dir / supervise.PROCESS_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    local = info.get("boot_id") == supervise.boot_id() and info.get("host") == socket.gethostname()
+    if local:
+        if not supervise.same_process_alive(info["supervisor_pid"], info.get("supervisor_start")):
+            return None
+        owner_alive = supervise.same_process_alive(info["owner_pid"], info.get("owner_start"))
+    else:
+        try:
+            age = time.time() - (job_dir / supervise.HEARTBEAT_FILE).stat().st_mtime
+        except OSError:
+            return None
+        if age > HEARTBEAT_STALE_S:
+            return None
+        owner_alive = True  # cannot be checked from here
+    return PreviousProcess(info["supervisor_pid"], info.get("pgid", info["supervisor_pid"]),
+                           info.get("host", "?"), local, owner_alive, info.get("owner_pid", 0), info.get("owner_start"))
+
+
+def stop_previous(previous: PreviousProcess, grace_s: float = 5.0) -> None:
+    """Stop a local previous process group: SIGTERM, then SIGKILL after grace_s."""
+    for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 2.0)):
+        try:
+            os.killpg(previous.pgid, sig)
+            os.killpg(previous.pgid, signal.SIGCONT)  # a stopped supervisor must run to act on it
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if supervise.start_ticks(previous.pid) is None:
+                return
+            time.sleep(0.05)
+
+
+def wait_previous(job_dir: Path, previous: PreviousProcess, poll_s: float = 0.5,
+                  timeout_s: float | None = None) -> bool:
+    """Wait until the previous process has exited; False on timeout."""
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    while previous_process(job_dir) is not None:
+        if deadline is not None and time.monotonic() > deadline:
+            return False
+        time.sleep(poll_s)
+    return True

@@ -7,16 +7,33 @@ dependencies into the job's own folder, so an input never reads outside its fold
 from __future__ import annotations
 
 import importlib
+import logging
 import shutil
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from simagent.errors import CalculationFailed
-from simagent.executor import Executor, JobRecord, LocalExecutor, finished_ok, read_record, write_inputs
+from simagent.executor import (
+    Executor,
+    JobRecord,
+    LocalExecutor,
+    PreviousProcess,
+    finished_ok,
+    previous_process,
+    read_record,
+    stop_previous,
+    write_inputs,
+)
 from simagent.models import Job, JobStatus, Plan
 
 ProgressFn = Callable[[Job, JobRecord], None]
+NoticeFn = Callable[[str], None]
+FINAL = (JobStatus.succeeded, JobStatus.failed, JobStatus.cancelled)
+# After an adopted job's process ended, time allowed for a remote owner to write its final record.
+ADOPT_GRACE_S = 10.0
+log = logging.getLogger(__name__)
 
 
 def engine_command(job: Job) -> tuple[list[str], dict[str, str]]:
@@ -28,25 +45,96 @@ def engine_command(job: Job) -> tuple[list[str], dict[str, str]]:
     return adapter.job_command(job), adapter.environment()
 
 
+@dataclass
+class PlanProgress:
+    """Counts of a running plan and an ETA from the wall times of the jobs finished so far."""
+
+    total: int
+    done: int = 0
+    failed: int = 0
+    running: int = 0
+    queued: int = 0
+    workers: int = 1
+    walls: list[float] = field(default_factory=list)
+
+    @property
+    def eta_s(self) -> float | None:
+        """Mean finished wall time x jobs left / workers (None until a job has run here)."""
+        if not self.walls:
+            return None
+        left = self.running + self.queued
+        return sum(self.walls) / len(self.walls) * left / max(1, min(self.workers, left or 1))
+
+    def line(self) -> str:
+        eta = self.eta_s
+        text = f"{self.done}/{self.total} done, {self.running} running, {self.queued} queued"
+        if self.failed:
+            text += f", {self.failed} failed"
+        if eta is not None and self.running + self.queued:
+            text += f", ETA {_duration(eta)}"
+        return text
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
 def run_plan(
     plan: Plan,
     root: Path,
     executor: Executor | None = None,
     progress: ProgressFn | None = None,
     poll_s: float = 0.05,
+    notice: NoticeFn | None = None,
+    status: Callable[[PlanProgress], None] | None = None,
 ) -> dict[str, JobRecord]:
     """Run every job of the plan under root/<job id>; independent jobs run concurrently.
 
-    Returns the final record of each job. A job whose dependency failed is cancelled, not run."""
+    Returns the final record of each job. A job whose dependency failed is cancelled, not run.
+    A job folder whose earlier engine process is still alive (a crash of an earlier run, or another
+    simagent working on the same folder) is never started twice: when that process's owner still
+    runs, the job is adopted (we wait for it and take its result); when the owner is gone, the
+    orphaned process is stopped first. `notice` (default: a log warning) says which.
+    `status` gets the plan's counts (done, running, queued, ETA) whenever they change."""
     own = executor is None
     executor = executor or LocalExecutor()
+    say = notice or log.warning
     records: dict[str, JobRecord] = {}
     jobs = {job.id: job for job in plan.topological_order()}
     handles = {}
+    adopted: dict[str, PreviousProcess] = {}
+    adopt_grace: dict[str, float] = {}
+    notes: dict[str, str] = {}
+    counts = PlanProgress(total=len(jobs), workers=getattr(executor, "workers", 1))
+    shown: tuple | None = None
     try:
         while len(records) < len(jobs):
+            for job_id, previous in list(adopted.items()):
+                job_dir = root / job_id
+                if previous_process(job_dir) is not None:
+                    continue
+                record = read_record(job_dir)
+                final = record is not None and record.status in FINAL
+                if not final and (previous.owner_still_alive() or (not previous.local and time.monotonic() < (
+                        adopt_grace.setdefault(job_id, time.monotonic() + ADOPT_GRACE_S)))):
+                    continue  # the owner writes the final record just after its engine ends
+                del adopted[job_id]
+                if finished_ok(jobs[job_id], job_dir):
+                    record = read_record(job_dir)
+                    record.message = (record.message + "; " if record.message else "") + notes[job_id]
+                    records[job_id] = record
+                    if progress:
+                        progress(jobs[job_id], record)
+                else:
+                    notes[job_id] += "; it did not finish successfully, so the job runs again"
+                    say(f"job {job_id}: the adopted process ended without success; running the job again")
             for job in jobs.values():
-                if job.id in records or job.id in handles:
+                if job.id in records or job.id in handles or job.id in adopted:
                     continue
                 deps = [records.get(d) for d in job.depends_on]
                 if any(r is not None and r.status != JobStatus.succeeded for r in deps):
@@ -64,6 +152,17 @@ def run_plan(
                     if progress:
                         progress(job, records[job.id])
                     continue
+                previous = previous_process(job_dir) if job.id not in notes else None
+                if previous is not None and (previous.owner_alive or not previous.local):
+                    notes[job.id] = f"adopted: {previous.describe()} was still running this job; waited for it"
+                    say(f"job {job.id}: {previous.describe()} is still running it; waiting for it and "
+                        "adopting its result instead of starting a second one")
+                    adopted[job.id] = previous
+                    continue
+                if previous is not None:
+                    say(f"job {job.id}: stopping the orphaned {previous.describe()} before running it again")
+                    stop_previous(previous)
+                    notes[job.id] = f"stopped the orphaned {previous.describe()} before re-running"
                 if job_dir.exists():
                     shutil.rmtree(job_dir)
                 write_inputs(job, job_dir)
@@ -72,14 +171,27 @@ def run_plan(
                         shutil.copy2(root / dep_id / name, job_dir / name)
                 command, env = engine_command(job)
                 handles[job.id] = executor.submit(job, job_dir, command, env)
+            running = len(adopted)
             for job_id, handle in list(handles.items()):
                 record = executor.poll(handle)
-                if record.status in (JobStatus.succeeded, JobStatus.failed, JobStatus.cancelled):
+                running += record.status == JobStatus.running
+                if record.status in FINAL:
+                    if job_id in notes:
+                        record.message = (record.message + "; " if record.message else "") + notes[job_id]
                     records[job_id] = record
                     del handles[job_id]
+                    if record.wall_s:
+                        counts.walls.append(record.wall_s)
                     if progress:
                         progress(jobs[job_id], record)
-            if handles:
+            if status is not None:
+                counts.done = sum(1 for r in records.values() if r.status == JobStatus.succeeded)
+                counts.failed = len(records) - counts.done
+                counts.running, counts.queued = running, len(jobs) - len(records) - running
+                if (counts.done, counts.failed, counts.running, counts.queued) != shown:
+                    shown = (counts.done, counts.failed, counts.running, counts.queued)
+                    status(counts)
+            if handles or adopted:
                 time.sleep(poll_s)
     finally:
         if own:

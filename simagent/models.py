@@ -8,7 +8,7 @@ import re
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 # ---------------------------------------------------------------------------------------------
 # Vocabulary
@@ -28,6 +28,7 @@ PropertyName = Literal[
     "coordination_number",
     "self_diffusion_coefficient",
     "heat_capacity",
+    "melting_point",
     # mechanical, defect and transport properties of solids and liquids (MD protocol library)
     "elastic_constants",
     "bulk_modulus",
@@ -64,13 +65,14 @@ PropertyName = Literal[
     "heat_of_adsorption",
     "selectivity",
     "interaction_energy",
-    # phase behaviour (issue 14 protocols; the planner says when no protocol computes them yet)
-    "melting_temperature",
+    # electronic structure and energetics (DFT: Quantum ESPRESSO, VASP; ML potentials)
+    "band_gap",
+    # polymers (read; the planner says when no protocol computes it yet)
     "glass_transition_temperature",
 ]
 
 UnitsStyle = Literal["lj", "metal", "real"]
-Engine = Literal["lammps", "gromacs", "raspa", "zeopp"]
+Engine = Literal["lammps", "gromacs", "raspa", "zeopp", "qe", "mlp", "vasp"]
 
 
 class Quantity(BaseModel):
@@ -197,6 +199,12 @@ class SimulationControls(BaseModel):
     ftol: float | None = Field(default=None, ge=0, description="minimiser force tolerance")
     max_iterations: int | None = None
     max_evaluations: int | None = None
+
+    @property
+    def holds_temperature(self) -> bool:
+        """Does the described run hold a temperature? NVT/NPT, or any named thermostat (NVE with
+        fix langevin is thermostatted); plain NVE does not."""
+        return self.thermostat is not None or self.ensemble in ("nvt", "npt") or self.thermostat_temperature is not None
 
     @field_validator("average_window")
     @classmethod
@@ -345,8 +353,22 @@ class Plan(BaseModel):
 # ---------------------------------------------------------------------------------------------
 
 
+Statistic = Literal["average", "last_step", "step"]
+# Labels of the cubic moduli in the convention of LAMMPS examples/ELASTIC, which prints "Shear
+# Modulus 1" = C44, "Shear Modulus 2" = (C11 - C12)/2 and "Poisson Ratio" = 1/(1 + C11/C12).
+CUBIC_SHEAR_LABELS = ("C44", "(C11-C12)/2")
+CUBIC_POISSON_LABEL = "C12/(C11+C12)"
+PROPERTY_NAMES: tuple[str, ...] = PropertyName.__args__  # type: ignore[attr-defined]
+
+
 class Result(BaseModel):
-    """One number produced by the analysis of a finished job."""
+    """One number produced by the analysis of a finished job.
+
+    What it answers is typed: `property` (a PropertyName), `label` (which one of several: an
+    elastic constant 'c11', a species, 'first_peak', the LAMMPS-convention shear modulus 'C44'),
+    `statistic` (time average, last step, or the value at `step`). `quantity` is the display name;
+    when a producer gives only `quantity` ('elastic_constants_c11', 'rdf_first_peak'), property
+    and label are read from it once, here, so consumers compare fields, never strings."""
 
     quantity: str
     value: float
@@ -358,6 +380,33 @@ class Result(BaseModel):
     method: str
     log: str | None = None
     data_file: str | None = Field(default=None, description="curve or table behind the number")
+    property: PropertyName | None = Field(default=None, description="the property this number answers")
+    label: str | None = Field(default=None, description="which one of the property's numbers (c11, species, ...)")
+    statistic: Statistic = Field(default="average", description="time average, last step or value at `step`")
+    step: int | None = Field(default=None, ge=0, description="the step of statistic 'step'")
+    warnings: list[str] = Field(default_factory=list, description="gate findings that did not stop the number")
+
+    @model_validator(mode="after")
+    def _typed(self) -> Result:
+        if self.property is None:
+            if self.quantity in PROPERTY_NAMES:
+                self.property = self.quantity  # type: ignore[assignment]
+            else:
+                prefixes = [p for p in PROPERTY_NAMES if self.quantity.startswith(p + "_")]
+                if prefixes:
+                    prop = max(prefixes, key=len)
+                    self.property = prop  # type: ignore[assignment]
+                    if self.label is None:
+                        self.label = self.quantity[len(prop) + 1:]
+        if self.statistic == "step" and self.step is None:
+            raise ValueError("statistic 'step' needs the step")
+        return self
+
+    def answers(self, request: PropertyRequest) -> bool:
+        """Does this number answer the request (property and time point)?"""
+        if self.property != request.name or self.statistic != request.at:
+            return False
+        return request.at != "step" or self.step == request.step
 
 
 class Decision(BaseModel):

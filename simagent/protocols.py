@@ -62,7 +62,7 @@ def register(protocol_cls: type[Protocol]) -> type[Protocol]:
     return protocol_cls
 
 
-ENGINE_PACKAGES = ["lammps", "gromacs", "zeopp", "raspa"]
+ENGINE_PACKAGES = ["lammps", "gromacs", "zeopp", "raspa", "qe", "mlp"]
 
 
 def _load_builtin() -> None:
@@ -84,6 +84,15 @@ def all_protocols() -> list[Protocol]:
     return list(_REGISTRY.values())
 
 
+# Engines a request names by its method words (DFT, VASP, an ML potential): when the spec asks for one,
+# no protocol of another engine may answer in its place (never a silent substitute).
+NAMED_ONLY_ENGINES = frozenset({"qe", "vasp", "mlp"})
+
+
+def engine_allowed(protocol: Protocol, spec: TaskSpec) -> bool:
+    return spec.engine not in NAMED_ONLY_ENGINES or protocol.engine == spec.engine
+
+
 def protocols_for(spec: TaskSpec) -> list[Protocol]:
     """Protocols that apply to the spec, in registration order."""
-    return [p for p in all_protocols() if p.applies_to(spec)]
+    return [p for p in all_protocols() if engine_allowed(p, spec) and p.applies_to(spec)]

@@ -4,6 +4,7 @@ Front ends (CLI, harness) call these; they never touch LangGraph directly."""
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import time
 from collections.abc import Callable
@@ -15,9 +16,9 @@ from langgraph.types import Command
 
 from agents.response import write_answer
 from simagent.backends import get_backend
+from simagent.cluster import executor_for
 from simagent.config import Settings
 from simagent.errors import SimagentError
-from simagent.executor import LocalExecutor
 from simagent.graph import compile_graph
 from simagent.models import Answer
 from simagent.state import RunContext, RunState
@@ -34,6 +35,16 @@ class Outcome:
     interrupt: dict[str, Any] | None = None
 
 
+@dataclass
+class ThreadState:
+    """A thread's last checkpoint: the run state, its pending interrupt, whether nodes remain."""
+
+    thread_id: str
+    values: dict[str, Any]
+    interrupt: dict[str, Any] | None
+    unfinished: bool
+
+
 def new_thread_id() -> str:
     return time.strftime("t%Y%m%d-%H%M%S-") + secrets.token_hex(3)
 
@@ -44,7 +55,7 @@ class Session:
         self.settings = settings
         self.workdir = Path(settings.workdir).resolve()
         self.backend = get_backend(settings)
-        self.executor = LocalExecutor(max_parallel=settings.max_parallel)
+        self.executor = executor_for(settings)
         self.context = RunContext(settings=settings, backend=self.backend, executor=self.executor,
                                   auto_approve=auto_approve, progress=progress)
         self.app = compile_graph(self.workdir / CHECKPOINTS)
@@ -60,6 +71,15 @@ class Session:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def context_for(self, progress: Callable[[str, dict], None] | None = None,
+                    auto_approve: bool | None = None) -> RunContext:
+        """This session's run context with another progress callback or review setting (a front
+        end that drives several threads at once gives each its own)."""
+        changes: dict[str, Any] = {"progress": progress} if progress is not None else {}
+        if auto_approve is not None:
+            changes["auto_approve"] = auto_approve
+        return dataclasses.replace(self.context, **changes) if changes else self.context
 
     def _config(self, thread_id: str) -> dict:
         return {"configurable": {"thread_id": thread_id}, "recursion_limit": 60}
@@ -81,12 +101,26 @@ class Session:
             answer = Answer.model_validate(answer)
         return Outcome(thread_id, answer=answer)
 
-    def ask(self, request: str, thread_id: str | None = None) -> Outcome:
+    def ask(self, request: str, thread_id: str | None = None, context: RunContext | None = None) -> Outcome:
         thread_id = thread_id or new_thread_id()
         root = self.workdir / thread_id
         initial = RunState(request=request, thread_id=thread_id, root=str(root))
-        result = self.app.invoke(initial, self._config(thread_id), context=self.context)
+        result = self.app.invoke(initial, self._config(thread_id), context=context or self.context)
         return self._outcome(thread_id, result)
+
+    def state(self, thread_id: str) -> ThreadState:
+        snapshot = self.app.get_state(self._config(thread_id))
+        if not snapshot.values:
+            raise SimagentError(f"no run with thread id {thread_id!r} in {self.workdir}")
+        interrupt = snapshot.interrupts[0].value if snapshot.interrupts else None
+        return ThreadState(thread_id, dict(snapshot.values), interrupt, bool(snapshot.next))
+
+    def threads(self) -> list[str]:
+        """Thread ids with a checkpoint in this run folder, newest first."""
+        seen: dict[str, None] = {}
+        for item in self.app.checkpointer.list(None):
+            seen.setdefault(item.config["configurable"]["thread_id"], None)
+        return sorted(seen, reverse=True)
 
     def pending(self, thread_id: str) -> dict | None:
         snapshot = self.app.get_state(self._config(thread_id))
@@ -94,7 +128,7 @@ class Session:
             raise SimagentError(f"no run with thread id {thread_id!r} in {self.workdir}")
         return snapshot.interrupts[0].value if snapshot.interrupts else None
 
-    def resume(self, thread_id: str, reply: Any = None) -> Outcome:
+    def resume(self, thread_id: str, reply: Any = None, context: RunContext | None = None) -> Outcome:
         """Continue a thread: answer its pending interrupt, or re-run from the last checkpoint
         after a crash (finished jobs are not run again)."""
         snapshot = self.app.get_state(self._config(thread_id))
@@ -104,9 +138,9 @@ class Session:
             if reply is None:
                 raise SimagentError(f"thread {thread_id} is waiting for a reply: "
                                     f"{snapshot.interrupts[0].value.get('question', 'review of inputs')}")
-            result = self.app.invoke(Command(resume=reply), self._config(thread_id), context=self.context)
+            result = self.app.invoke(Command(resume=reply), self._config(thread_id), context=context or self.context)
         elif snapshot.next:
-            result = self.app.invoke(None, self._config(thread_id), context=self.context)
+            result = self.app.invoke(None, self._config(thread_id), context=context or self.context)
         else:
             result = dict(snapshot.values)
         return self._outcome(thread_id, result)

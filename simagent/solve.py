@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -34,7 +34,18 @@ from simagent.backends.expert.protocol_text import complete_conditions
 from simagent.config import Settings, load_settings
 from simagent.errors import RequestError, SimagentError
 from simagent.executor import Executor, JobHandle, JobRecord, read_record, write_record
-from simagent.models import Answer, Job, JobStatus, PropertyName, PropertyRequest, Result, TaskSpec
+from simagent.models import (
+    CUBIC_POISSON_LABEL,
+    CUBIC_SHEAR_LABELS,
+    Answer,
+    Job,
+    JobStatus,
+    PropertyName,
+    PropertyRequest,
+    Result,
+    Statistic,
+    TaskSpec,
+)
 from simagent.units import convert, normalize_unit
 
 BUDGET_OVERHEAD_S = 300.0  # MDGym: each task may take 300 s plus three times its time_limit
@@ -68,8 +79,13 @@ class MDGymTask(BaseModel):
     level: str | int | None = None
     metrics: list[str] = Field(min_length=1)
     ground_truth: dict[str, Any] = Field(default_factory=dict)
-    time_limit: float = Field(gt=0, description="seconds")
+    time_limit: float = Field(default=0.0, ge=0, description="seconds; 0 or null: only the fixed allowance")
     engine: str
+
+    @field_validator("time_limit", mode="before")
+    @classmethod
+    def _time_limit(cls, value: Any) -> Any:
+        return 0.0 if value is None else value  # MDGym files hold 0 and null as well as positive limits
 
     @field_validator("id")
     @classmethod
@@ -137,9 +153,9 @@ class MetricTarget:
     property: PropertyName | None = None
     unit: str | None = None
     unit_source: str = ""
-    at: Literal["average", "last_step", "step"] = "average"
+    at: Statistic = "average"
     step: int | None = None
-    quantity: str | None = None  # Result.quantity that answers it (default: the property name)
+    label: str | None = None  # which of the property's numbers (Result.label): 'C11', 'C44', 'first_peak'
     reason: str = ""
 
     def request(self) -> PropertyRequest:
@@ -163,7 +179,7 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"shear modulus", "shear_modulus"),
     (r"young", "youngs_modulus"),
     (r"poisson", "poisson_ratio"),
-    (r"\bc_?(?:11|12|13|33|44|66)\b|elastic constant", "elastic_constants"),
+    (r"\bc ?(?:11|12|13|33|44|66)\b|elastic constant", "elastic_constants"),
     (r"thermal expansion|\bcte\b", "thermal_expansion_coefficient"),
     (r"viscosity", "shear_viscosity"),
     (r"thermal conductivity", "thermal_conductivity"),
@@ -261,8 +277,10 @@ def _description_unit(prop: str, description: str) -> str | None:
     return None
 
 
-def read_metric(metric: str, description: str = "", reduced: bool = False) -> MetricTarget:
-    """One metric name read into a target: property, time point, unit."""
+def read_metric(metric: str, description: str = "", reduced: bool = False,
+                elastic_example: bool = False) -> MetricTarget:
+    """One metric name read into a target: property, label, time point, unit. `elastic_example`:
+    the task follows LAMMPS examples/ELASTIC, whose cubic Poisson ratio is C12/(C11 + C12)."""
     words = _words(metric)
     target = MetricTarget(metric=metric)
     for pattern, prop in METRIC_PROPERTIES:
@@ -273,10 +291,11 @@ def read_metric(metric: str, description: str = "", reduced: bool = False) -> Me
         target.reason = f"the metric name {metric!r} names no property simagent computes"
         return target
     if target.property == "rdf":
-        target.quantity = "rdf_first_peak"
+        target.label = "first_peak"
         if re.search(r"height|value|max(?:imum)? of g", words):
             target.property, target.reason = None, f"{metric!r}: the height of g(r) is not computed (its position is)"
             return target
+    _label(target, words, elastic_example)
     step = re.search(r"\b(?:at )?(?:time ?)?step (\d+)\b", words)
     if step:
         target.at, target.step = "step", int(step.group(1))
@@ -297,8 +316,37 @@ def read_metric(metric: str, description: str = "", reduced: bool = False) -> Me
     return target
 
 
+def _label(target: MetricTarget, words: str, elastic_example: bool) -> None:
+    """Which of a property's numbers the name asks for: an elastic constant (C11), a numbered
+    cubic shear modulus (1: C44, 2: (C11-C12)/2, as examples/ELASTIC numbers them), the cubic
+    Poisson ratio of that example."""
+    if target.property == "elastic_constants":
+        cij = re.search(r"\bc ?_?(\d\d)\b", words)
+        target.label = f"C{cij.group(1)}" if cij else None
+    elif target.property == "shear_modulus":
+        number = re.search(r"shear modulus ?_?(\d)\b", words)
+        if number:
+            n = int(number.group(1))
+            if not 1 <= n <= len(CUBIC_SHEAR_LABELS):
+                target.property, target.reason = None, (
+                    f"{target.metric!r}: a cubic crystal has shear moduli 1 (C44) and 2 ((C11-C12)/2) only")
+                return
+            target.label = CUBIC_SHEAR_LABELS[n - 1]
+    elif target.property == "poisson_ratio" and elastic_example:
+        target.label = CUBIC_POISSON_LABEL
+
+
+def follows_elastic_example(task: MDGymTask) -> bool:
+    """Numbered shear moduli among the metrics, or the description naming the ELASTIC example:
+    the task follows LAMMPS examples/ELASTIC and its conventions."""
+    numbered = any(re.search(r"shear modulus ?_?\d\b", _words(m)) for m in task.metrics)
+    example = re.search(r"\belastic(?:_t)? example|examples/elastic", task.problem_description.lower())
+    return numbered or example is not None
+
+
 def read_metrics(task: MDGymTask, reduced: bool) -> list[MetricTarget]:
-    return [read_metric(m, task.problem_description, reduced) for m in task.metrics]
+    example = follows_elastic_example(task)
+    return [read_metric(m, task.problem_description, reduced, example) for m in task.metrics]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -494,6 +542,16 @@ class SolveOutcome:
         }  # fmt: skip
 
 
+def solve_settings(backend: str | None = None) -> Settings:
+    """Settings for `solve`: the backend asked for (option, environment, config file); else the
+    hybrid backend (rules first, the local model where they are unsure) when the local model is
+    installed, the expert rules otherwise."""
+    settings = load_settings(backend=backend)
+    if settings.backend is None and settings.resolved_backend == "hybrid":  # Settings.local_model_available
+        settings = settings.model_copy(update={"backend": "hybrid"})
+    return settings
+
+
 def supplied_files(data_root: Path | None, task: MDGymTask) -> list[Path]:
     """Files under DATA_ROOT/<ENGINE>/{structures,potentials}/<ID>/ (engine folder in any case)."""
     if data_root is None:
@@ -547,9 +605,12 @@ def solve(
         (workdir / stale).unlink(missing_ok=True)
     settings = settings or load_settings()
     left = max(MIN_JOB_TIME_S, budget - (time.monotonic() - started))
-    settings = settings.model_copy(update={"workdir": workdir / "runs", "job_time_limit_s": left})
+    # the description prescribes the run: gates report their findings, they do not lengthen it
+    settings = settings.model_copy(update={"workdir": workdir / "runs", "job_time_limit_s": left,
+                                           "gate_extensions": False})
     notes: list[str] = []
     known = [p.name for p in supplied] + _shipped_potentials()
+    absent = missing_files(task, known)
 
     def targets_for(spec: TaskSpec) -> list[MetricTarget]:
         reduced = spec.units_style == "lj" or (spec.system is not None and spec.system.kind == "lj_fluid")
@@ -559,6 +620,11 @@ def solve(
     backend: TaskBackend | None = None
     executor: BudgetExecutor | None = None
     try:
+        if absent:
+            where = (f"{Path(data_root) / task.engine.upper() / '{structures,potentials}' / task.id}/"
+                     if data_root else "no --data-root given")
+            raise RequestError(f"the description names input files that are neither supplied ({where}) nor "
+                               f"shipped with simagent: {', '.join(absent)}; nothing was run")
         with Session(settings, auto_approve=True, progress=progress) as session:
             backend = TaskBackend(session.backend, targets_for, known)
             executor = BudgetExecutor(session.executor, deadline, supplied, workdir / INPUTS, budget)
@@ -577,15 +643,28 @@ def solve(
         notes.append(f"the time budget of {budget:g} s was exceeded ({elapsed:.0f} s)")
     spec = backend.spec if backend else None
     targets = backend.targets if backend and backend.targets else read_metrics(task, False)
-    metrics = collect(targets, answer, spec, executor)
+    metrics = collect(targets, answer, spec, executor, notes)
     result = SolveOutcome(task=task, workdir=workdir, metrics=metrics, answer=answer, spec=spec,
                           supplied=supplied, elapsed_s=elapsed, budget_s=budget, notes=notes)
     write_outputs(result, backend)
     return result
 
 
+# Input files a description may name: potentials, force fields, structures, molecule templates.
+NAMED_FILE = re.compile(
+    r"(?<![\w/.-])[\w+-]+(?:\.[\w+-]+)*\.(?:eam\.alloy|eam\.fs|eam|tersoff|sw|meam|airebo|rebo|reax|reaxff|ffield|adp|"
+    r"nb3b|comb3?|bop|snapcoeff|snapparam|mliap|data|mol|pdb|gro|top|itp|xyz|cif)(?![\w-])", re.IGNORECASE)
+
+
+def missing_files(task: MDGymTask, known: list[str]) -> list[str]:
+    """Input files the description names that are neither supplied nor shipped (case-insensitive)."""
+    have = {name.lower() for name in known}
+    named = dict.fromkeys(m.group(0) for m in NAMED_FILE.finditer(task.problem_description))
+    return [name for name in named if name.lower() not in have]
+
+
 def collect(targets: list[MetricTarget], answer: Answer | None, spec: TaskSpec | None,
-            executor: BudgetExecutor | None) -> list[MetricOutcome]:
+            executor: BudgetExecutor | None, notes: list[str] | None = None) -> list[MetricOutcome]:
     """Each metric's number from the answer, converted to its unit, or the reason it is missing."""
     results = list(answer.answers) if answer else []
     used: set[int] = set()
@@ -598,7 +677,7 @@ def collect(targets: list[MetricTarget], answer: Answer | None, spec: TaskSpec |
             continue
         match = _find_result(target, results, used)
         if match is None:
-            outcome.reason = _why_missing(target, answer, spec, executor)
+            outcome.reason = _why_missing(target, answer, spec, executor, notes or [])
             continue
         used.add(id(match))
         outcome.result = match
@@ -611,21 +690,13 @@ def collect(targets: list[MetricTarget], answer: Answer | None, spec: TaskSpec |
 
 
 def _find_result(target: MetricTarget, results: list[Result], used: set[int]) -> Result | None:
-    quantity = target.quantity or target.property
-    candidates = [r for r in results if r.quantity == quantity]
-    if target.property == "elastic_constants":
-        label = re.search(r"c_?(\d\d)", _words(target.metric))
-        candidates = [r for r in results
-                      if label and r.quantity.lower().replace("_", "").endswith("c" + label.group(1))]
-    def point(r: Result) -> bool:  # fluid_md: "value at the last production step", "value at production step N"
-        return r.method.lower().startswith("value at")
+    """The result whose typed fields answer the target: property, label (case-insensitive) and
+    time point; a not-yet-used one first (two metrics may share a number)."""
+    def same_label(r: Result) -> bool:
+        return (r.label or "").lower() == (target.label or "").lower()
 
-    if target.at == "last_step":
-        candidates = [r for r in candidates if point(r) and "last" in r.method.lower()] or candidates
-    elif target.at == "step":
-        candidates = [r for r in candidates if point(r) and f"step {target.step}" in r.method] or candidates
-    else:
-        candidates = [r for r in candidates if not point(r)] or candidates
+    candidates = [r for r in results if r.property == target.property and same_label(r)
+                  and r.statistic == target.at and (target.at != "step" or r.step == target.step)]
     fresh = [r for r in candidates if id(r) not in used]
     return fresh[0] if fresh else (candidates[0] if candidates else None)
 
@@ -652,9 +723,9 @@ def _in_unit(result: Result, target: MetricTarget) -> tuple[float | None, str]:
 
 
 def _why_missing(target: MetricTarget, answer: Answer | None, spec: TaskSpec | None,
-                 executor: BudgetExecutor | None) -> str:
+                 executor: BudgetExecutor | None, notes: list[str]) -> str:
     if answer is None:
-        return "the run produced no answer (see the notes below)"
+        return notes[0] if notes else "the run produced no answer"
     if answer.status == "needs_clarification":
         return f"the description lacks information: {answer.question}"
     timed_out = []
@@ -761,7 +832,8 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
             lines.append("- information the description lacks: " + ", ".join(spec.missing))
     if answer is not None:
         for decision in answer.decisions:
-            lines.append(f"- decision {decision.decision} ({decision.backend}): {decision.detail}")
+            if decision.decision != "warning":
+                lines.append(f"- decision {decision.decision} ({decision.backend}): {decision.detail}")
         if answer.jobs:
             lines.append("- job folders (kept): " + ", ".join(answer.jobs))
     if (outcome.workdir / INPUTS).is_dir():
@@ -773,6 +845,12 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
         lines += ["", "## Defaults applied (not fixed by the description)", ""]
         lines += [f"- {d.parameter} = {d.value}" + (f" ({d.reason})" if d.reason else "")
                   for d in answer.defaults_applied]
+    warnings = [f"{d.backend}: {d.detail}" for d in answer.decisions if d.decision == "warning"] if answer else []
+    warnings += [f"`{m.target.metric}`: {w}" for m in outcome.metrics if m.result is not None
+                 for w in m.result.warnings]
+    if warnings:
+        lines += ["", "## Warnings (the run was kept as the description prescribes it)", ""]
+        lines += [f"- {w}" for w in warnings]
     if answer is not None and answer.corrections:
         lines += ["", "## Corrections", ""]
         lines += [f"- {c.job}: {c.action} ({c.handler}; {c.reason})" for c in answer.corrections]

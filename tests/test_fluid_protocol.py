@@ -152,8 +152,12 @@ def test_missing_temperature_or_density():
         FluidMD().parameters(spec)
     spec = argon_spec([PropertyRequest(name="pressure")])
     spec.conditions.density = None
-    spec.conditions.pressure = Quantity(value=1, unit="atm")
-    with pytest.raises(RequestError, match="density"):
+    with pytest.raises(RequestError, match="density .* or a pressure"):
+        FluidMD().parameters(spec)
+    # NPT asked for without a pressure to hold
+    spec = argon_spec([PropertyRequest(name="density")])
+    spec.controls.ensemble = "npt"
+    with pytest.raises(RequestError, match="NPT run needs a pressure"):
         FluidMD().parameters(spec)
 
 

@@ -145,3 +145,51 @@ def test_gromacs_stage_extension_reaches_the_protocol_and_reruns_what_follows(se
     assert sorted(p.name for p in root.iterdir() if ".superseded" in p.name) == [f"{j}.superseded1" for j in after]
     rendered = {job.id: job for job in render_plan(command.update["plan"].runs, settings.job_time_limit_s).jobs}
     assert f"nsteps                  = {2 * params[name]}" in rendered[extended].inputs[f"{stage}.mdp"]
+
+
+def test_a_prescribed_run_is_kept_and_the_gate_finding_is_a_warning(settings, monkeypatch, tmp_path):
+    """solve (gate_extensions False): an EXTEND finding never lengthens the run the description
+    prescribes; the job stays succeeded and the finding is a warning. A FAIL still fails."""
+    from types import SimpleNamespace
+
+    from agents.error import postcheck
+    from agents.input_writer import render_plan
+    from simagent import gates
+    from simagent.executor import LocalExecutor
+    from simagent.models import JobStatus, ProtocolRun
+    from simagent.state import RunContext, RunState
+
+    protocol = get_protocol("gromacs/liquid_md")
+    params = protocol.Params(model="spce", n_molecules=216, temperature=298.15, pressure=1.0, cutoff=0.85,
+                             timestep=0.002, em_steps=500, nvt_steps=500, npt_steps=2000, production_steps=4000,
+                             energy_every=20, compressibility=4.5e-5).model_dump(mode="json")
+    run = ProtocolRun(protocol="gromacs/liquid_md", properties=["density"], params=params, jobs={})
+    plan = render_plan([run], settings.job_time_limit_s)
+    jobs = []
+    for job in plan.jobs:
+        (tmp_path / job.id).mkdir(parents=True)
+        jobs.append(job.model_copy(update={"status": JobStatus.succeeded, "workdir": str(tmp_path / job.id)}))
+    plan = plan.model_copy(update={"jobs": jobs})
+    verdict = {"liquid_md-prod": gates.Outcome.EXTEND}
+
+    def scripted(job_dir, job):
+        outcome = verdict.get(job.id, gates.Outcome.PASS)
+        return gates.GateReport([gates.GateResult("temperature", outcome, "misses the target")])
+
+    monkeypatch.setattr(gates, "evaluate", scripted)
+    executor = LocalExecutor()
+    context = RunContext(settings=settings.model_copy(update={"gate_extensions": False}), backend=None,
+                         executor=executor)
+    try:
+        command = postcheck(RunState(request="x", thread_id="t", root=str(tmp_path), plan=plan),
+                            SimpleNamespace(context=context))
+        assert command.goto == "analysis"
+        assert command.update["plan"].runs[0].params["production_steps"] == 4000  # as prescribed
+        warnings = [d.detail for d in command.update["decisions"] if d.decision == "warning"]
+        assert warnings and "kept as prescribed" in warnings[0] and "misses the target" in warnings[0]
+        verdict["liquid_md-prod"] = gates.Outcome.FAIL
+        command = postcheck(RunState(request="x", thread_id="t", root=str(tmp_path), plan=plan),
+                            SimpleNamespace(context=context))
+        assert any("physics gates failed" in f for f in command.update["failures"])
+    finally:
+        executor.shutdown()

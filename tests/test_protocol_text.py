@@ -162,7 +162,73 @@ def test_complete_conditions_prefers_the_thermostat():
     assert spec.conditions.temperature == q(1.5, "reduced") and "temperature" not in spec.missing
     nve = backend.task_spec("Average pressure of an LJ fluid at reduced density 0.8 in the NVE ensemble with "
                             "velocities at T = 2.0.")
-    assert complete_conditions(nve).conditions.temperature is None  # NVE: 2.0 is not the state point
+    # NVE: 2.0 starts the run (velocities) but is no thermostat target
+    assert complete_conditions(nve).conditions.temperature == q(2.0, "reduced")
+    assert not nve.controls.holds_temperature
+
+
+# Densities and temperatures written in prose (paraphrases written for these tests).
+@pytest.mark.parametrize("text, density, temperature", [
+    ("Mean potential energy per particle of Lennard-Jones atoms placed on an fcc lattice at a density of 0.75; "
+     "velocities are drawn at a temperature of 1.3 and the run is NVE.", 0.75, 1.3),
+    ("Average pressure of a reduced-unit LJ liquid held at a fixed reduced density (0.65), with a Nose-Hoover "
+     "thermostat at 1.1.", 0.65, 1.1),
+    ("Pressure of an LJ system at number density 0.9 kept at a temperature of 2.0 (in reduced units) by a "
+     "Berendsen thermostat.", 0.9, 2.0),
+    ("Average temperature of LJ particles (reduced units) with a density equal to 0.7 at a reduced "
+     "temperature of 0.95.", 0.7, 0.95),
+])  # fmt: skip
+def test_prose_density_and_temperature(text, density, temperature):
+    spec = backend.task_spec(text)
+    assert spec.conditions.density == q(density, "reduced")
+    assert spec.conditions.temperature == q(temperature, "reduced")
+    assert "density" not in spec.missing and "temperature" not in spec.missing
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Minimise with conjugate gradients to an energy tolerance of 2.5 * 10⁻⁸ and a force tolerance of "
+     "1 x 10^-5.", {"etol": 2.5e-8, "ftol": 1e-5}),
+    ("Sample for 2,50,000 timesteps in the production run after 20,000 steps of equilibration.",
+     {"production_steps": 250000, "equilibration_steps": 20000}),
+    ("The system is equlibrated for 300 steps; the production run must be in the NVE ensemble for 4000 steps.",
+     {"equilibration_steps": 300, "production_steps": 4000}),
+    ("Velocites are created at a temperature of 0.9 before a velocity-Verlet run.",
+     {"velocity_temperature": Quantity(value=0.9, unit="K"), "integrator": "verlet"}),
+])  # fmt: skip
+def test_numbers_and_spellings_as_people_write_them(text, expected):
+    found = controls(text)
+    assert {k: found.get(k) for k in expected} == expected
+
+
+def test_prose_density_keeps_real_units():
+    spec = backend.task_spec("Density of liquid argon modelled with Lennard-Jones at a density of 1.4 g/cm^3 and 90 K.")
+    assert spec.conditions.density == q(1.4, "g/cm^3")
+
+
+@pytest.mark.parametrize("text, holds", [
+    ("LJ fluid in the NVE ensemble, velocities created at a temperature of 1.2.", False),
+    ("LJ fluid integrated with fix nve plus a Langevin thermostat at 1.2 (damping 1.0).", True),
+    ("LJ fluid in the canonical ensemble at T* = 1.2.", True),
+])  # fmt: skip
+def test_the_ensemble_decides_whether_a_temperature_is_held(text, holds):
+    assert backend.task_spec(text).controls.holds_temperature is holds
+
+
+def test_a_described_nve_run_is_rendered_without_a_thermostat():
+    spec = lj_spec(ensemble="nve", velocity_temperature=q(1.6, "reduced"), equilibration_steps=200,
+                   production_steps=1000)
+    params, _ = FluidMD().parameters(spec)
+    assert not params.thermostatted and not params.rescale_nve
+    text = FluidMD().jobs(params)[0].inputs["in.lammps"]
+    assert "velocity        all create 1.6 " in text
+    assert "langevin" not in text and " nvt " not in text and "velocity        all scale" not in text
+    assert "fix             equil all nve" in text and "fix             prod all nve" in text
+    # with a Langevin thermostat named, the same NVE run is thermostatted during equilibration
+    langevin = lj_spec(ensemble="nve", thermostat="langevin", velocity_temperature=q(1.6, "reduced"),
+                       equilibration_steps=200, production_steps=1000)
+    params, _ = FluidMD().parameters(langevin)
+    assert params.thermostatted
+    assert "all langevin" in FluidMD().jobs(params)[0].inputs["in.lammps"]
 
 
 def test_expected_atoms():

@@ -13,7 +13,7 @@ import pytest
 
 from simagent.errors import RequestError
 from simagent.executor import LocalExecutor, read_record, write_inputs
-from simagent.models import Job, JobStatus, Result
+from simagent.models import Answer, Job, JobStatus, Result
 from simagent.solve import (
     FINAL_ANSWER,
     INPUTS,
@@ -22,8 +22,10 @@ from simagent.solve import (
     MDGymTask,
     TaskFileError,
     _in_unit,
+    collect,
     load_task,
     read_metric,
+    read_metrics,
     solve,
     supplied_files,
 )
@@ -82,6 +84,16 @@ def test_malformed_task_on_the_command_line(tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.parametrize("limit, budget", [(0, 300.0), (None, 300.0), (12.5, 337.5)])
+def test_a_zero_or_missing_time_limit_is_valid(limit, budget):
+    # MDGym's own files hold time_limit 0 (and the harness allows null): only the 300 s allowance
+    raw = {**json.loads(example_path().read_text()), "time_limit": limit}
+    task = MDGymTask.model_validate(raw)
+    assert task.budget_s == budget
+    without = {k: v for k, v in raw.items() if k != "time_limit"}
+    assert MDGymTask.model_validate(without).budget_s == 300.0
+
+
 def test_extra_fields_are_kept():
     task = MDGymTask.model_validate({**json.loads(example_path().read_text()), "reference": "a paper"})
     assert task.reference == "a paper"
@@ -110,6 +122,58 @@ def test_extra_fields_are_kept():
 def test_metric_names(metric, prop, unit, at):
     target = read_metric(metric, reduced=True)
     assert (target.property, target.unit, target.at) == (prop, unit, at)
+
+
+@pytest.mark.parametrize("metric, prop, label", [
+    ("Shear_Modulus_1", "shear_modulus", "C44"),
+    ("shear-modulus-2 (GPa)", "shear_modulus", "(C11-C12)/2"),
+    ("SHEAR MODULUS", "shear_modulus", None),
+    ("elastic_constant_C11_GPa", "elastic_constants", "C11"),
+    ("c_44", "elastic_constants", "C44"),
+    ("rdf first peak position", "rdf", "first_peak"),
+    ("Young's_modulus", "youngs_modulus", None),
+])  # fmt: skip
+def test_metric_labels(metric, prop, label):
+    target = read_metric(metric)
+    assert (target.property, target.label) == (prop, label)
+
+
+def test_numbered_shear_moduli_take_their_own_numbers():
+    # the cubic moduli of one tensor, labelled as the elastic protocol labels them
+    results = [
+        Result(quantity="shear_modulus", value=40.0, unit="GPa", job="j", method="G_VRH"),
+        Result(quantity="s1", property="shear_modulus", label="C44", value=56.0, unit="GPa", job="j", method="m"),
+        Result(quantity="s2", property="shear_modulus", label="(C11-C12)/2", value=37.5, unit="GPa", job="j",
+               method="m"),
+        Result(quantity="poisson_ratio", value=0.29, unit="", job="j", method="VRH"),
+        Result(quantity="p", property="poisson_ratio", label="C12/(C11+C12)", value=0.335, unit="", job="j",
+               method="m"),
+    ]
+    task = MDGymTask(id="t", problem_description="Elastic moduli of a cubic crystal.", engine="lammps",
+                     metrics=["Shear_Modulus_1", "Shear_Modulus_2", "Poisson_Ratio"])
+    found = {m.target.metric: m.value for m in collect(read_metrics(task, False), Answer(
+        status="answered", request="r", answers=results), None, None)}
+    # numbered shear moduli: the task follows examples/ELASTIC, whose Poisson ratio is C12/(C11+C12)
+    assert found == {"Shear_Modulus_1": 56.0, "Shear_Modulus_2": 37.5, "Poisson_Ratio": 0.335}
+    plain = MDGymTask(id="t", problem_description="Moduli of a polycrystal.", engine="lammps",
+                      metrics=["shear_modulus", "poisson_ratio"])
+    found = {m.target.metric: m.value for m in collect(read_metrics(plain, False), Answer(
+        status="answered", request="r", answers=results), None, None)}
+    assert found == {"shear_modulus": 40.0, "poisson_ratio": 0.29}
+
+
+def test_a_shear_modulus_number_a_cubic_crystal_lacks_says_why():
+    target = read_metric("shear_modulus_3")
+    assert target.property is None and "1 (C44) and 2" in target.reason
+
+
+def test_time_points_are_typed_fields():
+    average = Result(quantity="temperature", value=1.0, unit="reduced", job="j", method="mean")
+    last = Result(quantity="temperature", statistic="last_step", value=1.1, unit="reduced", job="j", method="x")
+    at = Result(quantity="temperature", statistic="step", step=500, value=1.2, unit="reduced", job="j", method="x")
+    answer = Answer(status="answered", request="r", answers=[average, last, at])
+    targets = [read_metric(m, reduced=True) for m in ("final_temperature", "temperature_at_step_500", "avg_T")]
+    assert [m.value for m in collect(targets, answer, None, None)] == [1.1, 1.2, 1.0]
 
 
 def test_unit_from_the_description():
@@ -310,3 +374,36 @@ def test_probe_stated_for_one_metric_is_used_for_it(tmp_path, settings):
 def test_adsorption_and_pore_metric_names(metric, prop, unit):
     target = read_metric(metric)
     assert (target.property, target.unit) == (prop, unit)
+
+
+def test_a_task_naming_a_file_that_is_not_there_says_which(tmp_path):
+    # paraphrased task: an EAM file neither supplied under the data root nor shipped
+    task = {"id": "needs_file", "engine": "lammps", "level": 1, "time_limit": 0, "ground_truth": {},
+            "metrics": ["cohesive_energy"],
+            "problem_description": "Cohesive energy in eV of fcc nickel modelled with the Made_Up_Ni.eam.alloy "
+                                   "potential, relaxed with conjugate gradients."}
+    path = tmp_path / "task.json"
+    path.write_text(json.dumps(task))
+    root = tmp_path / "data_root"
+    (root / "LAMMPS" / "potentials" / "needs_file").mkdir(parents=True)
+    outcome = solve(path, tmp_path / "out", data_root=root)
+    assert outcome.exit_code == 1 and outcome.final_answer == {}
+    reason = outcome.not_computed["cohesive_energy"]
+    assert "Made_Up_Ni.eam.alloy" in reason and "LAMMPS" in reason and "nothing was run" in reason
+    assert json.loads((tmp_path / "out" / FINAL_ANSWER).read_text()) == {}
+    assert "Made_Up_Ni.eam.alloy" in (tmp_path / "out" / REPORT).read_text()
+
+
+def test_solve_uses_the_hybrid_backend_when_the_local_model_is_installed(settings, monkeypatch):
+    from simagent.backends import model_store
+    from simagent.solve import solve_settings
+
+    monkeypatch.delenv("SIMAGENT_BACKEND")  # the tests' pin (conftest): this one tests the default
+    monkeypatch.setattr(model_store, "parts_installed", lambda name: True)
+    assert solve_settings().resolved_backend == "hybrid"
+    assert solve_settings("expert").resolved_backend == "expert"  # asked for: honoured
+    monkeypatch.setenv("SIMAGENT_BACKEND", "expert")
+    assert solve_settings().resolved_backend == "expert"
+    monkeypatch.delenv("SIMAGENT_BACKEND")
+    monkeypatch.setattr(model_store, "parts_installed", lambda name: False)
+    assert solve_settings().resolved_backend == "expert"  # no local model: the rules alone

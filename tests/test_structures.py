@@ -12,6 +12,7 @@ import pytest
 from agents import structure as st
 from simagent.backends.expert import ExpertBackend
 from simagent.errors import RequestError
+from simagent.models import PropertyRequest
 from simagent.paths import forcefields_dir
 
 FILES = Path(__file__).parent / "files" / "zeopp"
@@ -147,7 +148,6 @@ def test_curated_entries_have_the_published_composition():
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("overlapping_atoms.cif", "overlapping atoms closer than 0.5 A (C1-C2 0.20 A)"),
         ("malformed.cif", "not a readable CIF"),
         ("missing_hydrogens.cif", "hydrogens are probably missing"),
         ("charged.cif", "charges sum to +0.5000 e"),
@@ -242,6 +242,29 @@ def test_guest_library_is_complete_and_neutral():
     assert "EPM2" in guests["CO2"]["models"]
 
 
+def test_overlapping_atoms_stop_energy_runs_but_not_geometry():
+    """Overlapping atoms (a disorder model): pore geometry runs with a warning, energy-based runs refuse
+    and say what to use instead."""
+    report, _structure = st.check_cif(FILES / "overlapping_atoms.cif")
+    assert report.ok and any("overlapping atoms closer than 0.5 A (C1-C2 0.20 A)" in p for p in report.energy_problems)
+    resolved = st.resolve(str(FILES / "overlapping_atoms.cif"))
+    with pytest.raises(RequestError, match="energy-based run: .*overlapping.*cleaned CIF"):
+        st.checked(resolved)
+    report, structure = st.checked(resolved, "geometry")
+    assert structure is not None and any("overlapping" in w and "pore geometry" in w for w in report.warnings)
+
+
+@pytest.mark.skipif(not st.refcode_entries("PUPJER"), reason="CoRE MOF 2019 not installed")
+def test_core_entry_with_a_disorder_model():
+    """PUPJER_clean (CoRE MOF 2019 ASR): 18 pairs of atoms 0.36 A apart."""
+    resolved = st.resolve("PUPJER_clean")
+    report, _structure = st.check_cif(resolved.path)
+    assert "18 pair(s)" in report.energy_problems[0] and "0.36 A" in report.energy_problems[0]
+    with pytest.raises(RequestError, match="FSR has no other entry for PUPJER: give a cleaned CIF"):
+        st.checked(resolved)
+    assert st.checked(resolved, "geometry")[0].warnings
+
+
 def test_structure_node_records_the_choice_and_asks_on_ambiguity():
     from types import SimpleNamespace
 
@@ -256,11 +279,15 @@ def test_structure_node_records_the_choice_and_asks_on_ambiguity():
     assert command.goto == "clarify" and "SABVUN_clean_h_min" in command.update["question"]
     spec.system.structure = str(FILES / "overlapping_atoms.cif")
     command = st.structure_node(RunState(request="LCD", thread_id="t", root="/tmp", spec=spec), runtime)
+    assert command.goto == "planner" and "overlapping" in command.update["decisions"][-1].detail
+    spec.properties = [PropertyRequest(name="uptake")]
+    command = st.structure_node(RunState(request="uptake", thread_id="t", root="/tmp", spec=spec), runtime)
     assert command.goto == "response" and "overlapping" in command.update["error"]
 
 
 @pytest.mark.skipif(st.raspa_structure_dir() is None, reason="RASPA2 not installed")
-@pytest.mark.parametrize("text", ["MFI", "mfi", "all-silica MFI", "the all-silica zeolite MFI"])
+@pytest.mark.parametrize("text", ["MFI", "mfi", "all-silica MFI", "the all-silica zeolite MFI", "Silicalite-1",
+                                  "silicalite"])
 def test_zeolite_code_and_description_find_the_all_silica_structure(text):
     assert st.resolve(text, fetch=False).ref == "RASPA:MFI_SI"
 
@@ -268,3 +295,20 @@ def test_zeolite_code_and_description_find_the_all_silica_structure(text):
 def test_a_description_alone_names_no_framework():
     with pytest.raises(RequestError, match="unknown framework"):
         st.resolve("the zeolite", fetch=False)
+
+
+@pytest.mark.skipif(st.raspa_structure_dir() is None, reason="RASPA2 not installed")
+@pytest.mark.parametrize("request_text", [
+    "methane uptake in silicalite-1 at 300 K and 10 bar",
+    "CH4 loading in Silicalite at 298 K, 5 bar?",
+])
+def test_alkanes_in_silicalite_use_the_zeolite_force_field(request_text):
+    """Silicalite-1 is all-silica MFI; alkanes there default to Dubbeldam et al. 2004 (the force field
+    RASPA users use for alkanes in all-silica zeolites), not UFF."""
+    from simagent.protocols import protocols_for
+
+    spec = ExpertBackend().task_spec(request_text)
+    assert spec.system.structure == "RASPA:MFI_SI"
+    params, defaults = protocols_for(spec)[0].parameters(spec)
+    assert params.force_field == "Dubbeldam2004"
+    assert any(d.parameter == "framework force field" and "alkanes" in d.reason for d in defaults)

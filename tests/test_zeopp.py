@@ -84,8 +84,10 @@ def test_precheck_rejects_bad_settings_and_bad_structures():
            "surface_area": {"probe_radius": -1}}
     problems = " ".join(check.settings_problems(json.dumps({**bad, "tasks": ["surface_area", "rm"]})))
     assert "plain file name" in problems and "tasks" in problems and "MAX" in problems and "probe_radius" in problems
+    # overlapping atoms do not stop pure geometry (the structure agent warns; energy-based runs refuse)
     overlap = (FILES / "overlapping_atoms.cif").read_text()
-    assert any("overlapping" in p for p in check.structure_problems(overlap))
+    assert not any("overlapping" in p for p in check.structure_problems(overlap))
+    assert check.structure_problems((FILES / "malformed.cif").read_text())
 
 
 # ---------------------------------------------------------------------------------------------

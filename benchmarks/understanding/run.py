@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from simagent.backends.expert import vocabulary as vocab  # noqa: E402
+from simagent.capabilities import needed  # noqa: E402
 from simagent.config import Settings  # noqa: E402
 from simagent.errors import SimagentError  # noqa: E402
 from simagent.models import Quantity, TaskSpec  # noqa: E402
@@ -96,7 +97,7 @@ def predicted_fields(spec: TaskSpec | None) -> dict[str, Any]:
         "potential_family": pot.family if pot else None,
         "engine": spec.engine,
         "last_step": any(p.at == "last_step" for p in spec.properties),
-        "unsupported": sorted({u.capability for u in getattr(spec, "unsupported", [])}),
+        "unsupported": sorted(needed(spec)),
     }
 
 

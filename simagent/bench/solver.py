@@ -31,14 +31,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", default=None)
     args = parser.parse_args(argv)
 
-    from simagent.config import load_settings
     from simagent.errors import SimagentError
-    from simagent.solve import BUDGET_FACTOR, load_task, solve
+    from simagent.solve import BUDGET_FACTOR, load_task, solve, solve_settings
 
     try:
         task = load_task(args.task)
         overhead = args.budget - BUDGET_FACTOR * task.time_limit  # solve's budget = overhead + 3 x time_limit
-        outcome = solve(args.task, args.workdir, args.data_root, load_settings(backend=args.backend),
+        outcome = solve(args.task, args.workdir, args.data_root, solve_settings(args.backend),
                         budget_overhead_s=overhead, progress=_report)
     except SimagentError as err:
         print(f"error: {err}", file=sys.stderr)

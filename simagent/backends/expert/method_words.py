@@ -12,23 +12,25 @@ import re
 
 from simagent.models import Unsupported
 
+# DFT words the Quantum ESPRESSO / VASP engines honour (domains/electronic.py routes them: DFT, PBE,
+# LDA, PBEsol, Quantum ESPRESSO, VASP, band gaps) are not here; these are methods and codes no engine
+# of simagent runs, which must not be answered with PBE or a classical potential.
 _DFT_METHOD = (
-    r"\bdft\b|density[- ]functional(?: theory)?|first[- ]principles?|\bab[- ]?initio\b|\bpbe(?:sol)?\b"
-    r"|\blda\b|\bgga\b|\bhse ?(?:06)?\b|\bb3lyp\b|hybrid functional|\bscan functional|\bvasp\b"
-    r"|quantum[- ]?espresso|\bpw\.x\b|\bcp2k\b|\bcastep\b|\bsiesta\b|\babinit\b|\bgpaw\b|\bdftb\+?"
-    r"|hartree[- ]fock|\bcoupled[- ]cluster\b|\bccsd|\bmp2\b|\bgaussian ?(?:09|16)\b|\borca\b"
+    r"\bhse ?(?:0?6)?\b|hybrid functional|\bb3lyp\b|\bpbe0\b|\bscan (?:meta-gga|functional)|\bmeta-gga\b|\bdft ?\+ ?u\b"
+    r"|\bcp2k\b|\bcastep\b|\bsiesta\b|\babinit\b|\bgpaw\b|\bdftb\+?|hartree[- ]fock|\bcoupled[- ]cluster\b"
+    r"|\bccsd|\bmp2\b|\bgaussian ?(?:09|16)\b|\borca\b|\bgw approximation|\bgw\b(?= (?:calculation|band))"
 )
-# properties only an electronic-structure method gives
+# properties only an electronic-structure method gives, and no protocol computes (the band gap has one)
 _DFT_PROPERTY = (
-    r"band ?gaps?\b|band structure|(?:electronic )?density of states|\bp?dos\b|homo[- ]?lumo|\bwork function"
+    r"band structure|(?:electronic )?density of states|\bp?dos\b|homo[- ]?lumo|\bwork function"
     r"|fermi (?:level|energy|surface)|electronic structure|charge density|\bbader\b|magnetic moment"
 )
+# ML potentials: a generic "machine-learned potential", CHGNet and SevenNet run on the mlp engine
+# (domains/electronic.py); a request naming another model must not get one of those instead.
 _ML = (
-    r"machine[- ]learn\w*(?: interatomic)? (?:potential|force field|model)|\bml[- ]?(?:ip|ff)s?\b"
-    r"|\bml (?:interatomic )?potential|\bmlips?\b|neural[- ]network (?:interatomic )?potential|\bnnps?\b"
-    r"|\bmace(?:-mp(?:-0)?)?\b|\bnequip\b|\ballegro\b|\bdeep ?md\b|\bdeep ?potential|\bchgnet\b|\bm3gnet\b"
-    r"|\bschnet\b|\bpainn\b|\bani-?(?:1x|1ccx|2x)\b|\bsevennet\b|\bmattersim\b|moment tensor potential"
-    r"|gaussian approximation potential|\bfoundation model"
+    r"neural[- ]network (?:interatomic )?potential|\bnnps?\b|\bmace(?:-mp(?:-0)?)?\b|\bnequip\b|\ballegro\b"
+    r"|\bdeep ?md\b|\bdeep ?potential|\bm3gnet\b|\bschnet\b|\bpainn\b|\bani-?(?:1x|1ccx|2x)\b|\bmattersim\b"
+    r"|moment tensor potential|gaussian approximation potential"
 )
 _ML_CAPS = r"\bGAP(?:-\d+)?\b|\bSNAP\b|\bACE\b|\bPACE\b|\bMTP\b|\bORB\b|\bUMA\b"
 _POTENTIAL = (

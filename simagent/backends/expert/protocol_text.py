@@ -19,6 +19,7 @@ import math
 import re
 from typing import Any
 
+from simagent.backends.expert.numbers import plain_numbers
 from simagent.models import Quantity, SimulationControls, TaskSpec
 
 NUM = r"(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)"
@@ -59,7 +60,7 @@ MINIMIZERS: list[tuple[str, str]] = [
     (r"\bquickmin\b", "quickmin"),
 ]
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "single": 1, "binary": 2, "ternary": 3}
-EQUILIBRATION = r"equilibrat\w*|relaxation|pre-?equilibrat\w*|warm[- ]?up|burn[- ]?in"
+EQUILIBRATION = r"eq\w{1,6}brat\w*|relaxation|pre-?equilibrat\w*|warm[- ]?up|burn[- ]?in"
 PRODUCTION = r"production|sampling|data collection|measurement|averaging|statistics|analysis"
 
 
@@ -72,6 +73,7 @@ def merge_controls(ctl: SimulationControls, low: str) -> SimulationControls:
 
 def read_controls(low: str) -> dict[str, Any]:
     """Field name -> value for every SimulationControls field the text states explicitly."""
+    low = plain_numbers(low)
     reduced = re.search(REDUCED_CONTEXT, low) is not None
     out: dict[str, Any] = {}
     out.update(_box(low))
@@ -85,17 +87,53 @@ def read_controls(low: str) -> dict[str, Any]:
 
 
 def complete_conditions(spec: TaskSpec) -> TaskSpec:
-    """Temperature from the thermostat (or, under a thermostat, the velocity) set point when the
-    text gives no other; clears 'temperature' from `missing`. Returns the same spec."""
+    """Fill the state point from what the text states elsewhere; returns the same spec.
+
+    Temperature: the thermostat set point; under a thermostat, the velocity temperature; in a
+    described NVE run (no thermostat), the temperature the velocities are drawn at, which starts
+    the run but is no target (SimulationControls.holds_temperature). Density and temperature written
+    in prose in reduced units ('at a density of 0.8', 'a fixed reduced density (0.8)', 'a
+    temperature of 1.2 (in reduced units)') count when the text is in LJ units. Clears what was
+    found from `missing`."""
     ctl = spec.controls
+    low = plain_numbers(re.sub(r"\s+", " ", spec.request.lower()))
+    reduced = re.search(REDUCED_CONTEXT, low) is not None
     if spec.conditions.temperature is None:
-        thermostatted = ctl.thermostat is not None or ctl.ensemble in ("nvt", "npt")
-        source = ctl.thermostat_temperature or (ctl.velocity_temperature if thermostatted else None)
+        source = ctl.thermostat_temperature or (ctl.velocity_temperature if ctl.holds_temperature or
+                                                ctl.ensemble == "nve" else None)
+        if source is None and reduced:
+            source = prose_temperature(low)
         if source is not None:
             spec.conditions.temperature = source
-    if spec.conditions.temperature is not None and "temperature" in spec.missing:
-        spec.missing.remove("temperature")
+    if spec.conditions.density is None and spec.conditions.pressure is None and reduced:
+        spec.conditions.density = prose_density(low)
+    for name in ("temperature", "density"):
+        if getattr(spec.conditions, name) is not None and name in spec.missing:
+            spec.missing.remove(name)
     return spec
+
+
+_WHOLE = r"(?!\d|\.\d|e[-+]?\d)"  # the whole number (no backtracking into '1' of '1.4 g/cm3')
+# "at a density of 0.8", "reduced number density 0.8442", "a fixed reduced density (0.8)", "density rho = 0.8"
+_PROSE_DENSITY = re.compile(r"\b(?:reduced |number |particle |fixed |lj |scaled )*density\s*"
+                            r"(?:of|=|:|is|at|equal to|set to)?\s*\(?\s*(?:rho\*?\s*=\s*)?" + NUM + _WHOLE +
+                            r"(?!\s*(?:g|kg|mol|atoms? ?/|/ ?(?:a|nm|cm|m)\b|particles? ?/))")
+# "a temperature of 1.5 (in reduced units)", "reduced temperature 0.9", "temperature equal to 2"
+_PROSE_TEMPERATURE = re.compile(r"\b(?:reduced |fixed |target |lj )*temperature\s*(?:of|=|:|is|at|equal to|set to)?"
+                                r"\s*\(?\s*" + NUM + _WHOLE + r"(?!\s*(?:k\b|kelvin|°|deg))")
+
+
+def prose_density(low: str) -> Quantity | None:
+    """A reduced density stated in words (the text is known to be in LJ units)."""
+    match = _PROSE_DENSITY.search(low)
+    return Quantity(value=float(match.group(1)), unit="reduced") if match else None
+
+
+def prose_temperature(low: str) -> Quantity | None:
+    """A reduced temperature stated in words that is neither a velocity nor a thermostat
+    temperature (those are read by `_temperatures`)."""
+    match = _PROSE_TEMPERATURE.search(low)
+    return Quantity(value=float(match.group(1)), unit="reduced") if match else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -230,10 +268,12 @@ def _time(value: float, unit: str | None, reduced: bool) -> Quantity:
     return Quantity(value=value, unit="reduced" if reduced else "ps")
 
 
-_T_VALUE = re.compile(r"(?:\bt(?:\*|_?target|_?0|_?set)?|\btemperatures?|\bset[- ]?point)\s*(?:=|of|:|is|to)?\s*"
+_T_VALUE = re.compile(r"(?:\bt(?:\*|_?target|_?0|_?set)?|\btemperatures?|\bset[- ]?point)\s*(?:=|of|:|is|to|at)?\s*"
                       + NUM + r"\s*(k\b|kelvin\b|°c|degc)?")
 _T_BARE = re.compile(r"\b(?:at|to)\s+" + NUM + r"\s*(k\b|kelvin\b)")
-_VELOCITY = r"velocit(?:y|ies)(?![- ]verlet)|initial (?:kinetic|velocit)|maxwell[- ]boltzmann"
+_T_REDUCED_AT = re.compile(r"(?:thermostat|heat bath|\bnvt\b)[^.;,()]{0,30}?\b(?:at|to)\s+" + NUM
+                           + r"(?!\d|\.\d)(?!\s*(?:k\b|kelvin|°|deg|bar|atm|tau|fs|ps|steps?\b|timesteps?\b))")
+_VELOCITY = r"velocit\w*+(?![- ]verlet)|initial (?:kinetic|velocit)|maxwell[- ]boltzmann"
 _THERMOSTAT = r"thermostat|heat bath|\bnvt\b|nos[eé][- ]?hoover|langevin|berendsen|bussi|csvr|canonical"
 
 
@@ -244,6 +284,8 @@ def _temperatures(low: str, reduced: bool) -> dict[str, Quantity]:
     for sentence in re.split(r"(?<=[.;])\s+", low):
         hits = [(m.start(), m.group(1), m.group(2)) for m in _T_VALUE.finditer(sentence)]
         hits += [(m.start(), m.group(1), m.group(2)) for m in _T_BARE.finditer(sentence)]
+        if reduced:  # "a Langevin thermostat at 1.1": in reduced units a set point needs no unit
+            hits += [(m.start(1), m.group(1), None) for m in _T_REDUCED_AT.finditer(sentence)]
         for start, value, unit in sorted(hits):
             kind = _nearest_kind(sentence, start)
             if kind and kind not in out:
@@ -318,9 +360,11 @@ def _phase_length(low: str, phase: str) -> tuple[int | None, Quantity | None]:
     steps = [
         rf"\b{COUNT}[- ]{STEP_WORD}(?: of| for)?(?: nvt| npt| nve| md)? (?:{phase})",
         rf"\b{COUNT}(?: md)? (?:{phase})(?: run)? {STEP_WORD}",
-        rf"\b(?:{phase})(?: run| period| phase| stage| segment)?(?: of| for| over| lasting| with|:|=)?\s*{COUNT}"
+        rf"\b(?:{phase})(?: run| period| phase| stage| segment)?(?: (?:should|must|will|shall|is|was) be"
+        rf"(?: carried out| performed| run| done)?)?(?: in (?:the |an? )?\w+ ensemble)?"
+        rf"(?: of| for| over| lasting| with|:|=)?\s*{COUNT}"
         rf"(?: more| additional)?[- ]{STEP_WORD}",
-        rf"\b{COUNT}[- ]{STEP_WORD}(?: long)? (?:run )?(?:for|of) (?:the )?(?:{phase})",
+        rf"\b{COUNT}[- ]{STEP_WORD}(?: long)? (?:run )?(?:for|of|in) (?:the )?(?:{phase})",
     ]
     for pattern in steps:
         match = re.search(pattern, low)

@@ -10,6 +10,7 @@ import re
 
 from simagent.backends.expert import domains, method_words
 from simagent.backends.expert import vocabulary as vocab
+from simagent.backends.expert.numbers import plain_numbers
 from simagent.backends.expert.wording import conditions_text, correct_typos, drop_negated
 from simagent.errors import RequestError
 from simagent.models import (
@@ -37,7 +38,7 @@ def normalise(text: str) -> str:
     }
     for old, new in table.items():
         text = text.replace(old, new)
-    text = re.sub(r"(\d),(\d{3})\b", r"\1\2", text)  # 1,000 -> 1000
+    text = plain_numbers(text)  # 1,000 and 1,00,000 -> 1000, 100000; 2 x 10^-4 -> 2e-4
     return re.sub(r"[ \t]+", " ", text).strip()
 
 
@@ -101,7 +102,7 @@ def _properties(low: str) -> list[PropertyRequest]:
                 found.append(PropertyRequest(name=name, at=at, step=step, unit=_requested_unit(low, hits[0].end())))
                 break
     names = {p.name for p in found}
-    if names & {"melting_temperature", "glass_transition_temperature"}:  # 'at what temperature does it melt'
+    if names & {"melting_point", "glass_transition_temperature"}:  # 'at what temperature does it melt'
         found = [p for p in found if p.name != "temperature"]
         names.discard("temperature")
     # "energy per particle/atom" without a qualifier, in an MD context, means potential energy.

@@ -28,7 +28,11 @@ PROPERTY_PATTERNS: dict[str, list[str]] = {
     "kinetic_energy_per_atom": [r"kinetic energ", r"\bkinetic" + _LISTED_ENERGY],
     "total_energy_per_atom": [r"total energ", r"\btotal" + _LISTED_ENERGY],
     "pressure": [r"\bpressures?\b", r"\bp\*"],
-    "temperature": [r"\btemperatures?\b"],
+    "temperature": [r"(?<!melting )(?<!fusion )\btemperatures?\b"],
+    "melting_point": [r"melting (?:point|temperature)", r"\btemperature of (?:melting|fusion)\b",
+                      r"\bdoes \w+ melt\b", r"\bmelts? (?:at|with|under)\b", r"\bt_?m\b",
+                      r"solid[- ]liquid coexistence"],
+    "heat_capacity": [r"heat capacit", r"specific heat", r"\bc_?[vp]\b"],
     "density": [r"\bdensity\b(?! functional)(?! of states)", r"\bdensities\b", r"\bhow dense\b"],
     "volume": [r"\bvolume\b"],
     "rdf": [r"radial distribution", r"\brdf\b", r"\bg\s*\(\s*r\s*\)", r"pair (?:distribution|correlation) function"],
@@ -36,10 +40,6 @@ PROPERTY_PATTERNS: dict[str, list[str]] = {
                             r"first[- ]shell neighbou?rs"],
     "self_diffusion_coefficient": [r"diffusi(?:on|vity)", r"\bdiffuses?\b", r"\bmsd\b",
                                    r"mean[- ]squared? displacement", r"(?<![\w/.*-])d\*?(?=\s*(?:[,;@]|\d|$))"],
-    "heat_capacity": [r"heat capacit", r"specific heat", r"\bc_?[vp]\b"],
-    "melting_temperature": [r"melting (?:point|temperature)", r"\bdoes \w+ melt\b", r"\bmelts? (?:at|with|under)\b",
-                            r"\bt_?m\b",
-                            r"solid[- ]liquid coexistence"],
     "glass_transition_temperature": [r"glass[- ]transition", r"\bt_?g\b"],
     "elastic_constants": [r"elastic (?:constants?|tensor|stiffness)", r"\bc_?ij\b", r"\bc11\b"],
     "bulk_modulus": [r"bulk modul"],
@@ -75,7 +75,9 @@ PROPERTY_PATTERNS: dict[str, list[str]] = {
     "henry_coefficient": [r"henry'?s? (?:coefficient|constant|coeff?\b)", r"\bwidom\b"],
     "heat_of_adsorption": [r"heats? of adsorption", r"isosteric heat", r"adsorption enthalp", r"\bq_?st\b"],
     "selectivity": [r"\bselectivit"],
-    "interaction_energy": [r"interaction energ", r"host[- ]guest energ"],
+    "interaction_energy": [r"interaction energ", r"host[- ]guest energ",
+                           r"(?:binding|adsorption) energ\w* (?:of|for) (?:an? |the )?(?:co2|ch4|methane|n2|h2o?|water|"
+                           r"xe|kr|ar|guests?|molecules?)\b"],
 }
 
 # A property word that carries a value in the request is a condition, not a property to compute.

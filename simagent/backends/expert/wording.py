@@ -23,7 +23,8 @@ KEEP = {"cavities", "lattices", "density", "functions", "ironic", "nickels", "po
         "diffuse", "diffuses", "diffusive", "fractions", "limited", "limiting", "parameters",
         "silicone", "argonne", "void", "avoid", "voids", "energetic", "kinetics", "elasticity",
         "radius", "radial", "platinum", "largest", "larger", "constantly", "function", "iron",
-        "irons", "copper", "nickel", "henry", "uptake", "water", "vacancy", "vacancies"}
+        "irons", "copper", "nickel", "henry", "uptake", "vacancy", "vacancies", "functional", "functionals",
+        "fractional", "distributions", "potentially", "densities", "constraint", "constraints"}
 
 
 def correct_typos(text: str) -> str:

@@ -691,6 +691,7 @@ class LiquidMD(Protocol):
                         se = max(se, _barostat_error_floor(series[t0:], times[t0:], p.tau_p))
                     se, how = (se if se > 0 else None), averaged
                 results.append(Result(quantity=prop.name, value=value, unit=unit, uncertainty=se, job="prod",
+                                      statistic="last_step" if prop.at == "last_step" else "average",
                                       method=f"{term} from prod.edr{what}, {how}; {run}", log=log))
             elif prop.name == "energy_components":
                 for term, suffix in COMPONENTS.items():

@@ -3,7 +3,7 @@
 from tools.lammps.protocols import crystal, fluid  # noqa: F401
 
 # solids; the order matters: tensile_test (only for stress-strain wordings) before elastic_constants
-from tools.lammps.protocols import tensile, elastic, defects, planar, expansion, minimize  # noqa: F401  # isort: skip
+from tools.lammps.protocols import tensile, elastic, defects, planar, expansion, minimize, melting  # noqa: F401  # isort: skip
 
 # transport coefficients, bead-spring chains, energy terms
 from tools.lammps.protocols import transport, chains, energies  # noqa: F401  # isort: skip

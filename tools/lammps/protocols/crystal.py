@@ -340,7 +340,7 @@ class CrystalRelax(SolidProtocol):
         wanted = {r.name for r in spec.properties} or set(self.properties)
         if "lattice_constant" in wanted:
             wanted.add("lattice_constant_c")
-        return [r for r in results if r.quantity in wanted]
+        return [r for r in results if r.property in wanted]
 
 
 def _simagent_values(text: str) -> tuple[dict[str, float], list[float]]:

@@ -24,7 +24,7 @@ import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
 from simagent.errors import CalculationFailed
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import CUBIC_POISSON_LABEL, CUBIC_SHEAR_LABELS, DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import register
 from simagent.stats import block_average
 from tools.lammps.inputs import render
@@ -464,6 +464,23 @@ def results_from_tensor(
         "youngs_modulus": ("GPa", "E = 9KG/(3K+G) with VRH K and G"),
         "poisson_ratio": ("", "nu = (3K-2G)/(2(3K+G)) with VRH K and G (isotropic polycrystal)"),
     }
+    if "shear_modulus" in wanted and p.lattice in CUBIC:
+        # the two cubic shear moduli, labelled as LAMMPS examples/ELASTIC prints them
+        # ("Shear Modulus 1" = C44, "Shear Modulus 2" = (C11 - C12)/2)
+        (c11, e11), (c12, e12), (c44, e44) = constants["C11"], constants["C12"], constants["C44"]
+        for label, value, err in ((CUBIC_SHEAR_LABELS[0], c44, e44),
+                                  (CUBIC_SHEAR_LABELS[1], (c11 - c12) / 2, math.hypot(e11, e12) / 2)):
+            results.append(Result(quantity=f"shear_modulus ({label})", property="shear_modulus", label=label,
+                                  value=value, unit="GPa", uncertainty=err if thermal else None, job=job,
+                                  method=f"{how}; cubic shear modulus {label}", data_file=str(table)))
+    if "poisson_ratio" in wanted and p.lattice in CUBIC:
+        (c11, e11), (c12, e12) = constants["C11"], constants["C12"]
+        nu = c12 / (c11 + c12)  # uniaxial stress along a cube axis; examples/ELASTIC's 'Poisson Ratio'
+        nu_se = math.hypot(c12 * e11, c11 * e12) / (c11 + c12) ** 2
+        results.append(Result(quantity=f"poisson_ratio ({CUBIC_POISSON_LABEL})", property="poisson_ratio",
+                              label=CUBIC_POISSON_LABEL, value=nu, unit="", uncertainty=nu_se if thermal else None,
+                              job=job, method=f"{how}; nu = C12/(C11 + C12) (cubic, stress along [100])",
+                              data_file=str(table)))
     for name, (unit, formula) in formulas.items():
         if name in wanted:
             results.append(

@@ -45,6 +45,7 @@ from simagent.models import (
 )
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration, linear_fit
+from simagent.units import to_canonical
 from tools.lammps.inputs import render
 from tools.lammps.protocols.fluid_common import (
     Record,
@@ -80,6 +81,7 @@ THERMO_PROPERTIES = frozenset(
 )
 RDF_PROPERTIES = frozenset({"rdf", "coordination_number"})
 DIFFUSION = "self_diffusion_coefficient"
+HEAT_CAPACITY = "heat_capacity"
 FLUID_KINDS = ("lj_fluid", "atomic_fluid")
 
 # Defaults per units style with their reasons (each one applied is reported in the answer).
@@ -150,6 +152,10 @@ OUTPUT_UNITS: dict[str, dict[str, tuple[float, str]]] = {
     "density": {"g/cm^3": (1.0, "g/cm^3"), "kg/m^3": (1e3, "kg/m^3")},
     "volume": {"angstrom^3": (1.0, "angstrom^3"), "nm^3": (1e-3, "nm^3")},
     "length": {"angstrom": (1.0, "angstrom"), "nm": (0.1, "nm"), "pm": (100.0, "pm")},
+    "heat_capacity": {"j/(molk)": (1.0, "J/(mol K)"), "j/mol/k": (1.0, "J/(mol K)"), "j/molk": (1.0, "J/(mol K)"),
+                      "k_b": (1 / (K_B_EV * KJ_MOL_PER_EV * 1e3), "k_B/atom"),
+                      "kb": (1 / (K_B_EV * KJ_MOL_PER_EV * 1e3), "k_B/atom"),
+                      "ev/k": (1 / (KJ_MOL_PER_EV * 1e3), "eV/(K atom)")},
     "diffusion": {"cm^2/s": (1.0, "cm^2/s"), "m^2/s": (1e-4, "m^2/s"),
                   "angstrom^2/ps": (1e4, "angstrom^2/ps"), "nm^2/ns": (1e5, "nm^2/ns")},
 }  # fmt: skip
@@ -164,6 +170,7 @@ KIND = {
     "rdf": "length",
     "coordination_number": "count",
     DIFFUSION: "diffusion",
+    HEAT_CAPACITY: "heat_capacity",
 }
 
 
@@ -371,6 +378,57 @@ def fixed_density_state(
     return temperature, number_density
 
 
+# start density of an NPT run when the request gives none: liquid-like, rho* = 0.8 (the NPT
+# equilibration relaxes it); a state that is dilute as an ideal gas starts at that density instead
+NPT_START_REDUCED_DENSITY = 0.8
+# above the LJ critical temperature, T*_c = 1.31 (Potoff & Panagiotopoulos, J. Chem. Phys. 109, 10914 (1998))
+LJ_CRITICAL_TEMPERATURE = 1.31
+BAR_A3_EV = 1e5 * 1e-30 / 1.602176634e-19  # bar x angstrom^3 in eV
+
+
+def pressure_in(q: Quantity, units: str) -> float:
+    """A pressure in the units style's pressure unit: reduced (lj) or bar (metal)."""
+    unit = norm_unit(q.unit)
+    if units == "lj":
+        if unit in REDUCED | {"p*", "epsilon/sigma^3"}:
+            return q.value
+        raise RequestError(f"give an LJ fluid's pressure in reduced units, not {q.unit!r}")
+    bar = to_canonical(q, "pressure")
+    if bar.unit != "bar":
+        raise RequestError(f"give a real fluid's pressure in bar, atm, Pa, MPa..., not {q.unit!r}")
+    return bar.value
+
+
+def constant_pressure_state(
+    cond: Conditions, units: str, mass: float, epsilon: float, sigma: float, epsilon_k: float | None,
+    phase: str | None, record: Record,
+) -> tuple[float, float, float]:
+    """(temperature, pressure, start number density) of an NPT run in the units style."""
+    if cond.pressure is None:
+        raise RequestError("an NPT run needs a pressure")
+    temperature = temperature_in(cond.temperature, units, epsilon_k)
+    if temperature <= 0:
+        raise RequestError(f"temperature must be above absolute zero, got {cond.temperature}")
+    pressure = pressure_in(cond.pressure, units)
+    if pressure < 0:
+        raise RequestError(f"a negative pressure ({cond.pressure}) is a metastable state lammps/fluid_md does not run")
+    if cond.density is not None:
+        if cond.density.value <= 0:
+            raise RequestError(f"density must be positive, got {cond.density}")
+        record("conditions.density", "start density only", "NPT run: the density is an output")
+        return temperature, pressure, number_density_in(cond.density, units, mass, sigma)
+    k_t = temperature if units == "lj" else K_B_EV * temperature
+    ideal = pressure / k_t if units == "lj" else pressure * BAR_A3_EV / k_t
+    liquid = NPT_START_REDUCED_DENSITY / sigma**3
+    start = liquid
+    if ideal > 0 and (phase == "gas" or k_t / epsilon > LJ_CRITICAL_TEMPERATURE):
+        start = min(ideal, liquid)
+    why = ("liquid-like start, rho* = 0.8" if start == liquid
+           else "ideal-gas density at T and P (a gas or supercritical state)")
+    record("start_density", f"{start * sigma**3:.4g} sigma^-3", why + "; the NPT equilibration relaxes it")
+    return temperature, pressure, start
+
+
 def lj_cutoff_sigma(pot: PotentialSpec, units: str, sigma: float, record: Record, default_reason: str) -> float:
     """The LJ cutoff in sigma: given in sigma (or reduced), in a length (metal units), or the
     default DEFAULT_CUTOFF_SIGMA recorded with `default_reason`."""
@@ -526,7 +584,15 @@ class FluidMDParams(BaseModel):
     melt_temperature_factor: float = Field(default=2.0, ge=1.0)
     equilibration_steps: int = Field(ge=0)
     production_steps: int = Field(gt=0)
-    production_ensemble: Literal["nvt", "nve"] = "nvt"
+    production_ensemble: Literal["nvt", "nve", "npt"] = "nvt"
+    pressure: float | None = Field(
+        default=None, description="NPT set point (reduced or bar); None: fixed density. Equilibration "
+        "(after the fixed-volume melt) is NPT; an NVE production runs at the mean NPT volume")
+    barostat_damping: float | None = Field(default=None, gt=0, description="barostat relaxation time")
+    thermostatted: bool = Field(default=True, description="False: a described NVE run without a thermostat (the "
+                                "velocity temperature starts it and is no target)")
+    rescale_nve: bool = Field(default=True, description="scale velocities to the target before NVE production "
+                              "(not when the request states the temperature its velocities start at)")
     thermo_every: int = Field(default=10, gt=0)
     seed: int = Field(default=DEFAULT_SEED, gt=0)
     mixture: Literal["kob_andersen"] | None = Field(default=None, description="a named LJ mixture (MIXTURES)")
@@ -588,6 +654,10 @@ class FluidMDParams(BaseModel):
             raise ValueError(f"box edge {self.box_length:.4g} < 2 x cutoff + skin: use more cells")
         if self.average_window == "last" and not self.average_last_steps:
             raise ValueError("average_window 'last' needs average_last_steps")
+        if self.production_ensemble == "npt" and self.pressure is None:
+            raise ValueError("an NPT production needs a pressure")
+        if self.pressure is not None and (self.barostat_damping is None or self.equilibration_steps < 2):
+            raise ValueError("an NPT run needs a barostat damping and an equilibration stage")
         if self.rdf and self.production_steps % (self.rdf_blocks * self.rdf_every):
             raise ValueError("production_steps must be a multiple of rdf_blocks * rdf_every")
         lo, hi = self.msd_fit_window
@@ -617,11 +687,11 @@ def _as_params(params: BaseModel | dict) -> FluidMDParams:
 class FluidMD(Protocol):
     name = "lammps/fluid_md"
     engine = "lammps"
-    properties = THERMO_PROPERTIES | RDF_PROPERTIES | {DIFFUSION}
+    properties = THERMO_PROPERTIES | RDF_PROPERTIES | {DIFFUSION, HEAT_CAPACITY}
     Params = FluidMDParams
     description = (
-        "MD of an LJ or monatomic fluid at fixed T and density: Nose-Hoover NVT equilibration, "
-        "NVT or NVE production; block-averaged thermo, g(r) and coordination number, "
+        "MD of an LJ or monatomic fluid at fixed T and density (NVT) or pressure (NPT): Nose-Hoover equilibration, "
+        "NVT, NPT or NVE production; block-averaged thermo, heat capacity from energy fluctuations, g(r), CN, "
         "self-diffusion from the Einstein MSD; also the Kob-Andersen 80:20 binary LJ mixture (thermo, total g(r))"
     )
 
@@ -685,7 +755,15 @@ class FluidMD(Protocol):
         cond = spec.conditions
         if cond.temperature is None:
             raise RequestError("an MD run of a fluid needs a temperature")
-        temperature, number_density = fixed_density_state(cond, units, mass, sigma, epsilon_k, self.name, record)
+        npt = ctrl.ensemble == "npt" or (cond.density is None and cond.pressure is not None)
+        if cond.density is None and cond.pressure is None:
+            raise RequestError("an MD run of a fluid needs a density (NVT) or a pressure (NPT)")
+        pressure = None
+        if npt:
+            temperature, pressure, number_density = constant_pressure_state(
+                cond, units, mass, epsilon, sigma, epsilon_k, system.phase, record)
+        else:
+            temperature, number_density = fixed_density_state(cond, units, mass, sigma, epsilon_k, self.name, record)
 
         # potential details (a cutoff only the protocol text gave, e.g. "cut at 3 sigma", counts too)
         if pot.cutoff is None and ctrl.pair_cutoff is not None:
@@ -695,7 +773,12 @@ class FluidMD(Protocol):
             record("cutoff", f"{cutoff_sigma} sigma_ab per pair", f"model definition ({MIXTURES[mixture]['citation']})")
         else:
             cutoff_sigma = lj_cutoff_sigma(pot, units, sigma, record, "usual LJ truncation (Allen & Tildesley)")
-        if not pot.tail_correction:
+        tail = pot.tail_correction
+        if npt and not tail and not pot.shifted and mixture is None:
+            tail = True
+            record("tail_correction", "yes", "constant pressure: the long-range correction restores the "
+                   "untruncated LJ pressure, without it the density is biased low")
+        elif not tail:
             record("tail_correction", "no", "not requested (pair_modify tail no)")
         shifted = pot.shifted
         if mixture is not None and MIXTURES[mixture]["shifted"]:
@@ -729,15 +812,35 @@ class FluidMD(Protocol):
         if grown != cells:
             cells = grown
             record("n_atoms", BASIS[lattice] * math.prod(cells), "box edge must exceed 2 x cutoff + skin")
-        if ctrl.ensemble == "npt":
-            raise RequestError("lammps/fluid_md runs at fixed density (NVT/NVE), not NPT")
         ensemble = ctrl.ensemble
+        if HEAT_CAPACITY in names and (ensemble == "nve" or DIFFUSION in names):
+            raise RequestError("a heat capacity comes from the energy fluctuations of a thermostatted run "
+                               "(NVT: C_V, NPT: C_P), a diffusion coefficient from an NVE run: ask for them separately")
         if ensemble is None:
-            ensemble = "nve" if DIFFUSION in names else "nvt"
-            why = (
-                "a thermostat perturbs the dynamics" if ensemble == "nve" else "canonical sampling"
-            )
+            if DIFFUSION in names:
+                ensemble, why = "nve", "a thermostat perturbs the dynamics"
+                if npt:
+                    why += "; run at the mean volume of the NPT equilibration"
+            elif npt:
+                ensemble, why = "npt", "the request gives a pressure, not a density"
+            else:
+                ensemble, why = "nvt", "canonical sampling"
             record("production_ensemble", ensemble, why)
+        barostat_damping = None
+        if npt:
+            if ctrl.barostat not in (None, "nose-hoover"):
+                raise RequestError(f"lammps/fluid_md offers the Nose-Hoover (MTK) barostat, not {ctrl.barostat}")
+            if ctrl.barostat_damping is not None:
+                q = ctrl.barostat_damping
+                barostat_damping = q.value * timestep if q.unit == "steps" else timestep_in(q, units)
+                if barostat_damping <= 0:
+                    raise RequestError(f"barostat damping must be positive, got {q}")
+            else:
+                barostat_damping = 1000 * timestep
+                record("barostat_damping", f"{barostat_damping:g} (1000 timesteps)",
+                       "LAMMPS manual's advice for fix npt")
+        elif ctrl.barostat is not None or ctrl.barostat_damping is not None:
+            raise RequestError("a barostat needs a pressure to hold (the request gives a density)")
         thermostat = ctrl.thermostat or "nose-hoover"
         if thermostat not in THERMOSTATS:
             raise RequestError(f"lammps/fluid_md offers the {', '.join(THERMOSTATS)} thermostats, not {thermostat}")
@@ -757,6 +860,11 @@ class FluidMD(Protocol):
             if velocity_temperature <= 0:
                 raise RequestError(f"initial velocity temperature must be positive, got {ctrl.velocity_temperature}")
         described = ctrl.velocity_temperature is not None or ctrl.equilibration_steps is not None
+        # NVE started from velocities at a stated temperature, with no thermostat: that temperature
+        # starts the run and is no target (the temperature it settles at is a result); the run is
+        # executed as described
+        thermostatted = not (ensemble == "nve" and not ctrl.holds_temperature and velocity_temperature is not None
+                             and pressure is None)
         if system.phase == "solid":
             melt_steps = 0
             record("melt_steps", 0, "a solid was asked for: the fcc lattice is kept")
@@ -796,12 +904,14 @@ class FluidMD(Protocol):
             units=units, element=element, mass=mass, epsilon=epsilon, sigma=sigma,
             temperature=temperature, number_density=number_density, n_cells=cells[0],
             lattice=lattice, dimension=dimension, cells=cells,
-            cutoff_sigma=cutoff_sigma, tail_correction=pot.tail_correction, shifted=shifted,
+            cutoff_sigma=cutoff_sigma, tail_correction=tail, shifted=shifted,
             mixture=mixture, type_counts=type_counts,
             timestep=timestep, thermostat=thermostat, thermostat_damping=damping,
             velocity_temperature=velocity_temperature, melt_steps=melt_steps,
             equilibration_steps=equilibration_steps, production_steps=production_steps,
-            production_ensemble=ensemble, average_window=window, average_last_steps=last_steps,
+            production_ensemble=ensemble, pressure=pressure, barostat_damping=barostat_damping,
+            average_window=window, average_last_steps=last_steps,
+            thermostatted=thermostatted, rescale_nve=velocity_temperature is None,
             thermo_every=thermo_every, seed=seed, rdf=bool(names & RDF_PROPERTIES),
             rdf_blocks=rdf_blocks, rdf_every=math.gcd(100, production_steps // rdf_blocks),
             msd=DIFFUSION in names, dump_every=table["dump_every"][0],
@@ -827,7 +937,9 @@ class FluidMD(Protocol):
             temperature=p.temperature, thermostat=p.thermostat, thermostat_damp=p.damping,
             velocity_temperature=p.velocity_temperature,
             equilibration_steps=p.equilibration_steps, production_steps=p.production_steps,
-            production_ensemble=p.production_ensemble, rdf=p.rdf, rdf_bins=p.rdf_bins,
+            production_ensemble=p.production_ensemble, pressure=p.pressure, barostat_damp=p.barostat_damping,
+            thermostatted=p.thermostatted, rescale_nve=p.rescale_nve,
+            rdf=p.rdf, rdf_bins=p.rdf_bins,
             rdf_every=p.rdf_every, rdf_block_steps=p.production_steps // p.rdf_blocks,
             msd=p.msd, dump_every=p.dump_every,
         )  # fmt: skip
@@ -843,11 +955,20 @@ class FluidMD(Protocol):
         check_thermo(thermo, p)
         averaged, t0, window = averaging_samples(out.runs, thermo, p)
         gate_from = t0 if p.average_window != "all" else 0
-        check_temperature(thermo["Temp"][gate_from:], p.temperature, p.temperature_tolerance)
+        if p.thermostatted:  # NVE without a thermostat has no temperature target
+            check_temperature(thermo["Temp"][gate_from:], p.temperature, p.temperature_tolerance)
+        if p.production_ensemble == "npt":
+            check_pressure(thermo["Press"][gate_from:], p.pressure)
 
         start = f"{p.dimension}D {p.lattice} start" + (f" ({'x'.join(map(str, p.cell_counts[:p.dimension]))} cells)")
         thermostat = f"{p.thermostat} thermostat, damping {p.damping:g}" + (
             " (equilibration only)" if p.production_ensemble == "nve" else "")
+        if not p.thermostatted:
+            thermostat = f"no thermostat, velocities created at T = {p.velocity_temperature:g}"
+        if p.pressure is not None:
+            thermostat += f"; Nose-Hoover barostat at P = {p.pressure:g} {'reduced' if p.units == 'lj' else 'bar'}, " \
+                f"damping {p.barostat_damping:g}" + ("" if p.production_ensemble == "npt" else
+                                                     ", equilibration only, production at the mean NPT volume")
         run = (
             f"N = {p.n_atoms}, {start}, {p.production_ensemble.upper()} production of "
             f"{p.production_steps} steps (dt = {p.timestep:g}; {thermostat}), LJ cutoff {p.cutoff_sigma:g} sigma"
@@ -867,6 +988,9 @@ class FluidMD(Protocol):
                 else:
                     value, se, how = thermo_value(thermo, prop, p.units, 0)
                 quantity = prop.name
+            elif prop.name == HEAT_CAPACITY:
+                quantity = prop.name
+                value, se, how = heat_capacity(averaged, t0, p)
             elif prop.name in RDF_PROPERTIES:
                 # LAMMPS normalises g(r) by the N - 1 other atoms: with rho = (N - 1)/V the
                 # integral counts neighbours exactly (12 in fcc, not 12 N/(N - 1))
@@ -887,9 +1011,12 @@ class FluidMD(Protocol):
                 data_file, how = msd["table"], msd["how"]
             factor, label = output_unit(KIND[prop.name], p.units, prop.unit)
             offset = -273.15 if label == "°C" else 0.0
+            point = prop.name in THERMO_PROPERTIES and prop.at != "average"
             results.append(
                 Result(
                     quantity=quantity,
+                    statistic=prop.at if point else "average",
+                    step=prop.step if point and prop.at == "step" else None,
                     value=value * factor + offset,
                     unit=label,
                     uncertainty=None if se is None else abs(se * factor),
@@ -938,7 +1065,8 @@ def averaging_samples(
     if p.average_window == "all":
         # every run of the input (melt, equilibration, production); each run's first row repeats
         # the previous run's last configuration and is dropped
-        stages = runs[-(1 + (p.equilibration_steps > 0) + (p.melt_steps > 0)):]
+        rescaled = p.pressure is not None and p.production_ensemble != "npt"  # + NVT at the mean NPT volume
+        stages = runs[-(1 + (p.equilibration_steps > 0) + rescaled + (p.melt_steps > 0)):]
         keys = [k for k in production if all(k in r for r in stages)]
         joined = {k: np.concatenate([r[k] if i == 0 else r[k][1:] for i, r in enumerate(stages)]) for k in keys}
         return joined, 0, "the whole simulation (all runs), as requested"
@@ -978,6 +1106,46 @@ def check_thermo(thermo: dict[str, np.ndarray], p: FluidMDParams) -> None:
     if first != 0 or last != p.production_steps:
         raise CalculationFailed(f"production covers steps {first}..{last}, not the full run")
     check_sample_count(thermo)
+
+
+def check_pressure(pressures: np.ndarray, target: float) -> None:
+    """Fail when the mean pressure of an NPT production misses the set point by more than
+    6 standard errors (the barostat holds the mean, not each sample)."""
+    mean, se = block_average(pressures)
+    if abs(mean - target) > 6 * se:
+        raise CalculationFailed(
+            f"mean pressure {mean:.4g} +/- {se:.2g} misses the barostat set point {target:g}: not equilibrated"
+        )
+
+
+def heat_capacity(thermo: dict[str, np.ndarray], t0: int, p: FluidMDParams) -> tuple[float, float | None, str]:
+    """Heat capacity per atom, in J/(mol K) (metal) or k_B (lj), from the fluctuations of a
+    thermostatted production run (Allen & Tildesley, sec. 2.5): NVT C_V = (d/2) k_B + var(U)/(N k_B T^2);
+    NPT C_P = (d/2) k_B + var(U + P V)/(N k_B T^2), the kinetic part taken exactly. T and P are the
+    set points. Error: spread of the estimate over 5 consecutive blocks."""
+    if p.production_ensemble == "nve":
+        raise CalculationFailed("an NVE run gives no canonical energy fluctuations for a heat capacity")
+    k_b = 1.0 if p.units == "lj" else K_B_EV
+    energy = np.asarray(thermo["PotEng"][t0:], dtype=float)
+    if p.production_ensemble == "npt":
+        pv = thermo["Volume"][t0:] * p.pressure * (1.0 if p.units == "lj" else BAR_A3_EV)
+        energy = energy + pv
+    n_blocks = 5
+    if energy.size < n_blocks * 20:
+        raise CalculationFailed("too few production samples for energy fluctuations: run longer")
+
+    def estimate(e: np.ndarray) -> float:
+        return p.dimension / 2 + float(np.var(e, ddof=1)) / (p.n_atoms * (k_b * p.temperature) ** 2)
+
+    per_kb = estimate(energy)
+    blocks = [estimate(b) for b in np.array_split(energy, n_blocks)]
+    se = float(np.std(blocks, ddof=1) / np.sqrt(n_blocks))
+    to_unit = 1.0 if p.units == "lj" else K_B_EV * KJ_MOL_PER_EV * 1e3  # k_B per atom -> J/(mol K)
+    name, ens, fluct = ("C_P", "NPT", "U + PV") if p.production_ensemble == "npt" else ("C_V", "NVT", "U")
+    how = (f"{'isobaric' if name == 'C_P' else 'isochoric'} heat capacity {name} per atom ({ens} ensemble) from the "
+           f"fluctuations of {fluct} over samples {t0}..{t0 + energy.size - 1}: {name} = {p.dimension}/2 k_B + "
+           f"var({fluct})/(N k_B T^2) with the set-point T; error from {n_blocks} blocks")
+    return per_kb * to_unit, se * to_unit, how
 
 
 def check_temperature(temps: np.ndarray, target: float, tolerance: float = 0.05) -> None:

@@ -257,7 +257,7 @@ class PlanarDefects(SolidProtocol):
             results += _surface_results(p, facet, job_dirs[f"surface_{facet}"], single=len(p.facets) == 1)
         if p.gsf_shifts:
             results += _fault_results(p, job_dirs, wanted)
-        return [r for r in results if any(r.quantity == w or r.quantity.startswith(w + "_") for w in wanted)]
+        return [r for r in results if r.property in wanted]
 
 
 def _surface_results(p: PlanarParams, facet: str, job_dir: Path, single: bool) -> list[Result]:

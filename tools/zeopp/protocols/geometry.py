@@ -165,7 +165,7 @@ class PoreGeometry(Protocol):
         structures, defaults = [], []
         for ref, called in refs:
             resolved = _resolve_with_provenance(ref, called)
-            report, structure = checked(resolved)
+            report, structure = checked(resolved, "geometry")
             if len(structure) > MAX_ATOMS:
                 raise RequestError(f"{resolved.name} has {len(structure)} atoms in its cell; Zeo++'s high-accuracy "
                                    f"network would take very long above {MAX_ATOMS}: give a smaller (primitive) cell")
@@ -295,11 +295,11 @@ class PoreGeometry(Protocol):
             data = read_results(job_dir)
             found = self._results(p, structure, data, job_id, job_dir)
             for result in found:
-                base = next((w for w in wanted if result.quantity == w or result.quantity.startswith(w + "_")), None)
-                if base is None:
+                if result.property not in wanted:
                     continue
                 if several:
-                    result = result.model_copy(update={"quantity": f"{result.quantity}_{structure.id}"})
+                    label = structure.id if result.label is None else f"{result.label}_{structure.id}"
+                    result = result.model_copy(update={"quantity": f"{result.quantity}_{structure.id}", "label": label})
                 results.append(result)
         return results
 

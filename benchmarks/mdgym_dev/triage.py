@@ -1,0 +1,92 @@
+"""Where does each MDGym dev task stand before any engine runs? (reading and planning only)
+
+For each task file (default: every LAMMPS task of ../shared/mdgym with no supplied files, per
+SUPPLIED.tsv), this runs what `simagent solve` does up to the plan, with the expert backend:
+named input files present?, metric names understood?, description complete?, a protocol that
+computes every metric?, and the plan's size. It writes triage.md/triage.json next to this file
+and prints one line per task. No engine runs; seconds per task.
+
+    python benchmarks/mdgym_dev/triage.py [--mdgym DIR] [TASK.json ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from collections import Counter
+from pathlib import Path
+from types import SimpleNamespace
+
+HERE = Path(__file__).parent
+
+
+def no_file_tasks(mdgym: Path, engine: str = "lammps") -> list[Path]:
+    supplied = set()
+    with (mdgym / "SUPPLIED.tsv").open() as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            parts = row["repository_path"].split("/")
+            if len(parts) > 4:
+                supplied.add(parts[4])
+    return sorted(p for p in mdgym.glob(f"{engine}*/*.json") if json.loads(p.read_text())["id"] not in supplied)
+
+
+def triage(path: Path) -> dict:
+    from agents.planner import plan_runs
+    from simagent.backends.expert import ExpertBackend
+    from simagent.errors import SimagentError
+    from simagent.solve import TaskBackend, _shipped_potentials, load_task, missing_files, read_metrics
+
+    task = load_task(path)
+    row = {"id": task.id, "level": str(task.level), "metrics": len(task.metrics), "folder": path.parent.name}
+    absent = missing_files(task, _shipped_potentials())
+    if absent:
+        return {**row, "stage": "file", "detail": "named files not supplied/shipped: " + ", ".join(absent)}
+
+    def targets_for(spec):
+        reduced = spec.units_style == "lj" or (spec.system is not None and spec.system.kind == "lj_fluid")
+        return read_metrics(task, reduced)
+
+    backend = TaskBackend(ExpertBackend(), targets_for, _shipped_potentials())
+    try:
+        spec = backend.task_spec(task.problem_description)
+    except SimagentError as err:
+        return {**row, "stage": "reading", "detail": str(err)}
+    unread = [t.metric for t in backend.targets if t.property is None]
+    if unread:
+        return {**row, "stage": "metric", "detail": "metric names not computed: " + ", ".join(unread)}
+    if spec.missing:
+        return {**row, "stage": "clarification", "detail": "description lacks: " + ", ".join(spec.missing)}
+    context = SimpleNamespace(backend=backend)
+    try:
+        runs, defaults, _ = plan_runs(spec, context)
+    except SimagentError as err:
+        return {**row, "stage": "protocol", "detail": str(err)[:300]}
+    plan = "; ".join(f"{r.protocol}: {', '.join(r.properties)}" for r in runs)
+    return {**row, "stage": "planned", "detail": plan, "defaults": len(defaults)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("tasks", nargs="*", type=Path)
+    parser.add_argument("--mdgym", type=Path, default=HERE.parents[1].parent / "shared" / "mdgym")
+    args = parser.parse_args()
+    paths = args.tasks or no_file_tasks(args.mdgym)
+    rows = []
+    for path in paths:
+        row = triage(path)
+        rows.append(row)
+        print(f"{row['id']:40s} L{row['level']:2s} {row['stage']:13s} {row['detail'][:150]}", flush=True)
+    counts = Counter(r["stage"] for r in rows)
+    (HERE / "triage.json").write_text(json.dumps(rows, indent=1) + "\n")
+    lines = ["# MDGym dev set: reading and planning triage (expert backend, no engine)", "",
+             f"{len(rows)} tasks: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()), "",
+             "| task | level | stage | detail |", "|---|---|---|---|"]
+    lines += [f"| {r['folder']}/{r['id']} | {r['level']} | {r['stage']} | {r['detail'].replace('|', '/')[:200]} |"
+              for r in rows]
+    (HERE / "triage.md").write_text("\n".join(lines) + "\n")
+    print(dict(counts))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The web front end (`simagent web`): chat, plan, review, answers and run files in the browser."""

@@ -1,0 +1,272 @@
+"""The web front end: a FastAPI application over simagent.session.Session.
+
+Endpoints (JSON unless said otherwise):
+  GET  /                                  the page (static HTML + JS)
+  POST /api/login                         {token} -> cookie (only when the server has a token)
+  GET  /api/threads                       past threads with status, newest first
+  POST /api/threads                       {request, auto_approve} -> {thread_id}; runs in the background
+  GET  /api/threads/{id}                  request, status, pending question/review, plan, answer, files
+  GET  /api/threads/{id}/events           live progress (server-sent events) until the worker stops
+  POST /api/threads/{id}/reply            {reply}: answer the pending clarification question
+  POST /api/threads/{id}/review           {action, files?, text?}: the pending review of inputs/repair
+  POST /api/threads/{id}/resume           continue an interrupted (crashed or stopped) thread
+  GET  /api/threads/{id}/files            the viewable files of the run folder
+  GET  /api/threads/{id}/files/{path}     one file of the run folder, read-only (text or PNG)
+  GET  /api/threads/{id}/archive          the run folder as a zip (streamed)
+
+The review and reply go to the graph's interrupts exactly as `simagent resume` sends them, so the
+same checks run and either front end can continue the other's thread."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Literal
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+
+from simagent.config import Settings
+from simagent.errors import SimagentError
+from simagent.session import Session, ThreadState, new_thread_id
+from simagent.web.files import (
+    OutsideRunFolder,
+    list_files,
+    media_type,
+    run_folder,
+    safe_file,
+    valid_thread_id,
+    zip_stream,
+)
+from simagent.web.runs import Busy, RunManager
+from simagent.web.security import TOKEN_COOKIE, Guard, token_matches
+from simagent.web.views import thread_summary, thread_view
+
+STATIC = Path(__file__).parent / "static"
+MAX_TEXT = 4000
+MAX_THREADS_LISTED = 200
+SSE_POLL_S = 0.2
+SSE_KEEPALIVE_S = 15.0
+
+
+class NewThread(BaseModel):
+    request: str = Field(min_length=1, max_length=MAX_TEXT)
+    auto_approve: bool | None = Field(default=None, description="run without reviewing the inputs")
+
+
+class Reply(BaseModel):
+    reply: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+class ReviewReply(BaseModel):
+    action: Literal["approve", "edit", "feedback", "abort", "reject"]
+    files: dict[str, dict[str, str]] = Field(default_factory=dict, description="edit: job id -> name -> text")
+    text: str = Field(default="", max_length=MAX_TEXT, description="feedback, e.g. 'production_steps = 20000'")
+
+
+class Login(BaseModel):
+    token: str = Field(max_length=512)
+
+
+def create_app(settings: Settings, token: str | None = None, auto_approve: bool = False,
+               session: Session | None = None) -> FastAPI:
+    """The application; it owns a Session (closed on shutdown) unless one is passed in."""
+    own = session is None
+    session = session or Session(settings, auto_approve=auto_approve)
+    manager = RunManager(session, auto_approve=auto_approve)
+    workdir = session.workdir
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        yield
+        if own:
+            session.close()
+
+    app = FastAPI(title="simagent", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
+    app.state.manager = manager
+    app.state.session = session
+
+    def not_found(thread_id: str) -> HTTPException:
+        return HTTPException(404, f"no run with thread id {thread_id!r}")
+
+    def state_of(thread_id: str) -> ThreadState:
+        if not valid_thread_id(thread_id):
+            raise not_found(thread_id)
+        try:
+            return session.state(thread_id)
+        except SimagentError:
+            raise not_found(thread_id) from None
+
+    def known(thread_id: str) -> None:
+        """404 unless the thread has a checkpoint or a worker of this server."""
+        if not valid_thread_id(thread_id):
+            raise not_found(thread_id)
+        if not manager.running(thread_id):
+            state_of(thread_id)
+
+    def root_of(thread_id: str) -> Path:
+        known(thread_id)
+        try:
+            return run_folder(workdir, thread_id)
+        except OutsideRunFolder:
+            raise not_found(thread_id) from None
+
+    def start(call, *args) -> None:
+        try:
+            call(*args)
+        except Busy as exc:
+            raise HTTPException(409, str(exc)) from None
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.post("/api/login")
+    def login(body: Login) -> JSONResponse:
+        if token and not token_matches(token, body.token):
+            raise HTTPException(401, "wrong token")
+        response = JSONResponse({"ok": True})
+        if token:
+            response.set_cookie(TOKEN_COOKIE, body.token, httponly=True, samesite="strict")
+        return response
+
+    @app.get("/api/threads")
+    def threads() -> dict:
+        items = []
+        for thread_id in session.threads()[:MAX_THREADS_LISTED]:
+            try:
+                items.append(thread_summary(session.state(thread_id), manager.running(thread_id)))
+            except SimagentError:
+                continue
+        return {"threads": items, "workdir": str(workdir)}
+
+    @app.post("/api/threads", status_code=202)
+    def new_thread(body: NewThread) -> dict:
+        thread_id = new_thread_id()
+        start(manager.ask, body.request, thread_id, body.auto_approve)
+        return {"thread_id": thread_id}
+
+    @app.get("/api/threads/{thread_id}")
+    def thread(thread_id: str) -> dict:
+        if not valid_thread_id(thread_id):
+            raise not_found(thread_id)
+        running = manager.running(thread_id)
+        try:
+            state = session.state(thread_id)
+        except SimagentError:
+            if not running:
+                raise not_found(thread_id) from None
+            return {"thread_id": thread_id, "request": manager.request(thread_id), "status": "running"}
+        return thread_view(state, run_folder(workdir, thread_id), running)
+
+    @app.get("/api/threads/{thread_id}/events")
+    async def events(thread_id: str, request: Request, since: int = 0) -> StreamingResponse:
+        known(thread_id)
+        last = request.headers.get("last-event-id")
+        if last and last.isdigit():
+            since = int(last) + 1
+
+        async def stream():
+            nonlocal since
+            quiet = 0.0
+            yield "retry: 2000\n\n"
+            while True:
+                batch, running = manager.events(thread_id, since)
+                for event in batch:
+                    since = event["seq"] + 1
+                    yield f"id: {event['seq']}\ndata: {json.dumps(event)}\n\n"
+                if not running and not batch:
+                    yield "event: idle\ndata: {}\n\n"
+                    return
+                if await request.is_disconnected():
+                    return
+                await asyncio.sleep(SSE_POLL_S)
+                quiet = 0.0 if batch else quiet + SSE_POLL_S
+                if quiet >= SSE_KEEPALIVE_S:
+                    quiet = 0.0
+                    yield ": keep-alive\n\n"
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+
+    @app.post("/api/threads/{thread_id}/reply", status_code=202)
+    def reply(thread_id: str, body: Reply) -> dict:
+        state = state_of(thread_id)
+        if manager.running(thread_id):
+            raise HTTPException(409, f"thread {thread_id} is running")
+        if not state.interrupt or state.interrupt.get("kind") != "clarification":
+            raise HTTPException(409, f"thread {thread_id} is not waiting for an answer to a question")
+        start(manager.resume, thread_id, body.reply)
+        return {"thread_id": thread_id}
+
+    @app.post("/api/threads/{thread_id}/review", status_code=202)
+    def review(thread_id: str, body: ReviewReply) -> dict:
+        state = state_of(thread_id)
+        if manager.running(thread_id):
+            raise HTTPException(409, f"thread {thread_id} is running")
+        pending = state.interrupt
+        if not pending or pending.get("kind") != "review":
+            raise HTTPException(409, f"thread {thread_id} is not waiting for a review")
+        if body.action not in pending.get("actions", []):
+            raise HTTPException(422, f"action {body.action!r} is not offered here; choose one of "
+                                     f"{', '.join(pending.get('actions', []))}")
+        reply: dict = {"action": body.action}
+        if body.action == "edit":
+            shown = pending.get("files", {})
+            changed: dict[str, dict[str, str]] = {}
+            for job_id, files in body.files.items():
+                for name, text in files.items():
+                    if name not in shown.get(job_id, {}):
+                        raise HTTPException(422, f"{job_id}/{name} is not one of the generated inputs")
+                    if text != shown[job_id][name]:
+                        changed.setdefault(job_id, {})[name] = text
+            reply["files"] = changed
+        elif body.action == "feedback":
+            if not body.text.strip():
+                raise HTTPException(422, "feedback needs text, e.g. 'production_steps = 20000'")
+            reply["text"] = body.text
+        start(manager.resume, thread_id, reply)
+        return {"thread_id": thread_id}
+
+    @app.post("/api/threads/{thread_id}/resume", status_code=202)
+    def resume(thread_id: str) -> dict:
+        state = state_of(thread_id)
+        if manager.running(thread_id):
+            raise HTTPException(409, f"thread {thread_id} is running")
+        if state.interrupt is not None:
+            raise HTTPException(409, f"thread {thread_id} is waiting for a {state.interrupt.get('kind')}: "
+                                     "answer it instead")
+        if not state.unfinished:
+            raise HTTPException(409, f"thread {thread_id} has finished")
+        start(manager.resume, thread_id, None)
+        return {"thread_id": thread_id}
+
+    @app.get("/api/threads/{thread_id}/files")
+    def files(thread_id: str) -> dict:
+        return {"files": list_files(root_of(thread_id))}
+
+    @app.get("/api/threads/{thread_id}/files/{path:path}")
+    def file(thread_id: str, path: str) -> FileResponse:
+        root = root_of(thread_id)
+        try:
+            target = safe_file(root, path)
+        except OutsideRunFolder:
+            raise HTTPException(404, "no such file in this run folder") from None
+        return FileResponse(target, media_type=media_type(target), content_disposition_type="inline")
+
+    @app.get("/api/threads/{thread_id}/archive")
+    def archive(thread_id: str) -> StreamingResponse:
+        root = root_of(thread_id)
+        if not root.is_dir():
+            raise HTTPException(404, f"thread {thread_id} has no run folder yet")
+        return StreamingResponse(zip_stream(root, thread_id), media_type="application/zip",
+                                 headers={"content-disposition": f'attachment; filename="{thread_id}.zip"'})
+
+    app.add_middleware(Guard, token=token)
+    return app

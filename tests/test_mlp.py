@@ -1,0 +1,31 @@
+"""Universal ML potentials through `simagent ask`: CHGNet for fcc Cu.
+
+Reference: fcc Cu a = 3.63 A (PBE, Haas, Tran & Blaha, Phys. Rev. B 79, 085104 (2009): 3.632 A);
+CHGNet is trained on PBE data, so the issue asks for agreement within 1.5 %."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SIMAGENT = str(Path(sys.executable).parent / "simagent")
+
+
+def ask(request, tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SIMAGENT_", "OPENAI_"))}
+    env["SIMAGENT_CONFIG"] = str(tmp_path / "none.toml")
+    return subprocess.run([SIMAGENT, "ask", "--yes", "--json", request, "--workdir", str(tmp_path / "runs")],
+                          capture_output=True, text=True, env=env, timeout=600)
+
+
+@pytest.mark.engine
+def test_cu_lattice_constant_with_chgnet(tmp_path):
+    proc = ask("What is the lattice constant of fcc copper with CHGNet?", tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    answer = json.loads(proc.stdout.strip().splitlines()[-1])
+    (a,) = [r for r in answer["answers"] if r["quantity"] == "lattice_constant"]
+    assert a["unit"] == "angstrom" and abs(a["value"] - 3.63) / 3.63 < 0.015
+    assert "CHGNet 0.3.0" in a["method"] and "chgnet 0.4.2" in a["method"]

@@ -1,0 +1,101 @@
+"""mlp/crystal: lattice constant and bulk modulus of a one-element cubic crystal with a universal ML
+potential (CHGNet or SevenNet, ASE calculator): cell relaxation (FrechetCellFilter + BFGS), then
+E(V) at seven volumes around the relaxed cell and a Birch-Murnaghan fit (ase.eos)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, Field
+
+from simagent.errors import CalculationFailed, ReadError
+from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.protocols import Protocol, register
+from tools import crystals
+from tools.mlp import models
+from tools.mlp.run import JOB_FILE, RESULTS_FILE, MlpJob
+
+JOB_ID = "mlp"
+
+
+class MlpCrystalParams(BaseModel):
+    model: Literal["chgnet", "sevennet"]
+    element: str
+    lattice: Literal["fcc", "bcc", "diamond", "sc"]
+    a_initial: float = Field(gt=0)
+    fmax: float = Field(default=1e-3, gt=0, description="eV/angstrom")
+    max_steps: int = 500
+    strains: list[float] = Field(default_factory=lambda: list(crystals.DEFAULT_STRAINS))
+    time_limit_s: float = 900.0
+
+
+@register
+class MlpCrystal(Protocol):
+    name = "mlp/crystal"
+    engine = "mlp"
+    properties: ClassVar[frozenset[str]] = frozenset({"lattice_constant", "bulk_modulus"})
+    Params = MlpCrystalParams
+    description = ("lattice constant and bulk modulus of a one-element cubic crystal with a universal ML potential "
+                   "(CHGNet or SevenNet): cell relaxation, then E(V) and a Birch-Murnaghan fit")
+
+    def applies_to(self, spec: TaskSpec) -> bool:
+        if spec.engine != "mlp" or spec.system is None or spec.system.kind != "crystal" or not spec.properties:
+            return False
+        return {p.name for p in spec.properties} <= self.properties
+
+    def parameters(self, spec: TaskSpec) -> tuple[MlpCrystalParams, list[DefaultApplied]]:
+        choice = crystals.crystal_from_spec(spec)
+        defaults = list(choice.defaults)
+        named = spec.potential.name_hint if spec.potential else None
+        info = models.model_info(named)
+        if named is None:
+            defaults.append(DefaultApplied(
+                parameter="ML potential", value=f"{info.label} ({info.citation})",
+                reason="no model was named; CHGNet is simagent's default universal potential"))
+        params = MlpCrystalParams(model=info.key, element=choice.element, lattice=choice.lattice,
+                                  a_initial=choice.a_initial)
+        defaults.append(DefaultApplied(parameter="relaxation", value=f"BFGS with FrechetCellFilter to fmax "
+                                       f"{params.fmax:g} eV/A, at most {params.max_steps} steps", reason=""))
+        return params, defaults
+
+    def jobs(self, params: BaseModel) -> list[Job]:
+        p = self.as_params(params)
+        job = MlpJob(model=p.model, element=p.element, lattice=p.lattice, a_initial=p.a_initial, fmax=p.fmax,
+                     max_steps=p.max_steps, strains=p.strains)
+        return [Job(id=JOB_ID, protocol=self.name, engine="mlp", stage="relax", params=p.model_dump(mode="json"),
+                    inputs={JOB_FILE: job.model_dump_json(indent=1)}, time_limit_s=p.time_limit_s)]
+
+    def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
+        p = self.as_params(params)
+        job_dir = job_dirs[JOB_ID]
+        path = job_dir / RESULTS_FILE
+        if not path.is_file():
+            raise ReadError(f"{path}: the ML-potential job left no results")
+        data = json.loads(path.read_text())
+        if not data["relax_converged"]:
+            raise CalculationFailed(f"cell relaxation did not reach fmax {p.fmax:g} eV/A in {p.max_steps} steps")
+        fit = crystals.fit_eos(data["volumes_A3"], data["energies_eV"], data["natoms"], plot=job_dir / "eos.png")
+        a_eos = data["a_relaxed_A"] * (fit.v0 / data["relaxed_volume_A3"]) ** (1 / 3)
+        if abs(a_eos / data["a_relaxed_A"] - 1) > 2e-3:
+            raise CalculationFailed(f"relaxed a ({data['a_relaxed_A']:.4f} A) and the E(V) minimum ({a_eos:.4f} A) "
+                                    "disagree by more than 0.2 %: the relaxation stopped early")
+        model = f"{data['model']} ({data['package']}; {data['citation']})"
+        relax = (f"{model}: {p.lattice} primitive cell relaxed with BFGS + FrechetCellFilter to fmax {p.fmax:g} eV/A "
+                 f"in {data['relax_steps']} steps (residual stress {data['max_stress_GPa']:.2g} GPa); "
+                 "deterministic, no statistical uncertainty; the model's own error against PBE is not included")
+        table = job_dir / "eos.json"
+        table.write_text(json.dumps({"volume_A3": fit.volumes, "energy_eV": fit.energies, "v0_A3": fit.v0,
+                                     "bulk_modulus_GPa": fit.bulk_modulus_GPa}, indent=1))
+        results = [
+            Result(quantity="lattice_constant", value=data["a_relaxed_A"], unit="angstrom", job=JOB_ID,
+                   log=str(job_dir / "relax.log"), data_file=str(path),
+                   method=f"conventional cubic a of the relaxed cell (E(V) minimum {a_eos:.4f} A); {relax}"),
+            Result(quantity="bulk_modulus", value=fit.bulk_modulus_GPa, unit="GPa", job=JOB_ID,
+                   log=str(job_dir / "relax.log"), data_file=str(table),
+                   method=f"E(V) at {len(fit.volumes)} volumes (linear strains {min(p.strains):g}-{max(p.strains):g}) "
+                   f"around the relaxed cell, third-order Birch-Murnaghan fit (ase.eos); {relax}"),
+        ]
+        wanted = {r.name for r in spec.properties} or set(self.properties)
+        return [r for r in results if r.quantity in wanted]

