@@ -10,6 +10,7 @@ from langgraph.types import Command, interrupt
 
 from simagent.backends.expert.domains.electronic import method_engine
 from simagent.backends.expert.method_words import find as unsupported_words
+from simagent.backends.expert.method_words import property_only
 from simagent.backends.expert.reader import normalise
 from simagent.capabilities import refusal, routes
 from simagent.errors import SimagentError
@@ -52,7 +53,8 @@ def query(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["cla
                         detail=f"confidence {spec.confidence:.2f}" + (f"; {why}" if why else ""))
     update = {"spec": spec, "decisions": [*state.decisions, decision]}
     if not spec.unsupported:  # whichever backend read it, a word of method is never dropped
-        spec.unsupported = unsupported_words(normalise(state.request))
+        spec.unsupported = [u for u in unsupported_words(normalise(state.request))
+                            if not (spec.properties and property_only(u))]  # named as not computed
     named = method_engine(normalise(state.request).lower())
     if named and spec.engine != named:
         spec.engine = named  # the engine the method words name (DFT -> qe): only its protocols answer

@@ -35,6 +35,22 @@ def names(spec: TaskSpec) -> set[str]:
     return {p.name for p in spec.properties}
 
 
+def failed_without_a_run(settings, request_text: str, *words: str) -> str:
+    """Ask through the graph; the answer must be 'failed', with no job run and the words in its message."""
+    with Session(settings) as session:
+        answer = session.ask(request_text).answer
+    assert answer.status == "failed" and not answer.answers and not answer.jobs
+    assert all(w in answer.error for w in words), answer.error
+    return answer.error
+
+
+def query_reading(request: str, reading: TaskSpec):
+    """The query agent's command when a backend (e.g. an LLM) returns this reading."""
+    llm = SimpleNamespace(name="fake-llm", task_spec=lambda text: reading.model_copy(deep=True))
+    runtime = SimpleNamespace(context=SimpleNamespace(backend=llm, report=lambda *a, **k: None))
+    return query(RunState(request=request, thread_id="t", root="/tmp/none"), runtime)
+
+
 # --- refused at the query stage: no job is planned, the message names the capability --------
 
 REFUSED = [
@@ -57,11 +73,7 @@ REFUSED = [
 
 @pytest.mark.parametrize(("request_text", "capability", "words"), REFUSED)
 def test_requests_needing_a_missing_capability_end_failed_naming_it(settings, request_text, capability, words):
-    with Session(settings) as session:
-        answer = session.ask(request_text).answer
-    assert answer.status == "failed" and not answer.answers and not answer.jobs
-    assert f"'{words}'" in answer.error and "supported" in answer.error
-    assert "Nearest thing it can do" in answer.error
+    failed_without_a_run(settings, request_text, f"'{words}'", "supported", "Nearest thing it can do")
     assert capability in capabilities(request_text)
 
 
@@ -84,9 +96,7 @@ def test_dft_and_ml_requests_only_reach_their_engines(request_text):
     "Binding energy of CO2 in Mg-MOF-74 with DFT",
 ])
 def test_dft_requests_no_engine_answers_end_failed_without_a_run(settings, request_text):
-    with Session(settings) as session:
-        answer = session.ask(request_text).answer
-    assert answer.status == "failed" and not answer.jobs and "no protocol computes" in answer.error
+    failed_without_a_run(settings, request_text, "no protocol computes")
 
 
 @pytest.mark.parametrize("request_text", [
@@ -105,9 +115,7 @@ def test_any_backend_reading_gets_the_method_check():
     request = "Cohesive energy of fcc nickel from a CASTEP calculation"
     dropped = TaskSpec(request=request, properties=[PropertyRequest(name="cohesive_energy")],
                        system=SystemSpec(name="fcc nickel", kind="crystal", elements=["Ni"], lattice="fcc"))
-    llm = SimpleNamespace(name="fake-llm", task_spec=lambda text: dropped.model_copy(deep=True))
-    runtime = SimpleNamespace(context=SimpleNamespace(backend=llm, report=lambda *a, **k: None))
-    command = query(RunState(request=request, thread_id="t", root="/tmp/none"), runtime)
+    command = query_reading(request, dropped)
     assert command.goto == "response"
     assert "'CASTEP'" in command.update["error"] and "Quantum ESPRESSO" in command.update["error"]
 
@@ -116,9 +124,7 @@ def test_an_llm_reading_that_drops_dft_still_goes_to_the_dft_engine():
     request = "Lattice constant of fcc copper from DFT"
     dropped = TaskSpec(request=request, properties=[PropertyRequest(name="lattice_constant")],
                        system=SystemSpec(name="fcc copper", kind="crystal", elements=["Cu"], lattice="fcc"))
-    llm = SimpleNamespace(name="fake-llm", task_spec=lambda text: dropped.model_copy(deep=True))
-    runtime = SimpleNamespace(context=SimpleNamespace(backend=llm, report=lambda *a, **k: None))
-    command = query(RunState(request=request, thread_id="t", root="/tmp/none"), runtime)
+    command = query_reading(request, dropped)
     assert command.update["spec"].engine == "qe"
 
 
@@ -155,9 +161,7 @@ def test_melting_point_is_read_and_never_answered_by_another_property(settings, 
     assert spec.potential.family == "eam" and spec.conditions.temperature is None and spec.missing == []
     if _answered_by_a_protocol("melting_point"):
         pytest.skip("a melting protocol answers it now (its own tests check the number)")
-    with Session(settings) as session:
-        answer = session.ask(request_text).answer
-    assert answer.status == "failed" and not answer.jobs and "melting_point" in answer.error
+    failed_without_a_run(settings, request_text, "melting_point")
 
 
 @pytest.mark.parametrize("request_text", [
@@ -171,9 +175,7 @@ def test_named_polymer_is_read_as_a_polymer_not_an_unknown_material(settings, re
     assert spec.units_style == "real"  # atomistic: the bead-spring protocols must not answer it
     if any(p.applies_to(spec) for p in all_protocols()):
         pytest.skip("a molecular-polymer protocol answers it now")
-    with Session(settings) as session:
-        answer = session.ask(request_text).answer
-    assert answer.status == "failed" and not answer.jobs and "youngs_modulus" in answer.error
+    failed_without_a_run(settings, request_text, "youngs_modulus")
 
 
 @pytest.mark.parametrize("request_text", [

@@ -83,3 +83,9 @@ def find(text: str) -> list[Unsupported]:
             found.append(Unsupported(capability=capability, words=text[match.start():match.end()]))
             break
     return found
+
+
+def property_only(item: Unsupported) -> bool:
+    """Is this a property only electronic structure gives (not a method)? A request asking for it
+    next to properties simagent computes gets those, and the answer names this one as not computed."""
+    return item.capability == "dft" and re.fullmatch(_DFT_PROPERTY, item.words.lower()) is not None

@@ -59,6 +59,10 @@ def read_request(request: str) -> TaskSpec:
         if not spec.unsupported:
             raise
     spec.unparsed = _unparsed(text)
+    if spec.properties:  # 'lattice constant and magnetic moment': the rest is computed, that one is named
+        for item in [u for u in spec.unsupported if method_words.property_only(u)]:
+            spec.unsupported.remove(item)
+            spec.unparsed.append(f"{item.words} (an electronic-structure property no protocol computes)")
     if spec.unsupported:
         spec.missing = []
     spec.confidence = _confidence(spec)
