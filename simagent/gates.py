@@ -306,15 +306,13 @@ def run_gates(data: RunData) -> GateReport:
 
 def evaluate(job_dir: Path, job: Job) -> GateReport:
     """Gates for one finished job (PASS when the engine gives nothing to judge)."""
-    from simagent.handlers import engine_module
+    from simagent.engines import get_engine
 
-    module = engine_module(job.engine)
-    problem = getattr(module, "output_problem", None) if module else None
-    message = problem(job_dir, job) if problem else None
+    adapter = get_engine(job.engine)
+    message = adapter.output_problem(job_dir, job)
     if message:
         return GateReport([GateResult("output", Outcome.FAIL, message)])
-    reader = getattr(module, "run_data", None) if module else None
-    data = reader(job_dir, job) if reader else None
+    data = adapter.run_data(job_dir, job)
     if data is None:
         return GateReport([GateResult("output", Outcome.PASS, "no time series to judge")])
     return run_gates(data)

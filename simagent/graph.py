@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from agents.analysis import analysis
 from agents.error import postcheck, precheck
 from agents.input_writer import input_writer
+from agents.knowledge import knowledge
 from agents.planner import planner
 from agents.query import clarify, query
 from agents.response import response
@@ -28,7 +29,8 @@ from simagent.state import RunContext, RunState
 
 def build_graph() -> StateGraph:
     graph = StateGraph(RunState, context_schema=RunContext)
-    for node in (query, clarify, planner, input_writer, precheck, review, runner, postcheck, analysis, response):
+    for node in (query, clarify, knowledge, planner, input_writer, precheck, review, runner, postcheck, analysis,
+                 response):
         graph.add_node(node.__name__, node)
     graph.add_edge(START, "query")
     graph.add_edge("response", END)

@@ -21,7 +21,7 @@ Input files (free-form inputs such as a user's in.lammps, an .mdp, a simulation.
                                                          library or the user's input folder, never a path
     {"file": F, "_delete_file": True}
 
-Handlers in `tools/<engine>/handlers.py` (list `HANDLERS`) are tried in order; the first one whose
+The engine adapter's handlers (`EngineAdapter.handlers()`) are tried in order; the first one whose
 check() fires and whose limit is not reached corrects the job. An unknown failure goes to the
 decision backend (`backend_diagnosis`), whose answer uses the same action language.
 
@@ -33,23 +33,13 @@ proposed by an LLM (`Diagnosis.needs_review`) is shown as a unified diff of the 
 Reviewer edits of generated inputs are kept as (rendered text, edited text) pairs and re-applied
 by `reapply_edit` (a three-way merge) when the protocol's inputs are rendered again.
 
-An engine's handler module (tools/<engine>/handlers.py) provides:
-    HANDLERS: list[type[ErrorHandler]]        in priority order (specific messages first)
-    precheck_findings(job, dry_run=True, files=None) -> list[Finding]
-                                              safety policy, input-stage handlers, dry run
-    safety_findings(job) -> list[Finding]     the policy alone (also applied to protocol jobs)
-    run_data(job_dir, job) -> gates.RunData | None      series for the physics gates
-    output_problem(job_dir, job) -> str | None          optional: failure behind exit code 0
-    extend_actions(job, factor=2.0) -> list[Action] | None   a longer production run
-    load_user_job(path, job_id="run", time_limit_s=...) -> (Job, {name: binary file path})
-    user_command(job) -> (argv, env); user_log(job_dir) -> Path; main_input(job) -> str
-    library_file(name) -> str                 optional: text for `_copy_from: library:NAME`
+Everything else an engine provides (its handler library, pre-run checks, run readers, users'
+inputs) is on its adapter: simagent.engines.EngineAdapter, found with simagent.engines.get_engine.
 """
 
 from __future__ import annotations
 
 import difflib
-import importlib
 import json
 import re
 from abc import ABC, abstractmethod
@@ -123,22 +113,11 @@ class Finding:
         return f"[{self.severity}] {prefix}{self.message}"
 
 
-def engine_module(engine: str):
-    """tools.<engine>.handlers, or None when that engine has no handler library."""
-    try:
-        return importlib.import_module(f"tools.{engine}.handlers")
-    except ModuleNotFoundError as err:
-        if err.name and (err.name == f"tools.{engine}.handlers" or err.name == f"tools.{engine}"):
-            return None
-        raise
-
-
 def engine_handlers(engine: str, stage: str | None = None) -> list[ErrorHandler]:
-    module = engine_module(engine)
-    if module is None:
-        return []
-    handlers = [cls() for cls in getattr(module, "HANDLERS", [])]
-    return [h for h in handlers if stage is None or h.stage == stage]
+    """The handler library of an engine, in priority order (only one stage when given)."""
+    from simagent.engines import get_engine
+
+    return get_engine(engine).handlers(stage)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -595,11 +574,9 @@ def _parse_value(text: str) -> Any:
 
 
 def _main_input(job: Job) -> str | None:
-    module = engine_module(job.engine)
-    main = getattr(module, "main_input", None) if module is not None else None
-    if main is not None and job.inputs:
-        return main(job)
-    return next(iter(job.inputs), None)
+    from simagent.engines import get_engine
+
+    return get_engine(job.engine).main_input(job) if job.inputs else None
 
 
 def rule_based(backend_name: str) -> bool:

@@ -6,7 +6,6 @@ dependencies into the job's own folder, so an input never reads outside its fold
 
 from __future__ import annotations
 
-import importlib
 import logging
 import shutil
 import time
@@ -14,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from simagent.errors import CalculationFailed
+from simagent.engines import Launch, get_engine
+from simagent.errors import CalculationFailed, InputError
 from simagent.executor import (
     Executor,
     JobRecord,
@@ -36,13 +36,18 @@ ADOPT_GRACE_S = 10.0
 log = logging.getLogger(__name__)
 
 
-def engine_command(job: Job) -> tuple[list[str], dict[str, str]]:
-    """Command and environment from the engine adapter: tools.<engine>.engine.job_command(job)."""
+def engine_launch(job: Job) -> Launch:
+    """Command, environment, cores and ranks from the engine adapter (simagent.engines)."""
     try:
-        adapter = importlib.import_module(f"tools.{job.engine}.engine")
-    except ImportError:
+        adapter = get_engine(job.engine)
+    except InputError:
         raise CalculationFailed(f"no adapter for engine {job.engine!r}") from None
-    return adapter.job_command(job), adapter.environment()
+    return adapter.launch(job)
+
+
+def engine_command(job: Job) -> tuple[list[str], dict[str, str]]:
+    launch = engine_launch(job)
+    return launch.argv, launch.env
 
 
 @dataclass
@@ -169,8 +174,9 @@ def run_plan(
                 for dep_id, names in job.stage_in.items():
                     for name in names:
                         shutil.copy2(root / dep_id / name, job_dir / name)
-                command, env = engine_command(job)
-                handles[job.id] = executor.submit(job, job_dir, command, env)
+                launch = engine_launch(job)
+                cores = max(launch.cores, launch.ranks)
+                handles[job.id] = executor.submit(job, job_dir, launch.argv, launch.env, cores)
             running = len(adopted)
             for job_id, handle in list(handles.items()):
                 record = executor.poll(handle)

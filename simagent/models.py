@@ -417,6 +417,21 @@ class Decision(BaseModel):
     detail: str = ""
 
 
+class Citation(BaseModel):
+    """A retrieved passage an answer relies on: literature or manual text, never a computed value."""
+
+    key: int = Field(description="the [n] that cites it in the summary")
+    source: str = Field(description="file path or module the passage comes from")
+    title: str
+    section: str = ""
+    page: int | None = None
+    text: str
+    kind: Literal["literature", "manual", "notes"] = "literature"
+    doi: str | None = None
+    authors: list[str] = Field(default_factory=list)
+    score: float | None = Field(default=None, description="cosine similarity to the question")
+
+
 class Answer(BaseModel):
     status: Literal["answered", "needs_clarification", "failed"]
     request: str
@@ -427,5 +442,6 @@ class Answer(BaseModel):
     decisions: list[Decision] = Field(default_factory=list)
     jobs: list[str] = Field(default_factory=list, description="job folders used")
     summary: str = ""
+    citations: list[Citation] = Field(default_factory=list, description="passages the summary cites as [n]")
     thread_id: str | None = None
     error: str | None = None

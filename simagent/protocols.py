@@ -8,7 +8,6 @@ Results. Decision backends select a protocol and override parameters; they never
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
@@ -62,13 +61,12 @@ def register(protocol_cls: type[Protocol]) -> type[Protocol]:
     return protocol_cls
 
 
-ENGINE_PACKAGES = ["lammps", "gromacs", "zeopp", "raspa", "qe", "mlp"]
-
-
 def _load_builtin() -> None:
-    """Importing tools.<engine>.protocols registers that engine's protocols."""
-    for engine in ENGINE_PACKAGES:
-        importlib.import_module(f"tools.{engine}.protocols")
+    """Every registered engine loads its protocol modules (their @register decorators run)."""
+    from simagent.engines import all_engines
+
+    for adapter in all_engines():
+        adapter.load_protocols()
 
 
 def get_protocol(name: str) -> Protocol:
@@ -79,9 +77,57 @@ def get_protocol(name: str) -> Protocol:
         raise RequestError(f"unknown protocol {name!r}; known: {', '.join(sorted(_REGISTRY))}") from None
 
 
+# Precedence: when several protocols answer the same property, the earlier one is offered first (the
+# planner hands the decision backend its candidates in this order). Declared here instead of coming
+# from import order; tests/test_protocol_precedence.py checks that every registered protocol is
+# listed. A protocol missing here comes after all listed ones.
+PRECEDENCE: tuple[str, ...] = (
+    # crystals and liquids with LAMMPS, the default engine for classical MD
+    "lammps/crystal_relax",
+    "lammps/fluid_md",
+    # solids: tensile_test (applies only to stress-strain wordings) before elastic_constants, which
+    # also answers Young's modulus from the elastic tensor
+    "lammps/tensile_test",
+    "lammps/elastic_constants",
+    "lammps/point_defects",
+    "lammps/planar_defects",
+    "lammps/thermal_expansion",
+    "lammps/minimize",
+    "lammps/melting_point",
+    # transport coefficients, bead-spring chains, energy terms
+    "lammps/shear_viscosity",
+    "lammps/thermal_conductivity",
+    "lammps/chain_conformation",
+    "lammps/energy_components",
+    # porous frameworks: MOF-guest MD (rigid framework), framework E(V) (flexible) after the
+    # elastic constants of dense solids
+    "lammps/framework_guest_md",
+    "lammps/framework_eos",
+    # molecular liquids named for GROMACS (a request's engine decides which of the two fluid protocols)
+    "gromacs/liquid_md",
+    # pore geometry, then adsorption by GCMC (pure, mixtures) and Henry coefficients by Widom insertion
+    "zeopp/pore_geometry",
+    "raspa/gcmc_uptake",
+    "raspa/gcmc_mixture",
+    "raspa/widom",
+    # engines a request names by its method words (never a substitute for another's answer)
+    "qe/eos",
+    "qe/band_gap",
+    "mlp/crystal",
+    "vasp/relax",
+    "vasp/band_gap",
+)
+
+
+def precedence(name: str) -> int:
+    """Position of a protocol in PRECEDENCE (unlisted: after every listed one)."""
+    return PRECEDENCE.index(name) if name in PRECEDENCE else len(PRECEDENCE)
+
+
 def all_protocols() -> list[Protocol]:
+    """Every registered protocol, in declared precedence (PRECEDENCE)."""
     _load_builtin()
-    return list(_REGISTRY.values())
+    return sorted(_REGISTRY.values(), key=lambda protocol: precedence(protocol.name))
 
 
 # Engines a request names by its method words (DFT, VASP, an ML potential): when the spec asks for one,
@@ -94,5 +140,5 @@ def engine_allowed(protocol: Protocol, spec: TaskSpec) -> bool:
 
 
 def protocols_for(spec: TaskSpec) -> list[Protocol]:
-    """Protocols that apply to the spec, in registration order."""
+    """Protocols that apply to the spec, in declared precedence."""
     return [p for p in all_protocols() if engine_allowed(p, spec) and p.applies_to(spec)]

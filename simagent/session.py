@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -116,11 +117,18 @@ class Session:
         return ThreadState(thread_id, dict(snapshot.values), interrupt, bool(snapshot.next))
 
     def threads(self) -> list[str]:
-        """Thread ids with a checkpoint in this run folder, newest first."""
-        seen: dict[str, None] = {}
-        for item in self.app.checkpointer.list(None):
-            seen.setdefault(item.config["configurable"]["thread_id"], None)
-        return sorted(seen, reverse=True)
+        """Thread ids with a checkpoint in this run folder, most recently active first."""
+        saver = self.app.checkpointer
+        try:  # one query over SqliteSaver's table (checkpoint ids are time-ordered UUIDv6)
+            with saver.lock:
+                rows = saver.conn.execute(
+                    "SELECT thread_id, MAX(checkpoint_id) FROM checkpoints GROUP BY thread_id").fetchall()
+            return [thread for thread, _ in sorted(rows, key=lambda row: row[1], reverse=True)]
+        except (AttributeError, sqlite3.Error):  # another saver: walk its checkpoints
+            seen: dict[str, None] = {}
+            for item in saver.list(None):
+                seen.setdefault(item.config["configurable"]["thread_id"], None)
+            return list(seen)
 
     def pending(self, thread_id: str) -> dict | None:
         snapshot = self.app.get_state(self._config(thread_id))

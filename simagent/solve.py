@@ -54,7 +54,6 @@ MIN_JOB_TIME_S = 1.0  # below this a job is not started: the budget is used up
 FINAL_ANSWER = "final_answer.json"
 REPORT = "report.md"
 INPUTS = "inputs"
-ENGINES = ("lammps", "gromacs", "raspa", "zeopp")
 DATA_KINDS = ("structures", "potentials")
 
 
@@ -113,8 +112,10 @@ class MDGymTask(BaseModel):
     @field_validator("engine")
     @classmethod
     def _engine(cls, value: str) -> str:
-        if value.strip().lower() not in ENGINES:
-            raise ValueError(f"{value!r} is not an engine simagent runs ({', '.join(ENGINES)})")
+        from simagent.engines import engine_names
+
+        if value.strip().lower() not in engine_names():
+            raise ValueError(f"{value!r} is not an engine simagent runs ({', '.join(engine_names())})")
         return value.strip().lower()
 
     @property
@@ -359,8 +360,9 @@ class TaskBackend(DecisionBackend):
     temperature taken from a thermostat set point when the description gives it only there)."""
 
     def __init__(self, inner: DecisionBackend, targets_for: Callable[[TaskSpec], list[MetricTarget]],
-                 known_files: list[str]) -> None:
+                 known_files: list[str], engine: str | None = None) -> None:
         self.inner = inner
+        self.engine = engine  # the task's engine: no other engine's protocol answers in its place
         self.name = inner.name
         self.targets_for = targets_for
         self.known_files = known_files
@@ -389,7 +391,57 @@ class TaskBackend(DecisionBackend):
         return spec
 
     def select_protocols(self, spec: TaskSpec, candidates: list[ProtocolInfo]) -> ProtocolSelection:
-        return self.inner.select_protocols(spec, candidates)
+        if self.engine is not None:
+            from simagent.protocols import get_protocol
+
+            own = [c for c in candidates if get_protocol(c.name).engine == self.engine]
+            if candidates and not own:
+                others = ", ".join(c.name for c in candidates) or "none"
+                wanted = ", ".join(p.name for p in spec.properties)
+                raise RequestError(f"the task is a {self.engine.upper()} task and no {self.engine.upper()} protocol "
+                                   f"computes {wanted} for this system (protocols of other engines: {others}); "
+                                   "another engine is not run in its place")
+            candidates = own
+        selection = self.inner.select_protocols(spec, candidates)
+        self._check_literal(spec, selection)
+        return selection
+
+    def _check_literal(self, spec: TaskSpec, selection: ProtocolSelection) -> None:
+        """What the description prescribes runs as stated, or nothing runs (no substitute): the
+        dimension and the stated step counts must be the chosen protocol's, and a LAMMPS style it
+        names ('fix controller', 'pair_style lj/cut/coul/long') must be in the inputs it writes."""
+        from agents.planner import restrict
+        from simagent.protocols import get_protocol
+
+        named = prescribed_styles(spec.request) if self.engine in (None, "lammps") else []
+        for item in selection.items:
+            protocol = get_protocol(item.protocol)
+            try:
+                params, _ = protocol.parameters(restrict(spec, item.properties))
+            except SimagentError:
+                return  # the planner reports why the protocol cannot run
+            fields = params.model_dump()
+            for name in LITERAL_CONTROLS:
+                stated = getattr(spec.controls, name)
+                if stated is None or (name not in fields and (name != "dimension" or stated == 3)):
+                    continue  # step counts: protocols name their stages differently (nvt_steps, cycles)
+                if fields.get(name, "absent") != stated:
+                    would = "has no such setting" if name not in fields else f"would use {fields[name]}"
+                    raise RequestError(f"the description states {name.replace('_', ' ')} = {stated}; "
+                                       f"{protocol.name} {would}; simagent runs no substitute for a prescribed "
+                                       "protocol")
+            if not named or protocol.engine != "lammps":
+                continue
+            try:
+                text = "\n".join(t for job in protocol.jobs(params) for t in job.inputs.values())
+            except SimagentError:
+                return
+            lines = [ln.split("#", 1)[0].split() for ln in text.splitlines()]
+            used = {(w[0], style) for w in lines if len(w) > 1 for style in w[1:]}
+            absent = [f"{kind} {style}" for kind, style in named if (kind, style) not in used]
+            if absent:
+                raise RequestError(f"the description prescribes {', '.join(absent)}, which {protocol.name} does not "
+                                   "run; simagent runs no substitute for a prescribed protocol")
 
     def parameter_overrides(self, feedback: str, protocol: str, current: dict, schema: dict) -> ParameterOverrides:
         return self.inner.parameter_overrides(feedback, protocol, current, schema)
@@ -401,6 +453,47 @@ class TaskBackend(DecisionBackend):
         if name == "inner":
             raise AttributeError(name)
         return getattr(self.inner, name)
+
+
+# Controls a description states that the chosen protocol must run exactly as stated.
+LITERAL_CONTROLS = ("dimension", "equilibration_steps", "production_steps")
+# Words that follow "fix"/"compute" in prose without naming a style ("use the fix command").
+_NOT_STYLES = frozenset("""a an the to is in on of for with and or that this it its id ids group groups which was were
+be are all each style styles command commands settings setting keyword keywords option options should must
+will can may used using applied""".split())
+_STYLE_KINDS = {"fix": "fix", "compute": "compute", "pair_style": "pair_style", "pair style": "pair_style",
+                "atom_style": "atom_style", "atom style": "atom_style"}
+
+
+def prescribed_styles(description: str) -> list[tuple[str, str]]:
+    """(command, style) pairs a description names as LAMMPS commands: 'fix controller',
+    'compute gyration', 'pair_style lj/cut'. Only styles this LAMMPS knows count (so 'Compute the
+    average ...' and 'the fix command' name none); without LAMMPS, plain words are left out."""
+    try:
+        from tools.lammps.handlers import installed_styles
+
+        known = installed_styles()
+    except ImportError:
+        known = {}
+    kinds = {"fix": "fix", "compute": "compute", "pair_style": "pair", "atom_style": "atom"}
+    found: list[tuple[str, str]] = []
+    for match in re.finditer(r"\b(fix|compute|pair[_ ]style|atom[_ ]style)\s+([a-z][a-z0-9/_.-]*[a-z0-9])",
+                             description.lower()):
+        kind, style = _STYLE_KINDS[match.group(1)], match.group(2)
+        styles = known.get(kinds[kind])
+        if (style in styles if styles else style not in _NOT_STYLES) and (kind, style) not in found:
+            found.append((kind, style))
+    low = description.lower()
+    # styles named in prose: 'the body atom style', 'the nve/body integrator', 'a hybrid/overlay pair style'
+    for match in re.finditer(r"\b([a-z][a-z0-9_]*) atom[_ ]style\b", low):
+        if match.group(1) in known.get("atom", ()) and ("atom_style", match.group(1)) not in found:
+            found.append(("atom_style", match.group(1)))
+    for token in re.findall(r"(?<![\w/.-])([a-z][a-z0-9_]*(?:/[a-z0-9_]+)+)(?![\w/-])", low):
+        for kind, command in (("pair", "pair_style"), ("fix", "fix"), ("compute", "compute")):
+            if token in known.get(kind, ()) and (command, token) not in found:
+                found.append((command, token))
+                break
+    return found
 
 
 def _restore_file_case(spec: TaskSpec, request: str, known_files: list[str]) -> None:
@@ -445,7 +538,7 @@ class BudgetExecutor(Executor):
     def remaining_s(self) -> float:
         return self.deadline - time.monotonic()
 
-    def submit(self, job: Job, job_dir: Path, command: list[str], env: dict[str, str]) -> JobHandle:
+    def submit(self, job: Job, job_dir: Path, command: list[str], env: dict[str, str], cores: int = 1) -> JobHandle:
         for source in self.supplied:
             target = job_dir / source.name
             if not target.exists():
@@ -466,7 +559,7 @@ class BudgetExecutor(Executor):
         with self._lock:
             self.refused.discard(job.id)
             self.submissions.append(Submission(limited, job_dir, limited.time_limit_s))
-        return self.inner.submit(limited, job_dir, command, env)
+        return self.inner.submit(limited, job_dir, command, env, cores)
 
     def _keep_inputs(self, job: Job, job_dir: Path) -> None:
         folder = self.inputs_dir / job.id
@@ -610,7 +703,7 @@ def solve(
                                            "gate_extensions": False})
     notes: list[str] = []
     known = [p.name for p in supplied] + _shipped_potentials()
-    absent = missing_files(task, known)
+    absent = missing_files(task, known, supplied)
 
     def targets_for(spec: TaskSpec) -> list[MetricTarget]:
         reduced = spec.units_style == "lj" or (spec.system is not None and spec.system.kind == "lj_fluid")
@@ -623,10 +716,10 @@ def solve(
         if absent:
             where = (f"{Path(data_root) / task.engine.upper() / '{structures,potentials}' / task.id}/"
                      if data_root else "no --data-root given")
-            raise RequestError(f"the description names input files that are neither supplied ({where}) nor "
-                               f"shipped with simagent: {', '.join(absent)}; nothing was run")
+            raise RequestError(f"input files the task needs are neither supplied ({where}) nor shipped with "
+                               f"simagent or GROMACS: {'; '.join(absent)}; nothing was run")
         with Session(settings, auto_approve=True, progress=progress) as session:
-            backend = TaskBackend(session.backend, targets_for, known)
+            backend = TaskBackend(session.backend, targets_for, known, task.engine)
             executor = BudgetExecutor(session.executor, deadline, supplied, workdir / INPUTS, budget)
             session.backend = session.context.backend = backend
             session.executor = session.context.executor = executor
@@ -656,11 +749,42 @@ NAMED_FILE = re.compile(
     r"nb3b|comb3?|bop|snapcoeff|snapparam|mliap|data|mol|pdb|gro|top|itp|xyz|cif)(?![\w-])", re.IGNORECASE)
 
 
-def missing_files(task: MDGymTask, known: list[str]) -> list[str]:
-    """Input files the description names that are neither supplied nor shipped (case-insensitive)."""
+def missing_files(task: MDGymTask, known: list[str], supplied: list[Path] | None = None) -> list[str]:
+    """Input files the description names that are neither supplied nor shipped (case-insensitive),
+    and files a supplied GROMACS topology #includes that are neither supplied nor in GROMACS's
+    own library ('topol.top includes DMPC.itp')."""
     have = {name.lower() for name in known}
     named = dict.fromkeys(m.group(0) for m in NAMED_FILE.finditer(task.problem_description))
-    return [name for name in named if name.lower() not in have]
+    missing = [name for name in named if name.lower() not in have]
+    return missing + missing_includes(supplied or [])
+
+
+def missing_includes(supplied: list[Path]) -> list[str]:
+    """'<file> includes <name>' for each #include of a supplied .top/.itp found neither among the
+    supplied files (by name or path below the task folder) nor in GROMACS's topology library."""
+    library = None
+    try:
+        from tools.gromacs.engine import share_top
+
+        library = share_top()
+    except ImportError:
+        pass
+    names = {p.name for p in supplied}
+    out = []
+    for path in supplied:
+        if path.suffix not in (".top", ".itp"):
+            continue
+        for line in path.read_text(errors="replace").splitlines():
+            match = re.match(r"\s*#\s*include\s+[\"<]([^\">]+)[\">]", line)
+            if not match:
+                continue
+            name = match.group(1)
+            if (path.parent / name).is_file() or Path(name).name in names:
+                continue
+            if library is not None and (library / name).is_file():
+                continue
+            out.append(f"{path.name} includes {name}")
+    return list(dict.fromkeys(out))
 
 
 def collect(targets: list[MetricTarget], answer: Answer | None, spec: TaskSpec | None,

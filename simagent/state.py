@@ -14,6 +14,7 @@ from simagent.config import Settings
 from simagent.executor import Executor
 from simagent.models import (
     Answer,
+    Citation,
     Correction,
     Decision,
     DefaultApplied,
@@ -44,6 +45,8 @@ class RunState(BaseModel):
     )
     question: str | None = None
     error: str | None = None
+    knowledge: str | None = Field(default=None, description="answer from retrieved passages (no simulation)")
+    citations: list[Citation] = Field(default_factory=list)
     answer: Answer | None = None
 
 

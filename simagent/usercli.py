@@ -13,18 +13,18 @@ corrections, final_input, log, job_dir, gates, message. Exit 0 only when it succ
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.syntax import Syntax
 
-from simagent import gates
+from simagent.assessment import EXTEND_HANDLER, assess_failed, assess_finished
+from simagent.engines import EngineAdapter, all_engines, get_engine, guess_engine
 from simagent.errors import InputError, SimagentError
 from simagent.executor import LocalExecutor
 from simagent.handlers import (
@@ -34,52 +34,32 @@ from simagent.handlers import (
     Finding,
     apply_actions,
     backend_diagnosis,
-    diagnose,
-    engine_module,
     input_diff,
 )
+from simagent.jobfolder import JobFolder
 from simagent.models import Job, JobStatus
 
-ENGINES = ("lammps", "gromacs", "raspa")
 EXIT_OK, EXIT_FAILED, EXIT_UNSAFE = 0, 1, 4
 MAX_ATTEMPTS = 6  # runs of one input, the first included
-MAX_EXTENSIONS = 2
 DEFAULT_TIME_LIMIT_S = 1800.0
 
 
-def guess_engine(path: Path) -> str:
-    """lammps unless the file (or folder) looks like GROMACS (.mdp) or RASPA (simulation.input)."""
-    if path.is_dir():
-        if any(path.glob("*.mdp")):
-            return "gromacs"
-        if (path / "simulation.input").is_file():
-            return "raspa"
-        return "lammps"
-    if path.suffix == ".mdp":
-        return "gromacs"
-    if path.name == "simulation.input" or path.suffix == ".input":
-        return "raspa"
-    return "lammps"
-
-
-def _module(engine: str):
-    module = engine_module(engine)
-    if module is None or not hasattr(module, "load_user_job"):
-        raise InputError(f"user inputs for {engine} are not supported yet")
-    return module
+def user_engines() -> list[str]:
+    """Engines whose users' own inputs `simagent check/run` takes."""
+    return [adapter.name for adapter in all_engines() if adapter.user_inputs]
 
 
 def load(path: Path, engine: str | None,
-         time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> tuple[Job, dict[str, Path], Any]:
+         time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> tuple[Job, dict[str, Path], EngineAdapter]:
     path = Path(path).expanduser()
     if not path.exists():
         raise InputError(f"{path} does not exist")
     engine = engine or guess_engine(path)
-    if engine not in ENGINES:
-        raise InputError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
-    module = _module(engine)
-    job, files = module.load_user_job(path.resolve(), time_limit_s=time_limit_s)
-    return job, files, module
+    if engine not in user_engines():
+        raise InputError(f"unknown engine {engine!r}; use one of {', '.join(user_engines())}")
+    adapter = get_engine(engine)
+    job, files = adapter.load_user_job(path.resolve(), time_limit_s=time_limit_s)
+    return job, files, adapter
 
 
 # ---------------------------------------------------------------------------------------------
@@ -112,8 +92,8 @@ class CheckReport:
 
 
 def check_file(path: Path, engine: str | None = None, dry_run: bool = True) -> CheckReport:
-    job, files, module = load(path, engine)
-    findings = module.precheck_findings(job, dry_run=dry_run, files=files)
+    job, files, adapter = load(path, engine)
+    findings = adapter.precheck_findings(job, dry_run=dry_run, files=files)
     return CheckReport(str(path), job.engine, findings)
 
 
@@ -154,7 +134,7 @@ class RunReport:
 Confirm = Callable[[str, str], bool]  # (what, diff) -> apply?
 
 
-def _resolver(source_folder: Path, module) -> Callable[[str], str]:
+def _resolver(source_folder: Path, adapter: EngineAdapter) -> Callable[[str], str]:
     def resolve(source: str) -> str:
         kind, name = source.split(":", 1)
         if kind == "user":
@@ -162,41 +142,23 @@ def _resolver(source_folder: Path, module) -> Callable[[str], str]:
             if path.resolve().parent != source_folder.resolve() or not path.is_file():
                 raise InputError(f"{name} is not a file in {source_folder}")
             return path.read_text()
-        library = getattr(module, "library_file", None)
-        if kind == "library" and library:
-            return library(name)
+        if kind == "library":
+            return adapter.library_file(name)
         raise InputError(f"cannot resolve {source}")
 
     return resolve
 
 
-def _run_once(job: Job, job_dir: Path, files: dict[str, Path], executor: LocalExecutor,
-              module) -> tuple[JobStatus, str]:
-    if job_dir.exists():
-        shutil.rmtree(job_dir)
-    job_dir.mkdir(parents=True)
-    for name, text in job.inputs.items():
-        (job_dir / name).write_text(text)
-    for name, source in files.items():
-        shutil.copy2(source, job_dir / name)
-    (job_dir / "job.json").write_text(json.dumps(job.model_dump(mode="json", exclude={"inputs"}), indent=2))
-    command, env = module.user_command(job)
-    handle = executor.submit(job, job_dir, command, env)
+def _run_once(job: Job, folder: JobFolder, files: dict[str, Path], executor: LocalExecutor,
+              adapter: EngineAdapter) -> tuple[JobStatus, str]:
+    folder.write_inputs(job, files)
+    launch = adapter.launch(job)
+    handle = executor.submit(job, folder.path, launch.argv, launch.env)
     while True:
         record = executor.poll(handle)
         if record.status in (JobStatus.succeeded, JobStatus.failed, JobStatus.cancelled):
             return record.status, record.message
         time.sleep(0.05)
-
-
-def _archive(job_dir: Path, log: CorrectionLog, job_id: str) -> None:
-    if not job_dir.is_dir():
-        return
-    log.write(job_dir, job_id)
-    n = 1
-    while (job_dir.parent / f"{job_dir.name}.failed{n}").exists():
-        n += 1
-    job_dir.rename(job_dir.parent / f"{job_dir.name}.failed{n}")
 
 
 def run_file(path: Path, engine: str | None = None, workdir: Path | None = None, yes: bool = True,
@@ -206,14 +168,15 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
     """Check, correct, run and repair a user's input until it runs and passes the gates (bounded)."""
     path = Path(path).expanduser().resolve()
     say = progress or (lambda _msg: None)
-    job, files, module = load(path, engine, time_limit_s)
+    job, files, adapter = load(path, engine, time_limit_s)
     root = Path(workdir or Path("simagent-runs") / "user" / f"{path.stem}-{time.strftime('%Y%m%d-%H%M%S')}")
     root = root.resolve()
     root.mkdir(parents=True, exist_ok=True)
     job_dir = root / job.id
+    folder = JobFolder(job_dir, job.id)
     report = RunReport(status="failed", file=str(path), engine=job.engine, job_dir=str(job_dir))
     log = CorrectionLog()
-    resolve = _resolver(path.parent if path.is_file() else path, module)
+    resolve = _resolver(path.parent if path.is_file() else path, adapter)
 
     def apply(diagnosis: Diagnosis, source: str) -> bool:
         nonlocal job
@@ -239,7 +202,7 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
 
     # 1. pre-run: safety policy and static checks; the dry run is left to the first real run,
     #    which stops at the same line (and the repair loop handles it)
-    findings = module.precheck_findings(job, dry_run=False, files=files)
+    findings = adapter.precheck_findings(job, dry_run=False, files=files)
     report.findings = [asdict(f) for f in findings]
     unsafe = [f for f in findings if f.severity == "unsafe"]
     if unsafe:
@@ -255,43 +218,35 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
     executor = LocalExecutor(max_parallel=1, memory_limit_mb=memory_limit_mb, stall_limit_s=stall_limit_s)
     try:
         while report.attempts < max_attempts:
-            unsafe = [f for f in module.precheck_findings(job, dry_run=False, files=files) if f.severity == "unsafe"]
+            unsafe = [f for f in adapter.precheck_findings(job, dry_run=False, files=files) if f.severity == "unsafe"]
             if unsafe:  # a correction (e.g. from an LLM) must never make an input unsafe
                 report.status = "rejected"
                 report.message = "a corrected input broke the safety policy; not run: " + unsafe[0].message
                 break
             report.attempts += 1
             say(f"attempt {report.attempts}: running {job.engine} in {job_dir}")
-            status, message = _run_once(job, job_dir, files, executor, module)
+            status, message = _run_once(job, folder, files, executor, adapter)
             succeeded = status == JobStatus.succeeded
             diagnosis: Diagnosis | None = None
             if succeeded:
-                gate_report = gates.evaluate(job_dir, job)
-                report.gates = gate_report.summary()
-                if gate_report.outcome == gates.Outcome.PASS:
-                    warning = diagnose(job_dir, job, log, succeeded=True)
-                    report.note(warning, report.attempts)
-                    if warning is None or not warning.fixable:
-                        report.status = "succeeded"
-                        report.message = warning.summary() if warning else "finished; all gates passed"
-                        break
-                    diagnosis = warning
-                elif gate_report.outcome == gates.Outcome.EXTEND and \
-                        log.count(job.id, "gates: extend") < MAX_EXTENSIONS:
-                    actions = module.extend_actions(job) if hasattr(module, "extend_actions") else None
-                    if actions:
-                        diagnosis = Diagnosis(job=job.id, errors=gate_report.reasons(), handler="gates: extend",
-                                              category="equilibration", actions=actions)
-                if diagnosis is None:
-                    diagnosis = diagnose(job_dir, job, log, succeeded=True)
-                    report.note(diagnosis or Diagnosis(job=job.id, errors=gate_report.reasons(), handler="gates",
+                verdict = assess_finished(job_dir, job, log, repair_warnings=True)
+                report.gates = verdict.gates.summary()
+                diagnosis = verdict.diagnosis
+                if verdict.verdict == "pass":
+                    report.note(diagnosis, report.attempts)
+                    report.status = "succeeded"
+                    report.message = diagnosis.summary() if diagnosis else "finished; all gates passed"
+                    break
+                if verdict.verdict == "repair":
+                    report.note(diagnosis, report.attempts)
+                elif verdict.verdict == "fail":
+                    report.note(diagnosis or Diagnosis(job=job.id, errors=verdict.reasons, handler="gates",
                                                        category="physics gate"), report.attempts)
-                    if diagnosis is None or not diagnosis.fixable:
-                        report.message = "the physics gates failed, no number should be trusted: " + \
-                                         "; ".join(gate_report.reasons())
-                        break
+                    report.message = "the physics gates failed, no number should be trusted: " + \
+                                     "; ".join(verdict.reasons)
+                    break
             else:
-                diagnosis = diagnose(job_dir, job, log)
+                diagnosis = assess_failed(job_dir, job, log).diagnosis
                 report.note(diagnosis, report.attempts)
                 if (diagnosis is None or not diagnosis.fixable) and backend is not None:
                     text = diagnosis.summary() if diagnosis else (message or "unknown failure")
@@ -302,8 +257,8 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
                     blocked = f" ({diagnosis.blocked})" if diagnosis and diagnosis.blocked else ""
                     report.message = f"the run failed: {reason}{blocked}"
                     break
-            _archive(job_dir, CorrectionLog(log.records), job.id)
-            if not apply(diagnosis, "gate" if diagnosis.handler == "gates: extend" else
+            folder.archive_failed(CorrectionLog(log.records))
+            if not apply(diagnosis, "gate" if diagnosis.handler == EXTEND_HANDLER else
                          "backend" if diagnosis.category == "backend" else "handler"):
                 break
         else:
@@ -312,10 +267,8 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
         executor.shutdown()
     if job_dir.is_dir():
         log.write(job_dir, job.id)
-        main = getattr(module, "main_input", lambda j: next(iter(j.inputs)))(job)
-        report.final_input = str(job_dir / main)
-        log_path = module.user_log(job_dir) if hasattr(module, "user_log") else job_dir / "stdout.txt"
-        report.log = str(log_path)
+        report.final_input = str(job_dir / adapter.main_input(job))
+        report.log = str(adapter.user_log(job_dir))
     return report
 
 

@@ -21,6 +21,7 @@ import pytest
 
 from simagent.backends.expert import domains
 from simagent.backends.expert.domains import polymers
+from simagent.engines import get_engine
 from simagent.errors import CalculationFailed, RequestError
 from simagent.jobrun import run_plan
 from simagent.models import (
@@ -33,7 +34,7 @@ from simagent.models import (
     SystemSpec,
     TaskSpec,
 )
-from tools.lammps import check, engine
+from tools.lammps import engine
 from tools.lammps.parse import read_output
 from tools.lammps.protocols import chains, energies
 from tools.lammps.protocols.chains import ChainConformation, ChainMeltParams
@@ -214,7 +215,7 @@ def test_data_file_is_an_input_of_the_job_and_passes_the_checks():
     assert f"read_data       {chains.DATA_FILE}" in job.inputs["in.lammps"]
     assert f"{params.n_atoms} atoms" in job.inputs[chains.DATA_FILE]
     assert ChainConformation().jobs(params)[0].inputs == job.inputs
-    assert check.precheck_findings(job, dry_run=True) == []
+    assert get_engine("lammps").precheck_findings(job, dry_run=True) == []
 
 
 def straight_chains(n_chains: int, length: int, bond: float, box: float, seed: int = 0) -> np.ndarray:

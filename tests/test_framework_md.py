@@ -18,16 +18,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from simagent.materials import forcefields as raspa_ff
+from simagent.materials.frameworks import perpendicular_widths, read_cif
 from simagent.models import PropertyRequest, TaskSpec
 from tools.lammps import framework as lfw
-from tools.raspa import forcefield as raspa_ff
-from tools.raspa.framework import perpendicular_widths, read_cif
 
 pytestmark = pytest.mark.timeout(900)
 
 
 def _cif(query: str):
-    from agents.structure import resolve
+    from simagent.materials.structures import resolve
 
     resolved = resolve(query)
     return resolved, read_cif(resolved.path, name=resolved.id)

@@ -212,3 +212,22 @@ def test_postcheck_gate_failure_reports_no_number(tmp_path, settings):
     job = command.update["plan"].jobs[0]
     assert job.status == JobStatus.failed and "physics gate" in job.message
     assert any("no result reported" in f for f in command.update["failures"])
+
+
+@pytest.mark.parametrize("fixes, ensemble, target", [
+    # plain NVE started from velocities at 1.44: the 1.44 is no target (the drop is the result)
+    ([("1", "all", "nve", [])], "nve", None),
+    # NVE integration with a Langevin thermostat is thermostatted: its set point is the target
+    ([("1", "all", "nve", []), ("2", "all", "langevin", ["1.0", "1.0", "0.5", "48279"])], "nvt", 1.0),
+    # a ramp has no single target
+    ([("1", "all", "nvt", ["temp", "0.5", "1.5", "0.5"])], "nvt", None),
+])  # fmt: skip
+def test_the_ensemble_decides_the_temperature_target(fixes, ensemble, target):
+    from tools.lammps.check import Fix
+    from tools.lammps.handlers import ensemble_of, targets_of
+
+    parsed = [Fix(id=i, group=g, style=s, args=a, line=n) for n, (i, g, s, a) in enumerate(fixes, 1)]
+    assert ensemble_of(parsed) == ensemble and targets_of(parsed)[0] == target
+    data = RunData(engine="lammps", ensemble=ensemble, kB=1.0, per_atom=True, n_atoms=500, target_temperature=target)
+    data.series = {"temperature": noisy(0.73, sd=0.01), "potential_energy": noisy(-5.7, sd=0.01)}
+    assert gates.temperature_gate(data).outcome == (Outcome.PASS if target is None else Outcome.EXTEND)

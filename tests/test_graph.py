@@ -94,6 +94,25 @@ def test_crash_then_resume_does_not_rerun_finished_jobs(settings, monkeypatch):
     assert status.stat().st_mtime_ns == before  # the job was not run again
 
 
+def finished_liquid_md_plan(settings, root):
+    """A GROMACS liquid_md plan (SPC/E water) whose jobs all count as succeeded in folders under `root`
+    (no engine: the tests script the gates)."""
+    from agents.input_writer import render_plan
+    from simagent.models import JobStatus, ProtocolRun
+
+    protocol = get_protocol("gromacs/liquid_md")
+    params = protocol.Params(model="spce", n_molecules=216, temperature=298.15, pressure=1.0, cutoff=0.85,
+                             timestep=0.002, em_steps=500, nvt_steps=500, npt_steps=2000, production_steps=4000,
+                             energy_every=20, compressibility=4.5e-5).model_dump(mode="json")
+    run = ProtocolRun(protocol="gromacs/liquid_md", properties=["density"], params=params, jobs={})
+    plan = render_plan([run], settings.job_time_limit_s)
+    jobs = []
+    for job in plan.jobs:
+        (root / job.id).mkdir(parents=True)
+        jobs.append(job.model_copy(update={"status": JobStatus.succeeded, "workdir": str(root / job.id)}))
+    return params, plan.model_copy(update={"jobs": jobs})
+
+
 @pytest.mark.parametrize("stage", ["nvt", "prod"])
 def test_gromacs_stage_extension_reaches_the_protocol_and_reruns_what_follows(settings, monkeypatch, tmp_path,
                                                                               stage):
@@ -106,21 +125,10 @@ def test_gromacs_stage_extension_reaches_the_protocol_and_reruns_what_follows(se
     from agents.input_writer import render_plan
     from simagent import gates
     from simagent.executor import LocalExecutor
-    from simagent.models import JobStatus, ProtocolRun
     from simagent.state import RunContext, RunState
 
-    protocol = get_protocol("gromacs/liquid_md")
-    params = protocol.Params(model="spce", n_molecules=216, temperature=298.15, pressure=1.0, cutoff=0.85,
-                             timestep=0.002, em_steps=500, nvt_steps=500, npt_steps=2000, production_steps=4000,
-                             energy_every=20, compressibility=4.5e-5).model_dump(mode="json")
-    run = ProtocolRun(protocol="gromacs/liquid_md", properties=["density"], params=params, jobs={})
-    plan = render_plan([run], settings.job_time_limit_s)
     root = tmp_path / "jobs"
-    jobs = []
-    for job in plan.jobs:
-        (root / job.id).mkdir(parents=True)
-        jobs.append(job.model_copy(update={"status": JobStatus.succeeded, "workdir": str(root / job.id)}))
-    plan = plan.model_copy(update={"jobs": jobs})
+    params, plan = finished_liquid_md_plan(settings, root)
     extended = f"liquid_md-{stage}"
 
     def scripted(job_dir, job):
@@ -153,23 +161,11 @@ def test_a_prescribed_run_is_kept_and_the_gate_finding_is_a_warning(settings, mo
     from types import SimpleNamespace
 
     from agents.error import postcheck
-    from agents.input_writer import render_plan
     from simagent import gates
     from simagent.executor import LocalExecutor
-    from simagent.models import JobStatus, ProtocolRun
     from simagent.state import RunContext, RunState
 
-    protocol = get_protocol("gromacs/liquid_md")
-    params = protocol.Params(model="spce", n_molecules=216, temperature=298.15, pressure=1.0, cutoff=0.85,
-                             timestep=0.002, em_steps=500, nvt_steps=500, npt_steps=2000, production_steps=4000,
-                             energy_every=20, compressibility=4.5e-5).model_dump(mode="json")
-    run = ProtocolRun(protocol="gromacs/liquid_md", properties=["density"], params=params, jobs={})
-    plan = render_plan([run], settings.job_time_limit_s)
-    jobs = []
-    for job in plan.jobs:
-        (tmp_path / job.id).mkdir(parents=True)
-        jobs.append(job.model_copy(update={"status": JobStatus.succeeded, "workdir": str(tmp_path / job.id)}))
-    plan = plan.model_copy(update={"jobs": jobs})
+    _, plan = finished_liquid_md_plan(settings, tmp_path)
     verdict = {"liquid_md-prod": gates.Outcome.EXTEND}
 
     def scripted(job_dir, job):

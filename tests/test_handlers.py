@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from simagent.backends.base import RepairAction
+from simagent.engines import get_engine
 from simagent.errors import InputError
 from simagent.handlers import (
     CORRECTIONS_FILE,
@@ -347,7 +348,7 @@ def test_handler_limit_blocks_a_second_identical_correction(tmp_path):
 
 
 def test_lammps_static_handlers_before_a_run():
-    from tools.lammps.handlers import precheck_findings
+    precheck_findings = get_engine("lammps").precheck_findings
 
     salt_cut = (FILES / "lammps" / "charges-without-kspace" / "inputs" / "in.lammps").read_text()
     findings = precheck_findings(job_with(salt_cut), dry_run=False)
@@ -428,7 +429,7 @@ def test_raspa_handler_on_recorded_run(case, handler, expected, tmp_path):
 
 def test_raspa_unit_cell_check_before_the_run(tmp_path):
     pytest.importorskip("RASPA2")
-    from tools.raspa.handlers import precheck_findings
+    precheck_findings = get_engine("raspa").precheck_findings
 
     job, _ = recorded("faults/raspa", "R04-unit-cell", tmp_path)
     finding = next(f for f in precheck_findings(job) if f.handler == "UnitCellTooSmall")

@@ -116,6 +116,13 @@ def test_example_task_inputs_follow_the_description():
      {"dimension": 2, "lattice": "sq", "cells": [20, 20]}),
     ("a box of 10x10x10 unit cells of a bcc lattice", {"cells": [10, 10, 10], "lattice": "bcc"}),
     ("6 unit cells along each direction", {"cells": [6]}),
+    # box edges in lattice units (LAMMPS region extents default to lattice spacings)
+    ("particles start on a bcc lattice inside a cube of side 9 (reduced units)", {"lattice": "bcc", "cells": [9]}),
+    ("an fcc lattice fills the simulation box, which spans 7 lattice spacings along every axis",
+     {"lattice": "fcc", "cells": [7]}),
+    ("fcc lattice in a cubic box of edge length 12 sigma", {"lattice": "fcc", "cells": None}),
+    ("fcc lattice in a cubic box of 5.4 nm", {"lattice": "fcc", "cells": None}),
+    ("a cubic box of 20 reduced units holding 500 randomly placed particles", {"cells": None}),
     ("binary LJ mixture of 800 particles of type A and 200 of type B with Lorentz-Berthelot mixing, "
      "masses 1.0 and 0.5", {"atom_types": 2, "type_counts": [800, 200], "mixing_rule": "arithmetic",
                             "masses": [q(1.0, "reduced"), q(0.5, "reduced")]}),
@@ -185,6 +192,24 @@ def test_prose_density_and_temperature(text, density, temperature):
     assert "density" not in spec.missing and "temperature" not in spec.missing
 
 
+# In LJ units the number a LAMMPS lattice is given with is the reduced density (LAMMPS `lattice`
+# command: "scale = reduced density rho* (LJ units)"); descriptions call it a lattice constant/spacing.
+@pytest.mark.parametrize("text, density", [
+    ("Mean potential energy per atom of LJ particles (reduced units) on a bcc lattice whose lattice constant is "
+     "0.92, with a Nose-Hoover thermostat at T = 1.4.", 0.92),
+    ("Reduced-unit Lennard-Jones atoms start on a simple cubic lattice using a spacing of 0.55 and are held at "
+     "T = 2.0 by a Langevin thermostat.", 0.55),
+    ("An LJ solid, built with lattice fcc 1.05 in LJ units, is kept at a temperature of 0.3 by a Berendsen "
+     "thermostat.", 1.05),
+    ("LJ particles on an fcc lattice with a lattice constant of 1.7 sigma, thermostat at T = 1.0 (reduced).", None),
+    ("LJ particles on an fcc lattice of 6 unit cells per side at T = 1.0 (reduced units).", None),
+])  # fmt: skip
+def test_lattice_scale_is_the_reduced_density(text, density):
+    spec = backend.task_spec(text)
+    assert spec.conditions.density == (None if density is None else q(density, "reduced"))
+    assert ("density" in spec.missing) == (density is None)
+
+
 @pytest.mark.parametrize("text, expected", [
     ("Minimise with conjugate gradients to an energy tolerance of 2.5 * 10⁻⁸ and a force tolerance of "
      "1 x 10^-5.", {"etol": 2.5e-8, "ftol": 1e-5}),
@@ -217,8 +242,9 @@ def test_the_ensemble_decides_whether_a_temperature_is_held(text, holds):
 def test_a_described_nve_run_is_rendered_without_a_thermostat():
     spec = lj_spec(ensemble="nve", velocity_temperature=q(1.6, "reduced"), equilibration_steps=200,
                    production_steps=1000)
-    params, _ = FluidMD().parameters(spec)
+    params, defaults = FluidMD().parameters(spec)
     assert not params.thermostatted and not params.rescale_nve
+    assert not {"thermostat", "thermostat_damping"} & {d.parameter for d in defaults}  # none is used
     text = FluidMD().jobs(params)[0].inputs["in.lammps"]
     assert "velocity        all create 1.6 " in text
     assert "langevin" not in text and " nvt " not in text and "velocity        all scale" not in text

@@ -6,7 +6,10 @@ a(PBE) = 5.475 A; Heyd et al., J. Chem. Phys. 123, 174101 (2005): PBE gap 0.59 e
 B = 77 GPa (Haas et al. 2009 give 77.3 GPa for PBE)."""
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,13 +18,15 @@ from simagent.errors import RequestError
 from simagent.jobrun import run_plan
 from simagent.models import Plan, PropertyRequest, SystemSpec, TaskSpec
 from simagent.protocols import get_protocol
+from tools.crystals import crystal
 from tools.qe import pseudos, recovery
-from tools.qe.inputs import PwInput, crystal, mesh_for_spacing, sites_of
+from tools.qe.inputs import PwInput, mesh_for_spacing, sites_of
 from tools.qe.parse import parse
 from tools.qe.run import Runner
 from tools.qe.workflow import QeWorkflow
 
 FILES = Path(__file__).parent / "files" / "qe"
+SIMAGENT = str(Path(sys.executable).parent / "simagent")
 needs_pw = pytest.mark.skipif(shutil.which("pw.x") is None, reason="Quantum ESPRESSO (pw.x) not installed")
 
 
@@ -109,25 +114,45 @@ def test_si_pbe_lattice_constant_small_settings(tmp_path):
     assert conv["cutoffs_Ry"] == [30.0, 40.0] and conv["chosen_Ry"] in (30.0, 40.0)
 
 
-@needs_pw
-@pytest.mark.slow
-def test_si_pbe_band_gap_is_indirect(tmp_path):
-    """PBE gap of Si: 0.5-0.7 eV, indirect (VBM at Gamma, CBM ~85 % along Gamma-X)."""
-    task = spec("Si", "diamond", ["band_gap"])
-    (gap,), _ = run_protocol("qe/band_gap", task, tmp_path)
-    assert gap.unit == "eV" and 0.5 <= gap.value <= 0.7
-    assert gap.method.startswith("indirect") and "at G (0.000, 0.000, 0.000)" in gap.method
-    assert (tmp_path / "pw" / "band_structure.png").stat().st_size > 1000
+def ask(request, tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SIMAGENT_", "OPENAI_"))}
+    env["SIMAGENT_CONFIG"] = str(tmp_path / "none.toml")
+    proc = subprocess.run([SIMAGENT, "ask", "--yes", "--json", request, "--workdir", str(tmp_path / "runs")],
+                          capture_output=True, text=True, env=env, timeout=3000)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    answer = json.loads(proc.stdout.strip().splitlines()[-1])
+    return {r["quantity"]: r for r in answer["answers"]}, answer
 
 
 @needs_pw
 @pytest.mark.slow
-def test_al_pbe_bulk_modulus(tmp_path):
-    """PBE bulk modulus of fcc Al within 10 % of 77 GPa (Haas et al. 2009: 77.3 GPa)."""
-    task = spec("Al", "fcc", ["bulk_modulus"])
-    (b,), defaults = run_protocol("qe/eos", task, tmp_path)
-    assert b.unit == "GPa" and abs(b.value - 77) / 77 < 0.10
-    assert any("smearing" in d.value for d in defaults)
+def test_ask_si_pbe_lattice_constant(tmp_path):
+    """Default settings (cutoff scan, 7x7x7): within 1 % of 5.47 A (Haas et al. 2009: 5.475 A)."""
+    found, answer = ask("What is the PBE lattice constant of silicon?", tmp_path)
+    a = found["lattice_constant"]
+    assert a["unit"] == "angstrom" and abs(a["value"] - 5.47) / 5.47 < 0.01
+    assert any(d["parameter"] == "k-points" for d in answer["defaults_applied"])
+
+
+@needs_pw
+@pytest.mark.slow
+def test_ask_si_pbe_band_gap_is_indirect(tmp_path):
+    """PBE gap of Si: 0.5-0.7 eV, indirect (VBM at Gamma, CBM ~85 % along Gamma-X; Heyd et al. 2005: 0.59 eV)."""
+    found, _ = ask("Is the DFT-PBE band gap of bulk silicon direct or indirect, and how large is it?", tmp_path)
+    gap = found["band_gap"]
+    assert gap["unit"] == "eV" and 0.5 <= gap["value"] <= 0.7
+    assert gap["method"].startswith("indirect") and "at G (0.000, 0.000, 0.000)" in gap["method"]
+    assert Path(gap["data_file"]).with_name("band_structure.png").stat().st_size > 1000
+
+
+@needs_pw
+@pytest.mark.slow
+def test_ask_al_pbe_bulk_modulus(tmp_path):
+    """PBE bulk modulus of fcc Al within 10 % of 77 GPa (Haas et al. 2009: 77.3 GPa); about 10 minutes."""
+    found, answer = ask("Bulk modulus of fcc aluminium from density functional theory", tmp_path)
+    b = found["bulk_modulus"]
+    assert b["unit"] == "GPa" and abs(b["value"] - 77) / 77 < 0.10
+    assert "smearing" in b["method"]
 
 
 def test_a_band_gap_with_no_method_states_the_default():
@@ -135,3 +160,26 @@ def test_a_band_gap_with_no_method_states_the_default():
     _, defaults = get_protocol("qe/band_gap").parameters(task)
     stated = {d.parameter: d.value for d in defaults}
     assert stated["method"] == "DFT with Quantum ESPRESSO" and stated["functional"] == "PBE"
+
+
+def test_a_calculation_beyond_the_budget_is_refused_with_its_cost(monkeypatch):
+    from tools.qe.protocols import crystal as qe_crystal
+
+    task = spec("Cu", "fcc", ["bulk_modulus"])
+    _, defaults = get_protocol("qe/eos").parameters(task)
+    stated = next(d.value for d in defaults if d.parameter == "estimated cost")
+    monkeypatch.setattr(qe_crystal, "COST_LIMIT_S", 60.0)
+    with pytest.raises(RequestError, match=r"19 electrons.*would take about .* h on this machine"):
+        get_protocol("qe/eos").parameters(task)
+    assert stated.startswith("about ")
+
+
+def test_ask_for_an_element_without_pseudopotential_fails_cleanly(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SIMAGENT_", "OPENAI_"))}
+    env["SIMAGENT_CONFIG"] = str(tmp_path / "none.toml")
+    proc = subprocess.run([SIMAGENT, "ask", "--yes", "--json", "PBE lattice constant of fcc neodymium",
+                           "--workdir", str(tmp_path / "runs")], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode != 0
+    answer = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert answer["status"] == "failed" and "no PBE pseudopotential for Nd" in answer["error"]
+    assert "Traceback" not in proc.stderr and answer["answers"] == []

@@ -19,6 +19,8 @@ import pytest
 
 from simagent.errors import RequestError
 from simagent.jobrun import run_plan
+from simagent.materials import forcefields as ff
+from simagent.materials import frameworks as fw
 from simagent.models import (
     Component,
     Conditions,
@@ -33,8 +35,6 @@ from simagent.models import (
 )
 from simagent.protocols import get_protocol, protocols_for
 from tools.raspa import check, engine
-from tools.raspa import forcefield as ff
-from tools.raspa import framework as fw
 from tools.raspa.inputs import Component as RaspaComponent
 from tools.raspa.inputs import JobSpec, gcmc_moves, job_files
 from tools.raspa.parse import parse_text, read_output

@@ -106,7 +106,9 @@ def test_protocol_inputs_raise_no_false_alarm():
     """Every registered protocol, rendered for a few requests, passes the static pre-run checks."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ is not an installed package
     from benchmarks.faults.good_inputs import good_jobs
-    from tools.lammps.handlers import precheck_findings
+    from simagent.engines import get_engine
+
+    precheck_findings = get_engine("lammps").precheck_findings
 
     jobs = good_jobs()
     assert len(jobs) >= 5

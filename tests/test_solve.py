@@ -71,7 +71,7 @@ def test_malformed_fields_are_all_named():
     with pytest.raises(TaskFileError) as info:
         load_task(FILES / "malformed_fields.json")
     message = str(info.value)
-    assert "id" in message and "time_limit" in message and "engine" in message and "'vasp'" in message
+    assert "id" in message and "time_limit" in message and "engine" in message and "'abinit'" in message
     assert isinstance(info.value, RequestError) and info.value.exit_code == 2
 
 
@@ -407,3 +407,71 @@ def test_solve_uses_the_hybrid_backend_when_the_local_model_is_installed(setting
     monkeypatch.delenv("SIMAGENT_BACKEND")
     monkeypatch.setattr(model_store, "parts_installed", lambda name: False)
     assert solve_settings().resolved_backend == "expert"  # no local model: the rules alone
+
+
+def test_the_task_engine_is_honoured():
+    # a paraphrased LAMMPS task about water: the GROMACS water protocol must not answer in its place
+    from types import SimpleNamespace
+
+    from agents.planner import plan_runs
+    from simagent.backends.expert import ExpertBackend
+    from simagent.solve import TaskBackend
+
+    text = "Average temperature in K of 500 SPC/E water molecules at 300 K and 1 bar, run with LAMMPS."
+    task = MDGymTask(id="w", problem_description=text, engine="lammps", metrics=["average_temperature"])
+    backend = TaskBackend(ExpertBackend(), lambda spec: read_metrics(task, False), [], task.engine)
+    spec = backend.task_spec(text)
+    with pytest.raises(RequestError, match="LAMMPS task") as info:
+        plan_runs(spec, SimpleNamespace(backend=backend))
+    assert "gromacs/liquid_md" in str(info.value)
+
+
+def test_a_prescribed_lammps_style_the_protocol_does_not_run_is_refused():
+    # paraphrased: an LJ liquid whose temperature a feedback loop (fix controller) drives
+    from types import SimpleNamespace
+
+    from agents.planner import plan_runs
+    from simagent.backends.expert import ExpertBackend
+    from simagent.solve import TaskBackend, prescribed_styles
+
+    text = ("Average temperature of a Lennard-Jones liquid (reduced units) at a density of 0.8; velocities at a "
+            "temperature of 1.0; a Langevin thermostat at 1.0 with damping 1.0; fix controller then steers the "
+            "set point for 2000 steps. Compute the mean temperature over the run.")
+    assert prescribed_styles(text) == [("fix", "controller")]  # 'Compute the mean' names no compute style
+    task = MDGymTask(id="c", problem_description=text, engine="lammps", metrics=["average_temperature"])
+    backend = TaskBackend(ExpertBackend(), lambda spec: read_metrics(task, True), [], task.engine)
+    with pytest.raises(RequestError, match="prescribes fix controller"):
+        plan_runs(backend.task_spec(text), SimpleNamespace(backend=backend))
+    plain = text.replace("fix controller then steers the set point", "the run continues")
+    runs, _, _ = plan_runs(backend.task_spec(plain), SimpleNamespace(backend=backend))
+    assert [r.protocol for r in runs] == ["lammps/fluid_md"]
+
+
+def test_a_supplied_topology_that_includes_an_absent_file_says_which(tmp_path):
+    from simagent.solve import missing_includes
+
+    folder = tmp_path / "GROMACS" / "potentials" / "lipid"
+    folder.mkdir(parents=True)
+    (folder / "topol.top").write_text('#include "oplsaa.ff/forcefield.itp"\n#include "lipid.itp"\n'
+                                      '#include "water.itp"\n[ system ]\nx\n')
+    (folder / "water.itp").write_text("; supplied\n")
+    found = missing_includes(sorted(folder.iterdir()))
+    # oplsaa.ff ships with GROMACS (when GROMACS is installed); water.itp is supplied; lipid.itp is not
+    assert "topol.top includes lipid.itp" in found
+    assert not any("water.itp" in f for f in found)
+
+
+def test_a_stated_dimension_the_protocol_cannot_run_is_refused():
+    # paraphrased: a Green-Kubo viscosity of a two-dimensional LJ liquid (the viscosity protocol is 3D)
+    from types import SimpleNamespace
+
+    from agents.planner import plan_runs
+    from simagent.backends.expert import ExpertBackend
+    from simagent.solve import TaskBackend
+
+    text = ("Shear viscosity by Green-Kubo of a two-dimensional Lennard-Jones liquid in reduced units at a "
+            "density of 0.7 and a temperature of 1.2 (Langevin thermostat), 300000 production steps.")
+    task = MDGymTask(id="v", problem_description=text, engine="lammps", metrics=["viscosity"])
+    backend = TaskBackend(ExpertBackend(), lambda spec: read_metrics(task, True), [], task.engine)
+    with pytest.raises(RequestError, match="dimension = 2"):
+        plan_runs(backend.task_spec(text), SimpleNamespace(backend=backend))

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from agents import structure as st
+from agents.structure import structure_node
 from simagent.backends.expert import ExpertBackend
 from simagent.errors import RequestError
+from simagent.materials import structures as st
 from simagent.models import PropertyRequest
 from simagent.paths import forcefields_dir
 
@@ -272,16 +273,16 @@ def test_structure_node_records_the_choice_and_asks_on_ambiguity():
 
     runtime = SimpleNamespace(context=SimpleNamespace(report=lambda *args, **kwargs: None))
     spec = _spec("LCD of HKUST-1")
-    command = st.structure_node(RunState(request="LCD of HKUST-1", thread_id="t", root="/tmp", spec=spec), runtime)
+    command = structure_node(RunState(request="LCD of HKUST-1", thread_id="t", root="/tmp", spec=spec), runtime)
     assert command.goto == "planner" and "FIQCEN_clean" in command.update["decisions"][-1].detail
     spec.system.structure = "MIL-53"
-    command = st.structure_node(RunState(request="LCD of MIL-53", thread_id="t", root="/tmp", spec=spec), runtime)
+    command = structure_node(RunState(request="LCD of MIL-53", thread_id="t", root="/tmp", spec=spec), runtime)
     assert command.goto == "clarify" and "SABVUN_clean_h_min" in command.update["question"]
     spec.system.structure = str(FILES / "overlapping_atoms.cif")
-    command = st.structure_node(RunState(request="LCD", thread_id="t", root="/tmp", spec=spec), runtime)
+    command = structure_node(RunState(request="LCD", thread_id="t", root="/tmp", spec=spec), runtime)
     assert command.goto == "planner" and "overlapping" in command.update["decisions"][-1].detail
     spec.properties = [PropertyRequest(name="uptake")]
-    command = st.structure_node(RunState(request="uptake", thread_id="t", root="/tmp", spec=spec), runtime)
+    command = structure_node(RunState(request="uptake", thread_id="t", root="/tmp", spec=spec), runtime)
     assert command.goto == "response" and "overlapping" in command.update["error"]
 
 

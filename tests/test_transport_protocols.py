@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from simagent.engines import get_engine
 from simagent.errors import CalculationFailed, RequestError
 from simagent.jobrun import run_plan
 from simagent.models import (
@@ -32,7 +33,6 @@ from simagent.models import (
     SystemSpec,
     TaskSpec,
 )
-from tools.lammps import check
 from tools.lammps.parse import read_output
 from tools.lammps.protocols import transport
 from tools.lammps.protocols.transport import (
@@ -222,7 +222,7 @@ def test_inputs_pass_the_safety_policy_and_dry_run(protocol_spec):
     protocol_cls, spec = protocol_spec
     params, _ = protocol_cls().parameters(spec)
     job = protocol_cls().jobs(params)[0]
-    assert check.precheck_findings(job, dry_run=True) == []
+    assert get_engine("lammps").precheck_findings(job, dry_run=True) == []
 
 
 @pytest.mark.parametrize(

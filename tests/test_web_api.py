@@ -32,7 +32,7 @@ SECRET = "TOP-SECRET-OUTSIDE-THE-RUN-FOLDER"
 
 @pytest.fixture
 def client(settings):
-    with TestClient(create_app(settings)) as c:
+    with TestClient(create_app(settings), base_url="http://127.0.0.1:8765") as c:
         yield c
 
 
@@ -234,6 +234,20 @@ def test_interrupted_thread_is_resumed(client, monkeypatch):
     assert client.post(f"/api/threads/{thread_id}/resume", json={}).status_code == 409  # finished
 
 
+def test_sessions_newest_first_and_a_cap_on_runs_at_once(client, settings):
+    with Session(settings) as session:  # questions: checkpoints without engine runs
+        first = session.ask("What is the lattice constant?").thread_id
+        second = session.ask("What is the density?").thread_id
+    listed = client.get("/api/threads").json()["threads"]
+    assert [t["thread_id"] for t in listed] == [second, first]
+    assert {t["status"] for t in listed} == {"clarification"}
+    manager = client.app.state.manager
+    manager.max_running = 0
+    response = client.post(f"/api/threads/{first}/reply", json={"reply": "fcc nickel"})
+    assert response.status_code == 429 and "runs are going on" in response.json()["detail"]
+    assert not manager.running(first)
+
+
 # ---------------------------------------------------------------------------------------------
 # Security
 # ---------------------------------------------------------------------------------------------
@@ -287,6 +301,23 @@ def test_files_inside_are_served_read_only_and_archive_skips_links(client, finis
     assert all(SECRET.encode() not in archive.read(name) for name in archive.namelist())
 
 
+def test_a_run_folder_that_is_a_symlink_out_is_not_served(client, settings, tmp_path):
+    with Session(settings) as session:
+        thread_id = session.ask("What is the lattice constant?").thread_id
+    root = settings.workdir.resolve() / thread_id
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "answer.json").write_text(SECRET)
+    for item in root.iterdir():
+        item.unlink()
+    root.rmdir()
+    root.symlink_to(outside)
+    for suffix in ("/files/answer.json", "/files", "/archive"):
+        response = client.get(f"/api/threads/{thread_id}{suffix}")
+        assert response.status_code == 404 and SECRET not in response.text
+    assert client.get(f"/api/threads/{thread_id}").json()["files"] == []
+
+
 BAD_IDS = ["nope", "..", "..%2f..", "%2e%2e", "t..x", ".hidden", "a" * 200]
 
 
@@ -322,6 +353,18 @@ def test_no_cors_and_same_origin_writes(client):
     assert client.get("/static/../app.py").status_code == 404
 
 
+def test_only_loopback_host_names_without_a_token(client, settings):
+    """DNS rebinding: a foreign name pointed at 127.0.0.1 reaches the port but gets nothing."""
+    for host in ("evil.example", "evil.example:8765", "127.0.0.1.evil.example"):
+        response = client.get("/api/threads", headers={"host": host})
+        assert response.status_code == 421 and "threads" not in response.text
+    for host in ("localhost:8765", "[::1]:8765", "127.0.0.1"):
+        assert client.get("/api/threads", headers={"host": host}).status_code == 200
+    token = "a-long-enough-token-value"
+    with TestClient(create_app(settings, token=token), base_url="http://simagent.lab.example") as c:
+        assert c.get("/api/threads", headers={"authorization": f"Bearer {token}"}).status_code == 200
+
+
 def test_request_size_limits(client):
     big = json.dumps({"request": "x" * (2 << 20)})
     assert client.post("/api/threads", content=big, headers={"content-type": "application/json"}).status_code == 413
@@ -340,7 +383,7 @@ def test_request_size_limits(client):
 
 def test_token_guards_the_api(settings):
     token = "correct-horse-battery-staple"
-    with TestClient(create_app(settings, token=token)) as c:
+    with TestClient(create_app(settings, token=token), base_url="http://0.0.0.0:8765") as c:
         assert c.get("/api/threads").status_code == 401
         assert c.get("/api/threads", headers={"authorization": "Bearer wrong-token-wrong-token"}).status_code == 401
         assert c.get("/api/threads", headers={"authorization": f"Bearer {token}"}).status_code == 200

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from fake_openai_server import FakeOpenAIServer
+from test_review_repairs import halts_at_large_vmax, repair_replies  # noqa: F401  (a fixture, used by name)
 from web_browser import CHROMIUM, chromium, serve
 
 from simagent.config import load_settings
@@ -179,37 +180,11 @@ def test_resume_a_thread_started_in_the_cli(page, url, screens, settings_mod, en
     assert saved["status"] == "answered" and saved["thread_id"] == thread_id
 
 
-# A repair only an LLM proposes (the scripted server of tests/test_review_repairs.py): the input
-# halts while vmax > 0.0005, the LLM lowers vmax, and the reviewer rejects that in the page.
-HALT = "variable        stop_now equal 1\nfix             stop all halt 1 v_stop_now > 0.5 error hard\n"
-ANCHOR = "min_style       cg\n"
-
-
-@pytest.fixture
-def halts_at_large_vmax(monkeypatch):
-    from simagent.protocols import get_protocol
-
-    protocol = get_protocol("lammps/crystal_relax")
-    original = protocol.jobs
-
-    def jobs(params):
-        rendered = original(params)
-        if params.vmax <= 0.0005:
-            return rendered
-        return [job.model_copy(update={"inputs": {**job.inputs, "in.lammps": job.inputs["in.lammps"].replace(
-            ANCHOR, ANCHOR + HALT, 1)}}) for job in rendered]
-
-    monkeypatch.setattr(protocol, "jobs", jobs)
-
-
-def repair_reply(body: dict) -> str:
-    assert body["response_format"]["json_schema"]["name"] == "RepairAction"
-    return json.dumps({"action": "set", "parameter": "vmax", "value": "0.0005", "file": None,
-                       "reason": "the box may change too fast per iteration"})
-
-
-def test_rejected_repair(page, env, tmp_path, screens, halts_at_large_vmax):
-    with FakeOpenAIServer(repair_reply) as base_url:
+# A repair only an LLM proposes, as in tests/test_review_repairs.py: the input halts while
+# vmax > 0.0005, the scripted LLM lowers vmax, and the reviewer rejects that in the page.
+@pytest.mark.usefixtures("halts_at_large_vmax")
+def test_rejected_repair(page, env, tmp_path, screens):
+    with FakeOpenAIServer(repair_replies) as base_url:
         settings = load_settings(workdir=tmp_path / "runs", backend="hybrid", hybrid_llm="openai",
                                  base_url=base_url, model="fake-model", llm_retries=0)
         with serve(settings) as url:
@@ -231,3 +206,65 @@ def test_rejected_repair(page, env, tmp_path, screens, halts_at_large_vmax):
             thread_id = page.inner_text("#thread-id")
     jobs = settings.workdir.resolve() / thread_id / "jobs"
     assert sorted(p.name for p in jobs.iterdir()) == [f"{JOB}.failed1"]  # the repair never ran
+
+
+LJ_FLUID = ("Self-diffusion coefficient, radial distribution function and coordination number of a "
+            "Lennard-Jones fluid at T* = 1.5 and rho* = 0.6 with 256 atoms, 1000 equilibration steps and "
+            "5000 production steps")
+
+
+@pytest.mark.slow  # a 6000-step LJ MD run with trajectory analysis (about 10 s of CPU)
+def test_fluid_plots_are_shown(page, url, screens):
+    ask(page, url, LJ_FLUID, review=False)
+    visible(page, "#answer")
+    assert page.inner_text("#status") == "answered"
+    assert set(results(page)) == {"rdf_first_peak", "coordination_number", "self_diffusion_coefficient"}
+    for name in ("thermo.png", "gr.png", "msd.png"):
+        image = page.locator(f'#plots img[alt="jobs/fluid_md-md/{name}"]')
+        image.wait_for(state="visible")
+        assert image.evaluate("img => img.complete && img.naturalWidth") > 300  # loaded, not broken
+    shot(page, screens, "fluid-plots")
+
+
+def test_interrupted_thread_resumed_with_the_button(page, url, screens, monkeypatch):
+    """The process 'crashes' in the analysis once: the thread is listed as interrupted, and Resume
+    continues it from its checkpoint without running the finished job again."""
+    from simagent.protocols import get_protocol
+
+    protocol = get_protocol("lammps/crystal_relax")
+    original, calls = protocol.analyze, {"n": 0}
+
+    def crash_once(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("simulated crash")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(protocol, "analyze", crash_once)
+    ask(page, url, NICKEL, review=False)
+    visible(page, "#resume")
+    assert page.inner_text("#status") == "interrupted"
+    assert "simulated crash" in page.inner_text("#events")
+    shot(page, screens, "interrupted")
+    page.click("#resume")
+    visible(page, "#answer")
+    assert page.inner_text("#status") == "answered" and calls["n"] == 2
+    events = page.inner_text("#events")
+    assert events.count("job crystal_relax-relax: succeeded") == 1  # resumed at the analysis: not run again
+    assert events.rindex("analysis: analysing outputs") > events.index("simulated crash")
+
+
+def test_token_login(page, env, tmp_path):
+    token = "browser-token-0123456789"
+    settings = load_settings(workdir=tmp_path / "runs", backend="expert")
+    with serve(settings, token=token) as url:
+        page.goto(url)
+        visible(page, "#login")
+        page.fill("#login-token", "wrong-token-wrong-token")
+        page.click("#login-form button")
+        page.locator("#login-error", has_text="wrong token").wait_for()
+        page.fill("#login-token", token)
+        page.click("#login-form button")
+        page.wait_for_selector("#login", state="hidden")
+        assert page.request.get(url + "/api/threads").ok  # the HttpOnly cookie is set
+        assert token not in page.content()

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.structure import core_reference_values, resolve
 from simagent.errors import ReadError
 from simagent.jobrun import run_plan
+from simagent.materials.structures import core_reference_values, resolve
 from simagent.models import Conditions, Plan, PropertyRequest, Quantity, SystemSpec, TaskSpec
 from simagent.protocols import get_protocol
 from simagent.session import Session

@@ -4,16 +4,20 @@ the equation-of-state fit (ase.eos) with its physics gates and plot."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from ase import Atoms
+from ase.build import bulk
 from ase.data import atomic_numbers, reference_states
 from ase.eos import EquationOfState
 from ase.units import GPa
 
 from simagent.errors import CalculationFailed, RequestError
 from simagent.models import DefaultApplied, TaskSpec
+from simagent.protocols import Protocol
 from tools.lammps.protocols.crystal import initial_lattice_constant
 
 CUBIC = ("fcc", "bcc", "diamond", "sc")
@@ -21,6 +25,24 @@ EOS_FORM = "birchmurnaghan"  # third-order Birch-Murnaghan, ase.eos
 # Linear strains of the EOS: +-3 % in a is +-9 % in volume, inside the range where the third-order
 # Birch-Murnaghan form fits DFT energies to well below 1 meV/atom.
 DEFAULT_STRAINS = (0.97, 0.98, 0.99, 1.0, 1.01, 1.02, 1.03)
+
+
+def crystal(element: str, lattice: str, a: float, c_over_a: float | None = None) -> Atoms:
+    """The primitive cell of a one-element crystal (ase.build.bulk; hcp with the ideal c/a by default)."""
+    if lattice == "hcp":
+        return bulk(element, "hcp", a=a, c=a * (c_over_a or math.sqrt(8 / 3)))
+    return bulk(element, lattice, a=a)
+
+
+
+class NamedEngineCrystalProtocol(Protocol):
+    """Base of the DFT / ML-potential crystal protocols: it applies only when the request named its
+    engine (spec.engine) and asks about a crystal for properties it computes."""
+
+    def applies_to(self, spec: TaskSpec) -> bool:
+        if spec.engine != self.engine or spec.system is None or spec.system.kind != "crystal" or not spec.properties:
+            return False
+        return {p.name for p in spec.properties} <= self.properties
 
 
 @dataclass

@@ -47,7 +47,7 @@ def triage(path: Path) -> dict:
         reduced = spec.units_style == "lj" or (spec.system is not None and spec.system.kind == "lj_fluid")
         return read_metrics(task, reduced)
 
-    backend = TaskBackend(ExpertBackend(), targets_for, _shipped_potentials())
+    backend = TaskBackend(ExpertBackend(), targets_for, _shipped_potentials(), task.engine)
     try:
         spec = backend.task_spec(task.problem_description)
     except SimagentError as err:
@@ -69,7 +69,10 @@ def triage(path: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tasks", nargs="*", type=Path)
-    parser.add_argument("--mdgym", type=Path, default=HERE.parents[1].parent / "shared" / "mdgym")
+    # ../shared/mdgym from the checkout (a worktree under wt/ looks one level further up)
+    default = next((p / "shared" / "mdgym" for p in HERE.parents[1].parents[:2] if (p / "shared" / "mdgym").is_dir()),
+                   HERE.parents[1].parent / "shared" / "mdgym")
+    parser.add_argument("--mdgym", type=Path, default=default)
     args = parser.parse_args()
     paths = args.tasks or no_file_tasks(args.mdgym)
     rows = []

@@ -42,7 +42,7 @@ from simagent.web.files import (
     valid_thread_id,
     zip_stream,
 )
-from simagent.web.runs import Busy, RunManager
+from simagent.web.runs import Busy, RunManager, TooMany
 from simagent.web.security import TOKEN_COOKIE, Guard, token_matches
 from simagent.web.views import thread_summary, thread_view
 
@@ -120,6 +120,8 @@ def create_app(settings: Settings, token: str | None = None, auto_approve: bool 
             call(*args)
         except Busy as exc:
             raise HTTPException(409, str(exc)) from None
+        except TooMany as exc:
+            raise HTTPException(429, str(exc)) from None
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
@@ -163,7 +165,11 @@ def create_app(settings: Settings, token: str | None = None, auto_approve: bool 
             if not running:
                 raise not_found(thread_id) from None
             return {"thread_id": thread_id, "request": manager.request(thread_id), "status": "running"}
-        return thread_view(state, run_folder(workdir, thread_id), running)
+        try:
+            root: Path | None = run_folder(workdir, thread_id)
+        except OutsideRunFolder:
+            root = None
+        return thread_view(state, root, running)
 
     @app.get("/api/threads/{thread_id}/events")
     async def events(thread_id: str, request: Request, since: int = 0) -> StreamingResponse:

@@ -45,11 +45,16 @@ class Busy(Exception):
     """The thread already has a running worker."""
 
 
+class TooMany(Exception):
+    """As many runs as allowed are running already."""
+
+
 class RunManager:
     """Starts session calls (ask, resume) in background threads and records their events."""
 
-    def __init__(self, session: Session, auto_approve: bool = False) -> None:
+    def __init__(self, session: Session, auto_approve: bool = False, max_running: int = 4) -> None:
         self.session = session
+        self.max_running = max_running
         self.auto_approve = auto_approve
         self._lock = threading.Lock()
         self._threads: dict[str, ThreadEvents] = {}
@@ -97,6 +102,8 @@ class RunManager:
             entry = self._threads.setdefault(thread_id, ThreadEvents())
             if entry.running:
                 raise Busy(f"thread {thread_id} is already running")
+            if sum(e.running for e in self._threads.values()) >= self.max_running:
+                raise TooMany(f"{self.max_running} runs are going on already; try again when one has finished")
             entry.running = True
         self._record(thread_id, {"type": "status", "status": "running", "detail": what})
         worker = threading.Thread(target=self._work, args=(thread_id, call), name=f"simagent-web-{thread_id}",

@@ -61,8 +61,20 @@ async def _send_error(send, status: int, detail: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def host_name(host_header: str) -> str:
+    """'127.0.0.1:8765' -> '127.0.0.1', '[::1]:8765' -> '[::1]'."""
+    if host_header.startswith("["):
+        return host_header.split("]")[0] + "]"
+    return host_header.rsplit(":", 1)[0] if ":" in host_header else host_header
+
+
 class Guard:
-    """ASGI middleware: size limit, same-origin JSON writes, token, security headers."""
+    """ASGI middleware: size limit, same-origin JSON writes, token, security headers; without a
+    token only loopback host names are answered (a page on another site that rebinds its DNS
+    name to 127.0.0.1 gets nothing)."""
 
     def __init__(self, app, token: str | None = None, max_body: int = MAX_BODY_BYTES) -> None:
         self.app = app
@@ -85,6 +97,8 @@ class Guard:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         method, path = scope["method"], scope["path"]
+        if not self.token and host_name(_header(scope, b"host") or "") not in LOOPBACK_NAMES:
+            return await _send_error(send, 421, "this server answers only on 127.0.0.1 / localhost")
         length = _header(scope, b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body):
             return await _send_error(send, 413, f"request body larger than {self.max_body} bytes")

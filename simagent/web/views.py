@@ -36,9 +36,9 @@ def status_of(state: ThreadState, running: bool) -> str:
     return "interrupted" if state.unfinished else "new"
 
 
-def relative(root: Path, path: str | None) -> str | None:
+def relative(root: Path | None, path: str | None) -> str | None:
     """A path inside the run folder as a link target relative to it, else None."""
-    if not path:
+    if not path or root is None:
         return None
     candidate = Path(path)
     if not candidate.is_absolute():
@@ -48,13 +48,13 @@ def relative(root: Path, path: str | None) -> str | None:
     return candidate.resolve().relative_to(root).as_posix()
 
 
-def plan_view(plan: dict | None, root: Path) -> dict[str, Any] | None:
+def plan_view(plan: dict | None, root: Path | None) -> dict[str, Any] | None:
     if not plan:
         return None
     jobs = []
     for job in plan.get("jobs", []):
         folder = relative(root, job.get("workdir"))
-        record = read_record(root / folder) if folder else None
+        record = read_record(root / folder) if folder and root is not None else None
         jobs.append({
             "id": job["id"], "protocol": job["protocol"], "engine": job["engine"], "stage": job["stage"],
             "depends_on": job["depends_on"], "status": record.status.value if record else job["status"],
@@ -67,7 +67,7 @@ def plan_view(plan: dict | None, root: Path) -> dict[str, Any] | None:
     return {"jobs": jobs, "runs": runs}
 
 
-def answer_view(answer: dict | None, root: Path) -> dict[str, Any] | None:
+def answer_view(answer: dict | None, root: Path | None) -> dict[str, Any] | None:
     if not answer:
         return None
     results = []
@@ -76,9 +76,10 @@ def answer_view(answer: dict | None, root: Path) -> dict[str, Any] | None:
     return {**answer, "answers": results, "jobs": [relative(root, j) for j in answer.get("jobs", [])]}
 
 
-def thread_view(state: ThreadState, root: Path, running: bool) -> dict[str, Any]:
+def thread_view(state: ThreadState, root: Path | None, running: bool) -> dict[str, Any]:
+    """root None: the run folder is not servable (it leads outside the run directory)."""
     values = _dump(state.values)
-    files = list_files(root)
+    files = list_files(root) if root is not None else []
     return {
         "thread_id": state.thread_id,
         "request": values.get("request", ""),

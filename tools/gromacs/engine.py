@@ -16,6 +16,7 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+from simagent.config import engine_path
 from simagent.errors import EngineNotFound
 
 INSTALL_HINT = ("install it with `make setup`, or directly: "
@@ -26,13 +27,12 @@ DEFAULT_THREADS = 1
 
 
 def gmx_binary() -> Path:
-    """$SIMAGENT_GMX if set, else thread-MPI `gmx` on PATH."""
-    explicit = os.environ.get("SIMAGENT_GMX")
+    """Settings.engine_paths["gromacs"] ($SIMAGENT_GMX) if set, else thread-MPI `gmx` on PATH."""
+    explicit = engine_path("gromacs")
     if explicit:
-        path = Path(explicit)
-        if path.is_file() and os.access(path, os.X_OK):
-            return path
-        raise EngineNotFound(f"SIMAGENT_GMX points to {explicit}, which is not an executable GROMACS; "
+        if explicit.is_file() and os.access(explicit, os.X_OK):
+            return explicit
+        raise EngineNotFound(f"the configured GROMACS ($SIMAGENT_GMX) {explicit} is not an executable GROMACS; "
                              f"unset it or {INSTALL_HINT}")
     found = shutil.which("gmx")
     if found:
@@ -41,16 +41,19 @@ def gmx_binary() -> Path:
 
 
 def share_top() -> Path | None:
-    """GROMACS's own topology library (force fields, water boxes): $GMXLIB or <prefix>/share/gromacs/top."""
+    """GROMACS's own topology library (force fields, water boxes), where gmx itself looks: $GMXLIB
+    (GROMACS's variable), else $GMXDATA/top, else <prefix of gmx>/share/gromacs/top, else Debian's
+    /usr/share/gromacs/top."""
     if os.environ.get("GMXLIB"):
         path = Path(os.environ["GMXLIB"])
         return path if path.is_dir() else None
+    candidates = [Path(os.environ["GMXDATA"]) / "top"] if os.environ.get("GMXDATA") else []
     try:
-        binary = gmx_binary().resolve()
+        candidates.append(gmx_binary().resolve().parent.parent / "share" / "gromacs" / "top")
     except EngineNotFound:
-        return None
-    folder = binary.parent.parent / "share" / "gromacs" / "top"
-    return folder if folder.is_dir() else None
+        pass
+    candidates.append(Path("/usr/share/gromacs/top"))
+    return next((c for c in candidates if c.is_dir()), None)
 
 
 def environment(threads: int | None = None) -> dict[str, str]:

@@ -14,21 +14,21 @@ from __future__ import annotations
 
 import difflib
 import math
-import os
 import re
 import shlex
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from simagent.errors import EngineNotFound, InputError
+from simagent.errors import InputError
 from simagent.handlers import ErrorHandler, Finding
 from simagent.models import Job
+from tools.gromacs.engine import environment, gmx_binary, share_top
+from tools.gromacs.mdp import parse_mdp
 
 SCREEN = "stdout.txt"
 K_BOLTZMANN_KJ_MOL = 0.0083144626  # kJ/(mol K)
@@ -59,57 +59,12 @@ MINIMIZERS = {"steep", "cg", "l-bfgs", "nm"}
 
 
 # ---------------------------------------------------------------------------------------------
-# Engine profile
-# ---------------------------------------------------------------------------------------------
-
-
-def gmx_binary() -> str:
-    explicit = os.environ.get("SIMAGENT_GMX")
-    found = explicit or shutil.which("gmx")
-    if not found:
-        raise EngineNotFound("GROMACS (`gmx`) was not found; install it with `apt-get install gromacs`")
-    return found
-
-
-@lru_cache(maxsize=1)
-def share_top() -> Path | None:
-    """GROMACS' force-field folder (share/gromacs/top)."""
-    env = os.environ.get("GMXDATA")
-    candidates = [Path(env) / "top"] if env else []
-    try:
-        binary = Path(gmx_binary()).resolve()
-        candidates.append(binary.parent.parent / "share" / "gromacs" / "top")
-    except EngineNotFound:
-        pass
-    candidates.append(Path("/usr/share/gromacs/top"))
-    return next((c for c in candidates if c.is_dir()), None)
-
-
-def environment() -> dict[str, str]:
-    env = dict(os.environ)
-    env.setdefault("OMP_NUM_THREADS", "1")
-    env["GMX_MAXBACKUP"] = "-1"  # no #backup# files in the job folder
-    return env
-
-
-# ---------------------------------------------------------------------------------------------
-# Reading inputs
+# Reading inputs (the engine profile, gmx_binary/share_top/environment, is tools.gromacs.engine)
 # ---------------------------------------------------------------------------------------------
 
 
 def norm_key(key: str) -> str:
     return key.strip().lower().replace("_", "-")
-
-
-def parse_mdp(text: str) -> dict[str, str]:
-    """mdp options (keys normalised: lower case, '-' for '_'); later lines win, as in grompp."""
-    options = {}
-    for line in text.splitlines():
-        body = line.split(";", 1)[0]
-        if "=" in body:
-            key, value = body.split("=", 1)
-            options[norm_key(key)] = value.strip()
-    return options
 
 
 def mdp_name(job: Job) -> str:
@@ -772,7 +727,7 @@ def _leaves(path: str) -> bool:
 
 def grompp_command(job: Job, tpr: str = "topol.tpr") -> list[str]:
     p = job.params
-    command = [gmx_binary(), "grompp", "-f", mdp_name(job), "-c", p.get("coordinates", "conf.gro"),
+    command = [str(gmx_binary()), "grompp", "-f", mdp_name(job), "-c", p.get("coordinates", "conf.gro"),
                "-p", p.get("topology", "topol.top"), "-o", tpr, "-maxwarn", "0"]
     if p.get("index"):
         command += ["-n", p["index"]]
@@ -800,36 +755,15 @@ def dry_run(job: Job, time_limit_s: float = 60) -> list[str]:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def precheck_findings(job: Job, dry_run: bool = True, files: dict[str, Path] | None = None) -> list[Finding]:
-    if "steps.json" in job.inputs:  # a protocol job run by tools.gromacs.driver: the adapter's own check
-        from tools.gromacs.check import precheck
-
-        return [Finding("error", problem, handler="precheck") for problem in precheck(job)]
-    findings = safety_findings(job)
-    if findings:
-        return findings
-    scratch = Path("/nonexistent-simagent-precheck")
-    for cls in HANDLERS:
-        handler = cls()
-        if handler.stage == "input" and handler.check(scratch, job):
-            result = handler.correct(scratch, job)
-            for error in result.get("errors") or [handler.name]:
-                findings.append(Finding("warning", error, category=handler.category, file=mdp_name(job),
-                                        handler=handler.name, actions=list(result.get("actions") or [])))
+def cutoff_findings(job: Job) -> list[Finding]:
+    """A cut-off longer than half the shortest box edge (read from the coordinate file's box)."""
     box = gro_box(job.inputs.get(job.params.get("coordinates", "conf.gro"), ""))
     opts = mdp_options(job)
     cutoff = max(_float(opts.get(k), 0.0) or 0.0 for k in ("rvdw", "rcoulomb", "rlist"))
     if box and cutoff > 0.5 * min(box):
-        findings.append(Finding("error", f"cut-off {cutoff:g} nm exceeds half the shortest box edge ({min(box):g} nm)",
-                                category="box", file=mdp_name(job), handler="CutoffLongerThanHalfBox"))
-    if dry_run and not any(f.severity == "error" for f in findings):
-        try:
-            for error in globals()["dry_run"](job):
-                findings.append(Finding("error", error, category=categorize(error), file=mdp_name(job),
-                                        handler="dry run (grompp)"))
-        except EngineNotFound as err:
-            findings.append(Finding("warning", f"dry run skipped: {err}", file=mdp_name(job)))
-    return findings
+        return [Finding("error", f"cut-off {cutoff:g} nm exceeds half the shortest box edge ({min(box):g} nm)",
+                        category="box", file=mdp_name(job), handler="CutoffLongerThanHalfBox")]
+    return []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -839,7 +773,7 @@ def precheck_findings(job: Job, dry_run: bool = True, files: dict[str, Path] | N
 
 def user_command(job: Job) -> tuple[list[str], dict[str, str]]:
     grompp = " ".join(shlex.quote(w) for w in grompp_command(job))
-    mdrun = " ".join(shlex.quote(w) for w in [gmx_binary(), "mdrun", "-s", "topol.tpr", "-deffnm", "md",
+    mdrun = " ".join(shlex.quote(w) for w in [str(gmx_binary()), "mdrun", "-s", "topol.tpr", "-deffnm", "md",
                                                "-ntmpi", "1", "-ntomp", "1"])
     return ["/bin/sh", "-c", f"{grompp} && {mdrun}"], environment()
 

@@ -939,31 +939,3 @@ def dry_run(inputs: dict[str, str], main: str = engine.MAIN_INPUT, time_limit_s:
         return errors
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-
-
-def precheck_findings(job, dry_run: bool = True, files: dict[str, Path] | None = None) -> list[Finding]:
-    """All pre-run findings for a LAMMPS job: safety first (unsafe inputs are never dry-run), then
-    static checks, then the dry run (skipped when inputs are staged from a dependency, which exist
-    only after it ran)."""
-    main = engine.MAIN_INPUT if engine.MAIN_INPUT in job.inputs else next(iter(job.inputs), engine.MAIN_INPUT)
-    findings = safety_findings(job.inputs, main)
-    if findings:
-        return findings
-    findings += static_findings(job.inputs, main)
-    if dry_run and not job.stage_in:
-        for error in globals()["dry_run"](job.inputs, main, files=files):
-            findings.append(Finding("error", error, category=error_category(error), file=main, handler="dry run"))
-    return findings
-
-
-def error_category(message: str) -> str:
-    """The MDGym category of a LAMMPS error message (for reports)."""
-    from tools.lammps.handlers import categorize
-
-    return categorize(message)
-
-
-def precheck(job) -> list[str]:
-    """Adapter entry point used by the error agent: problems that block the run (unsafe or
-    broken input); physics warnings are returned by `precheck_findings`."""
-    return [str(f) for f in precheck_findings(job) if f.severity in ("unsafe", "error")]

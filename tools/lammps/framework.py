@@ -1,4 +1,4 @@
-"""Porous frameworks for LAMMPS: a checked P1 framework (tools.raspa.framework: the structure
+"""Porous frameworks for LAMMPS: a checked P1 framework (simagent.materials.frameworks: the structure
 agent's CoRE MOF entry or a CIF) -> a LAMMPS data file.
 
 Two routes, both deterministic and recorded in the answer:
@@ -28,8 +28,8 @@ import numpy as np
 from ase.data import atomic_masses, atomic_numbers
 
 from simagent.errors import CalculationFailed, InputError, RequestError
-from tools.raspa import forcefield as raspa_ff
-from tools.raspa.framework import FrameworkStructure, perpendicular_widths
+from simagent.materials import forcefields as raspa_ff
+from simagent.materials.frameworks import FrameworkStructure, perpendicular_widths
 
 KCAL_MOL_PER_K = 1.0 / raspa_ff.KCAL_PER_MOL_IN_K  # epsilon/k_B (K) -> kcal/mol (LAMMPS real units)
 # lammps-interface is unmaintained (last release 0.2.2, 2021): the version is pinned and checked.
@@ -302,7 +302,7 @@ STYLE_COMMANDS = ("pair_style", "bond_style", "angle_style", "dihedral_style", "
 def conventional_cif(structure: FrameworkStructure, folder: Path, cutoff: float) -> Path:
     """A P1 CIF of the near-orthogonal cell `simulation_cell` picks for this cutoff (e.g. the cubic cell
     of a CoRE primitive cell), for strains along crystal axes; written once per structure into `folder`."""
-    from tools.raspa.framework import p1_cif
+    from simagent.materials.frameworks import p1_cif
 
     matrix, _counts, _note = simulation_cell(structure, cutoff)
     cell = transformed(structure, matrix)

@@ -9,8 +9,9 @@ of the input can establish (a second time integrator, a damping shorter than a f
 fixed boundary, an overlapping start, a timestep beyond the bound for the units and masses), and
 only then the generic fallbacks for symptoms (lost atoms, NaN: halve the timestep).
 
-The module also provides what the rest of simagent needs per engine: `precheck_findings` (pre-run),
-`run_data` (for the physics gates), `extend_actions` (longer production) and `load_user_job`.
+The module also provides what tools.lammps.adapter (the engine's simagent.engines.EngineAdapter)
+delegates to: `safety_findings`, `run_data` (for the physics gates), `extend_actions` (longer
+production) and `load_user_job`.
 """
 
 from __future__ import annotations
@@ -1397,33 +1398,6 @@ HANDLERS: list[type[ErrorHandler]] = [
 def safety_findings(job: Job) -> list[Finding]:
     """The safety policy on every LAMMPS script of the job (tools.lammps.check)."""
     return check.safety_findings(job.inputs, main_input(job))
-
-
-def precheck_findings(job: Job, dry_run: bool = True, files: dict[str, Path] | None = None) -> list[Finding]:
-    """Safety policy, input-stage handlers (with their corrections), then the dry run."""
-    findings = safety_findings(job)
-    if findings:
-        return findings
-    scratch = Path("/nonexistent-simagent-precheck")  # input handlers see "no output yet"
-    seen_static = set()
-    for cls in HANDLERS:
-        handler = cls()
-        if handler.stage != "input":
-            continue
-        if handler.check(scratch, job):
-            result = handler.correct(scratch, job)
-            for error in result.get("errors") or [handler.name]:
-                findings.append(Finding("warning", error, category=handler.category, file=main_input(job),
-                                        handler=handler.name, actions=list(result.get("actions") or [])))
-            seen_static.add(handler.name)
-    for finding in check.static_findings(job.inputs, main_input(job)):
-        if finding.handler not in seen_static and finding.handler not in ("TimestepTooLarge",):
-            findings.append(finding)
-    if dry_run and not job.stage_in and not any(f.severity == "error" for f in findings):
-        for error in check.dry_run(job.inputs, main_input(job), files=files):
-            findings.append(Finding("error", error, category=categorize(error), file=main_input(job),
-                                    handler="dry run"))
-    return findings
 
 
 def extend_actions(job: Job, factor: float = 2.0) -> list[dict] | None:

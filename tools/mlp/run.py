@@ -37,8 +37,8 @@ def main(argv: list[str]) -> int:
     from ase.filters import FrechetCellFilter
     from ase.optimize import BFGS
 
+    from tools.crystals import crystal
     from tools.mlp.models import calculator, model_info, package_version
-    from tools.qe.inputs import crystal
 
     info = model_info(job.model)
     start = time.monotonic()

@@ -5,14 +5,13 @@ with `mpirun.openmpi -np 2`, see benchmarks/dft_timings.py). MPI runs go through
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from functools import lru_cache
-from pathlib import Path
 
+from simagent.engines import python_job_environment
 from simagent.errors import EngineNotFound
 from tools.qe.workflow import JOB_FILE
 
@@ -52,16 +51,8 @@ def version() -> str:
     return "unknown"
 
 
-def _source_root() -> Path:
-    return Path(__file__).resolve().parents[2]
-
-
 def environment() -> dict[str, str]:
-    env = dict(os.environ)
-    root = str(_source_root())
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env["OMP_NUM_THREADS"] = "1"
-    return env
+    return python_job_environment()
 
 
 def job_command(job) -> list[str]:

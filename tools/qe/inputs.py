@@ -8,7 +8,6 @@ from typing import Literal
 
 import numpy as np
 from ase import Atoms
-from ase.build import bulk
 from ase.data import atomic_masses, atomic_numbers
 from pydantic import BaseModel, Field, model_validator
 
@@ -119,13 +118,6 @@ def _value(value: object) -> str:
 
 def _namelist(name: str, values: dict) -> list[str]:
     return [f"&{name}", *(f"  {key} = {_value(val)}" for key, val in values.items()), "/"]
-
-
-def crystal(element: str, lattice: str, a: float, c_over_a: float | None = None) -> Atoms:
-    """The primitive cell of a one-element crystal (ase.build.bulk)."""
-    if lattice == "hcp":
-        return bulk(element, "hcp", a=a, c=a * (c_over_a or math.sqrt(8 / 3)))
-    return bulk(element, lattice, a=a)
 
 
 def sites_of(atoms: Atoms) -> list[Site]:

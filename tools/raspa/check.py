@@ -14,8 +14,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from simagent.materials.frameworks import perpendicular_widths
 from tools.raspa import engine
-from tools.raspa.framework import perpendicular_widths
 
 MAIN_INPUT = engine.MAIN_INPUT
 FORCE_FIELD_FILES = ("pseudo_atoms.def", "force_field_mixing_rules.def", "force_field.def")

@@ -19,6 +19,7 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+from simagent.config import engine_path
 from simagent.errors import EngineNotFound
 
 INSTALL_HINT = "install it with `make setup` (or `pip install raspa2==2.0.4` in simagent's venv)"
@@ -30,15 +31,14 @@ RUNNER = Path(__file__).with_name("run.py")
 
 
 def python_with_raspa() -> Path:
-    """The interpreter that runs RASPA jobs: $SIMAGENT_RASPA_PYTHON, else the running Python (the venv),
-    which must have the RASPA2 package."""
-    explicit = os.environ.get("SIMAGENT_RASPA_PYTHON")
+    """The interpreter that runs RASPA jobs: Settings.engine_paths["raspa"] ($SIMAGENT_RASPA_PYTHON), else
+    the running Python (the venv), which must have the RASPA2 package."""
+    explicit = engine_path("raspa")
     if explicit:
-        path = Path(explicit)
-        if path.is_file() and os.access(path, os.X_OK):
-            return path
-        raise EngineNotFound(f"SIMAGENT_RASPA_PYTHON points to {explicit}, which is not an executable; unset it "
-                             f"or {INSTALL_HINT}")
+        if explicit.is_file() and os.access(explicit, os.X_OK):
+            return explicit
+        raise EngineNotFound(f"the configured RASPA Python ($SIMAGENT_RASPA_PYTHON) {explicit} is not an "
+                             f"executable; unset it or {INSTALL_HINT}")
     if package_dir() is None or library() is None:
         raise EngineNotFound(f"RASPA2 was not found in {sys.executable}'s environment; {INSTALL_HINT}")
     return Path(sys.executable)
@@ -53,13 +53,16 @@ def library() -> Path | None:
     return found[0] if found else None
 
 
-def simulate_binary() -> Path | None:
-    """RASPA2's own `simulate` entry point (not used for jobs: it always exits 0)."""
+def simulate_binary() -> Path:
+    """RASPA2's own `simulate` entry point (used for users' own inputs only: it always exits 0, so
+    their failures are read from the output, see handlers.output_problem)."""
     candidate = Path(sys.executable).parent / "simulate"
     if candidate.is_file():
         return candidate
     found = shutil.which("simulate")
-    return Path(found) if found else None
+    if not found:
+        raise EngineNotFound(f"RASPA2 (`simulate`) was not found; {INSTALL_HINT}")
+    return Path(found)
 
 
 @lru_cache(maxsize=1)
@@ -73,12 +76,13 @@ def package_dir() -> Path | None:
 
 
 def share_dir() -> Path | None:
-    """RASPA's data folder (share/raspa: structures/cif, structures/block, forcefield, molecules)."""
+    """RASPA's data folder (share/raspa: structures/cif, structures/block, forcefield, molecules):
+    $RASPA_DIR/share/raspa (RASPA's own variable) if it exists, else the RASPA2 package's."""
+    candidates = [Path(os.environ["RASPA_DIR"]) / "share" / "raspa"] if os.environ.get("RASPA_DIR") else []
     root = package_dir()
-    if root is None:
-        return None
-    folder = root / "share" / "raspa"
-    return folder if folder.is_dir() else None
+    if root is not None:
+        candidates.append(root / "share" / "raspa")
+    return next((c for c in candidates if c.is_dir()), None)
 
 
 def shipped_structure(name: str) -> Path | None:

@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import difflib
 import math
-import os
 import re
-import shutil
-import sys
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from simagent.errors import EngineNotFound, InputError
+from simagent.errors import InputError
 from simagent.handlers import ErrorHandler, Finding
 from simagent.models import Job
+from tools.raspa import engine
+from tools.raspa.engine import share_dir
 
 MAIN = "simulation.input"
 SCREEN = "stdout.txt"
@@ -32,28 +30,6 @@ DEFAULT_CUTOFF = 12.0  # RASPA's default CutOff, angstrom
 INSERTION_MOVES = ("swapprobability", "cbmcprobability", "cfcmcprobability", "cfcmc-cbmcprobability",
                    "gibbsswapchangeprobability", "widomprobability", "reinsertionprobability")
 SWAP_MOVES = ("swapprobability", "cbmcprobability", "cfcmcprobability", "cfcmc-cbmcprobability")
-
-
-@lru_cache(maxsize=1)
-def share_dir() -> Path | None:
-    """RASPA's data folder (share/raspa: forcefield, molecules, structures/cif)."""
-    env = os.environ.get("RASPA_DIR")
-    candidates = [Path(env) / "share" / "raspa"] if env else []
-    try:
-        import RASPA2
-
-        candidates.append(Path(RASPA2.__file__).parent / "share" / "raspa")
-    except ImportError:
-        pass
-    return next((c for c in candidates if c.is_dir()), None)
-
-
-def simulate_binary() -> str:
-    local = Path(sys.executable).parent / "simulate"
-    found = str(local) if local.is_file() else shutil.which("simulate")
-    if not found:
-        raise EngineNotFound("RASPA2 (`simulate`) was not found; install it with `pip install raspa2`")
-    return found
 
 
 # ---------------------------------------------------------------------------------------------
@@ -421,18 +397,10 @@ def safety_findings(job: Job) -> list[Finding]:
     return findings
 
 
-def precheck_findings(job: Job, dry_run: bool = True, files: dict[str, Path] | None = None) -> list[Finding]:
-    findings = safety_findings(job)
-    if findings:
-        return findings
-    scratch = Path("/nonexistent-simagent-precheck")
-    for cls in HANDLERS:
-        handler = cls()
-        if handler.stage == "input" and handler.check(scratch, job):
-            result = handler.correct(scratch, job)
-            for error in result.get("errors") or [handler.name]:
-                findings.append(Finding("warning", error, category=handler.category, file=MAIN, handler=handler.name,
-                                        actions=list(result.get("actions") or [])))
+def library_findings(job: Job) -> list[Finding]:
+    """Framework, molecule definitions and force field named by a user's input: in the job folder or
+    RASPA's library."""
+    findings = []
     settings, components = settings_of(job)
     name = settings.get("frameworkname")
     if name and framework_cif(job, name) is None:
@@ -456,9 +424,8 @@ def precheck_findings(job: Job, dry_run: bool = True, files: dict[str, Path] | N
 
 
 def user_command(job: Job) -> tuple[list[str], dict[str, str]]:
-    env = dict(os.environ)
-    env.setdefault("OMP_NUM_THREADS", "1")
-    return [simulate_binary(), MAIN], env
+    """RASPA2's `simulate` on a user's simulation.input (protocol jobs run tools/raspa/run.py)."""
+    return [str(engine.simulate_binary()), MAIN], engine.environment()
 
 
 def user_log(job_dir: Path) -> Path:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from simagent.materials.forcefields import ForceFieldData, FrameworkTypes, GuestModel
+from simagent.materials.frameworks import BlockingSphere, FrameworkStructure, block_file, p1_cif
 from simagent.rendering import render_template
-from tools.raspa.forcefield import ForceFieldData, FrameworkTypes, GuestModel
-from tools.raspa.framework import BlockingSphere, FrameworkStructure, block_file, p1_cif
 
 MAIN_INPUT = "simulation.input"
 # Ewald relative precision (RASPA keyword EwaldPrecision; RASPA's default is 1e-6).

@@ -44,7 +44,7 @@ def settings_problems(text: str) -> list[str]:
 
 
 def structure_problems(cif_text: str, name: str = CIF_NAME) -> list[str]:
-    from agents.structure import check_cif
+    from simagent.materials.structures import check_cif
 
     with tempfile.TemporaryDirectory(prefix="simagent-zeopp-check-") as folder:
         path = Path(folder) / name

@@ -26,8 +26,8 @@ async function api(method, path, body) {
     init.body = JSON.stringify(body);
   }
   const res = await fetch(path, init);
-  if (res.status === 401) { showLogin(); throw new Error("token required"); }
   const data = await res.json().catch(() => ({}));
+  if (res.status === 401) showLogin();
   if (!res.ok) {
     const detail = typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail);
     throw new Error(detail || res.statusText);
@@ -454,6 +454,13 @@ function renderAnswer(view) {
   corrections.replaceChildren();
   for (const c of answer.corrections || []) {
     corrections.append(el("li", { text: `correction — ${c.job}: ${c.action} (${c.handler}; ${c.reason})` }));
+  }
+  const citations = $("#citations");  // literature and manual passages: labelled, never computed values
+  citations.replaceChildren();
+  for (const c of answer.citations || []) {
+    const where = c.section ? ` § ${c.section}` : "";
+    const page = c.page ? ` p. ${c.page}` : "";
+    citations.append(el("li", { text: `[${c.key}] ${c.kind}: ${c.title}${where}${page}${c.doi ? " doi:" + c.doi : ""}` }));
   }
   const plots = $("#plots");
   plots.replaceChildren();

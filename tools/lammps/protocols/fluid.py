@@ -30,7 +30,9 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
-from simagent.errors import CalculationFailed, ReadError, RequestError
+from simagent import plots
+from simagent.errors import CalculationFailed, ReadError, RequestError, set_point_missed
+from simagent.materials.rdf import rdf_peak_and_cn
 from simagent.models import (
     Conditions,
     DefaultApplied,
@@ -55,7 +57,6 @@ from tools.lammps.protocols.fluid_common import (
     defaults_log,
     finished_output,
     md_job,
-    rdf_peak_and_cn,
 )
 
 # CODATA 2018 (exact SI values)
@@ -256,6 +257,14 @@ def timestep_in(q: Quantity, units: str) -> float:
     if unit not in per:
         raise RequestError(f"unknown timestep unit {q.unit!r} (use fs or ps)")
     return q.value * per[unit]
+
+
+def damping_time(q: Quantity, timestep: float, units: str, what: str) -> float:
+    """A thermostat or barostat relaxation time in the units style's time unit (given in steps or a time)."""
+    value = q.value * timestep if q.unit == "steps" else timestep_in(q, units)
+    if value <= 0:
+        raise RequestError(f"{what} damping must be positive, got {q}")
+    return value
 
 
 # ---------------------------------------------------------------------------------------------
@@ -831,10 +840,7 @@ class FluidMD(Protocol):
             if ctrl.barostat not in (None, "nose-hoover"):
                 raise RequestError(f"lammps/fluid_md offers the Nose-Hoover (MTK) barostat, not {ctrl.barostat}")
             if ctrl.barostat_damping is not None:
-                q = ctrl.barostat_damping
-                barostat_damping = q.value * timestep if q.unit == "steps" else timestep_in(q, units)
-                if barostat_damping <= 0:
-                    raise RequestError(f"barostat damping must be positive, got {q}")
+                barostat_damping = damping_time(ctrl.barostat_damping, timestep, units, "barostat")
             else:
                 barostat_damping = 1000 * timestep
                 record("barostat_damping", f"{barostat_damping:g} (1000 timesteps)",
@@ -848,10 +854,7 @@ class FluidMD(Protocol):
             record("thermostat", thermostat, "Nose-Hoover (fix nvt): deterministic canonical sampling")
         damping = None
         if ctrl.thermostat_damping is not None:
-            q = ctrl.thermostat_damping
-            damping = q.value * timestep if q.unit == "steps" else timestep_in(q, units)
-            if damping <= 0:
-                raise RequestError(f"thermostat damping must be positive, got {q}")
+            damping = damping_time(ctrl.thermostat_damping, timestep, units, "thermostat")
         else:
             record("thermostat_damping", f"{100 * timestep:g} (100 timesteps)", "LAMMPS manual's advice for fix nvt")
         velocity_temperature = None
@@ -865,6 +868,8 @@ class FluidMD(Protocol):
         # executed as described
         thermostatted = not (ensemble == "nve" and not ctrl.holds_temperature and velocity_temperature is not None
                              and pressure is None)
+        if not thermostatted:  # nothing thermostats this run: the thermostat defaults do not apply
+            defaults[:] = [d for d in defaults if d.parameter not in ("thermostat", "thermostat_damping")]
         if system.phase == "solid":
             melt_steps = 0
             record("melt_steps", 0, "a solid was asked for: the fcc lattice is kept")
@@ -874,6 +879,8 @@ class FluidMD(Protocol):
         else:
             melt_steps = pick("melt_steps", None)
         equilibration_steps = pick("equilibration_steps", ctrl.equilibration_steps)
+        if npt and defaults and defaults[-1].parameter == "equilibration_steps":  # the table's reasons say NVT
+            defaults[-1] = defaults[-1].model_copy(update={"reason": defaults[-1].reason.replace("NVT", "NPT")})
         production_steps = pick("production_steps", ctrl.production_steps)
         seed = velocity_seed(ctrl.seed, record)
         window, last_steps = averaging_window(ctrl.average_window, production_steps, record)
@@ -957,6 +964,7 @@ class FluidMD(Protocol):
         gate_from = t0 if p.average_window != "all" else 0
         if p.thermostatted:  # NVE without a thermostat has no temperature target
             check_temperature(thermo["Temp"][gate_from:], p.temperature, p.temperature_tolerance)
+        plot_thermo(job_dir / "thermo.png", averaged, t0, p.units)
         if p.production_ensemble == "npt":
             check_pressure(thermo["Press"][gate_from:], p.pressure)
 
@@ -1113,7 +1121,7 @@ def check_pressure(pressures: np.ndarray, target: float) -> None:
     6 standard errors (the barostat holds the mean, not each sample)."""
     mean, se = block_average(pressures)
     if abs(mean - target) > 6 * se:
-        raise CalculationFailed(
+        set_point_missed(
             f"mean pressure {mean:.4g} +/- {se:.2g} misses the barostat set point {target:g}: not equilibrated"
         )
 
@@ -1154,7 +1162,7 @@ def check_temperature(temps: np.ndarray, target: float, tolerance: float = 0.05)
     mean, se = block_average(temps)
     off = abs(mean - target)
     if off > tolerance * target and off > 3 * se:
-        raise CalculationFailed(
+        set_point_missed(
             f"mean temperature {mean:.4g} +/- {se:.2g} misses the target {target:g} by "
             f"{100 * off / target:.1f} % (limit {100 * tolerance:g} %): not equilibrated"
         )
@@ -1197,7 +1205,7 @@ def analyze_rdf(job_dir: Path, p: FluidMDParams, rho: float) -> dict:
     else:
         cumulative = 4 * np.pi * rho * np.cumsum(g * r**2) * dr
     np.savetxt(table, np.column_stack([r, g, cumulative]), delimiter=",", header="r,g,cn")
-    plot(job_dir / "gr.png", r, g, "r", "g(r)", vline=r_min)
+    plots.rdf_with_cn(job_dir / "gr.png", r, g, cumulative, r_min, cn)
     how = (
         f"(compute rdf, {p.rdf_bins} bins of {dr:.3g} to the cutoff, {len(blocks)} production "
         f"blocks; errors from the block spread, at least half a bin for the peak)"
@@ -1242,7 +1250,7 @@ def analyze_msd(job_dir: Path, p: FluidMDParams) -> dict:
         return np.asarray(calc.run(start=start, stop=stop).results.timeseries)
 
     full = msd()
-    slope = linear_fit(times, full[lags])[0]
+    slope, intercept, _ = linear_fit(times, full[lags])
     alpha = linear_fit(np.log(times), np.log(full[lags]))[0]
     if not 0.8 <= alpha <= 1.2:
         raise CalculationFailed(
@@ -1254,7 +1262,8 @@ def analyze_msd(job_dir: Path, p: FluidMDParams) -> dict:
     t_all = np.arange(full.size) * frame_dt
     table = job_dir / "msd.csv"
     np.savetxt(table, np.column_stack([t_all, full]), delimiter=",", header="t,msd")
-    plot(job_dir / "msd.png", t_all[1:], full[1:], "t", "MSD", span=(times[0], times[-1]))
+    plots.msd_with_fit(job_dir / "msd.png", t_all, full, (times[0], times[-1]), slope, intercept,
+                       slope / (2 * p.dimension), p.dimension)
     how = (
         f"Einstein MSD (MDAnalysis, FFT; {n_frames} frames every {frame_dt:g}), MSD = {2 * p.dimension} D t fitted "
         f"over lag {times[0]:.3g}-{times[-1]:.3g} ({100 * p.msd_fit_window[0]:g}-"
@@ -1263,6 +1272,13 @@ def analyze_msd(job_dir: Path, p: FluidMDParams) -> dict:
     )
     se = float(np.std(per_block, ddof=1) / np.sqrt(p.msd_blocks))
     return {"D": slope / (2 * p.dimension), "D_se": se, "table": str(table), "how": how}
+
+
+def plot_thermo(path: Path, samples: dict[str, np.ndarray], t0: int, units: str) -> None:
+    """Potential energy per atom and temperature over the averaged run, the equilibration cut marked."""
+    energy, temperature = ("reduced", "reduced") if units == "lj" else ("eV", "K")
+    plots.thermo_series(path, samples["Step"], {
+        f"PE/atom ({energy})": samples["PotEng"] / samples["Atoms"], f"T ({temperature})": samples["Temp"]}, t0)
 
 
 def plot(

@@ -25,14 +25,14 @@ from pydantic import BaseModel, Field
 
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.gates import MSD_SLOPE_RANGE, MSD_WINDOW
+from simagent.materials import forcefields as raspa_ff
+from simagent.materials import frameworks as rfw
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration, linear_fit
 from simagent.units import convert, to_canonical
 from tools.lammps import framework as lfw
 from tools.lammps.parse import read_output
-from tools.raspa import forcefield as raspa_ff
-from tools.raspa import framework as rfw
 
 MAIN = "in.lammps"
 DATA = "system.data"
@@ -628,7 +628,7 @@ class FrameworkEOS(Protocol):
         return lfw.flexible_framework(Path(p.framework_cif), p.force_field, p.cutoff_A)
 
     def _typed_orthogonal(self, p: FrameworkEOSParams) -> lfw.FlexibleFramework:
-        from agents.structure import cache_dir
+        from simagent.materials.structures import cache_dir
 
         structure = rfw.read_cif(Path(p.framework_cif), name=p.framework)
         folder = cache_dir() / "framework_md"

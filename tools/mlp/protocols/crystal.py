@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from simagent.errors import CalculationFailed, ReadError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
-from simagent.protocols import Protocol, register
+from simagent.protocols import register
 from tools import crystals
 from tools.mlp import models
 from tools.mlp.run import JOB_FILE, RESULTS_FILE, MlpJob
@@ -32,18 +32,13 @@ class MlpCrystalParams(BaseModel):
 
 
 @register
-class MlpCrystal(Protocol):
+class MlpCrystal(crystals.NamedEngineCrystalProtocol):
     name = "mlp/crystal"
     engine = "mlp"
     properties: ClassVar[frozenset[str]] = frozenset({"lattice_constant", "bulk_modulus"})
     Params = MlpCrystalParams
     description = ("lattice constant and bulk modulus of a one-element cubic crystal with a universal ML potential "
                    "(CHGNet or SevenNet): cell relaxation, then E(V) and a Birch-Murnaghan fit")
-
-    def applies_to(self, spec: TaskSpec) -> bool:
-        if spec.engine != "mlp" or spec.system is None or spec.system.kind != "crystal" or not spec.properties:
-            return False
-        return {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[MlpCrystalParams, list[DefaultApplied]]:
         choice = crystals.crystal_from_spec(spec)

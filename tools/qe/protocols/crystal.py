@@ -20,10 +20,11 @@ from pydantic import BaseModel, Field
 
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
-from simagent.protocols import Protocol, register
+from simagent.protocols import register
 from tools import crystals
+from tools.crystals import crystal
 from tools.qe import engine, pseudos
-from tools.qe.inputs import KPoint, PwInput, crystal, mesh_for_spacing, sites_of
+from tools.qe.inputs import KPoint, PwInput, mesh_for_spacing, sites_of
 from tools.qe.parse import parse
 from tools.qe.workflow import CONVERGENCE_FILE, JOB_FILE, STEPS_FILE, QeWorkflow
 
@@ -66,13 +67,8 @@ class QeCrystalParams(BaseModel):
     time_limit_s: float = 1800.0
 
 
-class QeCrystalProtocol(Protocol):
+class QeCrystalProtocol(crystals.NamedEngineCrystalProtocol):
     engine = "qe"
-
-    def applies_to(self, spec: TaskSpec) -> bool:
-        if spec.engine != "qe" or spec.system is None or spec.system.kind != "crystal" or not spec.properties:
-            return False
-        return {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[QeCrystalParams, list[DefaultApplied]]:
         choice = crystals.crystal_from_spec(spec)
@@ -112,8 +108,12 @@ class QeCrystalProtocol(Protocol):
         ]
         estimate = cost_estimate_s(params, atoms)
         if estimate > COST_LIMIT_S:
-            raise RequestError(f"this DFT calculation would take about {estimate / 3600:.1f} h on this machine "
-                               f"(limit {COST_LIMIT_S / 3600:g} h); ask for a smaller cell")
+            raise RequestError(f"this DFT calculation ({len(atoms)} atoms, {params.z_valence * len(atoms):g} "
+                               f"electrons, {'x'.join(map(str, kpts))} k-points) would take about "
+                               f"{estimate / 3600:.1f} h on this machine (limit {COST_LIMIT_S / 3600:g} h); ask for a "
+                               "smaller cell or an ML potential (CHGNet)")
+        defaults.append(DefaultApplied(parameter="estimated cost", value=f"about {estimate / 60:.0f} min serial",
+                                       reason="scaled from measured pw.x timings (benchmarks/dft_timings.py)"))
         return params, defaults
 
     def workflow(self, p: QeCrystalParams) -> QeWorkflow:
@@ -122,9 +122,8 @@ class QeCrystalProtocol(Protocol):
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)
         wf = self.workflow(p)
-        preview = wf.base.model_copy(update={"ecutwfc": max(p.cutoffs_Ry)}).render()
         return [Job(id=JOB_ID, protocol=self.name, engine="qe", stage="dft", params=p.model_dump(mode="json"),
-                    inputs={JOB_FILE: wf.model_dump_json(indent=1), "reference_pw.in": preview},
+                    inputs={JOB_FILE: wf.model_dump_json(indent=1)},  # the runner writes each <step>.in
                     time_limit_s=p.time_limit_s)]
 
     def base_input(self, p: QeCrystalParams) -> PwInput:
@@ -190,7 +189,7 @@ class QeEos(QeCrystalProtocol):
     def workflow(self, p: QeCrystalParams) -> QeWorkflow:
         return QeWorkflow(kind="eos", base=self.base_input(p), cutoffs_Ry=p.cutoffs_Ry,
                           cutoff_tol_meV_per_atom=p.cutoff_tol_meV_per_atom, cutoff_kpts=p.cutoff_kpts,
-                          strains=p.strains, pw_command=engine.pw_command(p.ranks))
+                          strains=p.strains, ranks=p.ranks)
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
         p = self.as_params(params)
@@ -244,7 +243,7 @@ class QeBandGap(QeCrystalProtocol):
         nbnd = int(math.ceil(p.z_valence * len(atoms) / 2)) + p.extra_bands
         return QeWorkflow(kind="band_gap", base=self.base_input(p), cutoffs_Ry=p.cutoffs_Ry,
                           cutoff_tol_meV_per_atom=p.cutoff_tol_meV_per_atom, cutoff_kpts=p.cutoff_kpts,
-                          bands_kpoints=kpoints, bands_labels=labels, nbnd=nbnd, pw_command=engine.pw_command(p.ranks))
+                          bands_kpoints=kpoints, bands_labels=labels, nbnd=nbnd, ranks=p.ranks)
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
         p = self.as_params(params)

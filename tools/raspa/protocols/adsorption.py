@@ -19,18 +19,19 @@ Shared recipe (all protocols):
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
 from simagent.errors import CalculationFailed, ReadError, RequestError
+from simagent.materials import forcefields as ff
+from simagent.materials import frameworks as fw
 from simagent.models import DefaultApplied, Job, Quantity, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.units import convert, to_canonical
 from tools.raspa import engine
-from tools.raspa import forcefield as ff
-from tools.raspa import framework as fw
 from tools.raspa.inputs import Component, JobSpec, gcmc_moves, job_files, widom_moves
 from tools.raspa.parse import RaspaOutput, read_output
 from tools.raspa.units import GAS_CONSTANT_KJ, LoadingBasis, henry_unit, loading_unit
@@ -78,7 +79,7 @@ class AdsorptionParams(BaseModel):
     print_every: int | None = Field(default=None, gt=0)
     helium_void_fraction: float | None = Field(default=None, gt=0, le=1, description="None: measured")
     helium_cycles: int = Field(gt=0)
-    blocking: Blocking = Field(default="auto", description="auto: Zeo++ pockets when tools.zeopp offers them; "
+    blocking: Blocking = Field(default="auto", description="auto: none unless block_file is given; "
                                "raspa: RASPA's own .block file of a shipped structure; none")
     block_file: str | None = Field(default=None, description="a RASPA .block file to use (e.g. from a Zeo++ job)")
     blocking_spheres: list[tuple[float, float, float, float]] = Field(default_factory=list)
@@ -156,6 +157,35 @@ class WidomParams(AdsorptionParams):
 # ---------------------------------------------------------------------------------------------
 # From the TaskSpec
 # ---------------------------------------------------------------------------------------------
+
+
+# relative block error each precision aims at (GCMC_CYCLES above)
+PRECISION_ERROR: dict[str, float] = {"quick": 5.0, "standard": 2.0, "high": 1.0}
+_TARGET_ERROR = re.compile(
+    r"(?:±|\+/-|\+-|within|to|errors?(?: of)?(?: below| under| less than)?|precision(?: of)?)\s*(\d+(?:\.\d+)?)\s*%",
+    re.IGNORECASE)
+_QUICK_WORDS = re.compile(r"\b(?:quick(?:ly)?|rough(?:ly)?|ballpark|fast|preview|order of magnitude)\b", re.IGNORECASE)
+_HIGH_WORDS = re.compile(r"\b(?:high[- ]precision|precise(?:ly)?|publication[- ](?:quality|grade)|accurate(?:ly)?)\b",
+                         re.IGNORECASE)
+
+
+def requested_precision(request: str) -> tuple[Precision, str]:
+    """The precision a request asks for, and why: a target error ('within 5 %', '+/- 1%') picks the
+    cheapest level that reaches it; words such as 'quick' or 'rough' pick 'quick', 'high precision'
+    or 'accurate' pick 'high'; otherwise 'standard'."""
+    text = request or ""
+    target = _TARGET_ERROR.search(text)
+    if target:
+        wanted = float(target.group(1))
+        fitting = [p for p, e in sorted(PRECISION_ERROR.items(), key=lambda kv: -kv[1]) if e <= wanted]
+        if not fitting:
+            return "high", f"the request asks for {wanted:g} %; the finest level aims at ~{PRECISION_ERROR['high']:g} %"
+        return fitting[0], f"the request asks for {wanted:g} %"  # type: ignore[return-value]
+    if _HIGH_WORDS.search(text):
+        return "high", "the request asks for a precise value"
+    if _QUICK_WORDS.search(text):
+        return "quick", "the request asks for a quick estimate"
+    return "standard", "default"
 
 
 def _quantity_K(q: Quantity | None, what: str) -> float:
@@ -261,7 +291,7 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
         parameter="guest models", value=", ".join(f"{g}: {m}" for g, m in guest_models.items()),
         reason="the framework force field's own guest models where it has them, else TraPPE"))
 
-    precision: Precision = "standard"
+    precision, precision_why = requested_precision(spec.request)
     controls = spec.controls
     cycles = {}
     if controls.equilibration_steps is not None:
@@ -269,29 +299,30 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
     if controls.production_steps is not None:
         cycles["production_cycles"] = controls.production_steps
 
-    blocking_spheres, blocking_source = [], "none"
-    probe = 0.5 * max(s.sigma_A for g in guests for s in ff.guest_model(g, guest_models[g]).sites)
-    spheres, why = fw.zeopp_blocking_spheres(resolved.path, probe)
-    if spheres:
-        blocking_spheres, blocking_source = spheres, why
-        defaults.append(DefaultApplied(parameter="blocked pockets", value=why,
-                                       reason="pockets a guest cannot reach from the channels (Zeo++)"))
-    else:
-        defaults.append(DefaultApplied(parameter="blocked pockets", value="none", reason=why))
+    defaults.append(DefaultApplied(parameter="blocked pockets", value="none",
+                                   reason="no blocking file given (block_file, or blocking 'raspa' for a "
+                                          "structure RASPA ships with one)"))
     defaults.append(DefaultApplied(
         parameter="helium void fraction", value=f"measured: Widom insertion of helium at {HELIUM_TEMPERATURE_K:g} K",
         reason="needed for excess loadings (RASPA convention)"))
+    charged = [g for g in guests if ff.guest_model(g, guest_models[g]).charged]
+    if "framework_charges" not in extra and charged and force_field in ff.GENERIC_FORCE_FIELDS \
+            and not structure.has_charges:
+        extra["framework_charges"] = "eqeq"
+        defaults.append(DefaultApplied(
+            parameter="framework charges", value="EQeq charge equilibration",
+            reason=f"{', '.join(charged)} carries charges (a quadrupole) and the CIF has none: without framework "
+                   "charges the answer would be LJ-only"))
     params = params_cls(
         framework=resolved.name, framework_cif=str(resolved.path), framework_source=resolved.source,
         force_field=force_field, compare_force_fields=compare, guests=guests, guest_models=guest_models,
-        temperature_K=temperature, precision=precision, blocking_spheres=blocking_spheres,
-        blocking_source=blocking_source, seed=controls.seed, **cycles, **extra)
+        temperature_K=temperature, precision=precision, seed=controls.seed, **cycles, **extra)
     if len(cycles) < 2:
         defaults.append(DefaultApplied(
             parameter="MC cycles", value=f"{params.initialization_cycles} initialization + "
             f"{params.production_cycles} production",
-            reason=f"'{precision}' precision (block errors ~2 % for small guests in MOFs); a cycle is "
-                   "max(20, N) moves"))
+            reason=f"'{precision}' precision ({precision_why}; block errors ~{PRECISION_ERROR[precision]:g} % "
+                   "for small guests in MOFs); a cycle is max(20, N) moves"))
     typed = ff.type_framework(structure, params.force_field, params.framework_charges, params.cutoff_A)
     cells = params.unit_cells or fw.unit_cells_for_cutoff(structure.cell, typed.cutoff_A)
     widths = fw.perpendicular_widths(structure.cell)

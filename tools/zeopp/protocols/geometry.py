@@ -123,7 +123,7 @@ def structure_refs(spec: TaskSpec) -> list[tuple[str, str | None]]:
 def _resolve_with_provenance(ref: str, called: str | None):
     """The structure behind a reference, with the user's name and the rule that picked it when
     that name leads to the same structure (so the answer says 'HKUST-1 -> FIQCEN', not just the entry)."""
-    from agents.structure import resolve
+    from simagent.materials.structures import resolve
 
     resolved = resolve(ref)
     if called and called != ref:
@@ -156,7 +156,7 @@ class PoreGeometry(Protocol):
         return {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[PoreGeometryParams, list[DefaultApplied]]:
-        from agents.structure import checked
+        from simagent.materials.structures import checked
 
         refs = structure_refs(spec)
         if not refs:
@@ -236,7 +236,7 @@ class PoreGeometry(Protocol):
         """The CIF the job runs on, and how it was prepared. A P1 file with plain element symbols goes
         to Zeo++ untouched (same atom order and digits as the database's own run); anything else is
         expanded to P1 by pymatgen (never reduced to a primitive cell) with oxidation states removed."""
-        from agents.structure import _read_structure, resolve
+        from simagent.materials.structures import _read_structure, resolve
 
         resolved = resolve(structure.ref)
         path = Path(resolved.path)

@@ -1,12 +1,12 @@
 """Expert-reader domain: porous frameworks (MOFs) for pore geometry (Zeo++), adsorption (RASPA) and
 framework MD on LAMMPS (guest self-diffusion, MOF-guest energy and g(r), bulk modulus).
 
-Recognises frameworks by common name, CSD REFCODE, CoRE MOF 2019 entry or CIF path (agents.structure
+Recognises frameworks by common name, CSD REFCODE, CoRE MOF 2019 entry or CIF path (simagent.materials.structures
 does the resolving), and reads the conditions these requests carry: a probe radius ("with a 1.86 A
 probe"), guest molecules, a mixture composition ("15:85 CO2/N2") and pressure lists. It runs after
 the generic rules and replaces the system they guessed from element-like words ("Cu" in Cu-BTC,
 "Mg" in Mg-MOF-74) when a framework is named. A name that fits several structures leaves the
-structure open and adds "structure" to `missing`, so the graph asks (agents.structure.structure_question).
+structure open and adds "structure" to `missing`, so the graph asks (simagent.materials.structures.structure_question).
 """
 
 from __future__ import annotations
@@ -205,7 +205,7 @@ def _framework_properties(low: str, spec: TaskSpec) -> None:
 
 
 def refine(text: str, low: str, spec: TaskSpec) -> None:
-    from agents.structure import AmbiguousStructure, find_mentions, resolve
+    from simagent.materials.structures import AmbiguousStructure, find_mentions, resolve
 
     properties = {p.name for p in spec.properties}
     framework_props = properties & (GEOMETRY | ADSORPTION)

@@ -6,7 +6,6 @@ RASPA never applies symmetry operations, label rules or oxidation-state parsing 
 
 from __future__ import annotations
 
-import importlib
 import math
 import warnings
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ import numpy as np
 from ase.data import atomic_masses, atomic_numbers
 
 from simagent.errors import InputError, RequestError
-from tools.raspa import engine
+from simagent.materials import structures
 
 AVOGADRO = 6.02214076e23
 # Two framework atoms closer than this are a broken CIF (duplicated sites, unremoved disorder).
@@ -176,41 +175,13 @@ class ResolvedFramework:
 
 
 def resolve(structure: str) -> ResolvedFramework:
-    """A checked framework CIF for what the user named.
-
-    With the structure agent (agents.structure: resolve + checked) present, it decides: CIF paths,
-    'RASPA:<name>', MOF names and synonyms, CoRE MOF 2019 entries, REFCODEs, RASPA's library, and it
-    runs its structure checks (ambiguous or failing structures raise RequestError). Without it: an
-    existing CIF path, else a structure RASPA ships ('raspa:' prefix optional)."""
-    text = structure.strip()
-    agent = _structure_agent()
-    if agent is not None:
-        resolved = agent.resolve(text)
-        agent.checked(resolved)
-        how = f"{resolved.name}; {resolved.how}" + (f" ({resolved.citation})" if resolved.citation else "")
-        return ResolvedFramework(resolved.id, Path(resolved.path), how)
-    name = text.split(":", 1)[1].strip() if text.lower().startswith("raspa:") else text
-    candidate = Path(name).expanduser()
-    if candidate.suffix.lower() == ".cif" or candidate.is_file():
-        if not candidate.is_file():
-            raise RequestError(f"framework file {candidate} does not exist")
-        return ResolvedFramework(candidate.stem, candidate.resolve(), f"CIF file {candidate.resolve()}")
-    path = engine.shipped_structure(name)
-    if path is not None:
-        return ResolvedFramework(path.stem, path, f"RASPA's shipped structure {path.name}")
-    raise RequestError(f"no structure found for framework {text!r}: give a CIF path or a name RASPA ships "
-                       "(e.g. IRMOF-1, MFI_SI, Cu-BTC)")
-
-
-def _structure_agent():  # noqa: ANN202 - a module, or None
-    """agents.structure when it offers resolve() and checked() (written in parallel with this adapter)."""
-    try:
-        module = importlib.import_module("agents.structure")
-    except ImportError:
-        return None
-    if callable(getattr(module, "resolve", None)) and callable(getattr(module, "checked", None)):
-        return module
-    return None
+    """A checked framework CIF for what the user named, by the structure library
+    (simagent.materials.structures: CIF paths, 'RASPA:<name>', MOF names and synonyms, CoRE MOF 2019 entries,
+    REFCODEs, RASPA's library; ambiguous or failing structures raise RequestError)."""
+    resolved = structures.resolve(structure.strip())
+    structures.checked(resolved)
+    how = f"{resolved.name}; {resolved.how}" + (f" ({resolved.citation})" if resolved.citation else "")
+    return ResolvedFramework(resolved.id, Path(resolved.path), how)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -302,20 +273,3 @@ def read_block_file(path: Path) -> list[BlockingSphere]:
     if len(spheres) != count:
         raise InputError(f"{path} announces {count} pockets but lists {len(spheres)}")
     return spheres
-
-
-def zeopp_blocking_spheres(cif: Path, probe_radius_A: float) -> tuple[list[BlockingSphere] | None, str]:
-    """Optional hook into tools.zeopp (written separately): inaccessible pockets for a probe as blocking
-    spheres. Returns (None, reason) when Zeo++ blocking is not available."""
-    try:
-        module = importlib.import_module("tools.zeopp.blocking")
-    except ImportError:
-        return None, "Zeo++ blocking (tools.zeopp.blocking) is not available"
-    function = getattr(module, "blocking_spheres", None)
-    if not callable(function):
-        return None, "tools.zeopp.blocking has no blocking_spheres(cif, probe_radius)"
-    try:
-        spheres = [tuple(float(v) for v in sphere) for sphere in function(cif, probe_radius_A)]
-    except Exception as err:  # noqa: BLE001 - the hook is optional; its failure must not stop the run
-        return None, f"Zeo++ blocking failed: {err}"
-    return spheres, f"Zeo++ blocking spheres for a {probe_radius_A:g} A probe ({len(spheres)} pockets)"

@@ -19,12 +19,12 @@ import numpy as np
 from ase.data import atomic_masses, atomic_numbers, covalent_radii
 
 from simagent.errors import InputError, RequestError
-from tools.raspa.framework import FrameworkStructure, aluminium_oxygens
+from simagent.materials.frameworks import FrameworkStructure, aluminium_oxygens
 
 KCAL_PER_MOL_IN_K = 4184.0 / 8.314462618  # 1 kcal/mol / R = 503.2195 K (CODATA 2018 R)
 TWO_TO_ONE_SIXTH = 2.0 ** (1.0 / 6.0)
 GENERIC_FORCE_FIELDS = ("UFF", "DREIDING")
-ChargeChoice = Literal["auto", "cif", "none"]
+ChargeChoice = Literal["auto", "cif", "eqeq", "none"]
 
 
 @cache
@@ -263,13 +263,19 @@ def type_framework(structure: FrameworkStructure, force_field: str, charges: Cha
             notes.append(f"UFF parameters for {', '.join(sorted(fallbacks))} (not in {force_field})")
             citation += "; " + load("framework_lj.json")["force_fields"]["UFF"]["citation"]
         use_cif = structure.has_charges and charges in ("auto", "cif")
+        atom_charges, source = np.zeros(len(structure.symbols)), "none"
+        if use_cif:
+            atom_charges, source = np.array(structure.charges, dtype=float), "CIF (_atom_site_charge)"
+        elif charges == "eqeq":
+            from simagent.materials.charges import CITATION, eqeq_charges
+
+            atom_charges, source = eqeq_charges(structure), f"charge equilibration, {CITATION}"
         result = FrameworkTypes(
             force_field=force_field, citation=citation, labels=list(structure.symbols),
-            charges=np.array(structure.charges if use_cif else np.zeros(len(structure.symbols)), dtype=float),
-            types=types, cutoff_A=float(cutoff_A or conventions["cutoff_angstrom"]),
+            charges=atom_charges, types=types, cutoff_A=float(cutoff_A or conventions["cutoff_angstrom"]),
             truncation=conventions["truncation"], tail_corrections=bool(conventions["tail_corrections"]),
             mixing_rule=conventions["mixing_rule"].split(" (")[0],
-            charge_source="CIF (_atom_site_charge)" if use_cif else "none", notes=notes,
+            charge_source=source, notes=notes,
         )
         return result
     entry = zeolite_force_fields()[force_field]

@@ -1,0 +1,96 @@
+"""The bundled knowledge base, built offline from installed files (`make setup` runs
+`python -m simagent.knowledge.bundled`): the GROMACS manual from Debian's gromacs-data, simagent's
+method notes and data citations (simagent.knowledge.notes) and the README files.
+
+Re-running is incremental: unchanged documents are kept, changed ones re-embedded, vanished ones
+removed; other index settings (model, chunking) rebuild it from scratch."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from simagent.knowledge import loaders, notes
+from simagent.knowledge.documents import CorpusError, Document
+from simagent.knowledge.index import IndexSettings, VectorIndex
+from simagent.knowledge.library import bundled_index_dir
+
+GROMACS_HTML = Path("/usr/share/doc/gromacs/html")
+# The user-facing manual. Left out: dev-manual (building GROMACS itself), release-notes (change logs
+# of past versions that contradict the installed one), doxygen/gmxapi/nblib (programming APIs).
+GROMACS_PARTS = ("user-guide", "reference-manual", "how-to", "onlinehelp", "install-guide")
+
+
+def gromacs_pages(root: Path = GROMACS_HTML) -> list[Path]:
+    return sorted(p for part in GROMACS_PARTS for p in (root / part).rglob("*.html")) if root.is_dir() else []
+
+
+def corpus(gromacs_root: Path = GROMACS_HTML) -> list[Document]:
+    docs: list[Document] = []
+    for page in gromacs_pages(gromacs_root):
+        try:
+            doc = loaders.load(page, kind="manual")
+        except CorpusError:
+            continue  # pages that are only a table of contents hold no text sections
+        doc.title = f"GROMACS manual: {doc.title}"
+        docs.append(doc)
+    for readme in notes.readme_paths():
+        doc = loaders.load(readme, kind="notes")
+        doc.source = notes._rel(Path(doc.source))
+        docs.append(doc)
+    return docs + notes.note_documents()
+
+
+def build(folder: Path | None = None, settings: IndexSettings | None = None, gromacs_root: Path = GROMACS_HTML,
+          progress=None) -> dict:
+    start = time.perf_counter()
+    index = VectorIndex(folder or bundled_index_dir(), settings)
+    if index.stale:
+        index.reset()
+    docs = corpus(gromacs_root)
+    wanted = {d.source for d in docs}
+    removed = [doc_id for doc_id, d in list(index.documents.items()) if d["source"] not in wanted]
+    for doc_id in removed:
+        index.remove(doc_id)
+    added = 0
+    for number, doc in enumerate(docs, start=1):
+        _, n = index.add(doc)
+        added += n
+        if progress and (n or number == len(docs)):
+            progress(number, len(docs), doc.title, len(index))
+    if added or removed or not index.exists:
+        index.save()
+    size = sum(f.stat().st_size for f in index.folder.iterdir() if f.is_file())
+    return {"documents": len(index.documents), "chunks": len(index), "chunks_embedded": added,
+            "documents_removed": len(removed), "seconds": round(time.perf_counter() - start, 1),
+            "bytes": size, "folder": str(index.folder), "gromacs_pages": sum(
+                1 for d in index.documents.values() if d["kind"] == "manual")}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=None, help="index folder (default rag_index/bundled)")
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args(argv)
+
+    def show(number: int, total: int, title: str, chunks: int) -> None:
+        if not args.quiet:
+            print(f"\r  bundled knowledge index: {number}/{total} documents, {chunks} chunks  ",
+                  end="", file=sys.stderr, flush=True)
+
+    if not GROMACS_HTML.is_dir():
+        print(f"warning: {GROMACS_HTML} not found (Debian package gromacs-data); the bundled index "
+              "will hold no GROMACS manual", file=sys.stderr)
+    report = build(args.out, progress=show)
+    if not args.quiet:
+        print(file=sys.stderr)
+    print(f"bundled knowledge index: {report['documents']} documents ({report['gromacs_pages']} GROMACS manual "
+          f"pages), {report['chunks']} chunks ({report['chunks_embedded']} embedded now) in {report['seconds']} s, "
+          f"{report['bytes'] / 1e6:.1f} MB at {report['folder']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""What the knowledge base holds: documents cut into sections (loaders), sections cut into chunks
+(chunking), chunks found by a search (hits). Plain typed records; no I/O here."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from simagent.errors import SimagentError
+
+SourceKind = Literal["literature", "manual", "notes"]
+
+
+class CorpusError(SimagentError):
+    """A file cannot be added to the knowledge base (unreadable, empty, unknown format)."""
+
+
+class Section(BaseModel):
+    """A titled stretch of a document's text; `page` is the 1-based page where it starts (PDFs)."""
+
+    title: str = ""
+    text: str
+    page: int | None = None
+    anchor: str | None = Field(default=None, description="fragment id inside the source (HTML)")
+
+
+class Document(BaseModel):
+    source: str = Field(description="path or URI the text came from (the citation key)")
+    title: str
+    kind: SourceKind = "literature"
+    authors: list[str] = Field(default_factory=list)
+    doi: str | None = None
+    year: str | None = None
+    sections: list[Section] = Field(default_factory=list)
+
+    @property
+    def n_chars(self) -> int:
+        return sum(len(s.text) for s in self.sections)
+
+
+class Chunk(BaseModel):
+    """One embedded passage. `heading` (document title > section) is prefixed to the text when
+    embedding, so a passage that never names its topic is still found by it."""
+
+    text: str
+    section: str = ""
+    page: int | None = None
+    anchor: str | None = None
+
+    def embedding_text(self, doc_title: str) -> str:
+        heading = " > ".join(part for part in (doc_title, self.section) if part)
+        return f"{heading}: {self.text}" if heading else self.text
+
+
+class Hit(BaseModel):
+    """A retrieved passage with everything a citation needs."""
+
+    score: float = Field(description="cosine similarity of query and passage, -1..1")
+    text: str
+    source: str
+    title: str
+    kind: SourceKind
+    section: str = ""
+    page: int | None = None
+    anchor: str | None = None
+    doi: str | None = None
+    authors: list[str] = Field(default_factory=list)
+    index: str = Field(default="", description="which index it came from: bundled | user")

@@ -1,0 +1,166 @@
+"""One on-disk vector index: `index.faiss` (faiss.write_index of an IndexIDMap2 over IndexFlatIP,
+exact inner-product search over unit vectors) and `meta.json` (documents and chunk texts; never a
+pickle). The settings (model, chunk size and overlap, splitter version) are hashed; an index written
+under other settings is `stale` and must be rebuilt before use."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from simagent.knowledge import chunking, embed
+from simagent.knowledge.documents import Chunk, Document, Hit
+
+FORMAT = 1
+INDEX_FILE = "index.faiss"
+META_FILE = "meta.json"
+
+
+class IndexSettings(BaseModel):
+    model: str = Field(default_factory=embed.model_id)
+    chunk_size: int = Field(default=900, ge=100, description="characters; MiniLM truncates at 256 word pieces")
+    chunk_overlap: int = Field(default=150, ge=0)
+    splitter: str = chunking.SPLITTER_VERSION
+
+    @property
+    def key(self) -> str:
+        """Hash of everything that changes the stored vectors or chunk boundaries."""
+        return hashlib.sha256(json.dumps(self.model_dump(), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def document_id(doc: Document) -> str:
+    digest = hashlib.sha256()
+    for section in doc.sections:
+        digest.update(f"{section.title}\x00{section.page}\x00{section.text}\x01".encode())
+    return digest.hexdigest()[:16]
+
+
+class VectorIndex:
+    """Load with VectorIndex(folder); `add`, `remove`, `search`; `save` writes both files atomically."""
+
+    def __init__(self, folder: Path, settings: IndexSettings | None = None):
+        self.folder = Path(folder)
+        self.settings = settings or IndexSettings()
+        self.documents: dict[str, dict] = {}
+        self.chunks: dict[int, dict] = {}
+        self.next_id = 0
+        self.stored_key: str | None = None
+        self._faiss = None
+        self.recorded: list[dict] = []
+        meta_path = self.folder / META_FILE
+        if meta_path.is_file():
+            meta = json.loads(meta_path.read_text())
+            self.stored_key = meta.get("settings_hash")
+            self.recorded = list(meta.get("documents", {}).values())
+            if not self.stale:
+                self.documents = meta["documents"]
+                self.chunks = {int(k): v for k, v in meta["chunks"].items()}
+                self.next_id = meta["next_id"]
+
+    @property
+    def exists(self) -> bool:
+        return self.stored_key is not None
+
+    @property
+    def stale(self) -> bool:
+        """Written under other settings (model, chunking): its vectors cannot be mixed with new ones."""
+        return self.stored_key is not None and self.stored_key != self.settings.key
+
+    def documents_on_disk(self) -> list[dict]:
+        """The documents recorded in meta.json, even when the index is stale (to rebuild it)."""
+        return self.recorded
+
+    def _index(self):
+        import faiss
+
+        if self._faiss is None:
+            path = self.folder / INDEX_FILE
+            if self.exists and not self.stale and path.is_file():
+                self._faiss = faiss.read_index(str(path))
+            else:
+                self._faiss = faiss.IndexIDMap2(faiss.IndexFlatIP(embed.DIMENSION))
+        return self._faiss
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def find_source(self, source: str) -> str | None:
+        return next((doc_id for doc_id, d in self.documents.items() if d["source"] == source), None)
+
+    def add(self, doc: Document, progress: Callable[[int, int], None] | None = None,
+            replace: bool = True) -> tuple[str, int]:
+        """Chunk, embed and add one document; returns (document id, chunks added; 0 if unchanged).
+        A document from a source already indexed with other content replaces it."""
+        doc_id = document_id(doc)
+        if doc_id in self.documents:
+            return doc_id, 0
+        old = self.find_source(doc.source)
+        if old and replace:
+            self.remove(old)
+        chunks = chunking.chunk_document(doc, self.settings.chunk_size, self.settings.chunk_overlap)
+        vectors = embed.encode([c.embedding_text(doc.title) for c in chunks], progress=progress)
+        ids = np.arange(self.next_id, self.next_id + len(chunks), dtype="int64")
+        self._index().add_with_ids(vectors, ids)
+        for chunk_id, chunk in zip(ids.tolist(), chunks, strict=True):
+            self.chunks[chunk_id] = {"doc": doc_id, **chunk.model_dump(exclude_none=True)}
+        self.next_id += len(chunks)
+        self.documents[doc_id] = {
+            "source": doc.source, "title": doc.title, "kind": doc.kind, "authors": doc.authors, "doi": doc.doi,
+            "year": doc.year, "n_chunks": len(chunks), "n_chars": doc.n_chars,
+            "pages": len({s.page for s in doc.sections if s.page}) or None,
+            "added": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        return doc_id, len(chunks)
+
+    def remove(self, doc_id: str) -> int:
+        ids = [cid for cid, c in self.chunks.items() if c["doc"] == doc_id]
+        if ids:
+            self._index().remove_ids(np.array(ids, dtype="int64"))
+        for cid in ids:
+            del self.chunks[cid]
+        self.documents.pop(doc_id, None)
+        return len(ids)
+
+    def search(self, vectors: np.ndarray, k: int) -> list[list[Hit]]:
+        if not self.chunks or self.stale:
+            return [[] for _ in range(len(vectors))]
+        scores, ids = self._index().search(np.ascontiguousarray(vectors, dtype="float32"), min(k, len(self.chunks)))
+        return [[self.hit(int(i), float(s)) for s, i in zip(row_s, row_i, strict=True) if i >= 0]
+                for row_s, row_i in zip(scores, ids, strict=True)]
+
+    def hit(self, chunk_id: int, score: float) -> Hit:
+        chunk = self.chunks[chunk_id]
+        doc = self.documents[chunk["doc"]]
+        return Hit(score=score, text=chunk["text"], source=doc["source"], title=doc["title"], kind=doc["kind"],
+                   section=chunk.get("section", ""), page=chunk.get("page"), anchor=chunk.get("anchor"),
+                   doi=doc.get("doi"), authors=doc.get("authors", []), index=self.folder.name)
+
+    def chunk(self, chunk_id: int) -> Chunk:
+        return Chunk(**{k: v for k, v in self.chunks[chunk_id].items() if k != "doc"})
+
+    def save(self) -> None:
+        import faiss
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        meta = {"format": FORMAT, "settings": self.settings.model_dump(), "settings_hash": self.settings.key,
+                "next_id": self.next_id, "documents": self.documents,
+                "chunks": {str(k): v for k, v in self.chunks.items()}}
+        tmp_index = self.folder / (INDEX_FILE + ".tmp")
+        tmp_meta = self.folder / (META_FILE + ".tmp")
+        faiss.write_index(self._index(), str(tmp_index))
+        tmp_meta.write_text(json.dumps(meta, ensure_ascii=False))
+        os.replace(tmp_index, self.folder / INDEX_FILE)
+        os.replace(tmp_meta, self.folder / META_FILE)
+        self.stored_key = self.settings.key
+
+    def reset(self) -> None:
+        """Forget everything (used to rebuild a stale index under the current settings)."""
+        self.documents, self.chunks, self.next_id, self._faiss = {}, {}, 0, None
+        self.stored_key = None

@@ -1,0 +1,113 @@
+"""The knowledge base a question is answered from: the bundled index (rag_index/: engine manuals,
+simagent's method notes, force-field and potential citations) and the user's own index (their
+papers, in the user data folder). Search embeds the question once and merges both indexes' hits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from simagent.knowledge import embed, loaders
+from simagent.knowledge.documents import CorpusError, Hit, SourceKind
+from simagent.knowledge.index import IndexSettings, VectorIndex
+from simagent.paths import rag_index_dir, user_data_dir
+
+# Measured on benchmarks/rag (see its README): below this cosine similarity the best passage does
+# not answer the question.
+RELEVANCE_THRESHOLD = 0.35
+
+Progress = Callable[[str, int, int], None]
+
+
+def user_index_dir() -> Path:
+    return user_data_dir() / "rag_index"
+
+
+def bundled_index_dir() -> Path:
+    return rag_index_dir() / "bundled"
+
+
+class AddReport:
+    def __init__(self) -> None:
+        self.added: list[tuple[str, int]] = []  # (source, chunks)
+        self.unchanged: list[str] = []
+        self.failed: list[str] = []  # messages
+
+
+def add_files(index: VectorIndex, paths: list[Path], kind: SourceKind = "literature",
+              progress: Progress | None = None) -> AddReport:
+    """Load, chunk, embed and add files (folders are searched for supported files); a file that
+    cannot be read is reported and skipped, the others are added; the index is saved once."""
+    report = AddReport()
+    files = loaders.expand(paths)
+    if not files:
+        raise CorpusError("no supported files (" + ", ".join(sorted(set(loaders.SUFFIXES))) + ") in "
+                          + ", ".join(map(str, paths)))
+    for number, path in enumerate(files, start=1):
+        try:
+            doc = loaders.load(path, kind)
+        except CorpusError as err:
+            report.failed.append(str(err))
+            continue
+        label = f"[{number}/{len(files)}] {path.name}"
+        per_file = (lambda done, total, label=label: progress(label, done, total)) if progress else None
+        _, n = index.add(doc, progress=per_file)
+        (report.added.append((doc.source, n)) if n else report.unchanged.append(doc.source))
+    if report.added:
+        index.save()
+    return report
+
+
+def rebuild_from_sources(index: VectorIndex, progress: Progress | None = None) -> AddReport:
+    """Re-read every recorded source of a stale index under the current settings."""
+    sources = [(Path(d["source"]), d["kind"]) for d in index.documents_on_disk()]
+    index.reset()
+    report = AddReport()
+    for path, kind in sources:
+        if not path.is_file():
+            report.failed.append(f"{path}: no longer exists; dropped from the index")
+            continue
+        sub = add_files(index, [path], kind, progress)
+        report.added += sub.added
+        report.failed += sub.failed
+    index.save()
+    return report
+
+
+class KnowledgeBase:
+    """Search over several indexes (default: bundled, then the user's)."""
+
+    def __init__(self, folders: dict[str, Path] | None = None, settings: IndexSettings | None = None):
+        folders = folders if folders is not None else {"bundled": bundled_index_dir(), "user": user_index_dir()}
+        self.settings = settings or IndexSettings()
+        self.indexes = {name: VectorIndex(folder, self.settings) for name, folder in folders.items()}
+
+    def usable(self) -> dict[str, VectorIndex]:
+        return {name: ix for name, ix in self.indexes.items() if ix.exists and not ix.stale and len(ix)}
+
+    def problems(self) -> list[str]:
+        out = []
+        for name, ix in self.indexes.items():
+            if ix.stale:
+                out.append(f"the {name} index at {ix.folder} was built with other settings; "
+                           + ("run `make setup` to rebuild it" if name == "bundled" else "run `simagent rag rebuild`"))
+        return out
+
+    def search(self, query: str, k: int = 5, kinds: set[str] | None = None,
+               min_score: float | None = None) -> list[Hit]:
+        usable = self.usable()
+        if not usable or not query.strip():
+            return []
+        vector = embed.encode([query])
+        depth = k * 4 if kinds else k * 2
+        hits: list[Hit] = []
+        for name, ix in usable.items():
+            for hit in ix.search(vector, depth)[0]:
+                hit.index = name
+                hits.append(hit)
+        if kinds:
+            hits = [h for h in hits if h.kind in kinds]
+        if min_score is not None:
+            hits = [h for h in hits if h.score >= min_score]
+        hits.sort(key=lambda h: -h.score)
+        return hits[:k]

@@ -1,0 +1,263 @@
+"""Retrieval over literature and manuals (simagent/knowledge): loaders, chunking, the index and its
+settings hash, `simagent rag add/list/remove/search`, cited answers, routing of questions.
+
+Tiny corpora made here; the embedding model is the real all-MiniLM-L6-v2 (offline, from PyPI)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from knowledge_pdf import write_pdf
+
+from simagent.knowledge import answer, chunking, library, loaders
+from simagent.knowledge.documents import CorpusError, Document, Hit, Section
+from simagent.knowledge.index import IndexSettings, VectorIndex
+from simagent.knowledge.route import question_kind
+
+SIMAGENT = [str(Path(sys.executable).parent / "simagent")]
+
+# Two invented papers (text written for this test; numbers are part of the test corpus, not claims).
+ZIF8_PAGES = [
+    ["Self-diffusion of carbon dioxide in ZIF-8", "Abstract",
+     "Pulsed-field-gradient NMR was used to follow how carbon dioxide moves through the cages of ZIF-8.",
+     "1. Introduction",
+     "Zeolitic imidazolate frameworks combine zeolite topologies with metal imidazolate linkers."],
+    ["2. Results",
+     "The measured self-diffusion coefficient of CO2 in ZIF-8 was 5.8e-10 m2/s at 298 K and low loading.",
+     "References",
+     "[1] A. Author, Imaginary Journal of Zeolite Cages 12 (1999) 345."],
+]
+WATER_PAGES = [
+    ["Thermal conductivity of liquid water models", "1. Methods",
+     "Non-equilibrium molecular dynamics with a heat flux imposed between two slabs was used."],
+    ["2. Discussion",
+     "The rigid TIP4P/2005 model overestimates the heat conductivity of water by about twenty percent."],
+]
+
+
+@pytest.fixture()
+def data_home(tmp_path, monkeypatch) -> Path:
+    home = tmp_path / "data"
+    monkeypatch.setenv("SIMAGENT_DATA", str(home))
+    return home
+
+
+def papers(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    write_pdf(folder / "zif8.pdf", ZIF8_PAGES, {"Title": "CO2 in ZIF-8 by PFG NMR",
+                                               "Author": "Ada Lovelace; Alan Turing", "doi": "10.5555/zif8.test.001"})
+    write_pdf(folder / "water.pdf", WATER_PAGES, {"Title": "Heat transport in water models"})
+    return folder
+
+
+# --- loaders and chunking -------------------------------------------------------------------------
+
+def test_pdf_sections_pages_metadata_and_no_reference_list(tmp_path):
+    doc = loaders.load(papers(tmp_path / "p") / "zif8.pdf")
+    assert doc.title == "CO2 in ZIF-8 by PFG NMR"
+    assert doc.authors == ["Ada Lovelace", "Alan Turing"]
+    assert doc.doi == "10.5555/zif8.test.001"
+    by_title = {s.title: s for s in doc.sections}
+    assert by_title["2. Results"].page == 2 and "5.8e-10" in by_title["2. Results"].text
+    assert by_title["1. Introduction"].page == 1
+    assert not any("Imaginary Journal" in s.text for s in doc.sections)  # reference list dropped
+
+
+def test_sphinx_html_one_section_per_documented_option(tmp_path):
+    page = tmp_path / "opts.html"
+    page.write_text("""<html><head><title>Run options — GROMACS 2022.5 documentation</title></head><body>
+    <div role="navigation"><h3>Navigation</h3><p>skip me</p></div>
+    <div class="body" role="main"><section><h1>Run options</h1><section><h2>Thermostats</h2>
+    <p>Coupling of the   system to a heat bath.</p>
+    <dl class="std mdp"><dt id="mdp-ref-t">ref-t</dt><dd><p>[K] reference
+    temperature of each group</p></dd></dl>
+    <p>After the list.</p></section><section><h2>References</h2><p>Nose S, 1984.</p></section>
+    </section></div></body></html>""")
+    doc = loaders.load(page, kind="manual")
+    assert doc.title == "Run options"
+    sections = {s.title: s for s in doc.sections}
+    assert sections["Thermostats > ref-t"].text == "ref-t: [K] reference temperature of each group"
+    assert sections["Thermostats > ref-t"].anchor == "mdp-ref-t"
+    assert [s.text for s in doc.sections if s.title == "Thermostats"] == [
+        "Coupling of the system to a heat bath.", "After the list."]
+    assert not any("skip me" in s.text or "Nose" in s.text for s in doc.sections)
+
+
+def test_markdown_and_jats(tmp_path):
+    md = tmp_path / "notes.md"
+    md.write_text("# Barostats\n\nIntro.\n\n## Parrinello-Rahman\n\nSamples NPT.\n\n## References\n\n1. X\n")
+    doc = loaders.load(md)
+    assert [(s.title, s.text) for s in doc.sections] == [("Barostats", "Intro."), ("Parrinello-Rahman", "Samples NPT.")]
+    jats = tmp_path / "paper.xml"
+    jats.write_text("""<article><front><article-meta><article-id pub-id-type="doi">10.1/abc</article-id>
+      <title-group><article-title>Gas uptake in MOFs</article-title></title-group>
+      <contrib-group><contrib contrib-type="author"><name><surname>Curie</surname>
+      <given-names>Marie</given-names></name></contrib></contrib-group><pub-date><year>2021</year></pub-date>
+      <abstract><p>Short abstract.</p></abstract>
+      </article-meta></front><body><sec><title>Methods</title><p>GCMC with RASPA.</p>
+      <sec><title>Force field</title><p>UFF for the framework.</p></sec></sec></body>
+      <back><ref-list><ref><mixed-citation>Old paper</mixed-citation></ref></ref-list></back></article>""")
+    doc = loaders.load(jats)
+    assert (doc.title, doc.authors, doc.doi, doc.year) == ("Gas uptake in MOFs", ["Marie Curie"], "10.1/abc", "2021")
+    assert [s.title for s in doc.sections] == ["Abstract", "Methods", "Methods > Force field"]
+    assert not any("Old paper" in s.text for s in doc.sections)
+
+
+@pytest.mark.parametrize("content", [b"", b"%PDF-1.4\nthis is not a pdf at all\n", b"\x00\x01garbage"])
+def test_empty_or_corrupt_pdf_is_a_clear_error(tmp_path, content):
+    bad = tmp_path / "bad.pdf"
+    bad.write_bytes(content)
+    with pytest.raises(CorpusError, match="bad.pdf: .*nothing added"):
+        loaders.load(bad)
+
+
+def test_chunks_respect_size_overlap_and_sections():
+    sentences = [f"Sentence number {i} says something about thermostats and barostats." for i in range(60)]
+    doc = Document(source="x", title="T", sections=[
+        Section(title="A", text=" ".join(sentences), page=3), Section(title="B", text="Short section.", page=4)])
+    chunks = chunking.chunk_document(doc, size=300, overlap=80)
+    a = [c for c in chunks if c.section == "A"]
+    assert all(len(c.text) <= 300 for c in chunks)
+    assert all(c.page == 3 for c in a) and chunks[-1].section == "B" and chunks[-1].page == 4
+    # consecutive chunks share their boundary sentence; together they hold every sentence
+    assert a[0].text.splitlines()[-1] == a[1].text.splitlines()[0]
+    assert all(any(s in c.text for c in a) for s in sentences)
+
+
+# --- index ----------------------------------------------------------------------------------------
+
+def test_settings_hash_marks_index_stale_and_rebuild_uses_new_chunking(tmp_path):
+    folder = tmp_path / "ix"
+    report = library.add_files(VectorIndex(folder, IndexSettings(chunk_size=400)), [papers(tmp_path / "p")])
+    assert len(report.added) == 2
+    same = VectorIndex(folder, IndexSettings(chunk_size=400))
+    assert not same.stale and len(same.documents) == 2
+    assert library.add_files(same, [tmp_path / "p"]).unchanged  # incremental: nothing re-embedded
+    changed = VectorIndex(folder, IndexSettings(chunk_size=400, chunk_overlap=0))
+    assert changed.stale and changed.documents == {}
+    assert library.KnowledgeBase({"user": folder}, IndexSettings(chunk_size=400, chunk_overlap=0)).search("CO2") == []
+    library.rebuild_from_sources(changed)
+    reopened = json.loads((folder / "meta.json").read_text())
+    assert reopened["settings"]["chunk_overlap"] == 0 and len(reopened["documents"]) == 2
+    assert not VectorIndex(folder, IndexSettings(chunk_size=400, chunk_overlap=0)).stale
+
+
+# --- CLI ------------------------------------------------------------------------------------------
+
+def run_cli(*args: str, env_home: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "SIMAGENT_DATA": str(env_home), "HF_HUB_OFFLINE": "1"}
+    return subprocess.run([*SIMAGENT, *args], capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_rag_add_folder_of_pdfs_then_search_list_remove(tmp_path, data_home):
+    folder = papers(tmp_path / "papers")
+    added = run_cli("rag", "add", str(folder), "--json", env_home=data_home)
+    assert added.returncode == 0, added.stderr
+    assert len(json.loads(added.stdout)["added"]) == 2
+    asked = run_cli("ask", "Which self-diffusivity of CO2 inside ZIF-8 has been published?",
+                    "--json", "--workdir", str(tmp_path / "runs"), env_home=data_home)
+    reply = json.loads(asked.stdout)
+    assert asked.returncode == 0 and reply["status"] == "answered" and reply["answers"] == []
+    value = next(c for c in reply["citations"] if "5.8e-10 m2/s" in c["text"])
+    assert (value["title"], value["doi"], value["page"]) == ("CO2 in ZIF-8 by PFG NMR", "10.5555/zif8.test.001", 2)
+    assert reply["summary"].startswith("From the sources (quoted literature, not computed by simagent):")
+    assert f"[{value['key']}] CO2 in ZIF-8 by PFG NMR, 2. Results, p. 2 (Lovelace et al.; " \
+        "doi:10.5555/zif8.test.001)" in reply["summary"]
+    hits = library.KnowledgeBase({"user": data_home / "rag_index"}).search("heat conduction of TIP4P/2005", k=1)
+    assert (hits[0].title, hits[0].page) == ("Heat transport in water models", 2)
+    listed = json.loads(run_cli("rag", "list", "--json", env_home=data_home).stdout)
+    water = next(d for d in listed["documents"] if d["title"] == "Heat transport in water models")
+    removed = run_cli("rag", "remove", water["id"], env_home=data_home)
+    assert removed.returncode == 0
+    assert [d["title"] for d in VectorIndex(data_home / "rag_index").documents.values()] == ["CO2 in ZIF-8 by PFG NMR"]
+
+
+def test_rag_add_of_empty_and_corrupt_pdf_adds_nothing(tmp_path, data_home):
+    (tmp_path / "empty.pdf").write_bytes(b"")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog\n")
+    result = run_cli("rag", "add", str(tmp_path / "empty.pdf"), str(tmp_path / "broken.pdf"), env_home=data_home)
+    assert result.returncode == 1
+    assert "empty.pdf: the file is empty; nothing added" in result.stderr
+    assert "broken.pdf: not a readable PDF" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (data_home / "rag_index" / "meta.json").exists()
+
+
+# --- answers --------------------------------------------------------------------------------------
+
+def _hit(score: float, text: str, source: str = "/m/mdp-options.html", kind: str = "manual") -> Hit:
+    return Hit(score=score, text=text, source=source, title="GROMACS manual: mdp options", kind=kind,
+               section="Temperature coupling > tau-t")
+
+
+def test_answer_quotes_and_cites_passages_or_says_nothing_found():
+    hits = [_hit(0.71, "tau-t: [ps] time constant for coupling"), _hit(0.2, "unrelated text", source="/m/x.html")]
+    grounded = answer.compose("what does tau_t do", hits, threshold=0.35)
+    assert grounded.found and [c.key for c in grounded.citations] == [1]
+    quoted = '[1] GROMACS manual: mdp options, Temperature coupling > tau-t: "tau-t: [ps] time constant'
+    assert quoted in grounded.summary
+    literature = answer.compose("what do papers say", [_hit(0.6, "D = 5.8e-10 m2/s", "/p/a.pdf", "literature")],
+                                threshold=0.35, literature=True)
+    assert literature.summary.startswith("From the sources (quoted literature, not computed by simagent)")
+    nothing = answer.compose("capital of France?", [_hit(0.12, "tau-t")], threshold=0.35)
+    assert not nothing.found and nothing.citations == [] and "No passage" in nothing.summary
+
+
+@pytest.mark.parametrize("request_text, kind", [
+    # how-to, worded in several ways
+    ("what does the tau_t option in an mdp file control", "howto"),
+    ("Which thermostat samples the canonical ensemble in GROMACS?", "howto"),
+    ("How can I keep the pressure constant in a GROMACS run?", "howto"),
+    ("What is nstcalcenergy used for?", "howto"),
+    ("Explain the difference between the Berendsen and Parrinello-Rahman barostats", "howto"),
+    ("which cutoff scheme should I pick for GPU runs", "howto"),
+    # literature
+    ("What does the literature say about CO2 diffusion in ZIF-8? Cite papers.", "literature"),
+    ("Which values of methane uptake in HKUST-1 have been published?", "literature"),
+    ("Summarise what published studies found for water diffusion in UiO-66", "literature"),
+    # simulation requests stay simulations
+    ("What is the density of water at 300 K?", None),
+    ("Compute the CO2 self-diffusion in ZIF-8 at 298 K and compare with the literature", None),
+    ("What is the edge length of the cubic unit cell of fcc copper according to the Mishin EAM?", None),
+    ("How does it diffuse at 300 K?", None),
+    ("Lattice constant of fcc nickel with the Foiles EAM potential", None),
+])
+def test_question_routing(request_text, kind):
+    assert question_kind(request_text) == kind
+
+
+# --- `simagent ask` with the bundled index (built by `make setup`) -----------------------------------
+
+def bundled_index() -> VectorIndex:
+    index = VectorIndex(library.bundled_index_dir())
+    if not index.exists or index.stale:
+        pytest.fail(f"the bundled knowledge index at {index.folder} is missing or stale: run `make setup`")
+    return index
+
+
+def test_ask_how_to_about_an_mdp_option_cites_the_mdp_manual_page(tmp_path, data_home):
+    bundled_index()
+    # Worded differently from the manual's entry ("time constant for coupling").
+    question = "In a GROMACS mdp file, what is the tau_t setting for?"
+    result = run_cli("ask", question, "--json", "--workdir", str(tmp_path / "runs"), env_home=data_home)
+    assert result.returncode == 0, result.stdout + result.stderr
+    reply = json.loads(result.stdout)
+    assert reply["status"] == "answered" and reply["answers"] == []  # nothing computed, nothing run
+    first = reply["citations"][0]
+    assert first["source"].endswith("user-guide/mdp-options.html")
+    assert first["section"].endswith("tau-t") and "time constant for coupling" in first["text"]
+    assert "[1]" in reply["summary"] and "time constant for coupling" in reply["summary"]
+
+
+def test_ask_literature_question_without_papers_says_nothing_relevant(tmp_path, data_home):
+    bundled_index()
+    result = run_cli("ask", "What does the literature report for the CO2 diffusion coefficient in ZIF-8? Cite papers.",
+                     "--json", "--workdir", str(tmp_path / "runs"), env_home=data_home)
+    reply = json.loads(result.stdout)
+    assert result.returncode == 1 and reply["status"] == "failed" and reply["citations"] == []
+    assert "No paper in your library answers this" in reply["summary"] and "simagent rag add" in reply["summary"]
