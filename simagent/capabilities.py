@@ -10,7 +10,7 @@ The words of method no engine or node honours are recorded as `TaskSpec.unsuppor
 which says exactly what is not possible and the nearest thing simagent can do. A request is never
 answered with a method other than the one it names.
 
-To plug a capability in (literature: issue 12, screening: issue 15), set its `route` here to the
+To plug a capability in (e.g. screening: issue 15), set its `route` here to the
 graph node that handles a TaskSpec needing it, add the node, and remove its words from
 method_words.PATTERNS (they are then honoured, not refused).
 """
@@ -45,9 +45,12 @@ CAPABILITIES: dict[str, Capability] = {
             "models)",
             "the same property with CHGNet or SevenNet (lattice constant or bulk modulus of a crystal), or "
             "with a classical potential of simagent's library", engines=("mlp",)),
+        # Literature questions go to the knowledge node before the request is read (agents.query,
+        # simagent.knowledge.route); what reaches this table mixes a literature ask into a simulation.
         Capability(
-            "literature", "literature search and cited published values",
-            "a simulated value, if you name the system, the conditions and the model", issue=12),
+            "literature", "a literature answer inside a simulation request",
+            "ask the literature question on its own (it is answered from the indexed sources, cited), "
+            "and the simulation separately"),
         Capability(
             "screening", "screening or ranking many structures (e.g. a CoRE MOF database)",
             "one named framework at a time, e.g. 'methane uptake in HKUST-1 at 65 bar and 298 K'", issue=15),

@@ -14,6 +14,7 @@ from agents.query import query
 from simagent.backends.expert import ExpertBackend
 from simagent.capabilities import needed
 from simagent.errors import RequestError
+from simagent.knowledge.route import question_kind
 from simagent.models import PropertyRequest, SystemSpec, TaskSpec
 from simagent.protocols import all_protocols, protocols_for
 from simagent.session import Session
@@ -55,9 +56,8 @@ def query_reading(request: str, reading: TaskSpec):
 
 REFUSED = [
     # (request, capability, words the message quotes); the issue's sentences first
-    ("What does the literature say about CO2 diffusion in ZIF-8? Cite papers.", "literature", "literature"),
-    ("Are there published values for the density of SPC/E water? Please give citations.", "literature",
-     "published values"),
+    ("Compute the density of SPC/E water at 300 K and 1 bar and give published values with citations",
+     "literature", "published values"),
     ("Screen the CoRE MOF database and give me the 10 MOFs with the highest methane uptake at 65 bar and 298 K.",
      "screening", "Screen"),
     ("Out of all CoRE MOFs, which frameworks have the largest CO2 Henry coefficient at 298 K? Rank them.",
@@ -78,6 +78,15 @@ def test_requests_needing_a_missing_capability_end_failed_naming_it(settings, re
 
 
 @pytest.mark.parametrize("request_text", [
+    "What does the literature say about CO2 diffusion in ZIF-8? Cite papers.",
+    "Are there published values for the density of SPC/E water? Please give citations.",
+])
+def test_literature_questions_go_to_the_sources(request_text):
+    """Issue 12 landed: the query agent sends them to the knowledge node before any reading."""
+    assert question_kind(request_text) == "literature" and "literature" in capabilities(request_text)
+
+
+@pytest.mark.parametrize("request_text", [
     "What is the band gap of bulk silicon from DFT with VASP?",
     "Binding energy of CO2 in Mg-MOF-74 with DFT",
     "Silicon lattice constant from DFT",  # before issue 14: answered with Stillinger-Weber
@@ -91,12 +100,12 @@ def test_dft_and_ml_requests_only_reach_their_engines(request_text):
     assert all(p.engine == spec.engine for p in protocols_for(spec))
 
 
-@pytest.mark.parametrize("request_text", [
-    "What is the band gap of bulk silicon from DFT with VASP?",
-    "Binding energy of CO2 in Mg-MOF-74 with DFT",
+@pytest.mark.parametrize(("request_text", "words"), [
+    ("What is the band gap of bulk silicon from DFT with VASP?", "VASP is not configured"),  # + the QE option
+    ("Binding energy of CO2 in Mg-MOF-74 with DFT", "no protocol computes interaction_energy"),
 ])
-def test_dft_requests_no_engine_answers_end_failed_without_a_run(settings, request_text):
-    failed_without_a_run(settings, request_text, "no protocol computes")
+def test_dft_requests_no_engine_answers_end_failed_without_a_run(settings, request_text, words):
+    failed_without_a_run(settings, request_text, words)
 
 
 @pytest.mark.parametrize("request_text", [
