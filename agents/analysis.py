@@ -1,8 +1,11 @@
 """Analysis agent: each protocol's own analysis on its finished job folders, then conversion to
-the units the user asked for. A physics-gate failure means no number for that protocol."""
+the units the user asked for. A physics-gate failure means no number for that protocol, except a missed
+thermostat/barostat set point in a run the description prescribes (settings.gate_extensions False):
+the number is kept and the finding travels with it as a warning (report.md)."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Literal
 
@@ -10,7 +13,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from agents.planner import restrict
-from simagent.errors import SimagentError
+from simagent.errors import SimagentError, set_point_findings
 from simagent.models import JobStatus, Result, TaskSpec
 from simagent.protocols import get_protocol
 from simagent.state import RunContext, RunState
@@ -46,10 +49,14 @@ def analysis(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["
         spec = restrict(state.spec, run.properties)
         job_dirs = {local: Path(status[plan_id].workdir) for local, plan_id in run.jobs.items()}
         try:
-            found = protocol.analyze(protocol.validate_params(run.params), job_dirs, spec)
+            # free requests (ask): a missed set point raises, no number
+            with nullcontext([]) if runtime.context.settings.gate_extensions else set_point_findings() as missed:
+                found = protocol.analyze(protocol.validate_params(run.params), job_dirs, spec)
         except SimagentError as err:
             failures.append(f"{run.protocol}: {err}")
             continue
+        # a prescribed run (solve) keeps its number; the protocol's set-point findings go with it
+        found = [r.model_copy(update={"warnings": [*r.warnings, *missed]}) for r in found] if missed else found
         results += [to_requested_units(r.model_copy(update={"job": run.jobs.get(r.job, r.job)}), spec)
                     for r in found if requested(r, spec)]
     return Command(goto="response", update={"results": results, "failures": failures})

@@ -14,7 +14,6 @@ and review shows the re-rendered inputs as a unified diff against it (approve, e
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Literal
 
@@ -22,6 +21,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from simagent import gates
+from simagent.assessment import EXTEND_HANDLER, assess_failed, assess_finished
 from simagent.engines import get_engine
 from simagent.errors import SimagentError
 from simagent.handlers import (
@@ -32,16 +32,11 @@ from simagent.handlers import (
     apply_param_action,
     backend_diagnosis,
     diagnose,
-    is_param_action,
 )
+from simagent.jobfolder import JobFolder
 from simagent.models import Correction, Decision, Job, JobStatus, ProtocolRun
 from simagent.protocols import get_protocol
 from simagent.state import RunContext, RunState
-
-# Longer production runs the gates may ask for, per job (each doubles the production length).
-MAX_EXTENSIONS = 2
-EXTEND_HANDLER = "gates: extend"
-
 
 # ---------------------------------------------------------------------------------------------
 # Pre-run check
@@ -99,34 +94,6 @@ def _run_index(runs: list[ProtocolRun], job: Job) -> int | None:
     return next((i for i, run in enumerate(runs) if job.id in run.jobs.values()), None)
 
 
-def _archive(job_dir: Path, log: CorrectionLog, job_id: str, records: list[CorrectionRecord]) -> None:
-    """Write corrections.json into the failed attempt's folder and keep it as <job>.failed<N>."""
-    if not job_dir.is_dir():
-        return
-    attempt_log = CorrectionLog(log.records + records)
-    attempt_log.write(job_dir, job_id)
-    n = 1
-    while (job_dir.parent / f"{job_id}.failed{n}").exists():
-        n += 1
-    shutil.move(str(job_dir), str(job_dir.parent / f"{job_id}.failed{n}"))
-
-
-def _write_log(job_dir: Path, job_id: str, log: CorrectionLog) -> None:
-    """corrections.json of a finished job: the full record of each repair, as written into the
-    folder of the attempt it repaired (the graph state keeps only their summaries)."""
-    records = []
-    n = 1
-    while (attempt := job_dir.parent / f"{job_id}.failed{n}").is_dir():
-        saved = CorrectionLog.read(attempt)
-        if saved:
-            records.append(saved[-1])
-        n += 1
-    if len(records) == len(log.for_job(job_id)):
-        CorrectionLog(records).write(job_dir, job_id)
-    else:  # attempts moved or removed by hand: the summaries are all there is
-        log.write(job_dir, job_id)
-
-
 def _supersede_dependents(jobs: list[Job], repaired: set[str]) -> list[str]:
     """Move the folders of jobs downstream of a repaired job aside, so they run again (their own
     inputs may be unchanged, but what they read from the repaired job is not)."""
@@ -138,16 +105,8 @@ def _supersede_dependents(jobs: list[Job], repaired: set[str]) -> list[str]:
             if job.id not in downstream and job.id not in repaired and set(job.depends_on) & (repaired | downstream):
                 downstream.add(job.id)
                 changed = True
-    moved = []
-    for job in jobs:
-        if job.id in downstream and job.workdir and Path(job.workdir).is_dir():
-            job_dir = Path(job.workdir)
-            n = 1
-            while (job_dir.parent / f"{job.id}.superseded{n}").exists():
-                n += 1
-            shutil.move(str(job_dir), str(job_dir.parent / f"{job.id}.superseded{n}"))
-            moved.append(job.id)
-    return moved
+    return [job.id for job in jobs
+            if job.id in downstream and job.workdir and JobFolder(job.workdir, job.id).set_aside("superseded")]
 
 
 def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["input_writer", "analysis"]]:
@@ -168,37 +127,29 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
         job_dir = Path(job.workdir)
         index = _run_index(runs, job)
         if job.status == JobStatus.succeeded:
-            report = gates.evaluate(job_dir, job)
-            if report.outcome == gates.Outcome.PASS:
-                warning = diagnose(job_dir, job, log, succeeded=True)
-                if warning is not None:
-                    decisions.append(Decision(decision="warning", backend="handlers",
-                                              detail=f"{job.id}: {warning.summary()}"))
-                if log.for_job(job.id):
-                    _write_log(job_dir, job.id, log)
-                continue
-            reasons = report.reasons()
-            if report.outcome == gates.Outcome.EXTEND and not context.settings.gate_extensions:
-                # the run length is prescribed: the number stands, the finding goes with it
-                decisions.append(Decision(decision="warning", backend="gates",
-                                          detail=f"{job.id}: run kept as prescribed; {'; '.join(reasons)}"))
-                continue
-            if report.outcome == gates.Outcome.EXTEND:
-                actions = get_engine(job.engine).extend_actions(job)
-                if actions and not all(is_param_action(a) for a in actions):
-                    decisions.append(Decision(decision="repair", backend="handlers",
-                                              detail=f"{job.id}: the extension {actions} is an input edit that "
-                                                     "the protocol cannot express"))
-                    actions = None
-                if actions and log.count(job.id, EXTEND_HANDLER) < MAX_EXTENSIONS and index is not None:
-                    planned.setdefault(index, []).append((job, Diagnosis(
-                        job=job.id, errors=reasons, handler=EXTEND_HANDLER, category="equilibration",
-                        actions=actions)))
+            verdict = assess_finished(job_dir, job, log, extend=context.settings.gate_extensions, param_only=True)
+            decisions += [Decision(decision="repair", backend="handlers", detail=f"{job.id}: {note}")
+                          for note in verdict.notes]
+            if verdict.verdict == "pass":
+                if verdict.gates.outcome == gates.Outcome.EXTEND:
+                    # the run length is prescribed: the number stands, the finding goes with it
+                    decisions.append(Decision(decision="warning", backend="gates",
+                                              detail=f"{job.id}: run kept as prescribed; {'; '.join(verdict.reasons)}"))
                     continue
-                reasons = [*reasons, f"not converged after {log.count(job.id, EXTEND_HANDLER)} extension(s)"]
-            found = diagnose(job_dir, job, log, succeeded=True)
-            if found is not None and found.fixable and index is not None and \
-                    all(is_param_action(a) for a in found.actions):
+                if verdict.diagnosis is not None:
+                    decisions.append(Decision(decision="warning", backend="handlers",
+                                              detail=f"{job.id}: {verdict.diagnosis.summary()}"))
+                if log.for_job(job.id):
+                    JobFolder(job_dir, job.id).write_corrections(log)
+                continue
+            reasons = list(verdict.reasons)
+            if verdict.verdict == "extend" and index is not None:
+                planned.setdefault(index, []).append((job, verdict.diagnosis))
+                continue
+            if verdict.gates.outcome == gates.Outcome.EXTEND:
+                reasons.append(f"not converged after {log.count(job.id, EXTEND_HANDLER)} extension(s)")
+            found = verdict.diagnosis if verdict.verdict != "extend" else diagnose(job_dir, job, log, succeeded=True)
+            if verdict.verdict == "repair" and index is not None:
                 planned.setdefault(index, []).append((job, found))
                 only_extensions = False
                 continue
@@ -210,15 +161,15 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
             continue
         # a failed job
         only_extensions = False
-        found = diagnose(job_dir, job, log)
+        verdict = assess_failed(job_dir, job, log, param_only=True)
+        found = verdict.diagnosis
         if index is None:
             failures.append(f"{job.id} failed: {found.summary() if found else job.message}")
             continue
-        if found is None or not found.fixable or not all(is_param_action(a) for a in found.actions):
-            if found is not None and found.fixable:  # a file edit: protocol inputs are re-rendered
-                decisions.append(Decision(decision="repair", backend="handlers",
-                                          detail=f"{job.id}: {found.handler} suggests an input edit that the "
-                                                 f"protocol cannot express: {found.actions}"))
+        if verdict.verdict != "repair":
+            # a file edit: protocol inputs are re-rendered, so it is only recorded
+            decisions += [Decision(decision="repair", backend="handlers", detail=f"{job.id}: {note}")
+                          for note in verdict.notes]
             run = runs[index]
             text = found.summary() if found else (job.message or "unknown failure")
             try:
@@ -275,7 +226,7 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
                                           errors=found.errors, actions=found.actions, changes=applied,
                                           attempt=log.count(job.id) + 1,
                                           source="gate" if found.handler == EXTEND_HANDLER else "handler")
-                _archive(Path(job.workdir), log, job.id, [record])
+                JobFolder(job.workdir, job.id).archive_failed(CorrectionLog([*log.records, record]))
                 log.add(record)
                 corrections.append(Correction(job=job.id, handler=record.handler, action="; ".join(applied),
                                               reason="; ".join(found.errors)))

@@ -27,7 +27,7 @@ from simagent.jobrun import run_plan  # noqa: E402
 from simagent.models import Plan, PotentialSpec, PropertyRequest, SystemSpec, TaskSpec  # noqa: E402
 from simagent.protocols import get_protocol  # noqa: E402
 from tools.crystals import crystal  # noqa: E402
-from tools.qe import engine, pseudos  # noqa: E402
+from tools.qe import pseudos  # noqa: E402
 from tools.qe.inputs import PwInput, sites_of  # noqa: E402
 from tools.qe.run import Runner  # noqa: E402
 from tools.qe.workflow import QeWorkflow  # noqa: E402
@@ -47,7 +47,7 @@ def pw_input(element: str, ecut: float, kpts: tuple[int, int, int]) -> PwInput:
 
 def run_scf(folder: Path, inp: PwInput, ranks: int = 1) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
-    runner = Runner(folder, QeWorkflow(kind="scf", base=inp, pw_command=engine.pw_command(ranks)))
+    runner = Runner(folder, QeWorkflow(kind="scf", base=inp, ranks=ranks))
     start = time.monotonic()
     out = runner.pw("scf", inp)
     wall = time.monotonic() - start

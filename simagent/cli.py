@@ -168,6 +168,12 @@ def ask(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress output")] = False,
 ) -> None:
     """Answer one request: plan, check, run, analyse; writes answer.json in the run folder."""
+    from agents.screen_request import looks_like_screen, read_screen
+
+    if looks_like_screen(request):  # "the 10 MOFs with the highest ... uptake": the screening funnel
+        settings = _settings(backend, workdir)
+        _run_screen(read_screen(request), Path(settings.workdir) / "screens", settings, json_out, quiet)
+        return
     with Session(_settings(backend, workdir), auto_approve=yes, progress=_progress(quiet)) as session:
         outcome = _drive(session, session.ask(request), interactive_clarify=False)
         _finish(outcome, json_out)
@@ -246,6 +252,62 @@ def doctor(backend: BackendOpt = None, workdir: WorkdirOpt = None) -> None:
     out.print(f"workdir  {Path(settings.workdir).resolve()}")
     out.print(f"python   {sys.version.split()[0]} ({sys.executable})")
     raise typer.Exit(0 if ok else 1)
+
+
+def _run_screen(spec, root: Path, settings: Settings, json_out: bool, quiet: bool) -> None:  # noqa: ANN001
+    from agents.screening import run_screen, summary_lines
+    from simagent.cluster import executor_for
+
+    name = (f"{spec.dataset}-{spec.guest}-{spec.temperature_K:g}K-{spec.pressure_bar:g}bar-top{spec.top_n}"
+            + (f"-sample{spec.sample}-seed{spec.seed}" if spec.sample else "")
+            + (f"-{len(spec.entries)}entries" if spec.entries else ""))
+    out = root / name
+    executor = executor_for(settings)
+    try:
+        result = run_screen(spec, out, executor, say=None if quiet else (lambda t: err.print(f"[dim]· {t}[/dim]")))
+    finally:
+        executor.shutdown()
+    if json_out:
+        typer.echo(json.dumps(result.model_dump(mode="json")))
+    else:
+        Console().print("\n".join(summary_lines(result)), markup=False, highlight=False)
+        Console().print(f"files: {result.files['table']}, {result.files['plot']}, {result.files['funnel']}")
+    raise typer.Exit(0)
+
+
+@app.command()
+def screen(
+    guest: Annotated[str, typer.Option("--guest", help="gas (CH4, Kr, Xe, Ar)")] = "CH4",
+    pressure: Annotated[float, typer.Option("--pressure", help="bar")] = 65.0,
+    temperature: Annotated[float, typer.Option("--temperature", help="K")] = 298.0,
+    top: Annotated[int, typer.Option("--top", help="how many to report")] = 10,
+    dataset: Annotated[str, typer.Option("--dataset", help="2019-ASR | 2019-FSR")] = "2019-ASR",
+    entries: Annotated[list[str] | None, typer.Option("--entry", help="screen only these CoRE entries")] = None,
+    sample: Annotated[int | None, typer.Option("--sample", help="a random sample of this many entries")] = None,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    min_void_fraction: Annotated[float, typer.Option("--min-void-fraction")] = 0.3,
+    max_atoms: Annotated[int, typer.Option("--max-atoms", help="per unit cell")] = 1000,
+    henry_keep: Annotated[int | None, typer.Option("--henry-keep", help="entries passed to GCMC "
+                                                   "(default 3 x top)")] = None,
+    widom_cycles: Annotated[int, typer.Option("--widom-cycles")] = 2000,
+    gcmc_init_cycles: Annotated[int, typer.Option("--gcmc-init-cycles")] = 1000,
+    gcmc_cycles: Annotated[int, typer.Option("--gcmc-cycles")] = 2000,
+    json_out: JsonOpt = False, workdir: WorkdirOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+) -> None:
+    """Screen CoRE MOF 2019 for the uptake of a gas: validity, geometry, size, Widom K_H, GCMC, ranking.
+    Writes results.csv, a plot and funnel.json; a rerun resumes without redoing finished jobs."""
+    from agents.screening import ScreenSpec
+
+    try:
+        spec = ScreenSpec(guest=guest, pressure_bar=pressure, temperature_K=temperature, top_n=top, dataset=dataset,
+                          entries=entries or None, sample=sample, seed=seed, min_void_fraction=min_void_fraction,
+                          max_atoms=max_atoms, henry_keep=henry_keep, widom_cycles=widom_cycles,
+                          gcmc_init_cycles=gcmc_init_cycles, gcmc_cycles=gcmc_cycles)
+    except ValueError as exc:
+        raise SimagentError(f"invalid screen: {exc}") from None
+    settings = _settings(None, workdir)
+    _run_screen(spec, Path(settings.workdir) / "screens", settings, json_out, quiet)
 
 
 @app.command()

@@ -196,7 +196,9 @@ class ParslExecutor(Executor):
         self._handles: dict[str, JobHandle] = {}
         self._lock = threading.Lock()
 
-    def submit(self, job: Job, job_dir: Path, command: list[str], env: dict[str, str]) -> JobHandle:
+    def submit(self, job: Job, job_dir: Path, command: list[str], env: dict[str, str], cores: int = 1) -> JobHandle:
+        # A Parsl task takes one worker slot; a job of `cores` threads/ranks needs cores_per_worker set to
+        # match (one slot per `cores` cores: workers_per_node = cores_per_node // cores) in [cluster].
         record = JobRecord(job=job.id, status=JobStatus.pending, inputs_sha256=inputs_digest(job), command=command)
         write_record(job_dir, record)
         (job_dir / CANCEL_FILE).unlink(missing_ok=True)

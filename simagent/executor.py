@@ -83,8 +83,9 @@ class JobHandle:
 
 class Executor(ABC):
     @abstractmethod
-    def submit(self, job: Job, job_dir: Path, command: list[str], env: dict[str, str]) -> JobHandle:
-        """Start the job's command in job_dir (inputs already written there)."""
+    def submit(self, job: Job, job_dir: Path, command: list[str], env: dict[str, str], cores: int = 1) -> JobHandle:
+        """Start the job's command in job_dir (inputs already written there); `cores` is what the job
+        uses (threads or MPI ranks, simagent.engines.Launch), so the executor can reserve them."""
 
     @abstractmethod
     def poll(self, handle: JobHandle) -> JobRecord:
@@ -123,17 +124,8 @@ def _progress_state(job_dir: Path, pgid: int) -> tuple[int, int]:
                 size += entry.stat(follow_symlinks=False).st_size
     except OSError:
         pass
-    ticks = 0
-    for pid in os.listdir("/proc") if os.path.isdir("/proc") else []:
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid:  # fields after the command: state ppid pgrp ... utime(11) stime(12)
-            ticks += int(fields[11]) + int(fields[12])
+    # fields after the command: state ppid pgrp ... utime(11) stime(12)
+    ticks = sum(int(f[11]) + int(f[12]) for f in supervise.group_processes(pgid).values())
     return size, ticks
 
 
@@ -261,7 +253,8 @@ def _could_not_start(job_dir: Path) -> bool:
 
 
 class LocalExecutor(Executor):
-    """Runs jobs as local subprocesses, at most `max_parallel` at once."""
+    """Runs jobs as local subprocesses using at most `max_parallel` cores at once: a job of n cores
+    (threads or MPI ranks) takes n of them (a job wider than the machine runs alone)."""
 
     def __init__(self, max_parallel: int = 2, memory_limit_mb: int | None = 16384,
                  stall_limit_s: float | None = STALL_LIMIT_S) -> None:
@@ -272,23 +265,32 @@ class LocalExecutor(Executor):
         self._futures: dict[str, Future] = {}
         self._lock = threading.Lock()
         self.workers = max_parallel
+        self._free = max_parallel
+        self._cores_freed = threading.Condition()
 
-    def submit(self, job: Job, job_dir: Path, command: list[str], env: dict[str, str]) -> JobHandle:
+    def submit(self, job: Job, job_dir: Path, command: list[str], env: dict[str, str], cores: int = 1) -> JobHandle:
         record = JobRecord(job=job.id, status=JobStatus.pending, inputs_sha256=inputs_digest(job), command=command)
         write_record(job_dir, record)
         watch = JobWatch(job_dir, record, job.time_limit_s, self._memory_limit_mb, self._stall_limit_s)
         with self._lock:
             self._watches[job.id] = watch
-        self._futures[job.id] = self._pool.submit(self._run, watch, command, env)
+        self._futures[job.id] = self._pool.submit(self._run, watch, command, env, min(max(1, cores), self.workers))
         return JobHandle(job.id, job_dir)
 
-    @staticmethod
-    def _run(watch: JobWatch, command: list[str], env: dict[str, str]) -> None:
-        if watch.cancelled:  # cancelled while queued
-            watch.record.status, watch.record.message = JobStatus.cancelled, "cancelled"
-            write_record(watch.job_dir, watch.record)
-            return
-        watch.run(command, env)
+    def _run(self, watch: JobWatch, command: list[str], env: dict[str, str], cores: int) -> None:
+        with self._cores_freed:
+            self._cores_freed.wait_for(lambda: self._free >= cores or watch.cancelled)
+            if watch.cancelled:  # cancelled while queued
+                watch.record.status, watch.record.message = JobStatus.cancelled, "cancelled"
+                write_record(watch.job_dir, watch.record)
+                return
+            self._free -= cores
+        try:
+            watch.run(command, env)
+        finally:
+            with self._cores_freed:
+                self._free += cores
+                self._cores_freed.notify_all()
 
     def poll(self, handle: JobHandle) -> JobRecord:
         record = read_record(handle.workdir)
@@ -304,6 +306,8 @@ class LocalExecutor(Executor):
             watch = self._watches.get(handle.job_id)
         if watch is not None:
             watch.cancel()
+            with self._cores_freed:
+                self._cores_freed.notify_all()
 
     def shutdown(self) -> None:
         for job_id in list(self._watches):

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from simagent.engines import get_engine
+from simagent.engines import Launch, get_engine
 from simagent.errors import CalculationFailed, InputError
 from simagent.executor import (
     Executor,
@@ -36,13 +36,17 @@ ADOPT_GRACE_S = 10.0
 log = logging.getLogger(__name__)
 
 
-def engine_command(job: Job) -> tuple[list[str], dict[str, str]]:
-    """Command and environment from the engine adapter (simagent.engines)."""
+def engine_launch(job: Job) -> Launch:
+    """Command, environment, cores and ranks from the engine adapter (simagent.engines)."""
     try:
         adapter = get_engine(job.engine)
     except InputError:
         raise CalculationFailed(f"no adapter for engine {job.engine!r}") from None
-    launch = adapter.launch(job)
+    return adapter.launch(job)
+
+
+def engine_command(job: Job) -> tuple[list[str], dict[str, str]]:
+    launch = engine_launch(job)
     return launch.argv, launch.env
 
 
@@ -170,8 +174,9 @@ def run_plan(
                 for dep_id, names in job.stage_in.items():
                     for name in names:
                         shutil.copy2(root / dep_id / name, job_dir / name)
-                command, env = engine_command(job)
-                handles[job.id] = executor.submit(job, job_dir, command, env)
+                launch = engine_launch(job)
+                cores = max(launch.cores, launch.ranks)
+                handles[job.id] = executor.submit(job, job_dir, launch.argv, launch.env, cores)
             running = len(adopted)
             for job_id, handle in list(handles.items()):
                 record = executor.poll(handle)

@@ -538,7 +538,7 @@ class BudgetExecutor(Executor):
     def remaining_s(self) -> float:
         return self.deadline - time.monotonic()
 
-    def submit(self, job: Job, job_dir: Path, command: list[str], env: dict[str, str]) -> JobHandle:
+    def submit(self, job: Job, job_dir: Path, command: list[str], env: dict[str, str], cores: int = 1) -> JobHandle:
         for source in self.supplied:
             target = job_dir / source.name
             if not target.exists():
@@ -559,7 +559,7 @@ class BudgetExecutor(Executor):
         with self._lock:
             self.refused.discard(job.id)
             self.submissions.append(Submission(limited, job_dir, limited.time_limit_s))
-        return self.inner.submit(limited, job_dir, command, env)
+        return self.inner.submit(limited, job_dir, command, env, cores)
 
     def _keep_inputs(self, job: Job, job_dir: Path) -> None:
         folder = self.inputs_dir / job.id

@@ -69,19 +69,26 @@ def _set_parent_death_signal(sig: int) -> None:
         pass
 
 
-def _group_members(pgid: int) -> list[int]:
-    members = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
+def group_processes(pgid: int) -> dict[int, list[bytes]]:
+    """pid -> /proc/PID/stat fields after the command name (state, ppid, pgrp, ...) of the group's
+    processes."""
+    found = {}
+    for name in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not name.isdigit():
             continue
         try:
             with open(f"/proc/{name}/stat", "rb") as handle:
                 fields = handle.read().rsplit(b")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[2]) == pgid and fields[0] != b"Z":
-            members.append(int(name))
-    return members
+        if int(fields[2]) == pgid:
+            found[int(name)] = fields
+    return found
+
+
+def _group_members(pgid: int) -> list[int]:
+    """Live (not zombie) processes of the group other than this one."""
+    return [pid for pid, fields in group_processes(pgid).items() if pid != os.getpid() and fields[0] != b"Z"]
 
 
 def _stop_group(pgid: int, grace_s: float = GRACE_S) -> None:

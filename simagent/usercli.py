@@ -13,7 +13,6 @@ corrections, final_input, log, job_dir, gates, message. Exit 0 only when it succ
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -24,7 +23,7 @@ import typer
 from rich.console import Console
 from rich.syntax import Syntax
 
-from simagent import gates
+from simagent.assessment import EXTEND_HANDLER, assess_failed, assess_finished
 from simagent.engines import EngineAdapter, all_engines, get_engine, guess_engine
 from simagent.errors import InputError, SimagentError
 from simagent.executor import LocalExecutor
@@ -35,14 +34,13 @@ from simagent.handlers import (
     Finding,
     apply_actions,
     backend_diagnosis,
-    diagnose,
     input_diff,
 )
+from simagent.jobfolder import JobFolder
 from simagent.models import Job, JobStatus
 
 EXIT_OK, EXIT_FAILED, EXIT_UNSAFE = 0, 1, 4
 MAX_ATTEMPTS = 6  # runs of one input, the first included
-MAX_EXTENSIONS = 2
 DEFAULT_TIME_LIMIT_S = 1800.0
 
 
@@ -151,33 +149,16 @@ def _resolver(source_folder: Path, adapter: EngineAdapter) -> Callable[[str], st
     return resolve
 
 
-def _run_once(job: Job, job_dir: Path, files: dict[str, Path], executor: LocalExecutor,
+def _run_once(job: Job, folder: JobFolder, files: dict[str, Path], executor: LocalExecutor,
               adapter: EngineAdapter) -> tuple[JobStatus, str]:
-    if job_dir.exists():
-        shutil.rmtree(job_dir)
-    job_dir.mkdir(parents=True)
-    for name, text in job.inputs.items():
-        (job_dir / name).write_text(text)
-    for name, source in files.items():
-        shutil.copy2(source, job_dir / name)
-    (job_dir / "job.json").write_text(json.dumps(job.model_dump(mode="json", exclude={"inputs"}), indent=2))
+    folder.write_inputs(job, files)
     launch = adapter.launch(job)
-    handle = executor.submit(job, job_dir, launch.argv, launch.env)
+    handle = executor.submit(job, folder.path, launch.argv, launch.env)
     while True:
         record = executor.poll(handle)
         if record.status in (JobStatus.succeeded, JobStatus.failed, JobStatus.cancelled):
             return record.status, record.message
         time.sleep(0.05)
-
-
-def _archive(job_dir: Path, log: CorrectionLog, job_id: str) -> None:
-    if not job_dir.is_dir():
-        return
-    log.write(job_dir, job_id)
-    n = 1
-    while (job_dir.parent / f"{job_dir.name}.failed{n}").exists():
-        n += 1
-    job_dir.rename(job_dir.parent / f"{job_dir.name}.failed{n}")
 
 
 def run_file(path: Path, engine: str | None = None, workdir: Path | None = None, yes: bool = True,
@@ -192,6 +173,7 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
     root = root.resolve()
     root.mkdir(parents=True, exist_ok=True)
     job_dir = root / job.id
+    folder = JobFolder(job_dir, job.id)
     report = RunReport(status="failed", file=str(path), engine=job.engine, job_dir=str(job_dir))
     log = CorrectionLog()
     resolve = _resolver(path.parent if path.is_file() else path, adapter)
@@ -243,36 +225,28 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
                 break
             report.attempts += 1
             say(f"attempt {report.attempts}: running {job.engine} in {job_dir}")
-            status, message = _run_once(job, job_dir, files, executor, adapter)
+            status, message = _run_once(job, folder, files, executor, adapter)
             succeeded = status == JobStatus.succeeded
             diagnosis: Diagnosis | None = None
             if succeeded:
-                gate_report = gates.evaluate(job_dir, job)
-                report.gates = gate_report.summary()
-                if gate_report.outcome == gates.Outcome.PASS:
-                    warning = diagnose(job_dir, job, log, succeeded=True)
-                    report.note(warning, report.attempts)
-                    if warning is None or not warning.fixable:
-                        report.status = "succeeded"
-                        report.message = warning.summary() if warning else "finished; all gates passed"
-                        break
-                    diagnosis = warning
-                elif gate_report.outcome == gates.Outcome.EXTEND and \
-                        log.count(job.id, "gates: extend") < MAX_EXTENSIONS:
-                    actions = adapter.extend_actions(job)
-                    if actions:
-                        diagnosis = Diagnosis(job=job.id, errors=gate_report.reasons(), handler="gates: extend",
-                                              category="equilibration", actions=actions)
-                if diagnosis is None:
-                    diagnosis = diagnose(job_dir, job, log, succeeded=True)
-                    report.note(diagnosis or Diagnosis(job=job.id, errors=gate_report.reasons(), handler="gates",
+                verdict = assess_finished(job_dir, job, log, repair_warnings=True)
+                report.gates = verdict.gates.summary()
+                diagnosis = verdict.diagnosis
+                if verdict.verdict == "pass":
+                    report.note(diagnosis, report.attempts)
+                    report.status = "succeeded"
+                    report.message = diagnosis.summary() if diagnosis else "finished; all gates passed"
+                    break
+                if verdict.verdict == "repair":
+                    report.note(diagnosis, report.attempts)
+                elif verdict.verdict == "fail":
+                    report.note(diagnosis or Diagnosis(job=job.id, errors=verdict.reasons, handler="gates",
                                                        category="physics gate"), report.attempts)
-                    if diagnosis is None or not diagnosis.fixable:
-                        report.message = "the physics gates failed, no number should be trusted: " + \
-                                         "; ".join(gate_report.reasons())
-                        break
+                    report.message = "the physics gates failed, no number should be trusted: " + \
+                                     "; ".join(verdict.reasons)
+                    break
             else:
-                diagnosis = diagnose(job_dir, job, log)
+                diagnosis = assess_failed(job_dir, job, log).diagnosis
                 report.note(diagnosis, report.attempts)
                 if (diagnosis is None or not diagnosis.fixable) and backend is not None:
                     text = diagnosis.summary() if diagnosis else (message or "unknown failure")
@@ -283,8 +257,8 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
                     blocked = f" ({diagnosis.blocked})" if diagnosis and diagnosis.blocked else ""
                     report.message = f"the run failed: {reason}{blocked}"
                     break
-            _archive(job_dir, CorrectionLog(log.records), job.id)
-            if not apply(diagnosis, "gate" if diagnosis.handler == "gates: extend" else
+            folder.archive_failed(CorrectionLog(log.records))
+            if not apply(diagnosis, "gate" if diagnosis.handler == EXTEND_HANDLER else
                          "backend" if diagnosis.category == "backend" else "handler"):
                 break
         else:

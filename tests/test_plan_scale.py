@@ -4,7 +4,9 @@ workers, dependencies are respected, the progress display counts done/running/qu
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -47,3 +49,25 @@ def test_eta_is_mean_wall_times_jobs_left_over_workers():
     assert progress.eta_s == pytest.approx(25.0 * 6 / 2)
     assert progress.line() == "4/10 done, 2 running, 4 queued, ETA 1 min 15 s"
     assert PlanProgress(total=3).eta_s is None
+
+
+def test_a_job_s_cores_are_reserved_on_the_local_executor(tmp_path):
+    """max_parallel = 2 cores: a 2-core job never overlaps another job; two 1-core jobs overlap."""
+    executor = LocalExecutor(max_parallel=2)
+    handles = {}
+    try:
+        for name, cores in (("wide", 2), ("a", 1), ("b", 1)):
+            job = Job(id=name, protocol="test/sleep", engine="lammps", inputs={"x": name})
+            (tmp_path / name).mkdir()
+            handles[name] = executor.submit(job, tmp_path / name, ["sleep", "1"], dict(os.environ), cores=cores)
+        for handle in handles.values():
+            while executor.poll(handle).status not in (JobStatus.succeeded, JobStatus.failed):
+                time.sleep(0.05)
+    finally:
+        executor.shutdown()
+    span = {}
+    for name in handles:
+        start = json.loads((tmp_path / name / supervise.PROCESS_FILE).read_text())["started"]
+        span[name] = (start, (tmp_path / name / "status.json").stat().st_mtime)
+    assert span["a"][0] >= span["wide"][1] - 0.05 and span["b"][0] >= span["wide"][1] - 0.05
+    assert span["b"][0] < span["a"][1] and span["a"][0] < span["b"][1]  # the two 1-core jobs overlapped

@@ -192,6 +192,24 @@ def test_prose_density_and_temperature(text, density, temperature):
     assert "density" not in spec.missing and "temperature" not in spec.missing
 
 
+# In LJ units the number a LAMMPS lattice is given with is the reduced density (LAMMPS `lattice`
+# command: "scale = reduced density rho* (LJ units)"); descriptions call it a lattice constant/spacing.
+@pytest.mark.parametrize("text, density", [
+    ("Mean potential energy per atom of LJ particles (reduced units) on a bcc lattice whose lattice constant is "
+     "0.92, with a Nose-Hoover thermostat at T = 1.4.", 0.92),
+    ("Reduced-unit Lennard-Jones atoms start on a simple cubic lattice using a spacing of 0.55 and are held at "
+     "T = 2.0 by a Langevin thermostat.", 0.55),
+    ("An LJ solid, built with lattice fcc 1.05 in LJ units, is kept at a temperature of 0.3 by a Berendsen "
+     "thermostat.", 1.05),
+    ("LJ particles on an fcc lattice with a lattice constant of 1.7 sigma, thermostat at T = 1.0 (reduced).", None),
+    ("LJ particles on an fcc lattice of 6 unit cells per side at T = 1.0 (reduced units).", None),
+])  # fmt: skip
+def test_lattice_scale_is_the_reduced_density(text, density):
+    spec = backend.task_spec(text)
+    assert spec.conditions.density == (None if density is None else q(density, "reduced"))
+    assert ("density" in spec.missing) == (density is None)
+
+
 @pytest.mark.parametrize("text, expected", [
     ("Minimise with conjugate gradients to an energy tolerance of 2.5 * 10⁻⁸ and a force tolerance of "
      "1 x 10^-5.", {"etol": 2.5e-8, "ftol": 1e-5}),

@@ -172,3 +172,14 @@ def test_a_calculation_beyond_the_budget_is_refused_with_its_cost(monkeypatch):
     with pytest.raises(RequestError, match=r"19 electrons.*would take about .* h on this machine"):
         get_protocol("qe/eos").parameters(task)
     assert stated.startswith("about ")
+
+
+def test_ask_for_an_element_without_pseudopotential_fails_cleanly(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SIMAGENT_", "OPENAI_"))}
+    env["SIMAGENT_CONFIG"] = str(tmp_path / "none.toml")
+    proc = subprocess.run([SIMAGENT, "ask", "--yes", "--json", "PBE lattice constant of fcc neodymium",
+                           "--workdir", str(tmp_path / "runs")], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode != 0
+    answer = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert answer["status"] == "failed" and "no PBE pseudopotential for Nd" in answer["error"]
+    assert "Traceback" not in proc.stderr and answer["answers"] == []

@@ -53,7 +53,7 @@ def test_recorded_brmix_failure_is_corrected_by_custodian(tmp_path):
     folder = tmp_path / "relax"
     shutil.copytree(FILES / "brmix", folder)
     (folder / "vasp.out").unlink()
-    code = run(folder, VaspJob(command=[sys.executable, str(FILES / "fake_vasp.py")]))
+    code = run(folder, VaspJob(), [sys.executable, str(FILES / "fake_vasp.py")])
     assert code == 0
     (record,) = json.loads((folder / "corrections.json").read_text())
     assert record["handler"] == "custodian.VaspErrorHandler" and record["errors"] == ["brmix"]
@@ -66,7 +66,7 @@ def test_unfixable_failure_stops_with_a_message(tmp_path):
     shutil.copytree(FILES / "brmix", folder)
     fail = tmp_path / "fail.py"
     fail.write_text("import sys; print('segmentation fault'); sys.exit(139)\n")
-    assert run(folder, VaspJob(command=[sys.executable, str(fail)])) == 1
+    assert run(folder, VaspJob(), [sys.executable, str(fail)]) == 1
 
 
 def test_ask_with_vasp_not_configured_says_so_and_offers_qe(tmp_path):

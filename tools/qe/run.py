@@ -13,7 +13,9 @@ import sys
 import time
 from pathlib import Path
 
+from simagent.errors import EngineNotFound
 from tools.qe import recovery
+from tools.qe.engine import pw_command
 from tools.qe.inputs import PwInput
 from tools.qe.parse import PwOutput, parse
 from tools.qe.workflow import CONVERGENCE_FILE, JOB_FILE, STEPS_FILE, QeWorkflow
@@ -29,6 +31,8 @@ class Runner:
     def __init__(self, folder: Path, workflow: QeWorkflow) -> None:
         self.folder = folder
         self.wf = workflow
+        # the launcher comes from the adapter, never from the (editable) job file
+        self.command = pw_command(workflow.ranks)
         self.steps: list[dict] = []
         self.corrections: list[dict] = []
 
@@ -38,7 +42,7 @@ class Runner:
             (self.folder / f"{name}.in").write_text(inp.render())
             start = time.monotonic()
             with open(self.folder / f"{name}.out", "w") as out:
-                proc = subprocess.run([*self.wf.pw_command, "-in", f"{name}.in"], cwd=self.folder, stdout=out,
+                proc = subprocess.run([*self.command, "-in", f"{name}.in"], cwd=self.folder, stdout=out,
                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, check=False)
             wall = time.monotonic() - start
             text = (self.folder / f"{name}.out").read_text(errors="replace")
@@ -117,11 +121,11 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         Runner(path.parent, workflow).run()
-    except StepFailed as err:
+    except (StepFailed, EngineNotFound) as err:
         print(str(err), file=sys.stderr)
         return 1
     except OSError as err:
-        print(f"could not start pw.x ({' '.join(workflow.pw_command)}): {err}", file=sys.stderr)
+        print(f"could not start pw.x: {err}", file=sys.stderr)
         return 1
     print("QE workflow finished")
     return 0

@@ -27,7 +27,7 @@ class QeWorkflow(BaseModel):
     bands_kpoints: list[KPoint] = Field(default_factory=list)
     bands_labels: list[tuple[int, str]] = Field(default_factory=list, description="(k index, label)")
     nbnd: int | None = Field(default=None, description="bands of the band-gap runs")
-    pw_command: list[str] = Field(default_factory=lambda: ["pw.x"], description="launcher + pw.x")
+    ranks: int = Field(default=1, ge=1, le=64, description="MPI ranks of pw.x (1: serial, no launcher)")
     max_attempts: int = Field(default=4, ge=1)
 
     @model_validator(mode="after")

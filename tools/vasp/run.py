@@ -19,7 +19,9 @@ JOB_FILE = "vasp_job.json"
 
 
 class VaspJob(BaseModel):
-    command: list[str] = Field(min_length=1)
+    """The job file holds no command: the launcher comes from simagent's settings (vasp_command), so an
+    edited job file cannot start another program."""
+
     max_errors: int = Field(default=5, ge=0)
 
 
@@ -30,11 +32,11 @@ def finished(folder: Path) -> bool:
         errors="replace")
 
 
-def run(folder: Path, job: VaspJob) -> int:
+def run(folder: Path, job: VaspJob, command: list[str]) -> int:
     log = CorrectionLog(max_per_job=job.max_errors, max_total=job.max_errors)
     for attempt in range(1, job.max_errors + 2):
         with open(folder / VASP_LOG, "w") as out:
-            proc = subprocess.run(job.command, cwd=folder, stdout=out, stderr=subprocess.STDOUT,
+            proc = subprocess.run(command, cwd=folder, stdout=out, stderr=subprocess.STDOUT,
                                   stdin=subprocess.DEVNULL, check=False)
         if proc.returncode == 0 and finished(folder):
             return 0
@@ -52,7 +54,15 @@ def main(argv: list[str]) -> int:
     except (OSError, ValueError) as err:
         print(f"cannot read {path}: {err}", file=sys.stderr)
         return 2
-    return run(path.parent, job)
+    from simagent.errors import EngineNotFound
+    from tools.vasp.engine import vasp_command
+
+    try:
+        command = vasp_command()
+    except EngineNotFound as err:
+        print(str(err), file=sys.stderr)
+        return 1
+    return run(path.parent, job, command)
 
 
 if __name__ == "__main__":

@@ -106,7 +106,7 @@ def complete_conditions(spec: TaskSpec) -> TaskSpec:
         if source is not None:
             spec.conditions.temperature = source
     if spec.conditions.density is None and spec.conditions.pressure is None and reduced:
-        spec.conditions.density = prose_density(low)
+        spec.conditions.density = prose_density(low) or lattice_scale_density(low)
     for name in ("temperature", "density"):
         if getattr(spec.conditions, name) is not None and name in spec.missing:
             spec.missing.remove(name)
@@ -126,6 +126,24 @@ _PROSE_TEMPERATURE = re.compile(r"\b(?:reduced |fixed |target |lj )*temperature\
 def prose_density(low: str) -> Quantity | None:
     """A reduced density stated in words (the text is known to be in LJ units)."""
     match = _PROSE_DENSITY.search(low)
+    return Quantity(value=float(match.group(1)), unit="reduced") if match else None
+
+
+# "an fcc lattice with lattice constant 0.65", "a square lattice of spacing 0.9", "lattice fcc 0.8442"
+_LATTICE_SCALE = re.compile(
+    r"\blattice(?: (?:" + "|".join(p for p, _ in LATTICE_WORDS) + r"))?"
+    r"(?:,? (?:with|of|having|whose|at|using))?(?: an?| the| its)?(?: lattice)?"
+    r" (?:constant|spacing|parameter|scale(?: factor)?)?\s*(?:of|=|:|is|equal to|set to)?\s*\(?\s*" + NUM + _WHOLE +
+    r"(?!\s*(?:σ|sigma|\*?\s*σ|a\b|å|nm|angstrom|lattice|x\b|×|\*|by\b|(?:unit |conventional )?cells?\b"
+    r"|atoms|particles|sites|points|layers|planes|times|steps|k\b))")
+
+
+def lattice_scale_density(low: str) -> Quantity | None:
+    """The number a lattice is given with, in reduced LJ units: LAMMPS's `lattice style scale`, whose
+    scale is the reduced number density in LJ units (LAMMPS lattice command). Descriptions written
+    from such inputs call it the lattice constant or spacing; a number with a length unit (sigma) is a
+    real edge length and is not read here."""
+    match = _LATTICE_SCALE.search(low)
     return Quantity(value=float(match.group(1)), unit="reduced") if match else None
 
 

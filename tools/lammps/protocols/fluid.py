@@ -31,7 +31,7 @@ import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
 from simagent import plots
-from simagent.errors import CalculationFailed, ReadError, RequestError
+from simagent.errors import CalculationFailed, ReadError, RequestError, set_point_missed
 from simagent.materials.rdf import rdf_peak_and_cn
 from simagent.models import (
     Conditions,
@@ -1121,7 +1121,7 @@ def check_pressure(pressures: np.ndarray, target: float) -> None:
     6 standard errors (the barostat holds the mean, not each sample)."""
     mean, se = block_average(pressures)
     if abs(mean - target) > 6 * se:
-        raise CalculationFailed(
+        set_point_missed(
             f"mean pressure {mean:.4g} +/- {se:.2g} misses the barostat set point {target:g}: not equilibrated"
         )
 
@@ -1162,7 +1162,7 @@ def check_temperature(temps: np.ndarray, target: float, tolerance: float = 0.05)
     mean, se = block_average(temps)
     off = abs(mean - target)
     if off > tolerance * target and off > 3 * se:
-        raise CalculationFailed(
+        set_point_missed(
             f"mean temperature {mean:.4g} +/- {se:.2g} misses the target {target:g} by "
             f"{100 * off / target:.1f} % (limit {100 * tolerance:g} %): not equilibrated"
         )

@@ -122,9 +122,8 @@ class QeCrystalProtocol(crystals.NamedEngineCrystalProtocol):
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)
         wf = self.workflow(p)
-        preview = wf.base.model_copy(update={"ecutwfc": max(p.cutoffs_Ry)}).render()
         return [Job(id=JOB_ID, protocol=self.name, engine="qe", stage="dft", params=p.model_dump(mode="json"),
-                    inputs={JOB_FILE: wf.model_dump_json(indent=1), "reference_pw.in": preview},
+                    inputs={JOB_FILE: wf.model_dump_json(indent=1)},  # the runner writes each <step>.in
                     time_limit_s=p.time_limit_s)]
 
     def base_input(self, p: QeCrystalParams) -> PwInput:
@@ -190,7 +189,7 @@ class QeEos(QeCrystalProtocol):
     def workflow(self, p: QeCrystalParams) -> QeWorkflow:
         return QeWorkflow(kind="eos", base=self.base_input(p), cutoffs_Ry=p.cutoffs_Ry,
                           cutoff_tol_meV_per_atom=p.cutoff_tol_meV_per_atom, cutoff_kpts=p.cutoff_kpts,
-                          strains=p.strains, pw_command=engine.pw_command(p.ranks))
+                          strains=p.strains, ranks=p.ranks)
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
         p = self.as_params(params)
@@ -244,7 +243,7 @@ class QeBandGap(QeCrystalProtocol):
         nbnd = int(math.ceil(p.z_valence * len(atoms) / 2)) + p.extra_bands
         return QeWorkflow(kind="band_gap", base=self.base_input(p), cutoffs_Ry=p.cutoffs_Ry,
                           cutoff_tol_meV_per_atom=p.cutoff_tol_meV_per_atom, cutoff_kpts=p.cutoff_kpts,
-                          bands_kpoints=kpoints, bands_labels=labels, nbnd=nbnd, pw_command=engine.pw_command(p.ranks))
+                          bands_kpoints=kpoints, bands_labels=labels, nbnd=nbnd, ranks=p.ranks)
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
         p = self.as_params(params)

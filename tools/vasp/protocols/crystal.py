@@ -72,11 +72,7 @@ class VaspCrystalProtocol(crystals.NamedEngineCrystalProtocol):
         if problems:
             raise InputError("the INCAR does not pass the checks: " + "; ".join(problems))
         texts, _ = input_texts(vis)
-        try:
-            command = engine.vasp_command()
-        except EngineNotFound:
-            command = ["vasp_std"]  # inputs only (e.g. `simagent vasp-inputs`); running needs the configuration
-        texts[JOB_FILE] = VaspJob(command=command).model_dump_json(indent=1)
+        texts[JOB_FILE] = VaspJob().model_dump_json(indent=1)
         return [Job(id=JOB_ID, protocol=self.name, engine="vasp", stage=self.set_kind,
                     params=p.model_dump(mode="json"), inputs=texts, time_limit_s=p.time_limit_s)]
 
