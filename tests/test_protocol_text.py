@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 
 from simagent.backends.expert import ExpertBackend
-from simagent.backends.expert.protocol_text import complete_conditions, expected_atoms, read_controls
+from simagent.backends.expert.protocol_text import (
+    complete_conditions,
+    expected_atoms,
+    read_controls,
+    unplaced_run_lengths,
+)
 from simagent.backends.expert.reader import normalise
 from simagent.errors import RequestError
 from simagent.models import (
@@ -377,3 +382,17 @@ def test_two_dimensional_coordination_number():
     g = ring / (2 * math.pi * rho * r) + np.where(r > 1.5, 1.0, 0.0)
     peak, r_min, cn = fluid.rdf_peak_and_cn(r, g, rho, dimension=2)
     assert abs(peak - r0) < 0.015 and cn == pytest.approx(6, abs=0.05)
+
+
+# Run lengths the reading did not place in a stage (paraphrases written for this test): a described
+# run read without one of its stages would not be the run described (solve asks instead).
+@pytest.mark.parametrize("text, unplaced", [
+    ("Heat the LJ liquid for 3000 steps, quench it with a conjugate-gradient minimisation, then equilibrate "
+     "for 20000 steps and collect g(r) during a 4000-step production run.", [3000]),
+    ("Equilibrate for 2000 steps, then a production run of 8000 steps.", []),
+    ("Equilibrate for 2000 steps, then a production run of 8000 steps; 10000 steps in all.", []),
+    ("A 6000-step NVE run; write thermo every 100 steps and dump every 500 steps, Tdamp = 100 timesteps.", []),
+    ("Average over the last 1500 steps of a 5000-step run.", []),
+])  # fmt: skip
+def test_run_lengths_not_placed_in_a_stage(text, unplaced):
+    assert unplaced_run_lengths(text, SimulationControls(**controls(text))) == unplaced
