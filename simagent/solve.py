@@ -644,11 +644,8 @@ def solve_settings(backend: str | None = None) -> Settings:
     hybrid backend (rules first, the local model where they are unsure) when the local model is
     installed, the expert rules otherwise."""
     settings = load_settings(backend=backend)
-    if settings.backend is None and not settings.base_url:
-        from simagent.backends.model_store import parts_installed
-
-        if settings.model_path is not None or parts_installed(settings.model_name):
-            settings = settings.model_copy(update={"backend": "hybrid"})
+    if settings.backend is None and settings.resolved_backend == "hybrid":  # Settings.local_model_available
+        settings = settings.model_copy(update={"backend": "hybrid"})
     return settings
 
 

@@ -25,7 +25,8 @@ GROMACS_PARTS = ("user-guide", "reference-manual", "how-to", "onlinehelp", "inst
 
 
 def gromacs_pages(root: Path = GROMACS_HTML) -> list[Path]:
-    return sorted(p for part in GROMACS_PARTS for p in (root / part).rglob("*.html")) if root.is_dir() else []
+    """Pages in the order of GROMACS_PARTS (the user guide first: an interrupted build has it)."""
+    return [p for part in GROMACS_PARTS for p in sorted((root / part).rglob("*.html"))] if root.is_dir() else []
 
 
 def corpus(gromacs_root: Path = GROMACS_HTML) -> list[Document]:
