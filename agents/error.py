@@ -21,6 +21,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from simagent import gates
+from simagent.assessment import EXTEND_HANDLER, assess_failed, assess_finished
 from simagent.engines import get_engine
 from simagent.errors import SimagentError
 from simagent.handlers import (
@@ -31,17 +32,11 @@ from simagent.handlers import (
     apply_param_action,
     backend_diagnosis,
     diagnose,
-    is_param_action,
 )
 from simagent.jobfolder import JobFolder
 from simagent.models import Correction, Decision, Job, JobStatus, ProtocolRun
 from simagent.protocols import get_protocol
 from simagent.state import RunContext, RunState
-
-# Longer production runs the gates may ask for, per job (each doubles the production length).
-MAX_EXTENSIONS = 2
-EXTEND_HANDLER = "gates: extend"
-
 
 # ---------------------------------------------------------------------------------------------
 # Pre-run check
@@ -132,37 +127,29 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
         job_dir = Path(job.workdir)
         index = _run_index(runs, job)
         if job.status == JobStatus.succeeded:
-            report = gates.evaluate(job_dir, job)
-            if report.outcome == gates.Outcome.PASS:
-                warning = diagnose(job_dir, job, log, succeeded=True)
-                if warning is not None:
+            verdict = assess_finished(job_dir, job, log, extend=context.settings.gate_extensions, param_only=True)
+            decisions += [Decision(decision="repair", backend="handlers", detail=f"{job.id}: {note}")
+                          for note in verdict.notes]
+            if verdict.verdict == "pass":
+                if verdict.gates.outcome == gates.Outcome.EXTEND:
+                    # the run length is prescribed: the number stands, the finding goes with it
+                    decisions.append(Decision(decision="warning", backend="gates",
+                                              detail=f"{job.id}: run kept as prescribed; {'; '.join(verdict.reasons)}"))
+                    continue
+                if verdict.diagnosis is not None:
                     decisions.append(Decision(decision="warning", backend="handlers",
-                                              detail=f"{job.id}: {warning.summary()}"))
+                                              detail=f"{job.id}: {verdict.diagnosis.summary()}"))
                 if log.for_job(job.id):
                     JobFolder(job_dir, job.id).write_corrections(log)
                 continue
-            reasons = report.reasons()
-            if report.outcome == gates.Outcome.EXTEND and not context.settings.gate_extensions:
-                # the run length is prescribed: the number stands, the finding goes with it
-                decisions.append(Decision(decision="warning", backend="gates",
-                                          detail=f"{job.id}: run kept as prescribed; {'; '.join(reasons)}"))
+            reasons = list(verdict.reasons)
+            if verdict.verdict == "extend" and index is not None:
+                planned.setdefault(index, []).append((job, verdict.diagnosis))
                 continue
-            if report.outcome == gates.Outcome.EXTEND:
-                actions = get_engine(job.engine).extend_actions(job)
-                if actions and not all(is_param_action(a) for a in actions):
-                    decisions.append(Decision(decision="repair", backend="handlers",
-                                              detail=f"{job.id}: the extension {actions} is an input edit that "
-                                                     "the protocol cannot express"))
-                    actions = None
-                if actions and log.count(job.id, EXTEND_HANDLER) < MAX_EXTENSIONS and index is not None:
-                    planned.setdefault(index, []).append((job, Diagnosis(
-                        job=job.id, errors=reasons, handler=EXTEND_HANDLER, category="equilibration",
-                        actions=actions)))
-                    continue
-                reasons = [*reasons, f"not converged after {log.count(job.id, EXTEND_HANDLER)} extension(s)"]
-            found = diagnose(job_dir, job, log, succeeded=True)
-            if found is not None and found.fixable and index is not None and \
-                    all(is_param_action(a) for a in found.actions):
+            if verdict.gates.outcome == gates.Outcome.EXTEND:
+                reasons.append(f"not converged after {log.count(job.id, EXTEND_HANDLER)} extension(s)")
+            found = verdict.diagnosis if verdict.verdict != "extend" else diagnose(job_dir, job, log, succeeded=True)
+            if verdict.verdict == "repair" and index is not None:
                 planned.setdefault(index, []).append((job, found))
                 only_extensions = False
                 continue
@@ -174,15 +161,15 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
             continue
         # a failed job
         only_extensions = False
-        found = diagnose(job_dir, job, log)
+        verdict = assess_failed(job_dir, job, log, param_only=True)
+        found = verdict.diagnosis
         if index is None:
             failures.append(f"{job.id} failed: {found.summary() if found else job.message}")
             continue
-        if found is None or not found.fixable or not all(is_param_action(a) for a in found.actions):
-            if found is not None and found.fixable:  # a file edit: protocol inputs are re-rendered
-                decisions.append(Decision(decision="repair", backend="handlers",
-                                          detail=f"{job.id}: {found.handler} suggests an input edit that the "
-                                                 f"protocol cannot express: {found.actions}"))
+        if verdict.verdict != "repair":
+            # a file edit: protocol inputs are re-rendered, so it is only recorded
+            decisions += [Decision(decision="repair", backend="handlers", detail=f"{job.id}: {note}")
+                          for note in verdict.notes]
             run = runs[index]
             text = found.summary() if found else (job.message or "unknown failure")
             try:

@@ -23,7 +23,7 @@ import typer
 from rich.console import Console
 from rich.syntax import Syntax
 
-from simagent import gates
+from simagent.assessment import EXTEND_HANDLER, assess_failed, assess_finished
 from simagent.engines import EngineAdapter, all_engines, get_engine, guess_engine
 from simagent.errors import InputError, SimagentError
 from simagent.executor import LocalExecutor
@@ -34,7 +34,6 @@ from simagent.handlers import (
     Finding,
     apply_actions,
     backend_diagnosis,
-    diagnose,
     input_diff,
 )
 from simagent.jobfolder import JobFolder
@@ -42,7 +41,6 @@ from simagent.models import Job, JobStatus
 
 EXIT_OK, EXIT_FAILED, EXIT_UNSAFE = 0, 1, 4
 MAX_ATTEMPTS = 6  # runs of one input, the first included
-MAX_EXTENSIONS = 2
 DEFAULT_TIME_LIMIT_S = 1800.0
 
 
@@ -231,32 +229,24 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
             succeeded = status == JobStatus.succeeded
             diagnosis: Diagnosis | None = None
             if succeeded:
-                gate_report = gates.evaluate(job_dir, job)
-                report.gates = gate_report.summary()
-                if gate_report.outcome == gates.Outcome.PASS:
-                    warning = diagnose(job_dir, job, log, succeeded=True)
-                    report.note(warning, report.attempts)
-                    if warning is None or not warning.fixable:
-                        report.status = "succeeded"
-                        report.message = warning.summary() if warning else "finished; all gates passed"
-                        break
-                    diagnosis = warning
-                elif gate_report.outcome == gates.Outcome.EXTEND and \
-                        log.count(job.id, "gates: extend") < MAX_EXTENSIONS:
-                    actions = adapter.extend_actions(job)
-                    if actions:
-                        diagnosis = Diagnosis(job=job.id, errors=gate_report.reasons(), handler="gates: extend",
-                                              category="equilibration", actions=actions)
-                if diagnosis is None:
-                    diagnosis = diagnose(job_dir, job, log, succeeded=True)
-                    report.note(diagnosis or Diagnosis(job=job.id, errors=gate_report.reasons(), handler="gates",
+                verdict = assess_finished(job_dir, job, log, repair_warnings=True)
+                report.gates = verdict.gates.summary()
+                diagnosis = verdict.diagnosis
+                if verdict.verdict == "pass":
+                    report.note(diagnosis, report.attempts)
+                    report.status = "succeeded"
+                    report.message = diagnosis.summary() if diagnosis else "finished; all gates passed"
+                    break
+                if verdict.verdict == "repair":
+                    report.note(diagnosis, report.attempts)
+                elif verdict.verdict == "fail":
+                    report.note(diagnosis or Diagnosis(job=job.id, errors=verdict.reasons, handler="gates",
                                                        category="physics gate"), report.attempts)
-                    if diagnosis is None or not diagnosis.fixable:
-                        report.message = "the physics gates failed, no number should be trusted: " + \
-                                         "; ".join(gate_report.reasons())
-                        break
+                    report.message = "the physics gates failed, no number should be trusted: " + \
+                                     "; ".join(verdict.reasons)
+                    break
             else:
-                diagnosis = diagnose(job_dir, job, log)
+                diagnosis = assess_failed(job_dir, job, log).diagnosis
                 report.note(diagnosis, report.attempts)
                 if (diagnosis is None or not diagnosis.fixable) and backend is not None:
                     text = diagnosis.summary() if diagnosis else (message or "unknown failure")
@@ -268,7 +258,7 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
                     report.message = f"the run failed: {reason}{blocked}"
                     break
             folder.archive_failed(CorrectionLog(log.records))
-            if not apply(diagnosis, "gate" if diagnosis.handler == "gates: extend" else
+            if not apply(diagnosis, "gate" if diagnosis.handler == EXTEND_HANDLER else
                          "backend" if diagnosis.category == "backend" else "handler"):
                 break
         else:

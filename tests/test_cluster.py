@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_process_safety import lmp_binaries, melt_input, wait_for_engine
+from test_process_safety import gone, lmp_binaries, melt_input, wait_for_engine
 
 from simagent import supervise
 from simagent.cluster import ClusterSettings, ParslExecutor
@@ -103,7 +103,7 @@ def test_parsl_local_a_lost_worker_s_job_runs_again(tmp_path, parsl_local):
     first = wait_for_engine(job_dir)
     os.kill(first["owner_pid"], signal.SIGKILL)  # the Parsl worker that runs the job
     for pid in first["lmp_pids"]:
-        assert wait_gone(pid), "the engine outlived its worker"
+        assert gone(pid, timeout=15.0), "the engine outlived its worker"
     deadline = time.monotonic() + 240
     record = parsl_local.poll(handle)
     while record.status not in (JobStatus.succeeded, JobStatus.failed, JobStatus.cancelled):
@@ -118,27 +118,24 @@ def test_parsl_local_a_lost_worker_s_job_runs_again(tmp_path, parsl_local):
 @pytest.mark.skipif(not HAVE_LMP, reason="LAMMPS not installed")
 @pytest.mark.slow  # Parsl start-up + engine runs: 20-70 s on a loaded 2-core machine
 def test_parsl_local_cancel_stops_the_engine(tmp_path, parsl_local):
+    cancel_a_running_job(parsl_local, tmp_path / "runs")
+
+
+def cancel_a_running_job(executor, root: Path) -> None:  # noqa: ANN001 - an Executor
+    """Submit a LAMMPS run that would take hours, cancel it once the engine runs: the engine stops and
+    the record says cancelled."""
     job = melt_job("long", 10_000_000)
-    job_dir = tmp_path / "runs" / "long"
+    job_dir = root / "long"
     write_inputs(job, job_dir)
     command, env = engine_command(job)
-    handle = parsl_local.submit(job, job_dir, command, env)
+    handle = executor.submit(job, job_dir, command, env)
     info = wait_for_engine(job_dir)
-    parsl_local.cancel(handle)
-    assert all(wait_gone(pid) for pid in info["lmp_pids"])
+    executor.cancel(handle)
+    assert all(gone(pid, timeout=15.0) for pid in info["lmp_pids"])
     deadline = time.monotonic() + 30
-    while parsl_local.poll(handle).status != JobStatus.cancelled:
+    while executor.poll(handle).status != JobStatus.cancelled:
         assert time.monotonic() < deadline
         time.sleep(0.1)
-
-
-def wait_gone(pid: int, timeout: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if supervise.start_ticks(pid) is None:
-            return True
-        time.sleep(0.05)
-    return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -182,19 +179,7 @@ def test_slurm_submit_poll_cancel_and_cache_hit(tmp_path, fake_slurm):
         ends = {k: (tmp_path / "runs" / k / "status.json").stat().st_mtime for k in "ab"}
         run_plan(Plan(jobs=[melt_job("a", 300), melt_job("b", 300)]), tmp_path / "runs", executor)
         assert {k: (tmp_path / "runs" / k / "status.json").stat().st_mtime for k in "ab"} == ends
-        # cancel a running job: its engine stops, its record says cancelled
-        job = melt_job("long", 10_000_000)
-        job_dir = tmp_path / "runs" / "long"
-        write_inputs(job, job_dir)
-        command, env = engine_command(job)
-        handle = executor.submit(job, job_dir, command, env)
-        info = wait_for_engine(job_dir)
-        executor.cancel(handle)
-        assert all(wait_gone(pid) for pid in info["lmp_pids"])
-        deadline = time.monotonic() + 30
-        while executor.poll(handle).status != JobStatus.cancelled:
-            assert time.monotonic() < deadline
-            time.sleep(0.1)
+        cancel_a_running_job(executor, tmp_path / "runs")
     finally:
         executor.shutdown()
     # shutting down gives the block back to the batch system

@@ -135,3 +135,11 @@ def _succeeded(job_dir: Path) -> bool:
         return json.loads((job_dir / "status.json").read_text())["status"] == "succeeded"
     except (OSError, ValueError, KeyError):
         return False
+
+
+def test_cli_screen_names_the_cut_that_emptied_it(tmp_path):
+    args = [str(Path(sys.executable).parent / "simagent"), "screen", "--workdir", str(tmp_path),
+            "--min-void-fraction", "0.99", *[a for e in SMALL for a in ("--entry", e)]]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 1 and "'geometry' stage" in proc.stderr and "Traceback" not in proc.stderr
