@@ -167,7 +167,7 @@ class SimulationControls(BaseModel):
     seed: int | None = None
     ensemble: Literal["nve", "nvt", "npt"] | None = None
     # Detailed protocol descriptions (simagent.backends.expert.protocol_text); all optional.
-    lattice: Literal["fcc", "bcc", "sc", "sq", "hex"] | None = Field(
+    lattice: Literal["fcc", "bcc", "sc", "sq", "sq2", "hex"] | None = Field(
         default=None, description="lattice the atoms are placed on at the start (sq, hex: 2D)"
     )
     cells: list[int] = Field(

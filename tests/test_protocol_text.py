@@ -121,6 +121,8 @@ def test_example_task_inputs_follow_the_description():
      {"dimension": 2, "lattice": "sq", "cells": [20, 20]}),
     ("a box of 10x10x10 unit cells of a bcc lattice", {"cells": [10, 10, 10], "lattice": "bcc"}),
     ("6 unit cells along each direction", {"cells": [6]}),
+    ("LJ disks in 2D start on a centred-square lattice of 12 x 12 cells",
+     {"lattice": "sq2", "cells": [12, 12], "dimension": 2}),
     # box edges in lattice units (LAMMPS region extents default to lattice spacings)
     ("particles start on a bcc lattice inside a cube of side 9 (reduced units)", {"lattice": "bcc", "cells": [9]}),
     ("an fcc lattice fills the simulation box, which spans 7 lattice spacings along every axis",
@@ -266,6 +268,7 @@ def test_expected_atoms():
     assert expected_atoms("fcc", [10, 10, 10], 3) == 4000
     assert expected_atoms("hex", [20, 12], 2) == 480
     assert expected_atoms("sc", [6], None) == 216
+    assert expected_atoms("sq2", [20, 20], None) == 800  # LAMMPS lattice sq2: basis (0,0) and (1/2,1/2)
     assert expected_atoms(None, [6], 3) is None
 
 
@@ -293,6 +296,7 @@ def lj_spec(props=("pressure",), t=1.0, rho=0.8, **ctl) -> TaskSpec:
     (686, "bcc", 3, (7, 7, 7)),
     (400, "sq", 2, (20, 20, 1)),
     (480, "hex", 2, (20, 12, 1)),
+    (800, "sq2", 2, (20, 20, 1)),  # LAMMPS sq2: 2 atoms per square cell
 ])  # fmt: skip
 def test_exact_atom_counts(n_atoms, lattice, dimension, cells):
     params, _ = FluidMD().parameters(lj_spec(n_atoms=n_atoms, lattice=lattice, dimension=dimension))
@@ -396,3 +400,12 @@ def test_two_dimensional_coordination_number():
 ])  # fmt: skip
 def test_run_lengths_not_placed_in_a_stage(text, unplaced):
     assert unplaced_run_lengths(text, SimulationControls(**controls(text))) == unplaced
+
+
+def test_sq2_start_is_rendered_as_described():
+    spec = lj_spec(rho=0.6, lattice="sq2", dimension=2, cells=[10, 10], ensemble="nve",
+                   velocity_temperature=q(1.0, "reduced"), equilibration_steps=0, production_steps=100)
+    params, _ = FluidMD().parameters(spec)
+    text = FluidMD().jobs(params)[0].inputs["in.lammps"]
+    assert params.n_atoms == 200 and "lattice         sq2 0.60000000" in text
+    assert params.lattice_constant == pytest.approx(math.sqrt(2 / 0.6))  # a = (basis / rho)^(1/2) in 2D

@@ -34,6 +34,7 @@ LATTICE_WORDS: list[tuple[str, str]] = [
     (r"fcc|face[- ]cent(?:er|re)d[- ]cubic", "fcc"),
     (r"bcc|body[- ]cent(?:er|re)d[- ]cubic", "bcc"),
     (r"simple[- ]cubic|primitive cubic|\bsc", "sc"),
+    (r"sq2|cent(?:er|re)d[- ]square", "sq2"),  # LAMMPS sq2: square cell with a second atom at its centre
     (r"square", "sq"),
     (r"hexagonal|triangular|\bhex", "hex"),
 ]
@@ -524,9 +525,9 @@ def _minimizer(low: str) -> dict[str, Any]:
 def expected_atoms(lattice: str | None, cells: list[int], dimension: int | None) -> int | None:
     """Atoms in a box of `cells` unit cells of `lattice` (LAMMPS basis: fcc 4, bcc 2, sc 1, sq 1,
     hex 2), or None when either is unknown."""
-    basis = {"fcc": 4, "bcc": 2, "sc": 1, "sq": 1, "hex": 2}
+    basis = {"fcc": 4, "bcc": 2, "sc": 1, "sq": 1, "sq2": 2, "hex": 2}
     if lattice not in basis or not cells:
         return None
-    dims = dimension or (2 if lattice in ("sq", "hex") else 3)
+    dims = dimension or (2 if lattice in ("sq", "sq2", "hex") else 3)
     counts = cells * dims if len(cells) == 1 else cells[:dims]
     return basis[lattice] * math.prod(counts)
