@@ -8,6 +8,11 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
+from simagent.backends.expert.domains.electronic import method_engine
+from simagent.backends.expert.method_words import find as unsupported_words
+from simagent.backends.expert.method_words import property_only
+from simagent.backends.expert.reader import normalise
+from simagent.capabilities import refusal, routes
 from simagent.errors import SimagentError
 from simagent.knowledge.route import question_kind
 from simagent.models import Decision, TaskSpec
@@ -51,6 +56,18 @@ def query(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["cla
     decision = Decision(decision="task_spec", backend=backend.name,
                         detail=f"confidence {spec.confidence:.2f}" + (f"; {why}" if why else ""))
     update = {"spec": spec, "decisions": [*state.decisions, decision]}
+    if not spec.unsupported:  # whichever backend read it, a word of method is never dropped
+        spec.unsupported = [u for u in unsupported_words(normalise(state.request))
+                            if not (spec.properties and property_only(u))]  # named as not computed
+    named = method_engine(normalise(state.request).lower())
+    if named and spec.engine != named:
+        spec.engine = named  # the engine the method words name (DFT -> qe): only its protocols answer
+    if spec.unsupported:
+        # A capability that has landed takes the request (simagent.capabilities: its graph node);
+        # otherwise it ends with what is not possible and the nearest thing simagent can do.
+        for node in routes(spec):
+            return Command(goto=node, update=update)
+        return Command(goto="response", update={**update, "error": refusal(spec.unsupported)})
     if spec.missing:
         return Command(goto="clarify", update={**update, "question": clarification_question(spec)})
     return Command(goto="planner", update={**update, "question": None})

@@ -28,7 +28,8 @@ BackendName = Literal["expert", "openai", "local", "hybrid"]
 
 class Settings(BaseModel):
     backend: BackendName | None = Field(
-        default=None, description="decision backend; None: 'openai' when a base URL is set, else 'expert'"
+        default=None, description="decision backend; None: 'openai' when a base URL is set, else 'hybrid' "
+        "when the local model is installed (make setup installs it), else 'expert'"
     )
     base_url: str | None = None
     model: str = "gpt-4o-mini"
@@ -74,7 +75,23 @@ class Settings(BaseModel):
     def resolved_backend(self) -> BackendName:
         if self.backend:
             return self.backend
-        return "openai" if self.base_url else "expert"
+        if self.base_url:
+            return "openai"
+        return "hybrid" if self.local_model_available else "expert"
+
+    @property
+    def local_model_available(self) -> bool:
+        """A local model the hybrid can start: a GGUF file, a llama.cpp server, or the packaged
+        model's parts installed (checked without importing them)."""
+        if self.local_url or (self.model_path is not None and self.model_path.is_file()):
+            return True
+        from simagent.backends.model_store import parts_installed  # the model store imports no config
+        from simagent.errors import BackendError
+
+        try:
+            return parts_installed(self.model_name)
+        except BackendError:
+            return False
 
 
 _ENV = {

@@ -67,6 +67,8 @@ PropertyName = Literal[
     "interaction_energy",
     # electronic structure and energetics (DFT: Quantum ESPRESSO, VASP; ML potentials)
     "band_gap",
+    # polymers (read; the planner says when no protocol computes it yet)
+    "glass_transition_temperature",
 ]
 
 UnitsStyle = Literal["lj", "metal", "real"]
@@ -165,7 +167,7 @@ class SimulationControls(BaseModel):
     seed: int | None = None
     ensemble: Literal["nve", "nvt", "npt"] | None = None
     # Detailed protocol descriptions (simagent.backends.expert.protocol_text); all optional.
-    lattice: Literal["fcc", "bcc", "sc", "sq", "hex"] | None = Field(
+    lattice: Literal["fcc", "bcc", "sc", "sq", "sq2", "hex"] | None = Field(
         default=None, description="lattice the atoms are placed on at the start (sq, hex: 2D)"
     )
     cells: list[int] = Field(
@@ -212,6 +214,17 @@ class SimulationControls(BaseModel):
         return value
 
 
+CapabilityKey = Literal["dft", "ml_potential", "literature", "screening", "engine", "potential"]
+
+
+class Unsupported(BaseModel):
+    """Words of a request that need a capability simagent lacks (simagent.capabilities): the
+    request is refused or routed, never answered with another method."""
+
+    capability: CapabilityKey
+    words: str = Field(description="the request's words that ask for it, as written")
+
+
 class TaskSpec(BaseModel):
     """The typed reading of a request: system, properties, engine, conditions, units."""
 
@@ -227,6 +240,9 @@ class TaskSpec(BaseModel):
         default_factory=list, description="critical information the request lacks (ask, never guess)"
     )
     unparsed: list[str] = Field(default_factory=list, description="sentences not understood")
+    unsupported: list[Unsupported] = Field(
+        default_factory=list, description="method/scope words simagent cannot honour (never substituted)"
+    )
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
 
 
@@ -240,7 +256,7 @@ class Clarification(BaseModel):
 # ---------------------------------------------------------------------------------------------
 
 
-class JobStatus(str, Enum):
+class JobStatus(str, Enum):  # noqa: UP042 (StrEnum would change str() of members, which messages use)
     pending = "pending"
     running = "running"
     succeeded = "succeeded"

@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from simagent.backends.base import DecisionBackend, ParameterOverrides, ProtocolInfo, ProtocolSelection, RepairAction
-from simagent.backends.expert.protocol_text import complete_conditions
+from simagent.backends.expert.protocol_text import complete_conditions, unplaced_run_lengths
 from simagent.config import Settings, load_settings
 from simagent.errors import RequestError, SimagentError
 from simagent.executor import Executor, JobHandle, JobRecord, read_record, write_record
@@ -372,6 +372,10 @@ class TaskBackend(DecisionBackend):
 
     def task_spec(self, request: str) -> TaskSpec:
         spec = complete_conditions(self.inner.task_spec(request))
+        unplaced = unplaced_run_lengths(request, spec.controls)
+        if unplaced:  # a stage the reading missed: running without it would not be the run described
+            spec.missing.append("which stage the " + ", ".join(f"{n}-step" for n in unplaced)
+                                + " run is (stated, not understood)")
         self.reader_properties = [p.name for p in spec.properties]
         probes = {p.name: p.probe_radius for p in spec.properties if p.probe_radius is not None}
         self.targets = self.targets_for(spec)
@@ -640,11 +644,8 @@ def solve_settings(backend: str | None = None) -> Settings:
     hybrid backend (rules first, the local model where they are unsure) when the local model is
     installed, the expert rules otherwise."""
     settings = load_settings(backend=backend)
-    if settings.backend is None and not settings.base_url:
-        from simagent.backends.model_store import parts_installed
-
-        if settings.model_path is not None or parts_installed(settings.model_name):
-            settings = settings.model_copy(update={"backend": "hybrid"})
+    if settings.backend is None and settings.resolved_backend == "hybrid":  # Settings.local_model_available
+        settings = settings.model_copy(update={"backend": "hybrid"})
     return settings
 
 

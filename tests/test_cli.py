@@ -15,6 +15,7 @@ def run(args, tmp_path, env_extra=None, stdin=""):
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SIMAGENT_", "OPENAI_"))}
     env["SIMAGENT_CONFIG"] = str(tmp_path / "none.toml")
+    env["SIMAGENT_BACKEND"] = "expert"  # the default would be the hybrid when the local model is installed
     env.update(env_extra or {})
     return subprocess.run([SIMAGENT, *args, "--workdir", str(tmp_path / "runs")], capture_output=True,
                           text=True, env=env, input=stdin, timeout=300)

@@ -23,8 +23,8 @@ from simagent.errors import BackendError, RequestError
 from simagent.models import Conditions, PropertyRequest, Quantity, SystemSpec, TaskSpec
 
 CONFIDENT = "Cohesive energy and lattice constant of fcc nickel with the Foiles (u3) EAM potential"
-PARAPHRASE = "What is the edge length of the cubic unit cell of fcc copper according to the Mishin EAM?"
-TYPO = "latice constant of fcc nikel with the foiles eam potential"
+PARAPHRASE = "What is the nearest-neighbour repeat distance of fcc copper with the Mishin EAM?"
+TYPO = "lattis konstant of fcc nikl with the foiles eam potential"  # beyond the rules' typo repair
 
 
 def reading(**fields) -> str:
@@ -89,7 +89,7 @@ def test_low_confidence_goes_to_the_llm_and_its_valid_answer_is_used():
     assert "properties" in backend.last_detail
 
 
-WITH_NUMBERS = "What is the edge length of the cubic unit cell of fcc copper at 300 K and 2 kbar (Mishin EAM)?"
+WITH_NUMBERS = "What is the nearest-neighbour repeat distance of fcc copper at 300 K and 2 kbar (Mishin EAM)?"
 
 
 @pytest.mark.parametrize("bad", [
@@ -135,7 +135,7 @@ def test_llm_endpoint_failure_falls_back_to_the_expert():
 
 
 def test_unreadable_request_uses_the_local_llm_reading():
-    answer = reading(properties=["lattice_constant"], material="fcc nikel", elements=["Ni"], kind="crystal",
+    answer = reading(properties=["lattice_constant"], material="fcc nikl", elements=["Ni"], kind="crystal",
                      lattice="fcc", potential="eam", potential_name="foiles")
     server = FakeOpenAIServer([answer])
     with server as base_url:
@@ -491,3 +491,13 @@ def test_session_records_which_backend_read_the_request_and_closes_it(tmp_path):
     reading = next(d for d in state["decisions"] if d.decision == "task_spec")
     assert reading.backend == "hybrid(openai)" and "properties" in reading.detail
     assert closed == [True]
+
+
+def test_the_default_backend_is_the_hybrid_when_a_local_model_is_there(tmp_path):
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"GGUF")
+    assert Settings(model_path=gguf).resolved_backend == "hybrid"
+    assert Settings(local_url="http://127.0.0.1:9").resolved_backend == "hybrid"
+    assert Settings(model_path=tmp_path / "absent.gguf", model_name="no-such-model").resolved_backend == "expert"
+    assert Settings(model_path=gguf, backend="expert").resolved_backend == "expert"  # --backend expert
+    assert Settings(model_path=gguf, base_url="http://127.0.0.1:9/v1").resolved_backend == "openai"

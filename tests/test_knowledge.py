@@ -261,3 +261,18 @@ def test_ask_literature_question_without_papers_says_nothing_relevant(tmp_path, 
     reply = json.loads(result.stdout)
     assert result.returncode == 1 and reply["status"] == "failed" and reply["citations"] == []
     assert "No paper in your library answers this" in reply["summary"] and "simagent rag add" in reply["summary"]
+
+
+def test_llm_grounding_passages_from_a_small_index(tmp_path):
+    from simagent.knowledge import grounding
+
+    manual = tmp_path / "fix_langevin.md"
+    manual.write_text("# fix langevin\n\n## Description\n\nThe damp parameter is the relaxation time of the "
+                      "Langevin thermostat, in time units: a smaller damp couples the atoms more strongly "
+                      "to the bath.\n")
+    library.add_files(VectorIndex(tmp_path / "ix"), [manual], kind="manual")
+    kb = library.KnowledgeBase({"bundled": tmp_path / "ix"})
+    found = grounding.passages("ERROR: fix langevin damp must be > 0", kb=kb)
+    assert found and found[0]["cite"].startswith("fix langevin, Description")
+    assert "relaxation time of the Langevin thermostat" in found[0]["text"]
+    assert grounding.passages("anything", kb=library.KnowledgeBase({"bundled": tmp_path / "none"})) == []

@@ -89,8 +89,8 @@ def test_tiny_coexistence_mechanics(tmp_path):
 def test_mishin_copper_melting_point(tmp_path):
     """The protocol's default box (2592 atoms) and schedule (50 ps NPH). The 30 K band: Mishin's value
     comes from a larger box; a 2592-atom NPH coexistence run moves Tm by O(10 K) (finite size, interface
-    noise), more than its blocking error. Cost: 38,000 EAM steps, ~20 min wall on the 2-core machine
-    under load ~12 (measured with the melt stage at 1.6 x T_start: Tm = 1339 +/- 2 K)."""
+    noise), more than its blocking error. Cost: 38,000 EAM steps, 22.5 min wall on the 2-core machine
+    under load ~15-20 (measured: Tm = 1341 +/- 10 K, of which 9 K from the T drift)."""
     params, result = run_melting(tmp_path)
     print(f"Tm = {result.value:.0f} +/- {result.uncertainty:.0f} K; {result.method}")
     assert abs(result.value - MISHIN_CU_TM) < max(3 * result.uncertainty, 30.0)

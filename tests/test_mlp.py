@@ -17,6 +17,7 @@ SIMAGENT = str(Path(sys.executable).parent / "simagent")
 def ask(request, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SIMAGENT_", "OPENAI_"))}
     env["SIMAGENT_CONFIG"] = str(tmp_path / "none.toml")
+    env["SIMAGENT_BACKEND"] = "expert"  # the default would be the hybrid when the local model is installed
     return subprocess.run([SIMAGENT, "ask", "--yes", "--json", request, "--workdir", str(tmp_path / "runs")],
                           capture_output=True, text=True, env=env, timeout=600)
 

@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 
 from simagent.backends.expert import ExpertBackend
-from simagent.backends.expert.protocol_text import complete_conditions, expected_atoms, read_controls
+from simagent.backends.expert.protocol_text import (
+    complete_conditions,
+    expected_atoms,
+    read_controls,
+    unplaced_run_lengths,
+)
 from simagent.backends.expert.reader import normalise
 from simagent.errors import RequestError
 from simagent.models import (
@@ -116,6 +121,8 @@ def test_example_task_inputs_follow_the_description():
      {"dimension": 2, "lattice": "sq", "cells": [20, 20]}),
     ("a box of 10x10x10 unit cells of a bcc lattice", {"cells": [10, 10, 10], "lattice": "bcc"}),
     ("6 unit cells along each direction", {"cells": [6]}),
+    ("LJ disks in 2D start on a centred-square lattice of 12 x 12 cells",
+     {"lattice": "sq2", "cells": [12, 12], "dimension": 2}),
     # box edges in lattice units (LAMMPS region extents default to lattice spacings)
     ("particles start on a bcc lattice inside a cube of side 9 (reduced units)", {"lattice": "bcc", "cells": [9]}),
     ("an fcc lattice fills the simulation box, which spans 7 lattice spacings along every axis",
@@ -261,6 +268,7 @@ def test_expected_atoms():
     assert expected_atoms("fcc", [10, 10, 10], 3) == 4000
     assert expected_atoms("hex", [20, 12], 2) == 480
     assert expected_atoms("sc", [6], None) == 216
+    assert expected_atoms("sq2", [20, 20], None) == 800  # LAMMPS lattice sq2: basis (0,0) and (1/2,1/2)
     assert expected_atoms(None, [6], 3) is None
 
 
@@ -288,6 +296,7 @@ def lj_spec(props=("pressure",), t=1.0, rho=0.8, **ctl) -> TaskSpec:
     (686, "bcc", 3, (7, 7, 7)),
     (400, "sq", 2, (20, 20, 1)),
     (480, "hex", 2, (20, 12, 1)),
+    (800, "sq2", 2, (20, 20, 1)),  # LAMMPS sq2: 2 atoms per square cell
 ])  # fmt: skip
 def test_exact_atom_counts(n_atoms, lattice, dimension, cells):
     params, _ = FluidMD().parameters(lj_spec(n_atoms=n_atoms, lattice=lattice, dimension=dimension))
@@ -377,3 +386,26 @@ def test_two_dimensional_coordination_number():
     g = ring / (2 * math.pi * rho * r) + np.where(r > 1.5, 1.0, 0.0)
     peak, r_min, cn = fluid.rdf_peak_and_cn(r, g, rho, dimension=2)
     assert abs(peak - r0) < 0.015 and cn == pytest.approx(6, abs=0.05)
+
+
+# Run lengths the reading did not place in a stage (paraphrases written for this test): a described
+# run read without one of its stages would not be the run described (solve asks instead).
+@pytest.mark.parametrize("text, unplaced", [
+    ("Heat the LJ liquid for 3000 steps, quench it with a conjugate-gradient minimisation, then equilibrate "
+     "for 20000 steps and collect g(r) during a 4000-step production run.", [3000]),
+    ("Equilibrate for 2000 steps, then a production run of 8000 steps.", []),
+    ("Equilibrate for 2000 steps, then a production run of 8000 steps; 10000 steps in all.", []),
+    ("A 6000-step NVE run; write thermo every 100 steps and dump every 500 steps, Tdamp = 100 timesteps.", []),
+    ("Average over the last 1500 steps of a 5000-step run.", []),
+])  # fmt: skip
+def test_run_lengths_not_placed_in_a_stage(text, unplaced):
+    assert unplaced_run_lengths(text, SimulationControls(**controls(text))) == unplaced
+
+
+def test_sq2_start_is_rendered_as_described():
+    spec = lj_spec(rho=0.6, lattice="sq2", dimension=2, cells=[10, 10], ensemble="nve",
+                   velocity_temperature=q(1.0, "reduced"), equilibration_steps=0, production_steps=100)
+    params, _ = FluidMD().parameters(spec)
+    text = FluidMD().jobs(params)[0].inputs["in.lammps"]
+    assert params.n_atoms == 200 and "lattice         sq2 0.60000000" in text
+    assert params.lattice_constant == pytest.approx(math.sqrt(2 / 0.6))  # a = (basis / rho)^(1/2) in 2D

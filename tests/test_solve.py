@@ -398,6 +398,7 @@ def test_solve_uses_the_hybrid_backend_when_the_local_model_is_installed(setting
     from simagent.backends import model_store
     from simagent.solve import solve_settings
 
+    monkeypatch.delenv("SIMAGENT_BACKEND")  # the tests' pin (conftest): this one tests the default
     monkeypatch.setattr(model_store, "parts_installed", lambda name: True)
     assert solve_settings().resolved_backend == "hybrid"
     assert solve_settings("expert").resolved_backend == "expert"  # asked for: honoured

@@ -184,6 +184,7 @@ def test_feedback_then_abort(client):
 def cli(args: list[str], settings, stdin: str = "") -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SIMAGENT_", "OPENAI_"))}
     env["SIMAGENT_CONFIG"] = os.environ["SIMAGENT_CONFIG"]
+    env["SIMAGENT_BACKEND"] = "expert"  # the default would be the hybrid when the local model is installed
     return subprocess.run([SIMAGENT, *args, "--workdir", str(settings.workdir)], capture_output=True, text=True,
                           env=env, input=stdin, timeout=300)
 

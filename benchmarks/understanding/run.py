@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from simagent.backends.expert import vocabulary as vocab  # noqa: E402
+from simagent.capabilities import needed  # noqa: E402
 from simagent.config import Settings  # noqa: E402
 from simagent.errors import SimagentError  # noqa: E402
 from simagent.models import Quantity, TaskSpec  # noqa: E402
@@ -39,7 +40,7 @@ DATA = HERE / "requests.jsonl"
 RESULTS = HERE / "results"
 MODELS = {"0.5b": "qwen2.5-coder-0.5b", "1.5b": "qwen2.5-coder-1.5b"}
 FIELDS = ["kind", "elements", "name", "properties", "temperature", "pressure", "density",
-          "potential_family", "engine", "last_step"]
+          "potential_family", "engine", "last_step", "unsupported"]
 DIMENSIONS = {"temperature": "temperature", "pressure": "pressure", "density": "density"}
 REL_TOL = 5e-3
 EAM_FAMILY = {"eam", "eam/alloy", "eam/fs"}
@@ -96,6 +97,7 @@ def predicted_fields(spec: TaskSpec | None) -> dict[str, Any]:
         "potential_family": pot.family if pot else None,
         "engine": spec.engine,
         "last_step": any(p.at == "last_step" for p in spec.properties),
+        "unsupported": sorted(needed(spec)),
     }
 
 
@@ -103,10 +105,18 @@ def score(entry: dict[str, Any], spec: TaskSpec | None, error: str | None) -> di
     """field -> correct, for the fields this entry scores."""
     expect = entry.get("expect", {})
     skip = set(entry.get("skip", []))
+    refused = sorted(set(entry.get("expect_unsupported", [])))
+    if refused:  # a refused request is scored on what it must refuse and the fields it lists
+        skip |= {f for f in FIELDS if f not in expect and f != "unsupported"}
+        if "potential_family" in expect:
+            skip.discard("potential_family")
     got = predicted_fields(spec)
     out: dict[str, bool] = {}
     for field in FIELDS:
         if field in skip or (field == "name" and "name" not in expect):
+            continue
+        if field == "unsupported":
+            out[field] = got.get("unsupported", []) == refused if spec is not None else False
             continue
         if spec is None:
             out[field] = False
@@ -166,8 +176,11 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def run(backend_name: str, model: str, limit: int | None, threshold: float | None,
-        only: str | None, label: str | None, every: int | None = None) -> dict[str, Any]:
+        only: str | None, label: str | None, every: int | None = None,
+        split: str = "all") -> dict[str, Any]:
     entries = load_requests()
+    if split != "all":
+        entries = [e for e in entries if e.get("split") == split]
     if only:
         entries = [e for e in entries if re.search(only, e["id"]) or re.search(only, e["category"])]
     if every and every > 1:
@@ -193,6 +206,8 @@ def run(backend_name: str, model: str, limit: int | None, threshold: float | Non
             record = {
                 "id": entry["id"],
                 "category": entry["category"],
+                "split": entry.get("split"),
+                "style": entry.get("style"),
                 "request": entry["request"],
                 "latency_s": round(latency, 3),
                 "decider": getattr(backend, "last_decider", backend_name),
@@ -212,6 +227,8 @@ def run(backend_name: str, model: str, limit: int | None, threshold: float | Non
         if callable(close):
             close()
     name = label or (backend_name if backend_name == "expert" else f"{backend_name}-{model}")
+    if split != "all" and not label:
+        name += f"-{split}"
     result = {"backend": backend_name, "model": None if backend_name == "expert" else MODELS.get(model, model),
               "label": name, "threshold": getattr(backend, "threshold", None), "startup_s": round(startup_s, 2),
               "summary": summarize(records), "records": records}
@@ -232,7 +249,12 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     latencies = [r["latency_s"] for r in records]
     all_ok = sum(1 for r in records if all(r["fields"].values()))
     llm = sum(1 for r in records if r["decider"] not in ("expert",))
+    by_split = {}
+    for split in ("dev", "test"):
+        part = [r for r in records if r.get("split") == split]
+        by_split[split] = {"n": len(part), "all_fields_correct": sum(1 for r in part if all(r["fields"].values()))}
     return {
+        "by_split": by_split,
         "n": len(records),
         "accuracy": accuracy,
         "all_fields_correct": all_ok,
@@ -258,6 +280,12 @@ def markdown(results: list[dict[str, Any]]) -> str:
     def row(label: str, fn) -> None:
         lines.append("| " + " | ".join([label] + [fn(r["summary"]) for r in results]) + " |")
     row("all fields correct (%)", lambda s: f"{100 * s['all_fields_correct'] / s['n']:.1f}" if s["n"] else "-")
+    def split_row(s: dict, split: str) -> str:
+        part = s.get("by_split", {}).get(split, {})
+        return f"{100 * part['all_fields_correct'] / part['n']:.1f} ({part['n']})" if part.get("n") else "-"
+
+    for split in ("dev", "test"):
+        row(f"all fields correct, {split} split (%)", lambda s, split=split: split_row(s, split))
     row("clarification precision", lambda s: _fmt(s["clarification"]["precision"]))
     row("clarification recall", lambda s: _fmt(s["clarification"]["recall"]))
     row("request errors", lambda s: str(s["errors"]))
@@ -302,12 +330,15 @@ def main() -> None:
     parser.add_argument("--only", default=None, help="regex on id or category")
     parser.add_argument("--threshold", type=float, default=None, help="hybrid routing threshold")
     parser.add_argument("--label", default=None, help="result file name (default backend-model)")
+    parser.add_argument("--split", choices=["all", "dev", "test"], default="all",
+                        help="the frozen split to run (see README: the test split is never tuned to)")
     parser.add_argument("--summary", action="store_true", help="combine results/*.json into summary.md")
     args = parser.parse_args()
     if args.summary:
         print(combined())
         return
-    result = run(args.backend, args.model, args.limit, args.threshold, args.only, args.label, args.every)
+    result = run(args.backend, args.model, args.limit, args.threshold, args.only, args.label, args.every,
+                 args.split)
     print(markdown([result]))
 
 

@@ -126,6 +126,8 @@ class HybridBackend(DecisionBackend):
         if error is not None:
             return f"expert could not read the request ({error})"
         assert spec is not None
+        if spec.unsupported:
+            return None  # refused or routed as a whole: nothing for an LLM to fill in
         if spec.unparsed:
             return f"expert did not read {len(spec.unparsed)} sentence(s)"
         if spec.confidence < self.threshold:

@@ -28,6 +28,7 @@ from simagent.backends.base import (
 )
 from simagent.config import Settings
 from simagent.errors import BackendError
+from simagent.knowledge import grounding
 from simagent.models import TaskSpec
 
 log = logging.getLogger(__name__)
@@ -230,10 +231,11 @@ class OpenAIBackend(DecisionBackend):
                     raise ValueError(f"scale factor {action.value!r} must be positive")
             return action
 
-        user = _dump(
-            {"protocol": protocol, "current": current, "schema": schema, "diagnosis": diagnosis}
-        )
-        return self._decide("repair", prompts.REPAIR, user, RepairAction, parse)
+        payload = {"protocol": protocol, "current": current, "schema": schema, "diagnosis": diagnosis}
+        sources = grounding.passages(f"{protocol.split('/')[0]} {diagnosis[-1500:]}")
+        if sources:  # e.g. the manual section of the command that failed
+            payload["sources"] = sources
+        return self._decide("repair", prompts.REPAIR, _dump(payload), RepairAction, parse)
 
     # -- machinery -----------------------------------------------------------------------------
 

@@ -66,6 +66,8 @@ an input file; the diagnosis lists the files. Quote the line exactly as it is in
 - "insert_line": parameter = the line after which to insert, value = the new line (add a command).
 - file: the input file the line is in (null: the main input).
 Change only what the diagnosis points to; never add shell, file-system or network commands.
+"sources", when present, are retrieved manual or note passages that may explain the error; use
+them only if they apply, and name the one you used in reason.
 - "give_up": no safe change can fix this; parameter and value null.
 reason: one short sentence.
 Answer with the JSON object only."""

@@ -20,15 +20,21 @@ from simagent.knowledge.library import bundled_index_dir
 GROMACS_HTML = Path("/usr/share/doc/gromacs/html")
 # The user-facing manual. Left out: dev-manual (building GROMACS itself), release-notes (change logs
 # of past versions that contradict the installed one), doxygen/gmxapi/nblib (programming APIs).
+SAVE_EVERY_S = 60.0
 GROMACS_PARTS = ("user-guide", "reference-manual", "how-to", "onlinehelp", "install-guide")
 
 
 def gromacs_pages(root: Path = GROMACS_HTML) -> list[Path]:
-    return sorted(p for part in GROMACS_PARTS for p in (root / part).rglob("*.html")) if root.is_dir() else []
+    """Pages in the order of GROMACS_PARTS (the user guide first: an interrupted build has it)."""
+    return [p for part in GROMACS_PARTS for p in sorted((root / part).rglob("*.html"))] if root.is_dir() else []
 
 
 def corpus(gromacs_root: Path = GROMACS_HTML) -> list[Document]:
-    docs: list[Document] = []
+    docs: list[Document] = notes.note_documents()
+    for readme in notes.readme_paths():
+        doc = loaders.load(readme, kind="notes")
+        doc.source = notes._rel(Path(doc.source))
+        docs.append(doc)
     for page in gromacs_pages(gromacs_root):
         try:
             doc = loaders.load(page, kind="manual")
@@ -36,11 +42,7 @@ def corpus(gromacs_root: Path = GROMACS_HTML) -> list[Document]:
             continue  # pages that are only a table of contents hold no text sections
         doc.title = f"GROMACS manual: {doc.title}"
         docs.append(doc)
-    for readme in notes.readme_paths():
-        doc = loaders.load(readme, kind="notes")
-        doc.source = notes._rel(Path(doc.source))
-        docs.append(doc)
-    return docs + notes.note_documents()
+    return docs
 
 
 def build(folder: Path | None = None, settings: IndexSettings | None = None, gromacs_root: Path = GROMACS_HTML,
@@ -55,9 +57,13 @@ def build(folder: Path | None = None, settings: IndexSettings | None = None, gro
     for doc_id in removed:
         index.remove(doc_id)
     added = 0
+    last_save = time.perf_counter()
     for number, doc in enumerate(docs, start=1):
         _, n = index.add(doc)
         added += n
+        if n and time.perf_counter() - last_save > SAVE_EVERY_S:  # an interrupted build keeps its work
+            index.save()
+            last_save = time.perf_counter()
         if progress and (n or number == len(docs)):
             progress(number, len(docs), doc.title, len(index))
     if added or removed or not index.exists:

@@ -132,7 +132,8 @@ class VectorIndex:
         if not self.chunks or self.stale:
             return [[] for _ in range(len(vectors))]
         scores, ids = self._index().search(np.ascontiguousarray(vectors, dtype="float32"), min(k, len(self.chunks)))
-        return [[self.hit(int(i), float(s)) for s, i in zip(row_s, row_i, strict=True) if i >= 0]
+        # ids unknown to meta.json (a build saving while this index was being opened) are skipped
+        return [[self.hit(int(i), float(s)) for s, i in zip(row_s, row_i, strict=True) if int(i) in self.chunks]
                 for row_s, row_i in zip(scores, ids, strict=True)]
 
     def hit(self, chunk_id: int, score: float) -> Hit:

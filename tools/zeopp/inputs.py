@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 CIF_NAME = "framework.cif"
 SETTINGS_NAME = "zeopp.json"
-NUDGE_ANGSTROM = 1e-3  # displacement that breaks exact Voronoi degeneracies (ENGINES.md, Zeo++ traps)
+# displacement that breaks exact Voronoi degeneracies of high-symmetry cells (a known Zeo++ trap)
+NUDGE_ANGSTROM = 1e-3
 NUDGE_SEED = 20190  # fixed: the nudged structure is reproducible
 
 

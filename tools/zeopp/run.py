@@ -23,7 +23,8 @@ from pathlib import Path
 from tools.zeopp import inputs
 from tools.zeopp.parse import ERROR_FILE, RESULTS_FILE
 
-# Worker failures that a tiny displacement of the atoms cures (ENGINES.md, Zeo++ traps).
+# Worker failures that a tiny displacement of the atoms cures (a known Zeo++ trap: exact Voronoi
+# degeneracies of high-symmetry cells).
 DEGENERACY_SIGNS = ("Unable to add edge", "nodes have not been added", "bad_alloc", "Segmentation", "Aborted")
 # ... and failures it cannot cure: an element without a radius in Zeo++'s table.
 INPUT_SIGNS = ("Unable to find radius",)

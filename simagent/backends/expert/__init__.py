@@ -22,6 +22,8 @@ class ExpertBackend(DecisionBackend):
 
     def task_spec(self, request: str) -> TaskSpec:
         spec = read_request(request)
+        if spec.unsupported:
+            return spec  # refused or routed as a whole (simagent.capabilities); nothing to ask
         if spec.system is None and spec.properties:
             phrase = unknown_material(request)
             if phrase:

@@ -34,6 +34,7 @@ LATTICE_WORDS: list[tuple[str, str]] = [
     (r"fcc|face[- ]cent(?:er|re)d[- ]cubic", "fcc"),
     (r"bcc|body[- ]cent(?:er|re)d[- ]cubic", "bcc"),
     (r"simple[- ]cubic|primitive cubic|\bsc", "sc"),
+    (r"sq2|cent(?:er|re)d[- ]square", "sq2"),  # LAMMPS sq2: square cell with a second atom at its centre
     (r"square", "sq"),
     (r"hexagonal|triangular|\bhex", "hex"),
 ]
@@ -442,7 +443,8 @@ def _steps(low: str, timestep: Quantity | None, reduced: bool) -> dict[str, Any]
         run = re.search(rf"\b(?:run|integrate|simulate|propagate|evolve)\w*(?: the system| it)?(?: for| over)?"
                         rf"(?: a total of)?\s+{COUNT}[- ]{STEP_WORD}", low) or re.search(
             rf"\bfor (?:a total of )?{COUNT}[- ]{STEP_WORD}\b", low) or re.search(
-            rf"\b{COUNT}[- ]{STEP_WORD}(?: long)? (?:md )?(?:run|simulation|trajectory)\b", low)
+            rf"\b{COUNT}[- ]{STEP_WORD}(?: long)? (?:(?:nve|nvt|npt|nph) )?(?:md )?(?:run|simulation|trajectory)\b",
+            low)
         if run:
             out["production_steps"] = _count(run.group(1))
             out["equilibration_steps"] = 0
@@ -454,6 +456,29 @@ def _steps(low: str, timestep: Quantity | None, reduced: bool) -> dict[str, Any]
     if thermo and "thermo_every" not in out:
         out["thermo_every"] = int(thermo.group(1))
     return out
+
+
+# "N steps" that set no run length: intervals, damping, averaging windows, counts at a step
+_NOT_A_RUN = re.compile(r"\b(?:every|each|damp\w*|tdamp|pdamp|last|final|first|interval|frequency|period|"
+                        r"window|correlation|sample|up to|within)\b[^.;,]{0,12}$")
+
+
+def unplaced_run_lengths(request: str, ctl: SimulationControls) -> list[int]:
+    """Run lengths the text states ('50000 steps') that are neither the equilibration nor the
+    production nor their sum: a stage (a melt, a second equilibration) the controls do not hold.
+    A described run read without it would not be the run described."""
+    low = plain_numbers(re.sub(r"\s+", " ", request.lower()))
+    placed = {ctl.equilibration_steps, ctl.production_steps}
+    if ctl.equilibration_steps is not None and ctl.production_steps is not None:
+        placed.add(ctl.equilibration_steps + ctl.production_steps)
+    found = []
+    for match in re.finditer(rf"\b{COUNT}[- ]{STEP_WORD}\b", low):
+        if _NOT_A_RUN.search(low[max(0, match.start() - 40):match.start()]):
+            continue
+        steps = _count(match.group(1))
+        if steps not in placed and steps not in found:
+            found.append(steps)
+    return found
 
 
 def _averaging(low: str) -> dict[str, Any]:
@@ -500,9 +525,9 @@ def _minimizer(low: str) -> dict[str, Any]:
 def expected_atoms(lattice: str | None, cells: list[int], dimension: int | None) -> int | None:
     """Atoms in a box of `cells` unit cells of `lattice` (LAMMPS basis: fcc 4, bcc 2, sc 1, sq 1,
     hex 2), or None when either is unknown."""
-    basis = {"fcc": 4, "bcc": 2, "sc": 1, "sq": 1, "hex": 2}
+    basis = {"fcc": 4, "bcc": 2, "sc": 1, "sq": 1, "sq2": 2, "hex": 2}
     if lattice not in basis or not cells:
         return None
-    dims = dimension or (2 if lattice in ("sq", "hex") else 3)
+    dims = dimension or (2 if lattice in ("sq", "sq2", "hex") else 3)
     counts = cells * dims if len(cells) == 1 else cells[:dims]
     return basis[lattice] * math.prod(counts)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 
-from simagent.backends.expert import domains
+from simagent.backends.expert import domains, method_words
 from simagent.backends.expert import vocabulary as vocab
 from simagent.backends.expert.numbers import plain_numbers
+from simagent.backends.expert.wording import conditions_text, correct_typos, drop_negated
 from simagent.errors import RequestError
 from simagent.models import (
     Conditions,
@@ -46,23 +47,44 @@ def read_request(request: str) -> TaskSpec:
         raise RequestError("the request is empty; ask a question such as "
                            "'Cohesive energy of fcc nickel with the Foiles EAM potential'")
     text = normalise(request)
-    low = text.lower()
     spec = TaskSpec(request=request)
-    spec.properties = _properties(low)
-    spec.conditions = _conditions(low)
+    # Method and scope words simagent cannot honour: the request is refused or routed (never
+    # answered with another method), so the rest of the reading is best effort and asks nothing.
+    spec.unsupported = method_words.find(text)
+    text = correct_typos(text)
+    low = conditions_text(text.lower())
+    try:
+        _read(text, low, spec)
+    except RequestError:
+        if not spec.unsupported:
+            raise
+    spec.unparsed = _unparsed(text)
+    if spec.properties:  # 'lattice constant and magnetic moment': the rest is computed, that one is named
+        for item in [u for u in spec.unsupported if method_words.property_only(u)]:
+            spec.unsupported.remove(item)
+            spec.unparsed.append(f"{item.words} (an electronic-structure property no protocol computes)")
+    if spec.unsupported:
+        spec.missing = []
+    spec.confidence = _confidence(spec)
+    return spec
+
+
+def _read(text: str, low: str, spec: TaskSpec) -> None:
+    affirmed = drop_negated(low)  # what the request negates is neither asked nor a condition
+    spec.properties = _properties(affirmed)
+    spec.conditions = _conditions(affirmed)
     spec.potential = _potential(low)
     spec.system = _system(text, low, spec)
     spec.controls = _controls(low)
     spec.units_style = _units_style(spec)
+    if spec.system is not None and spec.system.kind == "lj_fluid" and spec.potential is None:
+        spec.potential = PotentialSpec(family="lj")  # reduced units name the Lennard-Jones model
     domains.refine(text, low, spec)
     from simagent.backends.expert.protocol_text import complete_conditions
 
     complete_conditions(spec)  # e.g. "thermostat at T = 1.2" gives the temperature
     _check_physical(spec)
     spec.missing = list(dict.fromkeys([*spec.missing, *_missing(spec)]))
-    spec.unparsed = _unparsed(text)
-    spec.confidence = _confidence(spec)
-    return spec
 
 
 # ---------------------------------------------------------------------------------------------
@@ -79,11 +101,14 @@ def _properties(low: str) -> list[PropertyRequest]:
     found: list[PropertyRequest] = []
     for name, patterns in vocab.PROPERTY_PATTERNS.items():
         for pattern in patterns:
-            hits = [m for m in re.finditer(pattern, low) if not _is_condition(low, m.end(), name)]
+            hits = [m for m in re.finditer(pattern, low) if not _is_condition(low, m.start(), m.end(), name)]
             if hits:
                 found.append(PropertyRequest(name=name, at=at, step=step, unit=_requested_unit(low, hits[0].end())))
                 break
     names = {p.name for p in found}
+    if names & {"melting_point", "glass_transition_temperature"}:  # 'at what temperature does it melt'
+        found = [p for p in found if p.name != "temperature"]
+        names.discard("temperature")
     # "energy per particle/atom" without a qualifier, in an MD context, means potential energy.
     if not names & {"potential_energy_per_atom", "kinetic_energy_per_atom", "total_energy_per_atom",
                     "cohesive_energy"} and re.search(r"\benergy per (?:particle|atom)\b", low):
@@ -91,11 +116,21 @@ def _properties(low: str) -> list[PropertyRequest]:
     return found
 
 
-def _is_condition(low: str, end: int, name: str) -> bool:
-    """'at a temperature of 300 K', 'density 1.374 g/cm3' are conditions, not questions."""
+def _is_condition(low: str, start: int, end: int, name: str) -> bool:
+    """'at a temperature of 300 K', 'density 1.374 g/cm3', '1.3 g/cm3 density', 'at room
+    temperature' are conditions, not questions ('density 300K' is not: the number is a temperature)."""
     if name not in ("temperature", "pressure", "density", "volume"):
         return False
-    return re.match(vocab.CONDITION_AFTER, low[end:end + 24]) is not None
+    if re.search(vocab.CONDITION_BEFORE, low[max(0, start - 40):end]):
+        return True  # 'at room temperature', 'at a density of', 'at constant pressure'
+    own = {"temperature": TEMP_UNIT, "pressure": PRES_UNIT, "density": DENS_UNIT}.get(name)
+    if own and re.search(NUM + r"\s*" + own + r"\s*$", low[max(0, start - 30):start]):
+        return True  # '1.3 g/cm3 density'
+    if re.match(vocab.CONDITION_AFTER, low[end:end + 24]) is None:
+        return False
+    unit = re.match(r"\s*(?:of|=|:|is|at|to)?\s*(?:about\s*)?" + NUM + r"\s*([^\s,;]*)", low[end:end + 40])
+    others = [u for n, u in (("temperature", TEMP_UNIT), ("pressure", PRES_UNIT), ("density", DENS_UNIT)) if n != name]
+    return not (unit and any(re.match(u, unit.group(2)) for u in others))
 
 
 def _requested_unit(low: str, end: int) -> str | None:
@@ -106,7 +141,7 @@ def _requested_unit(low: str, end: int) -> str | None:
 
 def _conditions(low: str) -> Conditions:
     cond = Conditions()
-    reduced_t = re.search(r"\b(?:t\*|reduced temperature(?: of)?)\s*(?:=|of|:)?\s*" + NUM, low)
+    reduced_t = re.search(r"\b(?:t\*|reduced temperature(?: of)?)\s*(?:=|of|:|is)?\s*" + NUM, low)
     if reduced_t:
         cond.temperature = Quantity(value=float(reduced_t.group(1)), unit="reduced")
     else:
@@ -116,7 +151,8 @@ def _conditions(low: str) -> Conditions:
             cond.temperature = Quantity(value=float(match.group(1)), unit=normalize_unit(match.group(2)))
         elif re.search(r"\broom temperature\b|\bambient\b", low):
             cond.temperature = Quantity(value=vocab.ROOM_TEMPERATURE_K, unit="K")
-    reduced_rho = re.search(r"\b(?:rho\*|rho|reduced density(?: of)?|number density(?: of)?)\s*(?:=|of|:)?\s*" + NUM, low)
+    reduced_rho = re.search(r"\b(?:rho\*|rho|reduced density(?: of)?|number density(?: of)?)\s*(?:=|of|:|is)?\s*"
+                            + NUM, low)
     dens = re.search(NUM + r"\s*" + DENS_UNIT, low)
     if dens:
         cond.density = Quantity(value=float(dens.group(1)), unit=normalize_unit(dens.group(2)))
@@ -148,6 +184,8 @@ def _potential(low: str) -> PotentialSpec | None:
         if re.search(rf"\b{hint}\b", low):
             pot.name_hint = hint
             break
+    if pot.family is None and pot.name_hint in vocab.EAM_AUTHORS:
+        pot.family = "eam"  # 'the Mendelev potential': the library's Mendelev files are EAM
     match = re.search(r"\b([\w.-]+\.(?:eam(?:\.alloy|\.fs)?|tersoff|sw|meam))\b", low)
     if match:
         pot.file = match.group(1)
@@ -179,7 +217,8 @@ def _elements(text: str, low: str) -> list[str]:
         if symbol and symbol not in found:
             found.append(symbol)
     for token in re.findall(r"\b([A-Z][a-z]?)\b", text):
-        lattice_before = re.search(rf"\b(?:fcc|bcc|hcp|diamond|bulk|crystalline|solid|liquid)\s+{token}\b", text)
+        lattice_before = re.search(rf"\b(?:fcc|bcc|hcp|diamond|bulk|crystalline|solid|liquid)\s+{token}\b", text) or \
+            re.search(rf"\b{token}\s+(?:fcc|bcc|hcp|diamond|crystal|solid|liquid)\b", text)
         if token in vocab.SYMBOLS and (token not in vocab.AMBIGUOUS_SYMBOLS or lattice_before):
             if token not in found:
                 found.append(token)
@@ -320,7 +359,8 @@ def _confidence(spec: TaskSpec) -> float:
 def unknown_material(request: str) -> str | None:
     """The noun phrase after 'of/for' when it names nothing the reader knows (for the message)."""
     low = normalise(request).lower()
-    match = re.search(r"\b(?:of|for)\s+(?:an?\s+|the\s+)?([a-z][a-z0-9 -]*?)(?:\s+(?:with|using|at|from|by|in|under)\b|[?.,!]|$)", low)
+    match = re.search(r"\b(?:of|for)\s+(?:an?\s+|the\s+)?([a-z][a-z0-9 -]*?)"
+                      r"(?:\s+(?:with|using|at|from|by|in|under)\b|[?.,!]|$)", low)
     if not match:
         return None
     phrase = match.group(1).strip()

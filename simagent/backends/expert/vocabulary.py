@@ -9,24 +9,38 @@ import re
 
 from ase.data import atomic_names, chemical_symbols
 
+# 'kinetic, potential and total energy': each word of the list names its energy
+_LISTED_ENERGY = (r"(?=(?:\s*,\s*|\s+and\s+|\s+or\s+)(?:(?:kinetic|potential|total)(?:\s*,\s*|\s+and\s+|\s+or\s+))*"
+                  r"(?:kinetic|potential|total) energ)")
+
 # property name -> patterns. Order matters only for reading; all matches are collected.
 PROPERTY_PATTERNS: dict[str, list[str]] = {
-    "lattice_constant": [r"lattice (?:constant|parameter|spacing)s?", r"equilibrium lattice"],
-    "cohesive_energy": [r"cohesive energ", r"binding energy per atom", r"\be_?coh\b"],
+    "lattice_constant": [r"lattice (?:constant|parameter|spacing|const)s?", r"equilibrium lattice", r"\ba_?0\b",
+                         r"(?:edge length|size|length|edge) of the (?:conventional )?(?:cubic )?(?:unit )?cell",
+                         r"(?:cubic|unit|conventional) cell (?:size|edge|length)", r"spacing of the cubic lattice"],
+    "cohesive_energy": [r"cohesive energ", r"cohesive e\b", r"binding energy per atom", r"\be_?coh\b",
+                        r"relative to (?:the )?(?:isolated|free|separated) atoms",
+                        r"apart into (?:free|isolated) atoms"],
     "potential_energy_per_atom": [
-        r"potential energ", r"configurational energ", r"\bu\s*/\s*n\b", r"\bpe\b(?! ?=)",
+        r"potential energ", r"\bpotential" + _LISTED_ENERGY, r"configurational energ", r"\bu\s*/\s*n\b",
+        r"\bpe\b(?! ?=)",
     ],
-    "kinetic_energy_per_atom": [r"kinetic energ"],
-    "total_energy_per_atom": [r"total energ"],
+    "kinetic_energy_per_atom": [r"kinetic energ", r"\bkinetic" + _LISTED_ENERGY],
+    "total_energy_per_atom": [r"total energ", r"\btotal" + _LISTED_ENERGY],
     "pressure": [r"\bpressures?\b", r"\bp\*"],
     "temperature": [r"(?<!melting )(?<!fusion )\btemperatures?\b"],
-    "melting_point": [r"melting (?:point|temperature)", r"\btemperature of (?:melting|fusion)\b"],
+    "melting_point": [r"melting (?:point|temperature)", r"\btemperature of (?:melting|fusion)\b",
+                      r"\bdoes \w+ melt\b", r"\bmelts? (?:at|with|under)\b", r"\bt_?m\b",
+                      r"solid[- ]liquid coexistence"],
     "heat_capacity": [r"heat capacit", r"specific heat", r"\bc_?[vp]\b"],
-    "density": [r"\bdensity\b", r"\bdensities\b"],
+    "density": [r"\bdensity\b(?! functional)(?! of states)", r"\bdensities\b", r"\bhow dense\b"],
     "volume": [r"\bvolume\b"],
     "rdf": [r"radial distribution", r"\brdf\b", r"\bg\s*\(\s*r\s*\)", r"pair (?:distribution|correlation) function"],
-    "coordination_number": [r"coordination numbers?"],
-    "self_diffusion_coefficient": [r"diffusi(?:on|vity)", r"\bmsd\b", r"mean[- ]squared? displacement"],
+    "coordination_number": [r"coordination (?:numbers?|no\b)", r"how many (?:nearest )?neighbou?rs",
+                            r"first[- ]shell neighbou?rs"],
+    "self_diffusion_coefficient": [r"diffusi(?:on|vity)", r"\bdiffuses?\b", r"\bmsd\b",
+                                   r"mean[- ]squared? displacement", r"(?<![\w/.*-])d\*?(?=\s*(?:[,;@]|\d|$))"],
+    "glass_transition_temperature": [r"glass[- ]transition", r"\bt_?g\b"],
     "elastic_constants": [r"elastic (?:constants?|tensor|stiffness)", r"\bc_?ij\b", r"\bc11\b"],
     "bulk_modulus": [r"bulk modul"],
     "shear_modulus": [r"shear modul"],
@@ -47,23 +61,30 @@ PROPERTY_PATTERNS: dict[str, list[str]] = {
     "largest_cavity_diameter": [r"largest cavity diameter", r"\blcd\b", r"\bdi\b"],
     "pore_limiting_diameter": [r"pore[- ]limiting diameter", r"\bpld\b", r"\bdf\b"],
     "largest_free_sphere": [r"largest free sphere", r"\blfpd\b", r"\bdif\b"],
-    "accessible_surface_area": [r"(?<!non-)(?<!non )accessible surface area", r"\basa\b"],
+    "accessible_surface_area": [r"(?<!non-)(?<!non )accessible surface area", r"\basa\b",
+                                r"(?<!non-)(?<!non )(?<!accessible )\bsurface area"],
     "non_accessible_surface_area": [r"non-? ?accessible surface area", r"\bnasa\b"],
     "accessible_volume": [r"(?<!non-)(?<!non )accessible (?:pore )?volume", r"\bav\b"],
     "void_fraction": [r"void fraction", r"\bporosity\b"],
     "probe_occupiable_volume": [r"probe[- ]occupiable volume", r"\bpov\b"],
     "pore_size_distribution": [r"pore[- ]size distribution", r"\bpsd\b"],
     "channel_dimensionality": [r"channel dimensionality", r"dimensionality of (?:the )?(?:channels|pores)"],
-    "uptake": [r"\buptake\b", r"\bloading\b", r"adsorbed amount", r"amount adsorbed", r"adsorption capacity"],
+    "uptake": [r"\buptake\b", r"\bloading\b", r"adsorbed amount", r"amount adsorbed", r"adsorption capacity",
+               r"how much\b[^.?;]{0,60}?\b(?:adsorb\w*|hold|store|take up)\b"],
     "isotherm": [r"\bisotherms?\b"],
-    "henry_coefficient": [r"henry'?s? (?:coefficient|constant)", r"\bwidom\b"],
+    "henry_coefficient": [r"henry'?s? (?:coefficient|constant|coeff?\b)", r"\bwidom\b"],
     "heat_of_adsorption": [r"heats? of adsorption", r"isosteric heat", r"adsorption enthalp", r"\bq_?st\b"],
     "selectivity": [r"\bselectivit"],
-    "interaction_energy": [r"interaction energ", r"host[- ]guest energ"],
+    "interaction_energy": [r"interaction energ", r"host[- ]guest energ",
+                           r"(?:binding|adsorption) energ\w* (?:of|for) (?:an? |the )?(?:co2|ch4|methane|n2|h2o?|water|"
+                           r"xe|kr|ar|guests?|molecules?)\b"],
 }
 
 # A property word that carries a value in the request is a condition, not a property to compute.
 CONDITION_AFTER = r"\s*(?:of|=|:|is|at|to)?\s*(?:about\s*)?-?\d"
+# ... and so is one after 'at' ('at room temperature', 'at zero temperature', 'at constant pressure').
+CONDITION_BEFORE = (r"\b(?:at|under|constant|fixed|given|same|zero|finite|room|ambient|elevated)\s+"
+                    r"(?:a\s+|the\s+|\w+\s+)?\w*$")
 
 LATTICES: dict[str, str] = {
     r"\bfcc\b|face[- ]centered cubic": "fcc",
@@ -74,7 +95,7 @@ LATTICES: dict[str, str] = {
 }
 
 PHASES: dict[str, str] = {
-    r"\bliquid\b|\bmelt\b|\bmolten\b": "liquid",
+    r"\bliquid\b|\bliq\b|\bmolten\b": "liquid",
     r"\bfluid\b": "fluid",
     r"\bgas\b|\bvapou?r\b": "gas",
     r"\bcrystal(?:line)?\b|\bsolid\b|\blattice\b": "solid",
@@ -92,6 +113,8 @@ POTENTIAL_FAMILIES: dict[str, str] = {
     r"eam/fs|finnis[- ]sinclair": "eam/fs",
     r"\beam\b|embedded[- ]atom": "eam",
 }
+# Authors of potentials that are EAM in the library: a named one says the family.
+EAM_AUTHORS = {"foiles", "u3", "u6", "mishin", "zhou", "mendelev", "ackland", "johnson", "adams", "bonny", "daw"}
 NAME_HINTS = [
     "foiles", "u3", "u6", "mishin", "zhou", "mendelev", "ackland", "johnson", "adams", "bonny",
     "stillinger", "tersoff", "baskes", "daw", "jacobsen", "voter", "smf7", "jnp", "mm",

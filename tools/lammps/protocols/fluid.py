@@ -92,10 +92,11 @@ DEFAULT_SEED = 12345
 SKIN_SIGMA = 0.3  # neighbor skin, LAMMPS' default in lj units
 # Atoms per unit cell and cell edge lengths in units of the lattice constant (LAMMPS `lattice`:
 # hex is the orthogonal 2-atom cell a x sqrt(3) a).
-BASIS = {"fcc": 4, "bcc": 2, "sc": 1, "sq": 1, "hex": 2}
+BASIS = {"fcc": 4, "bcc": 2, "sc": 1, "sq": 1, "sq2": 2, "hex": 2}  # atoms per cell (LAMMPS lattice)
 CELL_SHAPE = {"fcc": (1.0, 1.0, 1.0), "bcc": (1.0, 1.0, 1.0), "sc": (1.0, 1.0, 1.0), "sq": (1.0, 1.0, 1.0),
+              "sq2": (1.0, 1.0, 1.0),
               "hex": (1.0, math.sqrt(3.0), 1.0)}
-LATTICES_2D = frozenset({"sq", "hex"})
+LATTICES_2D = frozenset({"sq", "sq2", "hex"})
 DEFAULT_ATOMS_2D = 500  # 2D start: about as many atoms as the 3D default (N = 500)
 MAX_BOX_ASPECT = 2.0  # an exact atom count may use a non-cubic box up to this edge ratio
 THERMOSTATS = ("nose-hoover", "langevin", "berendsen", "csvr")
@@ -573,7 +574,7 @@ class FluidMDParams(BaseModel):
     temperature: float = Field(gt=0)
     number_density: float = Field(gt=0, description="atoms per length^3")
     n_cells: int = Field(ge=1, description="cells per box edge of a cubic (square) box: N = basis n^d")
-    lattice: Literal["fcc", "bcc", "sc", "sq", "hex"] = "fcc"
+    lattice: Literal["fcc", "bcc", "sc", "sq", "sq2", "hex"] = "fcc"
     dimension: Literal[2, 3] = 3
     cells: list[int] | None = Field(default=None, description="unit cells along x, y(, z); overrides n_cells")
     cutoff_sigma: float = Field(gt=1.0)

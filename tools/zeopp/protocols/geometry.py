@@ -1,10 +1,11 @@
 """zeopp/pore_geometry: pore geometry of a framework with Zeo++ (pyzeo), one job per structure.
 
-Defaults reproduce the CoRE MOF 2019 tables (Chung et al. 2019; measured in ENGINES.md): the
-high-accuracy Voronoi network `-ha DEF`, Zeo++'s default (CCDC) radii, surface area with a
-1.655 A probe (half the TraPPE N2 sigma, 3.31 A) and 5000 samples per atom, void fraction and
-accessible volume with a 0 A probe and 5000 samples per cell. A probe radius in the request
-overrides every probe. Equivalent command line: `network -ha DEF -res -sa 1.655 1.655 5000 -vol 0 0 5000`.
+Defaults reproduce the CoRE MOF 2019 tables (Chung et al. 2019; the agreement is measured by
+benchmarks/zeopp_core_agreement.py): the high-accuracy Voronoi network `-ha DEF`, Zeo++'s default
+(CCDC) radii, surface area with a 1.655 A probe (half the TraPPE N2 sigma, 3.31 A) and 5000 samples
+per atom, void fraction and accessible volume with a 0 A probe and 5000 samples per cell. A probe
+radius in the request overrides every probe.
+Equivalent command line: `network -ha DEF -res -sa 1.655 1.655 5000 -vol 0 0 5000`.
 """
 
 from __future__ import annotations

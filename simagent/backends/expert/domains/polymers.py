@@ -40,10 +40,31 @@ def chain_length(low: str) -> int | None:
     return None
 
 
+# Named (atomistic) polymers: read as such, so no bead-spring or element protocol answers them in
+# their place; the planner says which property no protocol computes for them yet.
+NAMED_POLYMERS = (
+    r"\b(?:poly\s?(?:ethylene|propylene|styrene|\(?methyl methacrylate\)?|\(?vinyl chloride\)?|"
+    r"\(?ethylene oxide\)?|\(?ethylene glycol\)?|isoprene|butadiene|\(?lactic acid\)?|carbonate|"
+    r"\(?dimethylsiloxane\)?|amide|urethane|imide)|pmma|pvc|peo|peg|pdms|hdpe|ldpe|uhmwpe|nylon(?:[- ]?\d+)?)\b"
+)
+
+
+def named_polymer(low: str) -> str | None:
+    match = re.search(NAMED_POLYMERS, low)
+    return match.group(0) if match else None
+
+
 def refine(text: str, low: str, spec: TaskSpec) -> None:
     """Set a bead-spring polymer system (reduced LJ units) where the text describes one."""
     if spec.system is not None and spec.system.kind == "framework":
         return  # a chain molecule adsorbed in a framework is a guest, not a melt to simulate
+    named = named_polymer(low)
+    if named:
+        spec.system = SystemSpec(name=named, kind="polymer", molecule=named)
+        spec.units_style = "real"  # atomistic: the reduced-unit bead-spring protocols do not apply
+        spec.engine = "lammps"
+        spec.missing = [m for m in spec.missing if m not in ("density", "temperature", "system")]
+        return
     if not re.search(POLYMER, low):
         return
     n_beads = chain_length(low)
