@@ -23,8 +23,10 @@ from tools.lammps.parse import read_output  # noqa: E402
 
 SIMAGENT = str(Path(sys.executable).parent / "simagent")
 REQUESTS = {
-    "Ni lattice/cohesive (Foiles)": "Cohesive energy and lattice constant of fcc nickel with the Foiles (u3) EAM potential",
-    "Si lattice/cohesive (SW)": "Lattice constant and cohesive energy of diamond silicon with the Stillinger-Weber potential",
+    "Ni lattice/cohesive (Foiles)":
+        "Cohesive energy and lattice constant of fcc nickel with the Foiles (u3) EAM potential",
+    "Si lattice/cohesive (SW)":
+        "Lattice constant and cohesive energy of diamond silicon with the Stillinger-Weber potential",
     "LJ fluid U/N and P": "Average potential energy per particle and pressure of a Lennard-Jones fluid at T* = 0.85 "
     "and rho* = 0.86 with a 3 sigma cutoff and tail corrections",
     "Ar self-diffusion": "Self-diffusion coefficient of liquid argon at 94.4 K and 1.374 g/cm3, Lennard-Jones with "
@@ -59,7 +61,8 @@ def main() -> None:
         starts.append(time.perf_counter() - t0)
     startup = statistics.median(starts)
     print(f"Python start-up (simagent --help): {startup:.2f} s")
-    print("| request | status | jobs | wall s | LAMMPS loop s | lmp process s | overhead s | overhead − start-up per job s |")
+    print("| request | status | jobs | wall s | LAMMPS loop s | lmp process s | overhead s "
+          "| overhead − start-up per job s |")
     print("|---|---|---|---|---|---|---|---|")
     requests = {k: v for k, v in REQUESTS.items() if not args.quick or "lattice" in k}
     rows = []

@@ -256,7 +256,7 @@ class Clarification(BaseModel):
 # ---------------------------------------------------------------------------------------------
 
 
-class JobStatus(str, Enum):
+class JobStatus(str, Enum):  # noqa: UP042 (StrEnum would change str() of members, which messages use)
     pending = "pending"
     running = "running"
     succeeded = "succeeded"

@@ -18,7 +18,8 @@ REDUCED = "reduced"
 
 _ALIASES = {
     "k": "K", "kelvin": "K",
-    "°c": "degC", "ºc": "degC", "degc": "degC", "celsius": "degC", "c": "degC", "°f": "degF", "degf": "degF", "f": "degF",
+    "°c": "degC", "ºc": "degC", "degc": "degC", "celsius": "degC", "c": "degC",
+    "°f": "degF", "degf": "degF", "f": "degF",
     "bar": "bar", "bars": "bar", "kbar": "kbar", "mbar": "mbar", "atm": "atm", "pa": "Pa", "kpa": "kPa",
     "mpa": "MPa", "gpa": "GPa", "torr": "torr", "psi": "psi",
     "g/cm3": "g/cm^3", "g/cm^3": "g/cm^3", "g/cc": "g/cm^3", "g cm-3": "g/cm^3", "g/ml": "g/cm^3",
