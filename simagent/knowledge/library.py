@@ -12,8 +12,8 @@ from simagent.knowledge.documents import CorpusError, Hit, SourceKind
 from simagent.knowledge.index import IndexSettings, VectorIndex
 from simagent.paths import rag_index_dir, user_data_dir
 
-# Measured on benchmarks/rag (see its README): below this cosine similarity the best passage does
-# not answer the question.
+# Measured on benchmarks/rag (see its README): unanswerable questions scored at most 0.307, questions
+# answered at rank 1 at least 0.361.
 RELEVANCE_THRESHOLD = 0.35
 
 Progress = Callable[[str, int, int], None]
