@@ -91,8 +91,8 @@ def test_suite_is_valid_and_cites_every_ground_truth():
 @pytest.mark.parametrize("content, fragment", [
     ("{not json", "not valid JSON"),
     ("[1, 2]", "one JSON object"),
-    (json.dumps({"id": "x", "problem_description": "d", "metrics": ["a"], "time_limit": 5, "engine": "vasp"}),
-     "'vasp'"),
+    (json.dumps({"id": "x", "problem_description": "d", "metrics": ["a"], "time_limit": 5, "engine": "cp2k"}),
+     "'cp2k'"),
     (json.dumps({"id": "x", "problem_description": "d", "metrics": ["a"], "time_limit": 5, "engine": "lammps",
                  "ground_truth": {"b": 1.0}}), "not one of the task's metrics"),
     (json.dumps({"id": "x", "problem_description": "d", "metrics": ["a"], "time_limit": 5, "engine": "lammps",

@@ -246,3 +246,37 @@ def test_a_bare_property_asks_only_which_system(request_text, prop):
 ])
 def test_negated_properties_are_not_computed(request_text):
     assert names(backend.task_spec(request_text)) == {"density", "self_diffusion_coefficient"}
+
+
+# --- typo repair leaves real words alone -------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("radius of gyration of 20-bead polymer chains", "20-bead"),  # 'bead' is one slip from 'lead'
+    ("end-to-end distance of chains of 12 beads", "12 beads"),
+    ("density of molten sodium chloride at 1100 K", "sodium chloride"),  # not 'chlorine'
+    ("use the potential files that ship with LAMMPS", "potential files"),  # not 'foiles'
+    ("isothermal compressibility of liquid argon", "isothermal"),
+    ("methane load per unit cell in MFI", "methane load"),  # not 'lead'
+])
+def test_typo_repair_keeps_ordinary_and_domain_words(text, kept):
+    from simagent.backends.expert.wording import correct_typos
+
+    assert kept in correct_typos(text)
+
+
+def test_typo_repair_still_fixes_slips():
+    from simagent.backends.expert.wording import correct_typos
+
+    assert correct_typos("latice constant of nikel") == "lattice constant of nickel"
+
+
+@pytest.mark.parametrize(("text", "is_melting"), [
+    ("radius of gyration of 20-bead chains in a melt at T* = 1", False),  # 'a melt': the noun
+    ("end-to-end distance in the melt at rho* = 0.85 and T* = 1.0", False),
+    ("at what temperature does copper melt with the Mishin potential?", True),
+    ("nickel melts at which temperature with the Foiles EAM?", True),  # the verb
+])
+def test_melt_as_a_noun_is_not_a_melting_point(text, is_melting):
+    from simagent.backends.expert.reader import read_request
+
+    assert ("melting_point" in [p.name for p in read_request(text).properties]) is is_melting

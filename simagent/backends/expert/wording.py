@@ -24,7 +24,10 @@ KEEP = {"cavities", "lattices", "density", "functions", "ironic", "nickels", "po
         "silicone", "argonne", "void", "avoid", "voids", "energetic", "kinetics", "elasticity",
         "radius", "radial", "platinum", "largest", "larger", "constantly", "function", "iron",
         "irons", "copper", "nickel", "henry", "uptake", "vacancy", "vacancies", "functional", "functionals",
-        "fractional", "distributions", "potentially", "densities", "constraint", "constraints"}
+        "fractional", "distributions", "potentially", "densities", "constraint", "constraints",
+        # ordinary and domain words one slip from an element or a potential's name
+        "bead", "beads", "load", "loads", "chloride", "chlorides", "files", "modules", "ones",
+        "isothermal"}
 
 
 def correct_typos(text: str) -> str:
