@@ -327,3 +327,17 @@ def test_hybrid_search_finds_the_option_entry_by_its_name(tmp_path):
     assert hits[0].section.endswith("tau-t")
     # the hit keeps its cosine similarity (the relevance threshold is calibrated on it)
     assert -1.0 <= hits[0].score <= 1.0 and all(h.score != 0 for h in hits)
+
+
+def test_option_entries_are_embedded_as_settings_with_their_other_spellings():
+    from simagent.knowledge.documents import Chunk
+
+    entry = Chunk(text="tau-t: [ps] time constant for coupling",
+                  section="Run parameters > Temperature coupling > tau-t")
+    text = entry.embedding_text("mdp options")
+    assert "setting or parameter tau-t" in text and "tau_t" in text and "tau t" in text
+    assert entry.embedding_text("mdp options").endswith(": tau-t: [ps] time constant for coupling")
+    for heading in ("Theory > Temperature coupling", "gmx rdf > Description", "tau-t"):
+        assert "setting or parameter" not in Chunk(text="x", section=heading).embedding_text("Doc")
+    # the passage text is part of the settings hash: an index embedded the old way is rebuilt
+    assert IndexSettings().key != IndexSettings(passage="title-section/1").key

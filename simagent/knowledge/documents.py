@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -39,9 +40,16 @@ class Document(BaseModel):
         return sum(len(s.text) for s in self.sections)
 
 
+# what `Chunk.embedding_text` adds to a passage (part of the index settings hash: changing it rebuilds)
+PASSAGE_VERSION = "title-section-option-aliases/2"
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+|[a-z][a-z0-9]*|[A-Z]?[a-z]+[A-Z][A-Za-z0-9]*")
+
+
 class Chunk(BaseModel):
     """One embedded passage. `heading` (document title > section) is prefixed to the text when
-    embedding, so a passage that never names its topic is still found by it."""
+    embedding, so a passage that never names its topic is still found by it. A section named by a
+    single identifier (a documented option or keyword: tau-t, nsteps) is also described as a setting,
+    with the identifier's other spellings (tau_t, "tau t"): questions ask "which setting ..."."""
 
     text: str
     section: str = ""
@@ -50,6 +58,12 @@ class Chunk(BaseModel):
 
     def embedding_text(self, doc_title: str) -> str:
         heading = " > ".join(part for part in (doc_title, self.section) if part)
+        name = self.section.rsplit(" > ", 1)[-1].strip()
+        if " > " in self.section and _IDENTIFIER.fullmatch(name):
+            parts = re.split(r"[-_]", name)
+            spellings = sorted({"-".join(parts), "_".join(parts), " ".join(parts)} - {name})
+            also = f" (also written {', '.join(spellings)})" if spellings else ""
+            heading = f"{heading}. The setting or parameter {name}{also}"
         return f"{heading}: {self.text}" if heading else self.text
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from simagent.knowledge import chunking, embed, lexical
-from simagent.knowledge.documents import Chunk, Document, Hit
+from simagent.knowledge.documents import PASSAGE_VERSION, Chunk, Document, Hit
 
 FORMAT = 1
 INDEX_FILE = "index.faiss"
@@ -28,6 +28,7 @@ class IndexSettings(BaseModel):
     chunk_size: int = Field(default=900, ge=100, description="characters; MiniLM truncates at 256 word pieces")
     chunk_overlap: int = Field(default=150, ge=0)
     splitter: str = chunking.SPLITTER_VERSION
+    passage: str = PASSAGE_VERSION
 
     @property
     def key(self) -> str:
