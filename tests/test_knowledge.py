@@ -276,3 +276,54 @@ def test_llm_grounding_passages_from_a_small_index(tmp_path):
     assert found and found[0]["cite"].startswith("fix langevin, Description")
     assert "relaxation time of the Langevin thermostat" in found[0]["text"]
     assert grounding.passages("anything", kb=library.KnowledgeBase({"bundled": tmp_path / "none"})) == []
+
+
+# --- keyword fusion (lexical BM25 + dense, reciprocal rank) ---------------------------------------
+
+def test_option_name_spellings_share_a_joined_token():
+    from simagent.knowledge import lexical
+
+    for spelling in ("tau_t", "tau-t", "TAU_T"):
+        assert "tau-t" in lexical.tokens(f"what is the {spelling} setting for")
+    assert "the" not in lexical.tokens("the time constant") and "time" in lexical.tokens("the time constant")
+
+
+def test_bm25_ranks_the_exact_option_entry_first_on_a_tiny_corpus():
+    from simagent.knowledge import lexical
+
+    texts = ["tau-t: [ps] time constant for coupling (one for each group in tc-grps)",
+             "ref-t: [K] reference temperature for coupling (one for each group in tc-grps)",
+             "Temperature coupling: the Berendsen algorithm couples the system to a heat bath with a time "
+             "constant for coupling; the coupling strength is set by the time constant tau."]
+    scores = lexical.BM25(texts).scores("In a GROMACS mdp file, what is the tau_t setting for?")
+    assert scores.argmax() == 0 and scores[0] > scores[2] > 0
+    assert lexical.BM25(texts).scores("zeolite imidazolate").max() == 0
+
+
+def test_reciprocal_rank_fusion_rewards_agreement():
+    from simagent.knowledge import lexical
+
+    fused = lexical.rrf([[1, 2, 3], [3, 2, 9]], k=60)
+    # 3 (1/63 + 1/61) and 2 (2/62) appear in both rankings and beat 1 (1/61), first only once
+    assert [item for item, _ in fused][:2] == [3, 2]
+    assert dict(fused)[9] == pytest.approx(1 / 63)
+
+
+def test_hybrid_search_finds_the_option_entry_by_its_name(tmp_path):
+    manual = tmp_path / "mdp-options.md"
+    manual.write_text(
+        "# mdp options\n\n## tau-t\n\n[ps] time constant for coupling (one for each group in tc-grps).\n\n"
+        "## ref-t\n\n[K] reference temperature for coupling (one for each group in tc-grps).\n\n"
+        "## nsteps\n\nmaximum number of steps to integrate or minimize.\n")
+    prose = tmp_path / "temperature-coupling.md"
+    prose.write_text(
+        "# Temperature coupling\n\n## Berendsen thermostat\n\nThe Berendsen algorithm mimics weak coupling to "
+        "an external heat bath. The deviation of the temperature is corrected slowly, with a time constant "
+        "that sets how strongly the system is tied to the bath; the time constant for coupling is typically "
+        "0.1 ps in practice.\n")
+    library.add_files(VectorIndex(tmp_path / "ix"), [manual, prose], kind="manual")
+    kb = library.KnowledgeBase({"bundled": tmp_path / "ix"})
+    hits = kb.search("In a GROMACS mdp file, what is the tau_t setting for?", k=3)
+    assert hits[0].section.endswith("tau-t")
+    # the hit keeps its cosine similarity (the relevance threshold is calibrated on it)
+    assert -1.0 <= hits[0].score <= 1.0 and all(h.score != 0 for h in hits)

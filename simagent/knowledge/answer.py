@@ -23,10 +23,11 @@ class Grounded(BaseModel):
 
 
 def select(hits: list[Hit], threshold: float, limit: int) -> list[Hit]:
-    """Relevant hits, best first, at most PER_SOURCE passages from one source."""
+    """Relevant hits (cosine score at least `threshold`) in the order given (search ranks them),
+    at most PER_SOURCE passages from one source."""
     chosen: list[Hit] = []
     per_source: dict[str, int] = {}
-    for hit in sorted(hits, key=lambda h: -h.score):
+    for hit in hits:
         if hit.score < threshold or per_source.get(hit.source, 0) >= PER_SOURCE:
             continue
         chosen.append(hit)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field
 
-from simagent.knowledge import chunking, embed
+from simagent.knowledge import chunking, embed, lexical
 from simagent.knowledge.documents import Chunk, Document, Hit
 
 FORMAT = 1
@@ -53,6 +53,7 @@ class VectorIndex:
         self.next_id = 0
         self.stored_key: str | None = None
         self._faiss = None
+        self._bm25: tuple[list[int], lexical.BM25] | None = None
         self.recorded: list[dict] = []
         meta_path = self.folder / META_FILE
         if meta_path.is_file():
@@ -105,6 +106,7 @@ class VectorIndex:
         if old and replace:
             self.remove(old)
         chunks = chunking.chunk_document(doc, self.settings.chunk_size, self.settings.chunk_overlap)
+        self._bm25 = None
         vectors = embed.encode([c.embedding_text(doc.title) for c in chunks], progress=progress)
         ids = np.arange(self.next_id, self.next_id + len(chunks), dtype="int64")
         self._index().add_with_ids(vectors, ids)
@@ -125,6 +127,7 @@ class VectorIndex:
             self._index().remove_ids(np.array(ids, dtype="int64"))
         for cid in ids:
             del self.chunks[cid]
+        self._bm25 = None
         self.documents.pop(doc_id, None)
         return len(ids)
 
@@ -135,6 +138,30 @@ class VectorIndex:
         # ids unknown to meta.json (a build saving while this index was being opened) are skipped
         return [[self.hit(int(i), float(s)) for s, i in zip(row_s, row_i, strict=True) if int(i) in self.chunks]
                 for row_s, row_i in zip(scores, ids, strict=True)]
+
+    def _lexical(self) -> tuple[list[int], lexical.BM25]:
+        """BM25 over each chunk's document title, section title and text (built on first use)."""
+        if self._bm25 is None:
+            ids = sorted(self.chunks)
+            texts = [" ".join((self.documents[self.chunks[i]["doc"]]["title"], self.chunks[i].get("section", ""),
+                               self.chunks[i]["text"])) for i in ids]
+            self._bm25 = (ids, lexical.BM25(texts))
+        return self._bm25
+
+    def hybrid_search(self, query: str, vector: np.ndarray, depth: int = 30) -> list[tuple[float, Hit]]:
+        """Dense (cosine) and keyword (BM25) rankings of the top `depth` chunks each, fused by reciprocal
+        rank; (fused score, hit) best first. Each hit's `score` stays its cosine similarity (the
+        relevance threshold is calibrated on it)."""
+        if not self.chunks or self.stale:
+            return []
+        scores, ids = self._index().search(np.ascontiguousarray(vector.reshape(1, -1), dtype="float32"),
+                                           len(self.chunks))
+        cosine = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if int(i) in self.chunks}
+        dense = list(cosine)[:depth]
+        chunk_ids, bm25 = self._lexical()
+        keyword = bm25.scores(query)
+        top = [chunk_ids[n] for n in np.argsort(-keyword, kind="stable")[:depth] if keyword[n] > 0]
+        return [(fused, self.hit(cid, cosine[cid])) for cid, fused in lexical.rrf([dense, top]) if cid in cosine]
 
     def hit(self, chunk_id: int, score: float) -> Hit:
         chunk = self.chunks[chunk_id]
@@ -163,5 +190,5 @@ class VectorIndex:
 
     def reset(self) -> None:
         """Forget everything (used to rebuild a stale index under the current settings)."""
-        self.documents, self.chunks, self.next_id, self._faiss = {}, {}, 0, None
+        self.documents, self.chunks, self.next_id, self._faiss, self._bm25 = {}, {}, 0, None, None
         self.stored_key = None

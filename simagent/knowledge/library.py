@@ -1,6 +1,8 @@
 """The knowledge base a question is answered from: the bundled index (rag_index/: engine manuals,
 simagent's method notes, force-field and potential citations) and the user's own index (their
-papers, in the user data folder). Search embeds the question once and merges both indexes' hits."""
+papers, in the user data folder). Search embeds the question once, fuses each index's dense and
+keyword (BM25) rankings and merges the indexes' hits by fused score; a hit's `score` stays its
+cosine similarity."""
 
 from __future__ import annotations
 
@@ -15,6 +17,9 @@ from simagent.paths import rag_index_dir, user_data_dir
 # Measured on benchmarks/rag (see its README): unanswerable questions scored at most 0.307, questions
 # answered at rank 1 at least 0.361.
 RELEVANCE_THRESHOLD = 0.35
+
+# candidates taken from each ranking (dense, keyword) before reciprocal-rank fusion
+FUSION_DEPTH = 30
 
 Progress = Callable[[str, int, int], None]
 
@@ -98,16 +103,16 @@ class KnowledgeBase:
         usable = self.usable()
         if not usable or not query.strip():
             return []
-        vector = embed.encode([query])
-        depth = k * 4 if kinds else k * 2
-        hits: list[Hit] = []
+        vector = embed.encode([query])[0]
+        fused: list[tuple[float, Hit]] = []
         for name, ix in usable.items():
-            for hit in ix.search(vector, depth)[0]:
+            for score, hit in ix.hybrid_search(query, vector, depth=max(FUSION_DEPTH, k * 4)):
                 hit.index = name
-                hits.append(hit)
+                fused.append((score, hit))
+        fused.sort(key=lambda pair: -pair[0])
+        hits = [hit for _, hit in fused]
         if kinds:
             hits = [h for h in hits if h.kind in kinds]
         if min_score is not None:
             hits = [h for h in hits if h.score >= min_score]
-        hits.sort(key=lambda h: -h.score)
         return hits[:k]
