@@ -27,6 +27,16 @@ class MlpJob(BaseModel):
     strains: list[float] = Field(default_factory=list)
 
 
+def read_results(job_dir: Path) -> dict:
+    """The results.json an ML-potential job wrote (ReadError when the job left none)."""
+    from simagent.errors import ReadError
+
+    path = job_dir / RESULTS_FILE
+    if not path.is_file():
+        raise ReadError(f"{path}: the ML-potential job left no results")
+    return json.loads(path.read_text())
+
+
 def main(argv: list[str]) -> int:
     path = Path(argv[0] if argv else JOB_FILE).resolve()
     try:

@@ -4,20 +4,19 @@ the lowest few relaxed with the framework fixed; the lowest E_bind is reported, 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
-from simagent.errors import CalculationFailed, ReadError, RequestError
+from simagent.errors import CalculationFailed, RequestError
 from simagent.materials import forcefields
 from simagent.materials import frameworks as rfw
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from tools.mlp import models
 from tools.mlp.guest_binding import GuestBindingJob
-from tools.mlp.run import JOB_FILE, RESULTS_FILE
+from tools.mlp.run import JOB_FILE, RESULTS_FILE, read_results
 
 JOB_ID = "guest_binding"
 MAX_FRAMEWORK_ATOMS = 300  # CHGNet on one core: ~2 s per energy+force at 57 atoms, here
@@ -106,9 +105,7 @@ class MlpGuestBinding(Protocol):
         p = self.as_params(params)
         job_dir = job_dirs[JOB_ID]
         path = job_dir / RESULTS_FILE
-        if not path.is_file():
-            raise ReadError(f"{path}: the ML-potential job left no results")
-        data = json.loads(path.read_text())
+        data = read_results(job_dir)
         relaxed = [r for r in data["relaxed"] if r["converged"]]
         if not relaxed:
             raise CalculationFailed(f"no placement of {p.guest} relaxed to fmax {p.fmax:g} eV/A in {p.max_steps} "
