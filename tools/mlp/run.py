@@ -27,13 +27,29 @@ class MlpJob(BaseModel):
     strains: list[float] = Field(default_factory=list)
 
 
+def read_results(job_dir: Path) -> dict:
+    """The results.json an ML-potential job wrote (ReadError when the job left none)."""
+    from simagent.errors import ReadError
+
+    path = job_dir / RESULTS_FILE
+    if not path.is_file():
+        raise ReadError(f"{path}: the ML-potential job left no results")
+    return json.loads(path.read_text())
+
+
 def main(argv: list[str]) -> int:
     path = Path(argv[0] if argv else JOB_FILE).resolve()
     try:
-        job = MlpJob.model_validate_json(path.read_text())
+        raw = json.loads(path.read_text())
+        guest_job = raw.get("kind") == "guest_binding"
+        job = None if guest_job else MlpJob.model_validate(raw)
     except (OSError, ValueError) as err:
         print(f"cannot read {path}: {err}", file=sys.stderr)
         return 2
+    if job is None:
+        from tools.mlp import guest_binding
+
+        return guest_binding.main(path)
     from ase.filters import FrechetCellFilter
     from ase.optimize import BFGS
 

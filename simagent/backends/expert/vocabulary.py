@@ -78,7 +78,8 @@ PROPERTY_PATTERNS: dict[str, list[str]] = {
     "selectivity": [r"\bselectivit"],
     "interaction_energy": [r"interaction energ", r"host[- ]guest energ",
                            r"(?:binding|adsorption) energ\w* (?:of|for) (?:an? |the )?(?:co2|ch4|methane|n2|h2o?|water|"
-                           r"xe|kr|ar|guests?|molecules?)\b"],
+                           r"xe|kr|ar|guests?|molecules?)\b",
+                           r"\b(?:co2|ch4|methane|n2|h2o?|water|xe|kr|ar|guest) (?:binding|adsorption) energ"],
 }
 
 # A property word that carries a value in the request is a condition, not a property to compute.

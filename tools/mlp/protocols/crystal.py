@@ -10,12 +10,12 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from simagent.errors import CalculationFailed, ReadError
+from simagent.errors import CalculationFailed
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import register
 from tools import crystals
 from tools.mlp import models
-from tools.mlp.run import JOB_FILE, RESULTS_FILE, MlpJob
+from tools.mlp.run import JOB_FILE, RESULTS_FILE, MlpJob, read_results
 
 JOB_ID = "mlp"
 
@@ -66,9 +66,7 @@ class MlpCrystal(crystals.NamedEngineCrystalProtocol):
         p = self.as_params(params)
         job_dir = job_dirs[JOB_ID]
         path = job_dir / RESULTS_FILE
-        if not path.is_file():
-            raise ReadError(f"{path}: the ML-potential job left no results")
-        data = json.loads(path.read_text())
+        data = read_results(job_dir)
         if not data["relax_converged"]:
             raise CalculationFailed(f"cell relaxation did not reach fmax {p.fmax:g} eV/A in {p.max_steps} steps")
         fit = crystals.fit_eos(data["volumes_A3"], data["energies_eV"], data["natoms"], plot=job_dir / "eos.png")

@@ -160,10 +160,13 @@ def is_metal(element: str) -> bool:
 def cost_estimate_s(p: QeCrystalParams, atoms) -> float:
     """Rough serial wall time: Si2 at 60 Ry with 7x7x7 k-points took ~3 s per SCF here; the cost grows
     with electrons^2 x k-points x cutoff^1.5 x volume; times the number of SCF runs of the job."""
-    electrons = p.z_valence * len(atoms)
-    kpoints = math.prod(p.kpts) / 343
-    per_scf = 3.0 * (electrons / 8) ** 2 * kpoints * (max(p.cutoffs_Ry) / 60) ** 1.5 * (atoms.get_volume() / 40.0)
+    per_scf = scf_seconds(p.z_valence * len(atoms), math.prod(p.kpts), max(p.cutoffs_Ry), atoms.get_volume())
     return per_scf * (len(p.cutoffs_Ry) * 0.2 + len(p.strains) + 2)
+
+
+def scf_seconds(electrons: float, kpoints: int, cutoff_Ry: float, volume_A3: float) -> float:
+    """Serial seconds of one SCF, scaled from Si2 at 60 Ry, 7x7x7 k-points (343), 40 A^3: ~3 s here."""
+    return 3.0 * (electrons / 8) ** 2 * (kpoints / 343) * (cutoff_Ry / 60) ** 1.5 * (volume_A3 / 40.0)
 
 
 def read_convergence(job_dir: Path) -> dict:
