@@ -281,3 +281,12 @@ def test_melt_as_a_noun_is_not_a_melting_point(text, is_melting):
     from simagent.backends.expert.reader import read_request
 
     assert ("melting_point" in [p.name for p in read_request(text).properties]) is is_melting
+
+
+def test_typo_repair_leaves_file_paths_alone():
+    """A path is the user's letter for letter: '/tmp/fnal/tests/fles/x.gro' must not be 'repaired'."""
+    from simagent.backends.expert.wording import correct_typos
+
+    text = "density of the water box in /tmp/runs/nikel/lead/conf.gro at 298 K, latice ignored"
+    fixed = correct_typos(text)
+    assert "/tmp/runs/nikel/lead/conf.gro" in fixed and "lattice ignored" in fixed

@@ -54,7 +54,13 @@ def correct_typos(text: str) -> str:
             near = {best[0]}
         return near.pop() if near else word
 
-    return re.sub(r"[A-Za-z]+", fix, text)
+    def fix_token(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if "/" in token or "\\" in token:
+            return token  # a file path is the user's, letter for letter
+        return re.sub(r"[A-Za-z]+", fix, token)
+
+    return re.sub(r"\S+", fix_token, text)
 
 
 ZERO_KELVIN = [
