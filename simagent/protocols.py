@@ -113,7 +113,9 @@ PRECEDENCE: tuple[str, ...] = (
     # engines a request names by its method words (never a substitute for another's answer)
     "qe/eos",
     "qe/band_gap",
+    "qe/guest_binding",
     "mlp/crystal",
+    "mlp/guest_binding",
     "vasp/relax",
     "vasp/band_gap",
 )

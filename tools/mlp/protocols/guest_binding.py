@@ -7,11 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from simagent.errors import CalculationFailed, RequestError
-from simagent.materials import forcefields
-from simagent.materials import frameworks as rfw
+from simagent.materials.guest_binding import GuestBindingParams, framework_and_guest, is_guest_binding
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from tools.mlp import models
@@ -20,40 +19,6 @@ from tools.mlp.run import JOB_FILE, RESULTS_FILE, read_results
 
 JOB_ID = "guest_binding"
 MAX_FRAMEWORK_ATOMS = 300  # CHGNet on one core: ~2 s per energy+force at 57 atoms, here
-
-
-class GuestBindingParams(BaseModel):
-    model: str
-    framework: str
-    source: str
-    guest: str
-    ase_name: str
-    cell: list[list[float]]
-    symbols: list[str]
-    fractional: list[list[float]]
-    placements: int = 20
-    relaxations: int = 3
-    min_distance_A: float = 2.5
-    fmax: float = 0.05
-    max_steps: int = 150
-    seed: int = 0
-    time_limit_s: float = Field(default=1800.0)
-
-
-def is_guest_binding(spec: TaskSpec) -> bool:
-    return bool(spec.system and spec.system.kind == "framework" and spec.system.guests and spec.properties
-                and {p.name for p in spec.properties} <= {"interaction_energy"})
-
-
-def framework_and_guest(spec: TaskSpec):
-    if len(spec.system.guests) != 1:
-        raise RequestError("the guest binding energy is computed for one guest species; name one (e.g. CO2)")
-    guest = forcefields.canonical_guest(spec.system.guests[0])
-    ase_name = forcefields.guest_table()[guest].get("ase_name")
-    if not ase_name:
-        raise RequestError(f"no molecular geometry for {guest}")
-    resolved = rfw.resolve(spec.system.structure or spec.system.name or "")
-    return resolved, rfw.read_cif(resolved.path, resolved.name), guest, ase_name
 
 
 @register

@@ -12,9 +12,9 @@ from typing import ClassVar
 from pydantic import BaseModel
 
 from simagent.errors import RequestError
+from simagent.materials.guest_binding import GuestBindingParams, framework_and_guest, is_guest_binding
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
-from tools.mlp.protocols.guest_binding import GuestBindingParams, framework_and_guest, is_guest_binding
 from tools.qe import pseudos
 from tools.qe.protocols.crystal import COST_LIMIT_S, scf_seconds
 
