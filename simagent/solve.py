@@ -169,7 +169,8 @@ class MetricTarget:
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
-    (r"diffusi|\bmsd\b|mean squared? displacement|\bd ?self\b|^d(?: |$)", "self_diffusion_coefficient"),
+    (r"diffusi|\bd ?self\b|^d(?: |$)", "self_diffusion_coefficient"),
+    (r"\bmsd\b|mean (?:squared?|sq) (?:displacement|deviation)", "mean_squared_displacement"),
     (r"coordination|\bcn\b|number of (?:nearest )?neighbou?rs|neighbou?r count", "coordination_number"),
     (r"\brdf\b|g ?\( ?r ?\)|\bgr\b|radial distribution|pair (?:distribution|correlation)|first peak", "rdf"),
     (r"lattice (?:constant|parameter|spacing)|\ba_?0\b|\balat\b|\blattice\b", "lattice_constant"),

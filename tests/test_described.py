@@ -178,3 +178,34 @@ def test_three_body_overlay_runs_and_raises_the_lattice_energy(tmp_path: Path):
     assert "atm" in job.inputs["in.lammps"]
     (result,) = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
     assert result.value > lj_lattice_energy_per_atom(1.0, 3, 2.0) + 1e-3
+
+
+def test_langevin_keeping_the_velocity_temperature_then_removed_and_msd_metrics():
+    from simagent.solve import read_metric
+
+    text = ("Reduced LJ units, a 2D fluid: a sq2 lattice of number density 0.5 in a box of 6 x 6, Lennard-Jones "
+            "cutoff 2.5 sigma, unit mass. Velocities at a temperature of 1.2. Equilibrate for 100 timesteps under "
+            "NVE with a Langevin thermostat that maintains the temperature. Then the thermostat is removed and the "
+            "production runs 200 timesteps in NVE.")
+    d = read_description(text)
+    assert d.renderable, (d.missing, d.unsupported)
+    first, second = (s.dynamics for s in d.stages)
+    assert (first.thermostat, first.t_stop) == ("langevin", 1.2) and second.thermostat is None
+    assert read_metric("mean_sq_deviation_avg").property == "mean_squared_displacement"
+    assert read_metric("MSD").property == "mean_squared_displacement"
+    assert read_metric("avg_diffusion_coeff_from_msd").property == "self_diffusion_coefficient"
+
+
+def test_msd_and_running_diffusion_slope_from_a_real_run(tmp_path: Path):
+    text = ("Reduced LJ units, a 2D fluid: a sq2 lattice of number density 0.5 in a box of 6 x 6, Lennard-Jones "
+            "cutoff 2.5 sigma, unit mass. Velocities at a temperature of 1.2. Run 300 timesteps in NVE.")
+    protocol = DescribedRun()
+    spec = TaskSpec(request=text, properties=[PropertyRequest(name="mean_squared_displacement"),
+                                              PropertyRequest(name="self_diffusion_coefficient")])
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    assert "variable        fitslope equal slope(f_msdvec)/4/(10*dt)" in job.inputs["in.lammps"]  # 2D: 2 x 2
+    results = {r.property: r for r in protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)}
+    # particles of a fluid move away from where they started: the MSD and its slope are positive
+    assert results["mean_squared_displacement"].value > 0
+    assert results["self_diffusion_coefficient"].value > 0

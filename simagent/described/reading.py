@@ -66,8 +66,7 @@ UNSUPPORTED: list[tuple[str, str]] = [
     (r"\breplicate", "replicate"),
     (r"\bmsst\b|shock", "shock methods (fix msst)"),
     (r"\bspin\b|magnet", "spin dynamics"),
-    (r"green[- ]kubo|viscosity|mean[- ]square (?:displacement|deviation)|\bmsd\b", "transport analyses (Green-Kubo, "
-     "MSD)"),
+    (r"green[- ]kubo|viscosity", "Green-Kubo analyses"),
     (r"random(?:ly)? (?:insert|place|convert|replac|assign)|type 2|second (?:atom )?type|mixture", "several atom "
      "types or random placement"),
     (r"\brespa\b", "run_style respa"),
@@ -352,8 +351,8 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         dyn.thermostat = "nose-hoover"
     if dyn.thermostat is not None:
         t = found.get("thermostat_temperature")
-        if t is None and initial_t is not None and re.search(r"\b(?:that|the same|this|the initial) temperature",
-                                                             sentence):
+        if t is None and initial_t is not None and re.search(r"\b(?:that|the same|this|the initial|the) temperature"
+                                                             r"(?! (?:of|at|=|is|to)\b)", sentence):
             t_value = initial_t
         elif t is None and current is not None and current.thermostat is not None:
             t_value = current.t_stop

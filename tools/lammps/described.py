@@ -11,6 +11,8 @@ description does not state, except the output needed to measure the metrics.
 
 from __future__ import annotations
 
+import math
+
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 
 THERMO = "step temp pe ke etotal press vol density atoms"
@@ -18,6 +20,9 @@ THERMO_SAMPLES = 500  # thermo lines per run stage when the description states n
 RDF_BINS = 200
 RDF_FILE = "rdf.dat"
 RDF_SNAPSHOTS = 50  # g(r) snapshots over the averaged stage
+MSD_VECTOR_EVERY = 10  # steps between the MSD values the diffusion slope is fitted to (LAMMPS examples/DIFFUSE)
+MSD_COLUMN = "c_msd[4]"
+SLOPE_COLUMN = "v_fitslope"
 
 
 def thermo_every(desc: SimulationDescription, stage: Stage) -> int:
@@ -96,8 +101,29 @@ def dynamics_fixes(dyn: Dynamics) -> list[str]:
     return fixes
 
 
-def render(desc: SimulationDescription, rdf: bool = False) -> str:
-    """The LAMMPS input. `rdf`: g(r) snapshots over the averaged stage into rdf.dat."""
+def _measurements(desc: SimulationDescription, stage: Stage, rdf: bool, msd: bool, diffusion: bool) -> list[str]:
+    """What the averaged stage records beyond the thermo quantities: g(r) snapshots into rdf.dat;
+    the MSD from the stage's start (compute msd) and the running diffusion coefficient, the slope
+    of the MSD against time over 2 x dimension (a least-squares slope over values 10 steps apart)."""
+    lines = []
+    if rdf:
+        every = max(1, stage.steps // RDF_SNAPSHOTS)
+        lines += [f"compute         rdf all rdf {RDF_BINS}",
+                  f"fix             rdf all ave/time {every} 1 {every} c_rdf[*] file {RDF_FILE} mode vector"]
+    if msd or diffusion:
+        columns = f"{THERMO} {MSD_COLUMN}"
+        lines.append("compute         msd all msd")
+        if diffusion:
+            lines += [f"fix             msdvec all vector {MSD_VECTOR_EVERY} {MSD_COLUMN}",
+                      f"variable        fitslope equal slope(f_msdvec)/{2 * desc.dimension}/({MSD_VECTOR_EVERY}*dt)"]
+            columns += f" {SLOPE_COLUMN}"
+        lines += [f"thermo_style    custom {columns}", "thermo_modify   norm no"]  # thermo_style resets modify
+    return lines
+
+
+def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False) -> str:
+    """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
+    in the thermo output; `diffusion`: also the running MSD slope (see _measurements)."""
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
@@ -129,10 +155,12 @@ def render(desc: SimulationDescription, rdf: bool = False) -> str:
             fixes.append("fix             e2d all enforce2d")  # last: it zeroes what the other fixes set
         lines += fixes
         active = [f.split()[1] for f in fixes]
-        if rdf and index == desc.average_stage:
-            every = max(1, stage.steps // RDF_SNAPSHOTS)
-            lines += [f"compute         rdf all rdf {RDF_BINS}",
-                      f"fix             rdf all ave/time {every} 1 {every} c_rdf[*] file {RDF_FILE} mode vector"]
-            active.append("rdf")
-        lines += [f"thermo          {thermo_every(desc, stage)}", f"run             {stage.steps}"]
+        if index == desc.average_stage:
+            extra = _measurements(desc, stage, rdf, msd, diffusion)
+            lines += extra
+            active += [w.split()[1] for w in extra if w.startswith("fix ")]
+        every = thermo_every(desc, stage)
+        if diffusion and index == desc.average_stage:  # the slope is computed on the MSD vector's steps
+            every = math.lcm(every, MSD_VECTOR_EVERY)
+        lines += [f"thermo          {every}", f"run             {stage.steps}"]
     return "\n".join(lines) + "\n"

@@ -25,7 +25,7 @@ from simagent.materials.rdf import rdf_peak_and_cn
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average
-from tools.lammps.described import RDF_FILE, render
+from tools.lammps.described import MSD_COLUMN, RDF_FILE, SLOPE_COLUMN, render
 from tools.lammps.parse import read_output
 
 JOB_ID = "described"
@@ -36,6 +36,8 @@ THERMO_PROPERTIES: dict[str, tuple[str, bool]] = {
     "kinetic_energy_per_atom": ("KinEng", True), "total_energy_per_atom": ("TotEng", True),
 }  # fmt: skip
 STRUCTURE_PROPERTIES = ("coordination_number", "rdf")
+# property -> thermo column of the averaged stage (tools.lammps.described._measurements)
+MOTION_PROPERTIES = {"mean_squared_displacement": MSD_COLUMN, "self_diffusion_coefficient": SLOPE_COLUMN}
 # the unit of each thermo quantity per unit style (LAMMPS units command)
 UNITS: dict[str, dict[str, str]] = {
     "lj": {"energy": "reduced", "temperature": "reduced", "pressure": "reduced", "volume": "reduced",
@@ -61,7 +63,8 @@ def _description(spec: TaskSpec) -> SimulationDescription:
 class DescribedRun(Protocol):
     name = "lammps/described"
     engine = "lammps"
-    properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES)
+    properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
+        frozenset(MOTION_PROPERTIES)
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -87,8 +90,10 @@ class DescribedRun(Protocol):
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)
         rdf = any(name in STRUCTURE_PROPERTIES for name in p.properties)
+        text = render(p.description, rdf=rdf, msd="mean_squared_displacement" in p.properties,
+                      diffusion="self_diffusion_coefficient" in p.properties)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
-                    inputs={"in.lammps": render(p.description, rdf=rdf)}, time_limit_s=p.time_limit_s)]
+                    inputs={"in.lammps": text}, time_limit_s=p.time_limit_s)]
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
         p = self.as_params(params)
@@ -108,6 +113,8 @@ class DescribedRun(Protocol):
         for name in p.properties:
             if name in THERMO_PROPERTIES:
                 results.append(_thermo(name, block, units, where))
+            elif name in MOTION_PROPERTIES:
+                results.append(_motion(name, block, desc, where))
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)
@@ -127,6 +134,30 @@ def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], wher
     return Result(quantity=name, value=mean, unit=unit, uncertainty=err, job=JOB_ID, log="log.lammps",
                   method=f"average of thermo {column}{' / atoms' if per_atom else ''} over {where}, "
                          f"{series.size} samples; standard error by block averaging")
+
+
+def _motion(name: str, block: dict[str, np.ndarray], desc: SimulationDescription, where: str) -> Result:
+    column = MOTION_PROPERTIES[name]
+    if column not in block:
+        raise ReadError(f"thermo column {column} missing")
+    series = block[column]
+    series = series[np.isfinite(series)]
+    if name == "self_diffusion_coefficient":
+        series = series[1:]  # the first line has fewer than two MSD values to fit
+    if series.size < 2:
+        raise CalculationFailed(f"too few {column} values in {where} to average")
+    mean, err = block_average(series)
+    length = UNITS[desc.units or "lj"]["length"]
+    time = {"lj": "reduced", "real": "fs", "metal": "ps"}[desc.units or "lj"]
+    if length == "reduced":
+        unit = "reduced"
+    else:
+        unit = f"{length}^2" + ("" if name == "mean_squared_displacement" else f"/{time}")
+    how = ("the MSD from the stage's start (compute msd)" if name == "mean_squared_displacement" else
+           f"the running diffusion coefficient, least-squares slope of the MSD against time / {2 * desc.dimension}")
+    return Result(quantity=name, value=mean, unit=unit, uncertainty=err, job=JOB_ID, log="log.lammps",
+                  method=f"average of {how} (thermo {column}) over {where}, {series.size} samples; standard error "
+                         "by block averaging")
 
 
 def _structure(wanted: list[str], job_dir: Path, block: dict[str, np.ndarray], desc: SimulationDescription,
