@@ -54,7 +54,8 @@ CASES: dict[str, ReplayCase] = {c.protocol: c for c in [
 PENDING = frozenset({
     "lammps/fluid_md", "lammps/tensile_test", "lammps/thermal_expansion", "lammps/minimize", "lammps/melting_point",
     "lammps/shear_viscosity", "lammps/thermal_conductivity", "lammps/chain_conformation", "lammps/energy_components",
-    "lammps/framework_guest_md", "lammps/framework_eos", "gromacs/liquid_md", "zeopp/pore_geometry",
+    "lammps/framework_guest_md", "lammps/framework_eos", "lammps/described", "gromacs/liquid_md",
+    "zeopp/pore_geometry",
     "raspa/gcmc_uptake", "raspa/gcmc_mixture", "raspa/widom", "qe/eos", "qe/band_gap", "qe/guest_binding",
     "mlp/crystal", "mlp/guest_binding", "vasp/relax", "vasp/band_gap",
 })
