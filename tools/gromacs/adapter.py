@@ -17,6 +17,7 @@ class GromacsAdapter(UserInputAdapter):
     main_input_name = "grompp.mdp"  # a user's .mdp keeps its own name (handlers.mdp_name)
     binary_names = ("gmx",)
     install_hint = engine.INSTALL_HINT
+    parallel = True  # Job.ranks and Job.threads reach the engine (engine.job_command, handlers.user_command)
     dry_run_name = "dry run (grompp)"
     dry_run_optional = True
     engine_module = engine

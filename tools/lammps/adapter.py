@@ -19,6 +19,7 @@ class LammpsAdapter(UserInputAdapter):
     handlers_module = handlers
     log_patterns = ("log.lammps", "log.*.lammps")
     finished_marker = "Total wall time"
+    parallel = True  # Job.ranks and Job.threads reach the engine (engine.job_command, handlers.user_command)
 
     def binary(self) -> Path:
         return engine.lmp_binary()
