@@ -105,6 +105,7 @@ class EngineAdapter(ABC):
     binary_names: ClassVar[tuple[str, ...]] = ()
     install_hint: ClassVar[str] = "install it with `make setup`"
     user_inputs: ClassVar[bool] = False  # `simagent run/check FILE` supported
+    parallel: ClassVar[bool] = False  # the launch honours Job.ranks and Job.threads (else: one core)
     required: ClassVar[bool] = True  # False: licensed/optional (VASP); `doctor` does not fail without it
 
     # -- profile ---------------------------------------------------------------------------------
@@ -160,11 +161,20 @@ class EngineAdapter(ABC):
         return job.protocol.startswith("user")
 
     def launch(self, job: Job) -> Launch:
-        """How `job` starts in its folder: the same path for generated jobs and users' own inputs."""
+        """How `job` starts in its folder: the same path for generated jobs and users' own inputs.
+        The job's MPI ranks and OpenMP threads are passed to the engine (`protocol_command` and
+        `user_command` read them from the job) and reported to the executor as cores = ranks x threads;
+        an engine that cannot use them refuses the job rather than running it on one core."""
+        if (job.ranks > 1 or job.threads > 1) and not self.parallel:
+            raise InputError(f"{self.label} runs each job on one core; it cannot use {job.ranks} MPI rank(s) x "
+                             f"{job.threads} thread(s) (job {job.id}). Independent jobs, such as the points of "
+                             "an isotherm, run side by side instead, up to max_parallel.")
         if self.is_user_job(job):
             argv, env = self.user_command(job)
-            return Launch(argv, env)
-        return Launch(self.protocol_command(job), self.environment())
+        else:
+            argv, env = self.protocol_command(job), self.environment()
+        env["OMP_NUM_THREADS"] = str(job.threads)
+        return Launch(argv, env, cores=job.ranks * job.threads, ranks=job.ranks)
 
     def protocol_command(self, job: Job) -> list[str]:
         """Argument list of a protocol job (default: `<binary> <main input>`)."""

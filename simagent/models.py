@@ -294,6 +294,8 @@ class Job(BaseModel):
         default_factory=dict, description="files copied in from finished dependencies: {job_id: [names]}"
     )
     time_limit_s: float = 600.0
+    ranks: int = Field(default=1, ge=1, le=1024, description="MPI ranks (GROMACS: thread-MPI ranks); 1: no launcher")
+    threads: int = Field(default=1, ge=1, le=256, description="OpenMP threads per rank")
     inputs: dict[str, str] = Field(default_factory=dict, description="rendered input files: name -> text")
     workdir: str | None = None
     status: JobStatus = JobStatus.pending

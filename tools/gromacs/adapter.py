@@ -18,6 +18,7 @@ class GromacsAdapter(EngineAdapter):
     binary_names = ("gmx",)
     install_hint = engine.INSTALL_HINT
     user_inputs = True
+    parallel = True  # Job.ranks and Job.threads reach the engine (engine.job_command, handlers.user_command)
     dry_run_name = "dry run (grompp)"
     dry_run_optional = True
 

@@ -16,6 +16,7 @@ class LammpsAdapter(EngineAdapter):
     main_input_name = engine.MAIN_INPUT
     install_hint = engine.INSTALL_HINT
     user_inputs = True
+    parallel = True  # Job.ranks and Job.threads reach the engine (engine.job_command, handlers.user_command)
 
     def binary(self) -> Path:
         return engine.lmp_binary()
