@@ -234,6 +234,7 @@ HEXANE_EXPERIMENT = 0.655
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)
 def test_hexane_density_at_298_k_against_experiment(tmp_path):
     """Default protocol (the settings a request gets); cost: benchmarks/results/molecular_protocols.json."""
     spec = backend.task_spec("What is the density of liquid n-hexane at 298.15 K and 1 atm?")

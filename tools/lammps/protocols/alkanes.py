@@ -74,7 +74,7 @@ VAPOUR_DENSITY = 0.2  # g/cm^3: below this the state is a vapour/supercritical, 
 # (density) relaxes far faster than its chain conformations, so the melt gets longer runs but not
 # Rouse times. Equilibration detection trims the production further.
 LIQUID_EQUILIBRATION, LIQUID_PRODUCTION = 30_000, 60_000
-POLYMER_EQUILIBRATION, POLYMER_PRODUCTION = 200_000, 200_000
+POLYMER_EQUILIBRATION, POLYMER_PRODUCTION = 100_000, 100_000
 
 TRANS_PROBABILITY = 0.6  # start conformers: trans, else gauche+ or gauche- (the melt relaxes them)
 PUSHOFF_PREFACTOR = 30.0  # kcal/mol, final amplitude of the soft repulsion
