@@ -15,8 +15,12 @@ process), with CPU time per step measured in the child (`time.process_time`), so
 coarse error, the entries that fall in it, and the cost of each pass come from the same sample. The
 decisions are checked against the CoRE table (which was made with the fine settings).
 
+Each entry's measurements are kept in --cache (a rerun resumes), and the summary is rewritten every 10
+entries, so a run stopped at --deadline (UTC HH:MM) reports the entries it finished (marked partial).
+
 Usage: nice -n 15 .venv/bin/python benchmarks/zeopp_coarse_fine.py [--n 100] [--seed 7061]
-       [--kinetic 3.8] [--min-vf 0.3] [--coarse-samples 500] [--out benchmarks/results/zeopp_coarse_fine.json]
+       [--kinetic 3.8] [--min-vf 0.3] [--coarse-samples 500] [--deadline 17:15] [--cache DIR]
+       [--out benchmarks/results/zeopp_coarse_fine.json]
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -161,7 +166,10 @@ def main() -> None:
     parser.add_argument("--min-vf", type=float, default=0.3)
     parser.add_argument("--coarse-samples", type=int, default=500, help="total MC samples of the coarse -vol")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "zeopp_coarse_fine.json")
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "zeopp_coarse_fine_cache")
+    parser.add_argument("--deadline", help="UTC HH:MM: start no entry after this")
     args = parser.parse_args()
+    args.cache.mkdir(parents=True, exist_ok=True)
 
     from simagent.materials import structures as st
 
@@ -174,7 +182,14 @@ def main() -> None:
     rows, failed = [], {}
     started = time.monotonic()
     for i, entry in enumerate(sample, 1):
-        row = run_entry(paths[entry], args.coarse_samples)
+        if args.deadline and datetime.now(UTC).strftime("%H:%M") >= args.deadline:
+            break
+        cached = args.cache / f"{entry}-{args.coarse_samples}.json"
+        if cached.is_file():
+            row = json.loads(cached.read_text())
+        else:
+            row = run_entry(paths[entry], args.coarse_samples)
+            cached.write_text(json.dumps(row))
         if "error" in row:
             failed[entry] = row["error"]
         else:
@@ -182,7 +197,13 @@ def main() -> None:
                          "table_VF": float(table[entry]["AV_VF"]), **row})
         if i % 10 == 0 or i == len(sample):
             print(f"{i}/{len(sample)} entries, {len(failed)} failed, {time.monotonic() - started:.0f} s", flush=True)
+            if i < len(sample):
+                report(args, rows, failed, sample, len(names), extract_s, started)
+    report(args, rows, failed, sample, len(names), extract_s, started)
 
+
+def report(args, rows: list[dict], failed: dict, sample: list[str], total: int, extract_s: float,
+           started: float) -> None:
     pld_band = band([r["values"]["coarse_PLD"] - r["values"]["fine_PLD"] for r in rows])
     vf_band = band([r["values"]["coarse_VF"] - r["values"]["fine_VF"] for r in rows])
     decisions = plan(rows, args.kinetic, args.min_vf, pld_band, vf_band)
@@ -191,10 +212,10 @@ def main() -> None:
     fine_only = [max(0.0, r["process_cpu_s"] - sum(r["cpu_s"].values())) + r["cpu_s"]["read"]
                  + r["cpu_s"]["fine_ha"] + r["cpu_s"]["fine_res"] + r["cpu_s"]["fine_res_write"]
                  + r["cpu_s"]["fine_vol"] for r in rows]
-    total = len(names)
     per_entry = decisions["cpu_s_per_entry"] or 0.0
     summary = {
         "dataset": DATASET, "seed": args.seed, "sampled": len(sample), "computed": len(rows), "failed": failed,
+        "complete": len(rows) + len(failed) == len(sample),
         "settings": {"kinetic_diameter_A": args.kinetic, "min_void_fraction": args.min_vf,
                      "coarse": f"no -ha; -res; -vol 0 0 {args.coarse_samples}",
                      "fine": f"-ha DEF -res; -vol 0 0 {FINE_SAMPLES}", "asa": "not computed (no cut needs it)",
@@ -223,7 +244,7 @@ def main() -> None:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
-    print(json.dumps(summary, indent=1))
+    print(json.dumps(summary, indent=1), flush=True)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ PropertyName = Literal[
     "rdf",
     "coordination_number",
     "self_diffusion_coefficient",
+    "mean_squared_displacement",
     "heat_capacity",
     "melting_point",
     # mechanical, defect and transport properties of solids and liquids (MD protocol library)

@@ -105,6 +105,8 @@ PRECEDENCE: tuple[str, ...] = (
     # elastic constants of dense solids
     "lammps/framework_guest_md",
     "lammps/framework_eos",
+    # the simulation a detailed description prescribes, run literally (solve prefers it when complete)
+    "lammps/described",
     # molecular liquids named for GROMACS (a request's engine decides which of the two fluid protocols)
     "gromacs/liquid_md",
     # pore geometry, then adsorption by GCMC (pure, mixtures) and Henry coefficients by Widom insertion

@@ -32,6 +32,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from simagent.backends.base import DecisionBackend, ParameterOverrides, ProtocolInfo, ProtocolSelection, RepairAction
 from simagent.backends.expert.protocol_text import complete_conditions, unplaced_run_lengths
 from simagent.config import Settings, load_settings
+from simagent.described.model import SimulationDescription
+from simagent.described.reading import read_description
 from simagent.errors import RequestError, SimagentError
 from simagent.executor import Executor, JobHandle, JobRecord, read_record, write_record
 from simagent.models import (
@@ -54,6 +56,7 @@ MIN_JOB_TIME_S = 1.0  # below this a job is not started: the budget is used up
 FINAL_ANSWER = "final_answer.json"
 REPORT = "report.md"
 INPUTS = "inputs"
+DESCRIBED = "lammps/described"  # the protocol that runs a complete description literally
 DATA_KINDS = ("structures", "potentials")
 
 
@@ -166,7 +169,8 @@ class MetricTarget:
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
-    (r"diffusi|\bmsd\b|mean squared? displacement|\bd ?self\b|^d(?: |$)", "self_diffusion_coefficient"),
+    (r"diffusi|\bd ?self\b|^d(?: |$)", "self_diffusion_coefficient"),
+    (r"\bmsd\b|mean (?:squared?|sq) (?:displacement|deviation)", "mean_squared_displacement"),
     (r"coordination|\bcn\b|number of (?:nearest )?neighbou?rs|neighbou?r count", "coordination_number"),
     (r"\brdf\b|g ?\( ?r ?\)|\bgr\b|radial distribution|pair (?:distribution|correlation)|first peak", "rdf"),
     (r"lattice (?:constant|parameter|spacing)|\ba_?0\b|\balat\b|\blattice\b", "lattice_constant"),
@@ -369,13 +373,25 @@ class TaskBackend(DecisionBackend):
         self.spec: TaskSpec | None = None
         self.targets: list[MetricTarget] = []
         self.reader_properties: list[str] = []
+        self.description: SimulationDescription | None = None
 
     def task_spec(self, request: str) -> TaskSpec:
-        spec = complete_conditions(self.inner.task_spec(request))
+        described = None
+        if self.engine in (None, "lammps"):
+            self.description = read_description(request)
+            described = self.description if self.description.renderable else None
+        try:
+            spec = complete_conditions(self.inner.task_spec(request))
+        except SimagentError:
+            if described is None:
+                raise
+            spec = TaskSpec(request=request)  # the description itself says what to run
         unplaced = unplaced_run_lengths(request, spec.controls)
         if unplaced:  # a stage the reading missed: running without it would not be the run described
             spec.missing.append("which stage the " + ", ".join(f"{n}-step" for n in unplaced)
                                 + " run is (stated, not understood)")
+        if described is not None:  # every stage is placed and the system is stated: run it as written
+            spec.engine, spec.units_style, spec.missing = "lammps", described.units, []
         self.reader_properties = [p.name for p in spec.properties]
         probes = {p.name: p.probe_radius for p in spec.properties if p.probe_radius is not None}
         self.targets = self.targets_for(spec)
@@ -406,6 +422,15 @@ class TaskBackend(DecisionBackend):
                                    f"computes {wanted} for this system (protocols of other engines: {others}); "
                                    "another engine is not run in its place")
             candidates = own
+        desc = self.description
+        if desc is not None and desc.renderable and any(c.name == DESCRIBED for c in candidates):
+            properties = [p.name for p in spec.properties]
+            if set(properties) <= set(next(c.properties for c in candidates if c.name == DESCRIBED)):
+                return ProtocolSelection(items=[ProtocolSelection.Item(protocol=DESCRIBED, properties=properties)],
+                                         rationale="the description prescribes the whole simulation: run literally")
+        if desc is not None and desc.unsupported and not desc.missing:
+            raise RequestError("the description prescribes " + ", ".join(desc.unsupported) + ", which simagent "
+                               "does not render; simagent runs no substitute for a prescribed protocol")
         selection = self.inner.select_protocols(spec, candidates)
         self._check_literal(spec, selection)
         return selection
