@@ -110,6 +110,16 @@ class Dynamics(BaseModel):
     seed: int | None = None  # fix langevin
 
 
+class GreenKubo(BaseModel):
+    """Green-Kubo viscosity from the stress autocorrelation (fix ave/correlate, as LAMMPS
+    examples/VISCOSITY): samples every `sample_every` steps, correlations up to `correlation_length`
+    samples, running average over the averaged stage."""
+
+    sample_every: int = Field(gt=0)
+    correlation_length: int = Field(gt=1)
+    temperature: float = Field(gt=0, description="the k_B T of the Green-Kubo prefactor")
+
+
 class Stage(BaseModel):
     """One step of the protocol, in order: a run of `steps` with `dynamics`, or a minimisation."""
 
@@ -145,6 +155,7 @@ class SimulationDescription(BaseModel):
     timestep: float | None = None
     thermo_every: int | None = None
     stages: list[Stage] = Field(default_factory=list)
+    green_kubo: GreenKubo | None = None
     average_stage: int | None = Field(default=None, description="index of the stage whose thermo the metrics average")
     origin: dict[str, Origin] = Field(default_factory=dict)
     unsupported: list[str] = Field(default_factory=list, description="prescribed, not rendered (named)")

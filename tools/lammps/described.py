@@ -22,6 +22,7 @@ RDF_FILE = "rdf.dat"
 RDF_SNAPSHOTS = 50  # g(r) snapshots over the averaged stage
 MSD_VECTOR_EVERY = 10  # steps between the MSD values the diffusion slope is fitted to (LAMMPS examples/DIFFUSE)
 MSD_COLUMN = "c_msd[4]"
+GK_COLUMNS = ("v_etaxy", "v_etaxx")
 SLOPE_COLUMN = "v_fitslope"
 
 
@@ -111,19 +112,32 @@ def _measurements(desc: SimulationDescription, stage: Stage, rdf: bool, msd: boo
         lines += [f"compute         rdf all rdf {RDF_BINS}",
                   f"fix             rdf all ave/time {every} 1 {every} c_rdf[*] file {RDF_FILE} mode vector"]
     if msd or diffusion:
-        columns = f"{THERMO} {MSD_COLUMN}"
         lines.append("compute         msd all msd")
         if diffusion:
             lines += [f"fix             msdvec all vector {MSD_VECTOR_EVERY} {MSD_COLUMN}",
                       f"variable        fitslope equal slope(f_msdvec)/{2 * desc.dimension}/({MSD_VECTOR_EVERY}*dt)"]
-            columns += f" {SLOPE_COLUMN}"
-        lines += [f"thermo_style    custom {columns}", "thermo_modify   norm no"]  # thermo_style resets modify
     return lines
 
 
-def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False) -> str:
+def _green_kubo(desc: SimulationDescription) -> list[str]:
+    """The running Green-Kubo viscosity (LAMMPS examples/VISCOSITY): autocorrelations of pxy and of
+    the traceless pxx - p, integrated (trap) and scaled by V s dt / (k_B T); the xx estimate is
+    divided by 2 - 2/dimension."""
+    gk = desc.green_kubo
+    assert gk is not None
+    s, p = gk.sample_every, gk.correlation_length
+    return ["variable        gkpxy equal pxy", "variable        gkpxx equal pxx-press",
+            f"fix             gk all ave/correlate {s} {p} {s * p} v_gkpxy v_gkpxx type auto ave running",
+            f"variable        gkscale equal vol*{s}*dt/{_fmt(gk.temperature)}",
+            "variable        etaxy equal trap(f_gk[3])*v_gkscale",
+            f"variable        etaxx equal trap(f_gk[4])*v_gkscale/{_fmt(2 - 2 / desc.dimension)}"]
+
+
+def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False,
+           viscosity: bool = False) -> str:
     """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
-    in the thermo output; `diffusion`: also the running MSD slope (see _measurements)."""
+    in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
+    the running Green-Kubo viscosity (_green_kubo)."""
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
@@ -157,10 +171,18 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         active = [f.split()[1] for f in fixes]
         if index == desc.average_stage:
             extra = _measurements(desc, stage, rdf, msd, diffusion)
+            columns = [MSD_COLUMN] * (msd or diffusion) + [SLOPE_COLUMN] * diffusion
+            if viscosity:
+                extra += _green_kubo(desc)
+                columns += GK_COLUMNS
+            if columns:  # thermo_style resets thermo_modify
+                extra += [f"thermo_style    custom {THERMO} {' '.join(columns)}", "thermo_modify   norm no"]
             lines += extra
             active += [w.split()[1] for w in extra if w.startswith("fix ")]
         every = thermo_every(desc, stage)
         if diffusion and index == desc.average_stage:  # the slope is computed on the MSD vector's steps
             every = math.lcm(every, MSD_VECTOR_EVERY)
+        if viscosity and index == desc.average_stage and desc.green_kubo:  # correlations exist on these steps
+            every = math.lcm(every, desc.green_kubo.sample_every * desc.green_kubo.correlation_length)
         lines += [f"thermo          {every}", f"run             {stage.steps}"]
     return "\n".join(lines) + "\n"
