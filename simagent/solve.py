@@ -34,6 +34,7 @@ from simagent.backends.expert.protocol_text import complete_conditions, unplaced
 from simagent.config import Settings, load_settings
 from simagent.described.model import SimulationDescription
 from simagent.described.reading import read_description
+from simagent.engines import get_engine
 from simagent.errors import RequestError, SimagentError
 from simagent.executor import Executor, JobHandle, JobRecord, read_record, write_record
 from simagent.models import (
@@ -502,9 +503,7 @@ def prescribed_styles(description: str) -> list[tuple[str, str]]:
     'compute gyration', 'pair_style lj/cut'. Only styles this LAMMPS knows count (so 'Compute the
     average ...' and 'the fix command' name none); without LAMMPS, plain words are left out."""
     try:
-        from tools.lammps.handlers import installed_styles
-
-        known = installed_styles()
+        known = get_engine("lammps").installed_styles()
     except ImportError:
         known = {}
     kinds = {"fix": "fix", "compute": "compute", "pair_style": "pair", "atom_style": "atom"}
@@ -699,9 +698,7 @@ def supplied_files(data_root: Path | None, task: MDGymTask) -> list[Path]:
 
 def _shipped_potentials() -> list[str]:
     try:
-        from tools.lammps.potentials import load_index
-
-        return [e.file for e in load_index()]
+        return get_engine("lammps").shipped_potentials()
     except (ImportError, OSError, ValueError):
         return []
 
@@ -796,9 +793,7 @@ def missing_includes(supplied: list[Path]) -> list[str]:
     supplied files (by name or path below the task folder) nor in GROMACS's topology library."""
     library = None
     try:
-        from tools.gromacs.engine import share_top
-
-        library = share_top()
+        library = get_engine("gromacs").library_dir()
     except ImportError:
         pass
     names = {p.name for p in supplied}

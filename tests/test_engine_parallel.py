@@ -119,3 +119,18 @@ def test_gromacs_driver_runs_mdrun_on_two_thread_mpi_ranks(tmp_path):
     assert "Domain decomposition grid 2 x 1 x 1" in log
     mdrun = next(s for s in json.loads((folder / "driver.json").read_text())["steps"] if s["name"] == "mdrun")
     assert mdrun["command"][mdrun["command"].index("-ntmpi") + 1] == "2"
+
+
+@needs_gmx
+def test_a_gromacs_protocol_job_reserves_the_threads_it_runs_with():
+    """The liquid protocol's `threads` reach both mdrun (-ntomp) and the executor (cores)."""
+    from simagent.protocols import get_protocol
+
+    protocol = get_protocol("gromacs/liquid_md")
+    params = protocol.Params(model="spce", n_molecules=216, temperature=298.15, pressure=1.0, cutoff=0.85,
+                             timestep=0.002, em_steps=100, nvt_steps=100, npt_steps=100, production_steps=100,
+                             energy_every=20, compressibility=4.5e-5, threads=2)
+    for job in protocol.jobs(params):
+        launch = get_engine("gromacs").launch(job)
+        assert launch.cores == 2 and launch.argv[-4:] == ["--ranks", "1", "--threads", "2"], job.id
+        assert launch.env["OMP_NUM_THREADS"] == "2"
