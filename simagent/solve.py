@@ -34,6 +34,7 @@ from simagent.backends.expert.protocol_text import complete_conditions, unplaced
 from simagent.config import Settings, load_settings
 from simagent.described.model import SimulationDescription
 from simagent.described.reading import read_description
+from simagent.engines import get_engine
 from simagent.errors import RequestError, SimagentError
 from simagent.executor import Executor, JobHandle, JobRecord, read_record, write_record
 from simagent.models import (
@@ -202,6 +203,7 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"end to end", "end_to_end_distance"),
     (r"minimi[sz]ed energy|energy after minimi", "minimized_energy"),
     (r"potential energy|\bpe\b|\bepot\b|\bu ?/ ?n\b|\bu\b|configurational energy", "potential_energy_per_atom"),
+    (r"rotational (?:kinetic energy|energy|ke)\b|\berot\b", "rotational_energy_per_atom"),
     (r"kinetic energy|\bke\b|\bekin\b", "kinetic_energy_per_atom"),
     (r"total energy|\betot(?:al)?\b", "total_energy_per_atom"),
     (r"\benergy\b", "potential_energy_per_atom"),  # as the reader: an unqualified MD energy is potential
@@ -251,7 +253,8 @@ DEFAULT_UNITS: dict[str, str] = {
     "total_energy_per_atom": "eV/atom", "cohesive_energy": "eV/atom", "lattice_constant": "angstrom",
     "rdf": "angstrom", "self_diffusion_coefficient": "cm^2/s",
 }  # fmt: skip
-ENERGY_PER_ATOM = {"potential_energy_per_atom", "kinetic_energy_per_atom", "total_energy_per_atom"}
+ENERGY_PER_ATOM = {"potential_energy_per_atom", "kinetic_energy_per_atom", "total_energy_per_atom",
+                   "rotational_energy_per_atom"}
 
 
 def _words(text: str) -> str:
@@ -312,7 +315,8 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
     elif (unit := _description_unit(target.property, description)) is not None:
         target.unit, target.unit_source = unit, "description"
     if target.property in ENERGY_PER_ATOM and not reduced:
-        per_atom = re.search(r"per (?:atom|particle|molecule)|/ ?atom|\bper\b|\bu ?/ ?n\b", words) or re.search(
+        per_atom = re.search(r"per (?:atom|particle|molecule|sphere)|/ ?atom|\bper\b|\bu ?/ ?n\b|\beach "
+                             r"(?:atom|particle|sphere)\b", words) or re.search(
             r"per (?:atom|particle)", _words(description))
         if not per_atom:
             target.property, target.reason = None, (
@@ -499,9 +503,7 @@ def prescribed_styles(description: str) -> list[tuple[str, str]]:
     'compute gyration', 'pair_style lj/cut'. Only styles this LAMMPS knows count (so 'Compute the
     average ...' and 'the fix command' name none); without LAMMPS, plain words are left out."""
     try:
-        from tools.lammps.handlers import installed_styles
-
-        known = installed_styles()
+        known = get_engine("lammps").installed_styles()
     except ImportError:
         known = {}
     kinds = {"fix": "fix", "compute": "compute", "pair_style": "pair", "atom_style": "atom"}
@@ -696,9 +698,7 @@ def supplied_files(data_root: Path | None, task: MDGymTask) -> list[Path]:
 
 def _shipped_potentials() -> list[str]:
     try:
-        from tools.lammps.potentials import load_index
-
-        return [e.file for e in load_index()]
+        return get_engine("lammps").shipped_potentials()
     except (ImportError, OSError, ValueError):
         return []
 
@@ -793,9 +793,7 @@ def missing_includes(supplied: list[Path]) -> list[str]:
     supplied files (by name or path below the task folder) nor in GROMACS's topology library."""
     library = None
     try:
-        from tools.gromacs.engine import share_top
-
-        library = share_top()
+        library = get_engine("gromacs").library_dir()
     except ImportError:
         pass
     names = {p.name for p in supplied}

@@ -209,3 +209,47 @@ def test_msd_and_running_diffusion_slope_from_a_real_run(tmp_path: Path):
     # particles of a fluid move away from where they started: the MSD and its slope are positive
     assert results["mean_squared_displacement"].value > 0
     assert results["self_diffusion_coefficient"].value > 0
+
+
+def test_green_kubo_viscosity_reading_and_a_real_run(tmp_path: Path):
+    text = ("Reduced LJ units, a 2D fluid: a sq2 lattice of number density 0.6 in a box of 8 x 8, Lennard-Jones "
+            "cutoff 2.5 sigma, unit mass. Velocities at a temperature of 1.0. Run 400 timesteps in NVE. The shear "
+            "viscosity follows from the Green-Kubo relation, with a sample interval of 2 steps and a correlation "
+            "length of 20 samples.")
+    d = read_description(text)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert (d.green_kubo.sample_every, d.green_kubo.correlation_length, d.green_kubo.temperature) == (2, 20, 1.0)
+    assert "a viscosity without a Green-Kubo sample interval and correlation length" in read_description(
+        text.replace("with a sample interval of 2 steps and a correlation length of 20 samples", "")).unsupported
+    protocol = DescribedRun()
+    spec = TaskSpec(request=text, properties=[PropertyRequest(name="shear_viscosity")])
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    rendered = job.inputs["in.lammps"]
+    assert "fix             gk all ave/correlate 2 20 40 v_gkpxy v_gkpxx type auto ave running" in rendered
+    (result,) = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
+    # the stress autocorrelation starts at its positive variance: its integral over a short window is positive
+    assert result.value > 0 and np.isfinite(result.uncertainty)
+
+
+def test_dipolar_spheres_reading_rendering_and_rotation_from_rest(tmp_path: Path):
+    from simagent.solve import read_metric
+
+    text = ("Reduced LJ units in 2D. Finite spherical particles carrying point dipoles sit on a sq2 lattice of "
+            "density 0.7 in a box of 5 x 5; every dipole moment has a magnitude of 1.0 and points in a random "
+            "direction. Lennard-Jones plus dipole-dipole interactions, epsilon 1, sigma 1, cutoff 2.5, unit mass. "
+            "The particles start with zero translational velocity and are integrated in NVE, the orientations "
+            "updated, for 300 timesteps.")
+    d = read_description(text)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.dipoles.magnitude == 1.0 and d.pair.style == "lj/cut/dipole/cut" and d.velocity is None
+    assert read_metric("mean_rotational_KE_of_each_sphere").property == "rotational_energy_per_atom"
+    protocol = DescribedRun()
+    spec = TaskSpec(request=text, properties=[PropertyRequest(name="rotational_energy_per_atom")])
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    rendered = job.inputs["in.lammps"]
+    assert "atom_style      hybrid sphere dipole" in rendered and "nve/sphere update dipole" in rendered
+    (result,) = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
+    # from rest, the torques between randomly oriented dipoles set the spheres spinning
+    assert result.value > 0

@@ -80,6 +80,9 @@ CASES: dict[str, ReplayCase] = {c.protocol: c for c in [
                inputs_only=NO_VASP, answered=False),
     ReplayCase("vasp/band_gap", "What is the band gap of bulk silicon from DFT with VASP?",
                settings={"vasp_command": "true"}, inputs_only=NO_VASP, answered=False),
+    ReplayCase("lammps/trappe_alkane", "Density of liquid n-butane at 273 K and 1 atm",
+               {"n_molecules": 40, "cutoff": 9.0, "pushoff_steps": 300, "relax_steps": 300,
+                "equilibration_steps": 500, "production_steps": 2000}),
 ]}
 
 
@@ -228,3 +231,17 @@ def check_fluid_md(replayed):
     for result, series in ((energy, np.array(table["PotEng"]) / n), (pressure, np.array(table["Press"]))):
         assert result.unit == "reduced" and 0 < result.uncertainty < np.std(series)  # a standard error
         check_provenance(replayed, result, "md")
+@check("lammps/trappe_alkane")
+def check_trappe_alkane(replayed):
+    from simagent.stats import block_average, detect_equilibration
+
+    log = replayed.job_dirs["trappe_alkane-md"] / "log.lammps"
+    production = thermo_blocks(log)[-1]
+    density = np.asarray(production["Density"])
+    assert production["Step"][0] == 0 and production["Step"][-1] == job_params(log.parent)["production_steps"]
+    mean, _ = block_average(density[detect_equilibration(density):])
+    result = replayed.result("density")
+    assert result.unit == "g/cm^3" and math.isclose(result.value, mean, rel_tol=1e-9), (result.value, mean)
+    assert density.min() <= result.value <= density.max()
+    assert "40 n-butane molecules, TraPPE-UA" in result.method
+    check_provenance(replayed, result, "md")

@@ -67,8 +67,16 @@ class ThreeBody(BaseModel):
     nu: float
 
 
+class Dipoles(BaseModel):
+    """Finite spheres carrying point dipoles of one magnitude, oriented at random (atom_style hybrid
+    sphere dipole; pair lj/cut/dipole/cut; integrated by nve/sphere with the dipoles updated)."""
+
+    magnitude: float = Field(gt=0)
+    seed: int = Field(gt=0)
+
+
 class Pair(BaseModel):
-    style: Literal["lj/cut"] = "lj/cut"
+    style: Literal["lj/cut", "lj/cut/dipole/cut"] = "lj/cut"
     cutoff: float = Field(gt=0)
     coeffs: list[PairCoeff] = Field(min_length=1)
     shift: bool = False
@@ -110,6 +118,16 @@ class Dynamics(BaseModel):
     seed: int | None = None  # fix langevin
 
 
+class GreenKubo(BaseModel):
+    """Green-Kubo viscosity from the stress autocorrelation (fix ave/correlate, as LAMMPS
+    examples/VISCOSITY): samples every `sample_every` steps, correlations up to `correlation_length`
+    samples, running average over the averaged stage."""
+
+    sample_every: int = Field(gt=0)
+    correlation_length: int = Field(gt=1)
+    temperature: float = Field(gt=0, description="the k_B T of the Green-Kubo prefactor")
+
+
 class Stage(BaseModel):
     """One step of the protocol, in order: a run of `steps` with `dynamics`, or a minimisation."""
 
@@ -139,12 +157,14 @@ class SimulationDescription(BaseModel):
     atom_types: int = Field(default=1, ge=1)
     masses: dict[int, float] = Field(default_factory=dict)
     pair: Pair | None = None
+    dipoles: Dipoles | None = None
     neighbor_skin: float | None = None
     neighbor_every: int | None = None
     velocity: Velocity | None = None
     timestep: float | None = None
     thermo_every: int | None = None
     stages: list[Stage] = Field(default_factory=list)
+    green_kubo: GreenKubo | None = None
     average_stage: int | None = Field(default=None, description="index of the stage whose thermo the metrics average")
     origin: dict[str, Origin] = Field(default_factory=dict)
     unsupported: list[str] = Field(default_factory=list, description="prescribed, not rendered (named)")

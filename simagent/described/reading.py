@@ -26,7 +26,9 @@ from simagent.backends.expert.protocol_text import (
 )
 from simagent.described.model import (
     Box,
+    Dipoles,
     Dynamics,
+    GreenKubo,
     Lattice,
     Minimize,
     Pair,
@@ -66,7 +68,6 @@ UNSUPPORTED: list[tuple[str, str]] = [
     (r"\breplicate", "replicate"),
     (r"\bmsst\b|shock", "shock methods (fix msst)"),
     (r"\bspin\b|magnet", "spin dynamics"),
-    (r"green[- ]kubo|viscosity", "Green-Kubo analyses"),
     (r"random(?:ly)? (?:insert|place|convert|replac|assign)|type 2|second (?:atom )?type|mixture", "several atom "
      "types or random placement"),
     (r"\brespa\b", "run_style respa"),
@@ -100,13 +101,38 @@ def read_description(text: str) -> SimulationDescription:
     _lattice_and_box(desc, low, ctl)
     _masses(desc, low, ctl)
     _pair(desc, low, ctl)
+    _dipoles(desc, low)
     _velocity(desc, low, ctl)
     _timestep(desc, ctl)
     if ctl.get("thermo_every"):
         desc.thermo_every = ctl["thermo_every"]
         desc.note("thermo_every", "rules", f"every {desc.thermo_every} steps")
     _stages(desc, low, reduced)
+    _green_kubo(desc, low)
     return desc
+
+
+def _green_kubo(desc: SimulationDescription, low: str) -> None:
+    if not re.search(r"green[- ]kubo|viscosity", low):
+        return
+    sample = re.search(r"sampl\w* (?:interval|every|frequency)(?: of)?\s*" + COUNT, low)
+    length = re.search(r"correlation (?:length|window|time)(?: of)?\s*" + COUNT, low)
+    if not (re.search(r"green[- ]kubo", low) and sample and length):
+        desc.unsupported.append("a viscosity without a Green-Kubo sample interval and correlation length")
+        return
+    if desc.units != "lj":
+        desc.unsupported.append("Green-Kubo in real or metal units")
+        return
+    temperatures = [s.dynamics.t_stop for s in desc.stages if s.dynamics and s.dynamics.t_stop is not None]
+    temperature = temperatures[-1] if temperatures else (desc.velocity.temperature if desc.velocity else None)
+    if not temperature:
+        desc.missing.append("the temperature of the Green-Kubo prefactor")
+        return
+    desc.green_kubo = GreenKubo(sample_every=int(float(sample.group(1))), temperature=temperature,
+                                correlation_length=int(float(length.group(1))))
+    desc.note("green_kubo", "rules", f"{sample.group(0)}; {length.group(0)}")
+    desc.note("green_kubo.temperature", "default", f"{temperature:g}: the prefactor's temperature is the last "
+              "thermostat set point, else the velocity temperature (LAMMPS examples/VISCOSITY uses the set T)")
 
 
 def _units(desc: SimulationDescription, low: str) -> None:
@@ -267,8 +293,33 @@ def _pair(desc: SimulationDescription, low: str, ctl: dict) -> None:
         desc.note("pair.shift", "rules", shift.group(0))
 
 
+DIPOLE_UNSUPPORTED = ("an atom style other than atomic", "point dipoles")
+
+
+def _dipoles(desc: SimulationDescription, low: str) -> None:
+    """Spheres with point dipoles of a stated magnitude, oriented at random: rendered (the atom style
+    and dipole entries are then no longer unsupported)."""
+    if not re.search(r"hybrid sphere dipole|dipol\w*[^.;]{0,80}spher|spher\w*[^.;]{0,80}dipol", low):
+        return
+    magnitude = re.search(r"dipole moment[^.;0-9]{0,40}?(?:magnitude|of|=)\s*(?:of\s*)?" + NUM, low)
+    if not magnitude or not re.search(r"random", low) or desc.pair is None:
+        return
+    other = [u for u in desc.unsupported if u not in DIPOLE_UNSUPPORTED]
+    if re.search(r"atom[_ ]style[^.;]{0,20}(?:body|ellipsoid|full|molecular|bond|charge|rheo)", low):
+        return
+    desc.unsupported = other
+    desc.dipoles = Dipoles(magnitude=float(magnitude.group(1)), seed=DEFAULT_SEED + 2)
+    desc.pair.style = "lj/cut/dipole/cut"
+    desc.note("dipoles", "rules", magnitude.group(0))
+    desc.note("dipoles.seed", "default", f"{desc.dipoles.seed}: seed of the random dipole orientations (none stated)")
+
+
 def _velocity(desc: SimulationDescription, low: str, ctl: dict) -> None:
     q = ctl.get("velocity_temperature")
+    if re.search(r"zero (?:translational |initial )?velocit|initial(?:ly)? at rest|with(?:out| no) (?:initial )?"
+                 r"velocit", low):
+        desc.note("velocity", "rules", "zero initial velocities: no velocity command")
+        return
     if q is None:
         hit = re.search(r"(?:initiali[sz]|assign|creat|generat|draw)\w*[^.;]{0,80}?(?:temperature|at)\s*(?:of|=)?\s*"
                         + NUM, low)
@@ -316,6 +367,7 @@ _RUN = re.compile(rf"\b{COUNT}[- ](?:more |additional )?(?:{STEP_WORD}|timesstep
 _NOT_RUN = re.compile(r"\b(?:every|each|damp\w*|last|final|interval|frequency|window|correlation|up to|"
                       r"within|iterations?|in)\b[^.;,]{0,12}$")
 _MINIMIZE = re.compile(r"minimi[sz](?:e|ed|ation)|energy minimi")
+_TEMPERATURE = re.compile(r"\btemperatures? (?:of |at |= ?|to )?(?:about |approximately )?" + NUM)
 _OFF = re.compile(r"thermostat\w*[^.;]{0,30}\b(?:switched off|turned off|removed)|(?:remove|switch off|turn off)\w*"
                   r"[^.;]{0,15}thermostat|without (?:a |any )?thermostat")
 
@@ -324,8 +376,9 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
                        initial_t: float | None = None) -> Dynamics | None:
     """The dynamics a sentence names (None: it names none). `initial_t`: the velocity temperature,
     the set point of a thermostat that keeps 'that temperature' / 'the same temperature'."""
-    if _OFF.search(sentence):
-        return Dynamics(ensemble="nve")
+    off = _OFF.search(sentence)
+    if off:  # what the sentence says before the thermostat goes off (the switch itself is an event)
+        sentence = sentence[:off.start()]
     found = read_dynamics(sentence, reduced)
     ensemble = None
     if re.search(r"\bnpt\b|isothermal[- ]isobaric|barostat", sentence):
@@ -386,6 +439,9 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         if dyn is not None:
             current = dyn
         events: list[tuple[int, str, int]] = []
+        off = _OFF.search(sentence)
+        if off:  # applies to the runs stated after it
+            events.append((off.start(), "off", 0))
         reset = re.search(r"reset(?:ting)? (?:the )?time ?step", sentence)
         if reset:  # applies to the first run stated after it
             events.append((reset.start(), "reset", 0))
@@ -401,6 +457,9 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
             if kind == "reset":
                 reset_next = True
                 continue
+            if kind == "off":
+                current = Dynamics(ensemble="nve")
+                continue
             if kind == "minimize":
                 minimized = True
                 _minimize_stage(desc, sentence)
@@ -415,7 +474,7 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
             stage = Stage(name=f"run{len(desc.stages) + 1}", steps=steps, dynamics=current.model_copy(),
                           reset_timestep=reset_next, evidence=sentence[:160])
             reset_next = False
-            _complete_dynamics(desc, stage)
+            _complete_dynamics(desc, stage, low)
             desc.stages.append(stage)
     if not any(s.kind == "run" for s in desc.stages):
         desc.missing.append("a run length (steps)")
@@ -426,11 +485,15 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                   "the production run the text states last")
 
 
-def _complete_dynamics(desc: SimulationDescription, stage: Stage) -> None:
+def _complete_dynamics(desc: SimulationDescription, stage: Stage, desc_text: str) -> None:
     dyn = stage.dynamics
     assert dyn is not None
     dt = desc.timestep or 1.0
     if dyn.thermostat is not None:
+        if dyn.t_stop is None and desc.velocity is not None and len(set(_TEMPERATURE.findall(desc_text))) == 1:
+            dyn.t_start = dyn.t_stop = desc.velocity.temperature
+            desc.note(f"{stage.name}.t_stop", "default", f"{dyn.t_stop:g}: the thermostat states no set point; the "
+                      "only temperature the text states, the one the velocities are drawn at")
         if dyn.t_stop is None:
             desc.missing.append(f"the thermostat temperature of stage {stage.name}")
         if dyn.t_damp is None:

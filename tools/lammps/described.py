@@ -16,12 +16,14 @@ import math
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 
 THERMO = "step temp pe ke etotal press vol density atoms"
+EROT_COLUMN = "c_erot"  # rotational kinetic energy of finite spheres (compute erotate/sphere)
 THERMO_SAMPLES = 500  # thermo lines per run stage when the description states no interval
 RDF_BINS = 200
 RDF_FILE = "rdf.dat"
 RDF_SNAPSHOTS = 50  # g(r) snapshots over the averaged stage
 MSD_VECTOR_EVERY = 10  # steps between the MSD values the diffusion slope is fitted to (LAMMPS examples/DIFFUSE)
 MSD_COLUMN = "c_msd[4]"
+GK_COLUMNS = ("v_etaxy", "v_etaxx")
 SLOPE_COLUMN = "v_fitslope"
 
 
@@ -37,12 +39,17 @@ def _system(desc: SimulationDescription) -> list[str]:
     assert desc.lattice is not None and desc.box is not None and desc.units is not None
     box = desc.box
     extents = " ".join(f"{_fmt(lo)} {_fmt(hi)}" for lo, hi in zip(box.lo, box.hi, strict=True))
+    style = "hybrid sphere dipole" if desc.dipoles else "atomic"
     lines = [f"units           {desc.units}", f"dimension       {desc.dimension}",
-             f"boundary        {' '.join(desc.boundary)}", "atom_style      atomic",
+             f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
              f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}",
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
              f"create_box      {desc.atom_types} box", "create_atoms    1 box"]
-    lines += [f"mass            {t} {_fmt(m)}" for t, m in sorted(desc.masses.items())]
+    if desc.dipoles:  # finite spheres carry per-atom masses
+        lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
+        lines.append(f"set             group all dipole/random {desc.dipoles.seed} {_fmt(desc.dipoles.magnitude)}")
+    else:
+        lines += [f"mass            {t} {_fmt(m)}" for t, m in sorted(desc.masses.items())]
     return lines
 
 
@@ -80,8 +87,13 @@ def _velocity(desc: SimulationDescription) -> list[str]:
             f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}"]
 
 
-def dynamics_fixes(dyn: Dynamics) -> list[str]:
-    """The fixes of one run stage (ids dyn1, dyn2), the integrator first."""
+def dynamics_fixes(dyn: Dynamics, spheres: bool = False) -> list[str]:
+    """The fixes of one run stage (ids dyn1, dyn2), the integrator first. `spheres`: dipolar spheres,
+    integrated by nve/sphere with their dipoles updated (NVE only)."""
+    if spheres:
+        if dyn.ensemble != "nve" or dyn.thermostat is not None:
+            raise ValueError("dipolar spheres are rendered with NVE (nve/sphere update dipole) only")
+        return ["fix             dyn1 all nve/sphere update dipole"]
     temp = f"{_fmt(dyn.t_start)} {_fmt(dyn.t_stop)} {_fmt(dyn.t_damp)}" if dyn.t_stop is not None else ""
     if dyn.ensemble == "nvt":
         return [f"fix             dyn1 all nvt temp {temp}"]
@@ -111,19 +123,32 @@ def _measurements(desc: SimulationDescription, stage: Stage, rdf: bool, msd: boo
         lines += [f"compute         rdf all rdf {RDF_BINS}",
                   f"fix             rdf all ave/time {every} 1 {every} c_rdf[*] file {RDF_FILE} mode vector"]
     if msd or diffusion:
-        columns = f"{THERMO} {MSD_COLUMN}"
         lines.append("compute         msd all msd")
         if diffusion:
             lines += [f"fix             msdvec all vector {MSD_VECTOR_EVERY} {MSD_COLUMN}",
                       f"variable        fitslope equal slope(f_msdvec)/{2 * desc.dimension}/({MSD_VECTOR_EVERY}*dt)"]
-            columns += f" {SLOPE_COLUMN}"
-        lines += [f"thermo_style    custom {columns}", "thermo_modify   norm no"]  # thermo_style resets modify
     return lines
 
 
-def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False) -> str:
+def _green_kubo(desc: SimulationDescription) -> list[str]:
+    """The running Green-Kubo viscosity (LAMMPS examples/VISCOSITY): autocorrelations of pxy and of
+    the traceless pxx - p, integrated (trap) and scaled by V s dt / (k_B T); the xx estimate is
+    divided by 2 - 2/dimension."""
+    gk = desc.green_kubo
+    assert gk is not None
+    s, p = gk.sample_every, gk.correlation_length
+    return ["variable        gkpxy equal pxy", "variable        gkpxx equal pxx-press",
+            f"fix             gk all ave/correlate {s} {p} {s * p} v_gkpxy v_gkpxx type auto ave running",
+            f"variable        gkscale equal vol*{s}*dt/{_fmt(gk.temperature)}",
+            "variable        etaxy equal trap(f_gk[3])*v_gkscale",
+            f"variable        etaxx equal trap(f_gk[4])*v_gkscale/{_fmt(2 - 2 / desc.dimension)}"]
+
+
+def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False,
+           viscosity: bool = False, rotation: bool = False) -> str:
     """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
-    in the thermo output; `diffusion`: also the running MSD slope (see _measurements)."""
+    in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
+    the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy."""
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
@@ -150,17 +175,28 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
                       f"{m.max_evaluations}"]
             continue
         assert stage.dynamics is not None
-        fixes = dynamics_fixes(stage.dynamics)
+        fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None)
         if desc.dimension == 2:
             fixes.append("fix             e2d all enforce2d")  # last: it zeroes what the other fixes set
         lines += fixes
         active = [f.split()[1] for f in fixes]
         if index == desc.average_stage:
             extra = _measurements(desc, stage, rdf, msd, diffusion)
+            columns = [MSD_COLUMN] * (msd or diffusion) + [SLOPE_COLUMN] * diffusion
+            if rotation:
+                extra.append("compute         erot all erotate/sphere")
+                columns.append(EROT_COLUMN)
+            if viscosity:
+                extra += _green_kubo(desc)
+                columns += GK_COLUMNS
+            if columns:  # thermo_style resets thermo_modify
+                extra += [f"thermo_style    custom {THERMO} {' '.join(columns)}", "thermo_modify   norm no"]
             lines += extra
             active += [w.split()[1] for w in extra if w.startswith("fix ")]
         every = thermo_every(desc, stage)
         if diffusion and index == desc.average_stage:  # the slope is computed on the MSD vector's steps
             every = math.lcm(every, MSD_VECTOR_EVERY)
+        if viscosity and index == desc.average_stage and desc.green_kubo:  # correlations exist on these steps
+            every = math.lcm(every, desc.green_kubo.sample_every * desc.green_kubo.correlation_length)
         lines += [f"thermo          {every}", f"run             {stage.steps}"]
     return "\n".join(lines) + "\n"
