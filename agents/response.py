@@ -60,6 +60,11 @@ def engine_corrections(state: RunState) -> list[Correction]:
 
 
 def build_answer(state: RunState) -> Answer:
+    if state.screen is not None:  # a screening run: the top N, each from its GCMC job
+        status = "answered" if state.results and not state.error else "failed"
+        return Answer(status=status, request=state.request, answers=state.results, decisions=state.decisions,
+                      jobs=[r.job for r in state.results], summary=state.screen or f"No answer: {state.error}",
+                      thread_id=state.thread_id, error=state.error)
     if state.knowledge is not None:  # answered from retrieved passages: citations, no computed numbers
         return Answer(status="failed" if state.error else "answered", request=state.request,
                       decisions=state.decisions, summary=state.knowledge, citations=state.citations,

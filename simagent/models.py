@@ -19,6 +19,7 @@ PropertyName = Literal[
     "cohesive_energy",
     "potential_energy_per_atom",
     "kinetic_energy_per_atom",
+    "rotational_energy_per_atom",
     "total_energy_per_atom",
     "temperature",
     "pressure",
@@ -27,6 +28,7 @@ PropertyName = Literal[
     "rdf",
     "coordination_number",
     "self_diffusion_coefficient",
+    "mean_squared_displacement",
     "heat_capacity",
     "melting_point",
     # mechanical, defect and transport properties of solids and liquids (MD protocol library)

@@ -9,7 +9,8 @@ one solve workdir, and reports, by engine and level, for the dev tasks that need
   and out of the metrics that have a reference;
 * the failure category of every task without a complete answer, in triage.json's categories (file,
   metric, clarification, protocol, reading) read from the reasons report.md gives, plus `run` (the
-  plan ran but gave no complete answer) and `not run` (no folder for the task in the results).
+  plan ran but gave no complete answer), `unfinished` (a bench task still running or interrupted)
+  and `not run` (no folder for the task in the results).
 
 It shares no code with the solver (it reads the files the solver writes), so the references never
 enter the solver's code path.
@@ -36,7 +37,8 @@ REPORT = "report.md"
 # report.md's reasons for a metric not computed, in the categories triage.py gives before any run
 REASON_CATEGORIES = [
     ("file", r"not supplied|named files? .*(?:missing|not found)|needs? the file|file .* not (?:there|found)"),
-    ("metric", r"metric names? not computed|not a metric simagent computes|no analysis (?:computes|for)"),
+    ("metric", r"metric names? not computed|names no property|not a metric simagent computes"
+               r"|no analysis (?:computes|for)"),
     ("clarification", r"description lacks|stated, not understood|lacks information"),
     ("protocol", r"no protocol|prescribes|runs no substitute|another engine is not run|not supported|cannot run"),
     ("reading", r"unknown (?:framework|material)|not understood|could not read"),
@@ -139,7 +141,9 @@ def score(task: dict, folder: Path | None, references: dict, triage: dict) -> Ta
         result.scored[metric] = entry
     if result.ran and not result.complete:
         report = find(folder, REPORT)
-        if report is None:
+        if report is None and folder.parent.name == "tasks" and not (folder / "validation.json").is_file():
+            result.category, result.detail = "unfinished", "the bench session has not finished this task"
+        elif report is None:
             result.category, result.detail = "run", "no report.md"
         else:
             result.category, result.detail = reason_category(report.read_text(errors="replace"))

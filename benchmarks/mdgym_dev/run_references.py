@@ -162,6 +162,13 @@ def summarise(folder: Path, spec: dict, log: str, wall: float | None) -> dict:
         skip = how.get("skip_rows", 0)  # leading rows where the quantity is undefined (a slope of one point)
         column = block[how["column"]][skip:]
         scale = how.get("scale", 1.0)
+        if how.get("stat") == "last":  # a running estimate (e.g. Green-Kubo): its value at the end of the run
+            values[metric] = {
+                "value": column[-1] * scale,
+                "how": f"last thermo row of {how['column']} in run {how.get('run', -1)}"
+                       + (f", x {scale}" if scale != 1.0 else "") + f" of benchmarks/mdgym_dev/{folder.name}/in.lammps",
+            }
+            continue
         values[metric] = {
             "value": fmean(column) * scale,
             "how": f"mean of {how['column']} over the {len(column)} thermo rows of run {how.get('run', -1)}"
@@ -202,7 +209,8 @@ def main(names: list[str]) -> None:
             continue
         print(json.dumps(entry["metrics"], indent=1), f"({entry['wall_s']} s)", flush=True)
         refs = json.loads(OUT.read_text()) if OUT.is_file() else {}  # re-read: cited entries edited meanwhile stay
-        refs[folder.name] = entry
+        # "key": store beside a cited reference of the same task (a cross-check), not in its place
+        refs[json.loads((folder / "metrics.json").read_text()).get("key", folder.name)] = entry
         OUT.write_text(json.dumps(refs, indent=1, sort_keys=True) + "\n")
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from tools.jobfile import read_job_file
+
 RESULTS_FILE = "results.json"
 JOB_FILE = "mlp_job.json"
 ATOM_BOX_A = 12.0  # wider than the models' neighbour cutoffs (CHGNet 6 A, SevenNet-0 5 A): no neighbours
@@ -40,12 +42,14 @@ def read_results(job_dir: Path) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    path = Path(argv[0] if argv else JOB_FILE).resolve()
+    loaded = read_job_file(argv, JOB_FILE, None)
+    if loaded is None:
+        return 2
+    path, raw = loaded
     try:
-        raw = json.loads(path.read_text())
         kind = raw.get("kind")
         job = None if kind in ("guest_binding", "vacancy") else MlpJob.model_validate(raw)
-    except (OSError, ValueError) as err:
+    except ValueError as err:
         print(f"cannot read {path}: {err}", file=sys.stderr)
         return 2
     if kind == "guest_binding":
