@@ -40,6 +40,7 @@ from tools.lammps.inputs import render
 from tools.lammps.protocols.fluid import check_pressure, check_temperature, norm_unit, plot
 from tools.lammps.protocols.fluid_common import (
     as_params,
+    check_averaged_properties,
     check_finite_columns,
     check_full_production,
     check_sample_count,
@@ -385,19 +386,15 @@ class TrappeAlkane(Protocol):
         if spec.engine not in (None, "lammps"):
             return False
         try:
-            molecule_of(spec)
-        except RequestError as exc:
-            return "chain length" in str(exc)  # polyethylene without a length: applies, parameters() asks
+            molecule_of(spec)  # polyethylene without a length applies too: parameters() applies the default
+        except RequestError:
+            return False
         return bool(spec.properties) and {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[AlkaneParams, list[DefaultApplied]]:
         defaults, record = defaults_log()
-        names = {p.name for p in spec.properties}
-        if not names or not names <= self.properties:
-            raise RequestError(f"{self.name} computes {', '.join(sorted(self.properties))}")
+        check_averaged_properties(spec, self.name, self.properties, "a time average of an NPT run")
         for prop in spec.properties:
-            if prop.at != "average":
-                raise RequestError(f"{prop.name} is a time average of an NPT run; at={prop.at!r} is not possible")
             if norm_unit(prop.unit) not in ("", "g/cm^3", "g/cm3", "g/cc", "g/ml"):
                 raise RequestError(f"density is reported in g/cm^3, not {prop.unit!r}")
         return alkane_parameters(spec, record), defaults
