@@ -188,6 +188,9 @@ def test_parameters_and_defaults():
     (spec_for("n-hexane", ensemble="nvt"), "NPT"),
     (spec_for("polyethylene C1000", kind="polymer"), "too long"),
     (spec_for("n-hexane").model_copy(update={"potential": PotentialSpec(force_field="OPLS-AA")}), "OPLS-AA"),
+    (spec_for("n-hexane").model_copy(update={"properties": [PropertyRequest(name="density", unit="lb/ft^3")]}),
+     "unknown density unit"),
+    (spec_for("n-hexane").model_copy(update={"properties": [PropertyRequest(name="volume")]}), "computes density"),
     (spec_for("n-hexane").model_copy(update={"conditions": Conditions(
         temperature=Quantity(value=298, unit="K"), density=Quantity(value=0.65, unit="g/cm^3"))}), "density"),
 ])  # fmt: skip

@@ -37,7 +37,7 @@ from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration
 from simagent.units import to_canonical
 from tools.lammps.inputs import render
-from tools.lammps.protocols.fluid import check_pressure, check_temperature, norm_unit, plot
+from tools.lammps.protocols.fluid import check_pressure, check_temperature, output_unit, plot
 from tools.lammps.protocols.fluid_common import (
     as_params,
     check_averaged_properties,
@@ -395,8 +395,7 @@ class TrappeAlkane(Protocol):
         defaults, record = defaults_log()
         check_averaged_properties(spec, self.name, self.properties, "a time average of an NPT run")
         for prop in spec.properties:
-            if norm_unit(prop.unit) not in ("", "g/cm^3", "g/cm3", "g/cc", "g/ml"):
-                raise RequestError(f"density is reported in g/cm^3, not {prop.unit!r}")
+            output_unit("density", "real", prop.unit)  # g/cm^3 or kg/m^3; anything else is refused here
         return alkane_parameters(spec, record), defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:
@@ -438,5 +437,7 @@ class TrappeAlkane(Protocol):
             "Flyvbjerg-Petersen blocking; LJ cut at 14 A with tail corrections, "
             "harmonic bonds (k_b/kB = 452,900 K/A^2) instead of TraPPE's fixed bonds"
         )
-        return [Result(quantity="density", value=mean, unit="g/cm^3", uncertainty=se if se > 0 else None, job="md",
-                       method=method, log=str(job_dir / "log.lammps"), data_file=str(table))]
+        requested = next((prop.unit for prop in spec.properties if prop.name == "density"), None)
+        factor, unit = output_unit("density", "real", requested)
+        return [Result(quantity="density", value=mean * factor, unit=unit, uncertainty=se * factor if se > 0 else None,
+                       job="md", method=method, log=str(job_dir / "log.lammps"), data_file=str(table))]
