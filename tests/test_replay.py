@@ -105,6 +105,7 @@ PENDING = frozenset({
     "zeopp/pore_geometry",
     "raspa/gcmc_uptake", "raspa/gcmc_mixture", "raspa/widom", "qe/eos", "qe/band_gap", "qe/guest_binding",
     "mlp/crystal", "mlp/guest_binding", "vasp/relax", "vasp/band_gap",
+    "mlp/vacancy", "qe/vacancy_migration",  # issue 11: NEB recording not made yet; the DFT barrier never runs
 })
 
 
