@@ -1,6 +1,9 @@
 """Shared fixtures: settings pointing at a temporary run folder, expert backend, no config file."""
 
 import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,3 +23,47 @@ def settings(tmp_path, monkeypatch):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("SIMAGENT_CONFIG", str(tmp_path / "no-config.toml"))
     return load_settings(workdir=tmp_path / "runs", backend="expert")
+
+
+@dataclass
+class ProtocolRun:
+    """One protocol run on the real engine: what `run_protocol` returns."""
+
+    params: Any
+    defaults: list
+    jobs: list
+    records: dict
+    dirs: dict[str, Path]  # job id -> folder
+    results: list
+
+    @property
+    def by_quantity(self) -> dict:
+        return {r.quantity: r for r in self.results}
+
+
+def _run_protocol(protocol, spec, root: Path, params=None, **overrides) -> ProtocolRun:
+    from simagent.jobrun import run_plan
+    from simagent.models import JobStatus, Plan
+    from simagent.protocols import get_protocol
+
+    protocol = get_protocol(protocol) if isinstance(protocol, str) else protocol
+    defaults = []
+    if params is None:
+        params, defaults = protocol.parameters(spec)
+    if overrides:
+        params = protocol.validate_params({**params.model_dump(), **overrides})
+    jobs = protocol.jobs(params)
+    records = run_plan(Plan(jobs=jobs), root)
+    failed = {k: f"{r.status.value}: {r.message}" for k, r in records.items() if r.status != JobStatus.succeeded}
+    assert not failed, failed
+    dirs = {job.id: root / job.id for job in jobs}
+    return ProtocolRun(params, defaults, jobs, records, dirs, protocol.analyze(params, dirs, spec))
+
+
+@pytest.fixture(scope="session")
+def run_protocol():
+    """The real-engine run the protocol tests share: `run_protocol(protocol or name, spec, root,
+    params=None, **overrides)` takes the protocol's parameters for the spec (or `params`), applies
+    the overrides, runs the jobs with the local executor under root/<job id>, asserts that every job
+    succeeded and returns a ProtocolRun with the analysis's results."""
+    return _run_protocol

@@ -23,10 +23,8 @@ from simagent.backends.expert import domains
 from simagent.backends.expert.domains import polymers
 from simagent.engines import get_engine
 from simagent.errors import CalculationFailed, RequestError
-from simagent.jobrun import run_plan
 from simagent.models import (
     Conditions,
-    Plan,
     PotentialSpec,
     PropertyRequest,
     Quantity,
@@ -313,19 +311,15 @@ def test_energy_units_and_per_molecule():
 
 
 @pytest.fixture(scope="module")
-def kg_melt(tmp_path_factory):
+def kg_melt(tmp_path_factory, run_protocol):
     """100 Kremer-Grest chains of 10 beads, rho* = 0.85, T* = 1: 100 tau equilibration, 200 tau
     production (~10 s of CPU)."""
     root = tmp_path_factory.mktemp("kg10")
     spec = kg_spec(
         ["radius_of_gyration", "end_to_end_distance"], n=10, equilibration_steps=10000, production_steps=20000
     )
-    protocol = ChainConformation()
-    params, _ = protocol.parameters(spec)
-    records = run_plan(Plan(jobs=protocol.jobs(params)), root)
-    assert records["md"].status == "succeeded", records["md"].message
-    print(f"LAMMPS loop time {read_output(root / 'md').engine_time_s:.1f} s")
-    return params, protocol.analyze(params, {"md": root / "md"}, spec), root / "md"
+    done = run_protocol(ChainConformation(), spec, root)
+    return done.params, done.results, done.dirs["md"]
 
 
 @pytest.mark.engine
@@ -391,14 +385,9 @@ def test_kremer_grest_energy_terms_add_up(kg_melt):
 
 
 @pytest.mark.engine
-def test_lj_fluid_energy_terms_reduce_to_evdwl(tmp_path):
+def test_lj_fluid_energy_terms_reduce_to_evdwl(tmp_path, run_protocol):
     """Monatomic limit: pe is evdwl alone (tail correction included) and matches NIST's U/N."""
-    spec = lj_fluid_spec(production_steps=10000)
-    protocol = EnergyComponents()
-    params, _ = protocol.parameters(spec)
-    records = run_plan(Plan(jobs=protocol.jobs(params)), tmp_path)
-    assert records["md"].status == "succeeded", records["md"].message
-    got = {r.quantity: r for r in protocol.analyze(params, {"md": tmp_path / "md"}, spec)}
+    got = run_protocol(EnergyComponents(), lj_fluid_spec(production_steps=10000), tmp_path).by_quantity
     vdwl, total = got["energy_components_vdwl"], got["energy_components_potential"]
     print(f"evdwl/N = {vdwl.value:.4f} +/- {vdwl.uncertainty:.4f} (NIST {NIST_U})")
     assert vdwl.value == pytest.approx(total.value, rel=1e-12)
@@ -407,14 +396,10 @@ def test_lj_fluid_energy_terms_reduce_to_evdwl(tmp_path):
 
 
 @pytest.mark.slow
-def test_kremer_grest_20_beads_default_protocol(tmp_path):
+def test_kremer_grest_20_beads_default_protocol(tmp_path, run_protocol):
     """Default settings for N = 20 (Rouse-scaled equilibration and production)."""
     spec = kg_spec(["radius_of_gyration", "end_to_end_distance"], n=20)
-    protocol = ChainConformation()
-    params, _ = protocol.parameters(spec)
-    records = run_plan(Plan(jobs=protocol.jobs(params)), tmp_path)
-    assert records["md"].status == "succeeded", records["md"].message
-    got = {r.quantity: r for r in protocol.analyze(params, {"md": tmp_path / "md"}, spec)}
+    got = run_protocol(ChainConformation(), spec, tmp_path).by_quantity
     ree2 = got["end_to_end_distance_squared"]
     per_bond = ree2.value / 19
     print(

@@ -1,14 +1,12 @@
 """lammps/crystal_relax against published values, through the real executor (run_plan)."""
 
 import math
-import time
 
 import pytest
 
 from simagent.errors import CalculationFailed, RequestError
 from simagent.jobrun import run_plan
 from simagent.models import (
-    JobStatus,
     Plan,
     PotentialSpec,
     PropertyRequest,
@@ -28,20 +26,6 @@ def spec(element, lattice, family=None, hint=None, file=None, properties=None):
         potential=PotentialSpec(family=family, name_hint=hint, file=file),
         properties=[PropertyRequest(name=p) for p in (properties or ["lattice_constant", "cohesive_energy"])],
     )
-
-
-def relax(task, tmp_path):
-    """Parameters, jobs, run, analysis; returns {quantity: Result} and the defaults applied."""
-    protocol = get_protocol(PROTOCOL)
-    params, defaults = protocol.parameters(task)
-    jobs = protocol.jobs(params)
-    start = time.monotonic()
-    records = run_plan(Plan(jobs=jobs), tmp_path)
-    wall = time.monotonic() - start
-    assert records["relax"].status == JobStatus.succeeded, records["relax"].message
-    assert wall < 30
-    results = protocol.analyze(params, {"relax": tmp_path / "relax"}, task)
-    return {r.quantity: r for r in results}, defaults
 
 
 def test_applies_to_crystal_lattice_and_energy_only():
@@ -85,9 +69,10 @@ def test_parameters_record_defaults_and_reject_bad_requests():
 
 
 @pytest.mark.engine
-def test_fcc_ni_foiles_u3(tmp_path):
+def test_fcc_ni_foiles_u3(tmp_path, run_protocol):
     # Foiles, Baskes, Daw, PRB 33, 7983 (1986), Table: Ni a = 3.52 A, E_coh = 4.45 eV
-    results, defaults = relax(spec("Ni", "fcc", family="eam", hint="Foiles"), tmp_path)
+    run = run_protocol(PROTOCOL, spec("Ni", "fcc", family="eam", hint="Foiles"), tmp_path)
+    results, defaults = run.by_quantity, run.defaults
     assert results["lattice_constant"].value == pytest.approx(3.52, abs=0.01)
     assert results["cohesive_energy"].value == pytest.approx(4.45, abs=0.01)
     assert results["lattice_constant"].unit == "angstrom"
@@ -101,38 +86,38 @@ def test_fcc_ni_foiles_u3(tmp_path):
 
 
 @pytest.mark.engine
-def test_fcc_ni_from_a_poor_starting_guess(tmp_path):
-    protocol = get_protocol(PROTOCOL)
-    task = spec("Ni", "fcc", hint="u3")
-    params = protocol.parameters(task)[0].model_copy(update={"a_initial": 3.25})
-    assert run_plan(Plan(jobs=protocol.jobs(params)), tmp_path)["relax"].status == "succeeded"
-    results = {r.quantity: r.value for r in protocol.analyze(params, {"relax": tmp_path / "relax"}, task)}
+def test_fcc_ni_from_a_poor_starting_guess(tmp_path, run_protocol):
+    results = {r.quantity: r.value for r in run_protocol(PROTOCOL, spec("Ni", "fcc", hint="u3"), tmp_path,
+                                                         a_initial=3.25).results}
     assert results["lattice_constant"] == pytest.approx(3.52, abs=0.001)
     assert results["cohesive_energy"] == pytest.approx(4.45, abs=0.001)
 
 
 @pytest.mark.engine
-def test_diamond_si_stillinger_weber(tmp_path):
+def test_diamond_si_stillinger_weber(tmp_path, run_protocol):
     # Stillinger and Weber, PRB 31, 5262 (1985): a = 5.431 A, E_coh = 2 epsilon = 4.3366 eV
-    results, _ = relax(spec("Si", "diamond", hint="Stillinger–Weber"), tmp_path)
+    run = run_protocol(PROTOCOL, spec("Si", "diamond", hint="Stillinger–Weber"), tmp_path)
+    results = run.by_quantity
     assert results["lattice_constant"].value == pytest.approx(5.431, abs=0.005)
     assert results["cohesive_energy"].value == pytest.approx(4.337, abs=0.005)
 
 
 @pytest.mark.engine
-def test_bcc_fe_mendelev(tmp_path):
+def test_bcc_fe_mendelev(tmp_path, run_protocol):
     # Fe_mm.eam.fs (Mendelev et al., Phil Mag 83, 3977 (2003)) states a = 2.855324 A (bcc) in its
     # setfl header; E_coh only checked for sanity against experiment (4.28 eV, Kittel)
-    results, _ = relax(spec("Fe", "bcc", family="eam"), tmp_path)
+    run = run_protocol(PROTOCOL, spec("Fe", "bcc", family="eam"), tmp_path)
+    results = run.by_quantity
     assert results["lattice_constant"].value == pytest.approx(2.855324, abs=0.001)
     assert results["cohesive_energy"].value == pytest.approx(4.28, rel=0.05)
 
 
 @pytest.mark.engine
-def test_hcp_mg_c_over_a_relaxes(tmp_path):
+def test_hcp_mg_c_over_a_relaxes(tmp_path, run_protocol):
     # Mg_mm.eam.fs (Sun, Mendelev et al., PRB 73, 024116 (2006)) states a = 3.184215 A (hcp);
     # c/a starts ideal (1.633) and must relax towards the experimental 1.624 (ase reference)
-    results, _ = relax(spec("Mg", "hcp"), tmp_path)
+    run = run_protocol(PROTOCOL, spec("Mg", "hcp"), tmp_path)
+    results = run.by_quantity
     a = results["lattice_constant"].value
     c_over_a = results["lattice_constant_c"].value / a
     assert a == pytest.approx(3.184215, abs=0.001)

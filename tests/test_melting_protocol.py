@@ -12,8 +12,6 @@ import pytest
 
 from simagent.backends.expert import ExpertBackend
 from simagent.errors import CalculationFailed, RequestError
-from simagent.jobrun import run_plan
-from simagent.models import Plan
 from tools.lammps.protocols.melting import MeltingPoint, coexistence_temperature
 
 MISHIN_CU_TM = 1327.0  # K, Mishin et al. 2001 (EAM1 properties table)
@@ -62,23 +60,13 @@ def test_coexistence_analysis_on_synthetic_series():
         coexistence_temperature(times, temps, np.linspace(0.5, 1.0, 400))
 
 
-def run_melting(root, **overrides):
-    spec = ExpertBackend().task_spec(REQUESTS[0])
-    protocol = MeltingPoint()
-    params, _ = protocol.parameters(spec)
-    params = protocol.validate_params({**params.model_dump(), **overrides})
-    records = run_plan(Plan(jobs=protocol.jobs(params)), root)
-    assert records["coexistence"].status == "succeeded", records["coexistence"].message
-    (result,) = protocol.analyze(params, {"coexistence": root / "coexistence"}, spec)
-    return params, result
-
-
 @pytest.mark.engine
-def test_tiny_coexistence_mechanics(tmp_path):
+def test_tiny_coexistence_mechanics(tmp_path, run_protocol):
     """324 atoms, 7 ps of NPH: the mechanics (both phases kept, T settles) on a box far too small
     for the published accuracy; 10 % band."""
-    params, result = run_melting(tmp_path, repetitions=(3, 3, 9), solid_steps=500, melt_steps=1500,
-                                 liquid_steps=500, production_steps=2500)
+    run = run_protocol(MeltingPoint(), ExpertBackend().task_spec(REQUESTS[0]), tmp_path, repetitions=(3, 3, 9),
+                       solid_steps=500, melt_steps=1500, liquid_steps=500, production_steps=2500)
+    params, (result,) = run.params, run.results
     print(f"Tm = {result.value:.0f} +/- {result.uncertainty:.0f} K ({params.n_atoms} atoms)")
     assert result.unit == "K" and result.uncertainty > 0 and "coexistence" in result.method
     assert abs(result.value - MISHIN_CU_TM) < 0.10 * MISHIN_CU_TM
@@ -86,11 +74,11 @@ def test_tiny_coexistence_mechanics(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
-def test_mishin_copper_melting_point(tmp_path):
+def test_mishin_copper_melting_point(tmp_path, run_protocol):
     """The protocol's default box (2592 atoms) and schedule (50 ps NPH). The 30 K band: Mishin's value
     comes from a larger box; a 2592-atom NPH coexistence run moves Tm by O(10 K) (finite size, interface
     noise), more than its blocking error. Cost: 38,000 EAM steps, 22.5 min wall on the 2-core machine
     under load ~15-20 (measured: Tm = 1341 +/- 10 K, of which 9 K from the T drift)."""
-    params, result = run_melting(tmp_path)
+    (result,) = run_protocol(MeltingPoint(), ExpertBackend().task_spec(REQUESTS[0]), tmp_path).results
     print(f"Tm = {result.value:.0f} +/- {result.uncertainty:.0f} K; {result.method}")
     assert abs(result.value - MISHIN_CU_TM) < max(3 * result.uncertainty, 30.0)

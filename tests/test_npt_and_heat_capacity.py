@@ -18,10 +18,8 @@ import pytest
 
 from simagent.backends.expert import ExpertBackend
 from simagent.errors import RequestError
-from simagent.jobrun import run_plan
 from simagent.models import (
     Conditions,
-    Plan,
     PotentialSpec,
     PropertyRequest,
     Quantity,
@@ -56,17 +54,6 @@ def argon_npt(props, t=87.3, p=1.0) -> TaskSpec:
         conditions=Conditions(temperature=Quantity(value=t, unit="K"), pressure=Quantity(value=p, unit="atm")),
         properties=[PropertyRequest(name=n) for n in props],
     )
-
-
-def run(spec: TaskSpec, root, **overrides):
-    protocol = FluidMD()
-    params, defaults = protocol.parameters(spec)
-    if overrides:
-        params = protocol.validate_params({**params.model_dump(), **overrides})
-    records = run_plan(Plan(jobs=protocol.jobs(params)), root)
-    assert records["md"].status == "succeeded", records["md"].message
-    results = protocol.analyze(params, {"md": root / "md"}, spec)
-    return params, {r.quantity: r for r in results}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -157,10 +144,10 @@ def test_reader_to_npt_parameters(request_text):
 
 
 @pytest.mark.engine
-def test_lj_npt_density_nist_short(tmp_path):
+def test_lj_npt_density_nist_short(tmp_path, run_protocol):
     """NPT at the SRSW state point returns its density (short run: 3 % band)."""
-    params, got = run(lj_npt(["density", "pressure", "heat_capacity"]), tmp_path,
-                      equilibration_steps=2000, production_steps=5000)
+    got = run_protocol(FluidMD(), lj_npt(["density", "pressure", "heat_capacity"]), tmp_path,
+                       equilibration_steps=2000, production_steps=5000).by_quantity
     rho, pressure, cp = got["density"], got["pressure"], got["heat_capacity"]
     print(f"rho* = {rho.value:.4f} +/- {rho.uncertainty:.4f}; P* = {pressure.value:.3f}; C_P = {cp.value:.2f}")
     assert abs(rho.value - NIST_RHO) < 0.03 * NIST_RHO
@@ -168,7 +155,7 @@ def test_lj_npt_density_nist_short(tmp_path):
 
 
 @pytest.mark.engine
-def test_lj_crystal_heat_capacity_dulong_petit(tmp_path):
+def test_lj_crystal_heat_capacity_dulong_petit(tmp_path, run_protocol):
     """fcc LJ crystal at T* = 0.05 (rho* = 1.09, near its zero-pressure density): C_V -> 3 k_B."""
     spec = TaskSpec(
         request="test", system=SystemSpec(name="LJ crystal", kind="lj_fluid", phase="solid"), units_style="lj",
@@ -176,7 +163,9 @@ def test_lj_crystal_heat_capacity_dulong_petit(tmp_path):
         conditions=Conditions(temperature=Quantity(value=0.05, unit="reduced"),
                               density=Quantity(value=1.09, unit="reduced")),
         properties=[PropertyRequest(name="heat_capacity")])
-    params, got = run(spec, tmp_path, n_cells=3, cells=[3, 3, 3], equilibration_steps=2000, production_steps=20000)
+    run = run_protocol(FluidMD(), spec, tmp_path, n_cells=3, cells=[3, 3, 3], equilibration_steps=2000,
+                       production_steps=20000)
+    params, got = run.params, run.by_quantity
     cv = got["heat_capacity"]
     print(f"C_V = {cv.value:.3f} +/- {cv.uncertainty:.3f} k_B")
     assert params.production_ensemble == "nvt" and "C_V" in cv.method
@@ -189,23 +178,24 @@ def test_lj_crystal_heat_capacity_dulong_petit(tmp_path):
 
 
 @pytest.mark.slow
-def test_lj_npt_density_nist(tmp_path):
+def test_lj_npt_density_nist(tmp_path, run_protocol):
     """Cost: N = 500, 45,000 steps; 122 s wall on the 2-core machine under load ~15 (measured
     rho* = 0.8592 +/- 0.0005)."""
-    params, got = run(lj_npt(["density"]), tmp_path, production_steps=40000)
+    got = run_protocol(FluidMD(), lj_npt(["density"]), tmp_path, production_steps=40000).by_quantity
     rho = got["density"]
     print(f"rho* = {rho.value:.4f} +/- {rho.uncertainty:.4f} (NIST {NIST_RHO})")
     assert abs(rho.value - NIST_RHO) < max(3 * rho.uncertainty, 0.005 * NIST_RHO)
 
 
 @pytest.mark.slow
-def test_argon_npt_density_vs_experiment(tmp_path):
+def test_argon_npt_density_vs_experiment(tmp_path, run_protocol):
     """LJ argon (Rahman's 120 K, 3.4 A) at 85 K and 1 atm, the issue's request, vs the argon EOS.
     The LJ model itself is the limit (its triple point is ~83 K against argon's 83.8 K, its critical
     point 157 K against 150.7 K), so the band is 3 % for the density and 10 % for C_P.
     Cost: N = 864, 45,000 steps of 10 fs; 223 s wall under load ~15 (measured 1.4197 +/- 0.0008 g/cm^3,
     C_P 39.7 +/- 1.7 J/(mol K))."""
-    params, got = run(argon_npt(["density", "rdf", "heat_capacity"], t=85.0), tmp_path, production_steps=40000)
+    got = run_protocol(FluidMD(), argon_npt(["density", "rdf", "heat_capacity"], t=85.0), tmp_path,
+                       production_steps=40000).by_quantity
     rho, cp = got["density"], got["heat_capacity"]
     print(f"rho = {rho.value:.4f} +/- {rho.uncertainty:.4f} g/cm^3 (EOS {TEGELER_RHO_85K}); "
           f"C_P = {cp.value:.1f} +/- {cp.uncertainty:.1f} J/(mol K) (EOS {TEGELER_CP_85K})")

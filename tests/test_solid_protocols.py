@@ -16,10 +16,7 @@ import pytest
 from agents.planner import candidates
 from simagent.backends.expert import ExpertBackend
 from simagent.errors import CalculationFailed, RequestError
-from simagent.jobrun import run_plan
 from simagent.models import (
-    JobStatus,
-    Plan,
     PotentialSpec,
     PropertyRequest,
     Quantity,
@@ -53,20 +50,6 @@ def spec(element, properties, lattice="fcc", hint="mishin", request="x", tempera
         task.conditions.temperature = Quantity(value=temperature, unit="K")
     task.conditions.temperatures = [Quantity(value=t, unit="K") for t in temperatures]
     return task
-
-
-def run(name, task, tmp_path, overrides=None, max_wall=None):
-    """Parameters (with overrides), jobs, run, analysis; returns {quantity: Result}, params, defaults."""
-    protocol = get_protocol(name)
-    params, defaults = protocol.parameters(task)
-    if overrides:
-        params = protocol.validate_params({**params.model_dump(), **overrides})
-    jobs = protocol.jobs(params)
-    records = run_plan(Plan(jobs=jobs), tmp_path)
-    for job_id, record in records.items():
-        assert record.status == JobStatus.succeeded, f"{job_id}: {record.message}"
-    results = protocol.analyze(params, {j.id: tmp_path / j.id for j in jobs}, task)
-    return {r.quantity: r for r in results}, params, defaults
 
 
 # ---------------------------------------------------------------------------------------------
@@ -283,9 +266,9 @@ def test_minimization_summary_parser():
 
 
 @pytest.mark.engine
-def test_elastic_constants_al_mishin_0K(tmp_path):
+def test_elastic_constants_al_mishin_0K(tmp_path, run_protocol):
     props = ["elastic_constants", "bulk_modulus", "shear_modulus", "youngs_modulus", "poisson_ratio"]
-    results, _, _ = run(ELASTIC, spec("Al", props), tmp_path)
+    results = run_protocol(ELASTIC, spec("Al", props), tmp_path).by_quantity
     assert results["elastic_constants_C11"].value == pytest.approx(114.0, rel=0.02)
     assert results["elastic_constants_C12"].value == pytest.approx(61.6, rel=0.02)
     assert results["elastic_constants_C44"].value == pytest.approx(31.6, rel=0.02)
@@ -303,8 +286,8 @@ def test_elastic_constants_al_mishin_0K(tmp_path):
 
 
 @pytest.mark.engine
-def test_elastic_constants_cu_mishin_0K(tmp_path):
-    results, _, _ = run(ELASTIC, spec("Cu", ["elastic_constants", "bulk_modulus"]), tmp_path)
+def test_elastic_constants_cu_mishin_0K(tmp_path, run_protocol):
+    results = run_protocol(ELASTIC, spec("Cu", ["elastic_constants", "bulk_modulus"]), tmp_path).by_quantity
     assert results["elastic_constants_C11"].value == pytest.approx(169.9, rel=0.01)
     assert results["elastic_constants_C12"].value == pytest.approx(122.6, rel=0.01)
     assert results["elastic_constants_C44"].value == pytest.approx(76.2, rel=0.01)
@@ -312,20 +295,20 @@ def test_elastic_constants_cu_mishin_0K(tmp_path):
 
 
 @pytest.mark.engine
-def test_elastic_constants_hcp_mg_has_hexagonal_symmetry(tmp_path):
-    results, _, _ = run(ELASTIC, spec("Mg", ["elastic_constants"], lattice="hcp", hint=None), tmp_path)
+def test_elastic_constants_hcp_mg_has_hexagonal_symmetry(tmp_path, run_protocol):
+    results = run_protocol(ELASTIC, spec("Mg", ["elastic_constants"], lattice="hcp", hint=None), tmp_path).by_quantity
     c = {k.split("_")[-1]: r.value for k, r in results.items()}
     assert set(c) == {"C11", "C12", "C13", "C33", "C44", "C66"}
     assert c["C66"] == pytest.approx((c["C11"] - c["C12"]) / 2, rel=0.01)  # transverse isotropy
 
 
 @pytest.mark.engine
-def test_tensile_test_matches_E100_from_elastic_constants(tmp_path):
+def test_tensile_test_matches_E100_from_elastic_constants(tmp_path, run_protocol):
     # E_100 = (C11 - C12)(C11 + 2 C12)/(C11 + C12) of the same potential at 0 K.
     # Tolerance 3 %: at 10 K thermal softening is < 0.1 %, the slope over a 0.5 % strain window is
     # lowered by < 1 % by third-order elasticity, the fit's standard error is ~0.5 % here, and
     # 2e9 /s is far below rates where the elastic response lags.
-    elastic, _, _ = run(ELASTIC, spec("Al", ["elastic_constants"]), tmp_path / "elastic")
+    elastic = run_protocol(ELASTIC, spec("Al", ["elastic_constants"]), tmp_path / "elastic").by_quantity
     c11, c12 = elastic["elastic_constants_C11"].value, elastic["elastic_constants_C12"].value
     e100 = (c11 - c12) * (c11 + 2 * c12) / (c11 + c12)
     task = spec("Al", ["youngs_modulus"], request="Young's modulus of Al from a tensile test at 10 K", temperature=10)
@@ -336,7 +319,8 @@ def test_tensile_test_matches_E100_from_elastic_constants(tmp_path):
         "average_steps": 500,
         "samples_per_point": 5,
     }
-    results, params, defaults = run(TENSILE, task, tmp_path / "tensile", small)
+    done = run_protocol(TENSILE, task, tmp_path / "tensile", **small)
+    results, params, defaults = done.by_quantity, done.params, done.defaults
     youngs = results["youngs_modulus"]
     assert youngs.value == pytest.approx(e100, rel=0.03)
     assert 0 < youngs.uncertainty < 0.02 * e100
@@ -347,7 +331,7 @@ def test_tensile_test_matches_E100_from_elastic_constants(tmp_path):
 
 
 @pytest.mark.engine
-def test_uniaxial_strain_gives_c11(tmp_path):
+def test_uniaxial_strain_gives_c11(tmp_path, run_protocol):
     # lateral box fixed: the stress-strain slope is C11 (uniaxial strain), not E
     task = spec("Al", ["youngs_modulus"], request="tensile test", temperature=10)
     fixed = {
@@ -358,14 +342,14 @@ def test_uniaxial_strain_gives_c11(tmp_path):
         "samples_per_point": 5,
         "lateral": "fixed",
     }
-    results, _, _ = run(TENSILE, task, tmp_path, fixed)
+    results = run_protocol(TENSILE, task, tmp_path, **fixed).by_quantity
     assert results["youngs_modulus"].value == pytest.approx(113.5, rel=0.03)
 
 
 @pytest.mark.engine
-def test_point_defects_al_mishin(tmp_path):
+def test_point_defects_al_mishin(tmp_path, run_protocol):
     task = spec("Al", ["vacancy_formation_energy", "interstitial_formation_energy"])
-    results, _, _ = run(DEFECTS, task, tmp_path)
+    results = run_protocol(DEFECTS, task, tmp_path).by_quantity
     assert results["vacancy_formation_energy"].value == pytest.approx(0.68, abs=0.02)  # Mishin 1999: 0.68 eV
     inter = results["interstitial_formation_energy"]
     # sanity range for Al self-interstitials (DFT and EAM give 2.3-3.2 eV); the <100> split dumbbell
@@ -379,9 +363,9 @@ def test_point_defects_al_mishin(tmp_path):
 
 
 @pytest.mark.engine
-def test_surface_and_stacking_fault_energies_al_mishin(tmp_path):
+def test_surface_and_stacking_fault_energies_al_mishin(tmp_path, run_protocol):
     task = spec("Al", ["surface_energy", "stacking_fault_energy"], request="(111) surface energy and SFE of Al")
-    results, _, _ = run(PLANAR, task, tmp_path)
+    results = run_protocol(PLANAR, task, tmp_path).by_quantity
     assert results["surface_energy"].value == pytest.approx(0.870, rel=0.02)  # J/m^2
     assert results["surface_energy"].unit == "J/m^2"
     assert results["surface_energy_meV_per_A2"].value == pytest.approx(
@@ -391,20 +375,20 @@ def test_surface_and_stacking_fault_energies_al_mishin(tmp_path):
 
 
 @pytest.mark.engine
-def test_surface_energies_cu_mishin_and_facet_order(tmp_path):
+def test_surface_energies_cu_mishin_and_facet_order(tmp_path, run_protocol):
     task = spec("Cu", ["surface_energy"], request="(100), (110) and (111) surface energies of Cu")
-    results, _, _ = run(PLANAR, task, tmp_path)
+    results = run_protocol(PLANAR, task, tmp_path).by_quantity
     assert results["surface_energy_111"].value == pytest.approx(1.239, rel=0.02)  # Mishin 2001
     assert results["surface_energy_100"].value == pytest.approx(1.345, rel=0.02)
     assert results["surface_energy_110"].value == pytest.approx(1.475, rel=0.02)
 
 
 @pytest.mark.engine
-def test_gamma_line_al_mishin_around_the_maximum(tmp_path):
+def test_gamma_line_al_mishin_around_the_maximum(tmp_path, run_protocol):
     # a short gamma line (the default has 25 points, see the slow test): gamma_us and gamma_isf
     task = spec("Al", ["generalized_stacking_fault_energy"])
     shifts = [0.0, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.95, 1.0, 1.05]
-    results, _, _ = run(PLANAR, task, tmp_path, {"gsf_shifts": shifts})
+    results = run_protocol(PLANAR, task, tmp_path, gsf_shifts=shifts).by_quantity
     assert results["generalized_stacking_fault_energy_unstable"].value == pytest.approx(168, rel=0.03)
     assert results["generalized_stacking_fault_energy_intrinsic"].value == pytest.approx(146, rel=0.03)
     curve = np.loadtxt(results["generalized_stacking_fault_energy_unstable"].data_file, delimiter=",")
@@ -413,7 +397,7 @@ def test_gamma_line_al_mishin_around_the_maximum(tmp_path):
 
 
 @pytest.mark.engine
-def test_thermal_expansion_cu_quick(tmp_path):
+def test_thermal_expansion_cu_quick(tmp_path, run_protocol):
     # Fast version: two temperatures, 108 atoms, 4 ps of sampling: alpha of Cu at 300 K is 1.65e-5
     # /K in experiment; the loose band here only checks sign and magnitude (see the slow test).
     task = spec("Cu", ["thermal_expansion_coefficient"], temperature=300)
@@ -423,7 +407,7 @@ def test_thermal_expansion_cu_quick(tmp_path):
         "equilibration_steps": 500,
         "production_steps": 2000,
     }
-    results, _, _ = run(EXPANSION, task, tmp_path, quick)
+    results = run_protocol(EXPANSION, task, tmp_path, **quick).by_quantity
     alpha = results["thermal_expansion_coefficient"]
     assert 1.0e-5 < alpha.value < 2.4e-5 and alpha.unit == "1/K"
     assert 0 < alpha.uncertainty < 0.5 * alpha.value
@@ -431,24 +415,25 @@ def test_thermal_expansion_cu_quick(tmp_path):
 
 
 @pytest.mark.engine
-def test_minimize_cg_and_fire_agree_cu_mishin(tmp_path):
-    cg, _, _ = run(MINIMIZE, spec("Cu", ["minimized_energy"]), tmp_path / "cg")
+def test_minimize_cg_and_fire_agree_cu_mishin(tmp_path, run_protocol):
+    cg = run_protocol(MINIMIZE, spec("Cu", ["minimized_energy"]), tmp_path / "cg").by_quantity
     assert cg["minimized_energy"].value == pytest.approx(-3.54, abs=0.005)  # Mishin 2001: E_coh 3.54 eV
     assert "force 2-norm" in cg["minimized_energy"].method and "cg" in cg["minimized_energy"].method
     # FIRE at the CG lattice constant, from randomly displaced atoms: the same minimum
     task = spec("Cu", ["minimized_energy"], request="minimized energy of Cu using FIRE")
     a0 = 3.615
-    fire, params, _ = run(MINIMIZE, task, tmp_path / "fire", {"a_initial": a0, "perturbation": 0.05})
+    done = run_protocol(MINIMIZE, task, tmp_path / "fire", a_initial=a0, perturbation=0.05)
+    fire, params = done.by_quantity, done.params
     assert params.min_style == "fire"
     assert fire["minimized_energy"].value == pytest.approx(cg["minimized_energy"].value, abs=2e-4)
     assert fire["minimized_energy_total"].value == pytest.approx(108 * fire["minimized_energy"].value)
 
 
 @pytest.mark.engine
-def test_inherent_structures_of_liquid_cu(tmp_path):
+def test_inherent_structures_of_liquid_cu(tmp_path, run_protocol):
     task = spec("Cu", ["minimized_energy"], temperature=2000)
     quick = {"repetitions": (3, 3, 3), "equilibration_steps": 500, "n_snapshots": 3, "snapshot_every": 200}
-    results, _, _ = run(MINIMIZE, task, tmp_path, quick)
+    results = run_protocol(MINIMIZE, task, tmp_path, **quick).by_quantity
     energy = results["minimized_energy"]
     # quenched liquid: above the crystal's -3.54 eV/atom, far below the liquid's own energy
     assert -3.50 < energy.value < -3.2 and energy.uncertainty > 0
@@ -457,10 +442,10 @@ def test_inherent_structures_of_liquid_cu(tmp_path):
 
 
 @pytest.mark.engine
-def test_unconverged_minimisation_fails_the_gate(tmp_path):
+def test_unconverged_minimisation_fails_the_gate(tmp_path, run_protocol):
     task = spec("Cu", ["minimized_energy"], request="FIRE")
     with pytest.raises(CalculationFailed, match="did not converge"):
-        run(MINIMIZE, task, tmp_path, {"perturbation": 0.1, "maxiter": 3, "maxeval": 5})
+        run_protocol(MINIMIZE, task, tmp_path, perturbation=0.1, maxiter=3, maxeval=5)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -470,14 +455,14 @@ def test_unconverged_minimisation_fails_the_gate(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.engine
-def test_elastic_constants_al_300K(tmp_path):
+def test_elastic_constants_al_300K(tmp_path, run_protocol):
     # Isothermal C_ij at 300 K and the thermally expanded volume. Checked against independent runs
     # of the same potential: the MD route at 10 K reproduces the 0 K constants (< 0.5 %), and NPT
     # at -1 and +1 GPa (256 atoms, 300 K) gives B_T = -V dP/dV = 79.7 +/- 1 GPa, where this
     # protocol gives (C11 + 2 C12)/3 = 80.4 +/- 0.2 GPa (measured here). With this potential C11
     # softens (113.5 -> ~111 GPa) while C12 and C44 stiffen slightly.
     task = spec("Al", ["elastic_constants", "bulk_modulus"], temperature=300)
-    results, _, _ = run(ELASTIC, task, tmp_path)
+    results = run_protocol(ELASTIC, task, tmp_path).by_quantity
     c11, c12, c44 = (results[f"elastic_constants_C{k}"] for k in ("11", "12", "44"))
     assert 0.93 * 113.5 < c11.value < 113.5
     assert c12.value == pytest.approx(61.3, rel=0.1) and c44.value == pytest.approx(31.6, rel=0.1)
@@ -488,12 +473,12 @@ def test_elastic_constants_al_300K(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.engine
-def test_thermal_expansion_cu_mishin_300K(tmp_path):
+def test_thermal_expansion_cu_mishin_300K(tmp_path, run_protocol):
     # Experiment: alpha(Cu, 300 K) = 16.5e-6 /K (CRC Handbook); Mishin et al. 2001 (Fig. 3) show
     # EAM1's thermal expansion following experiment up to ~1000 K. Tolerance 15 %: classical MD
     # near the Debye temperature (343 K) and the statistical error (~3 %).
     task = spec("Cu", ["thermal_expansion_coefficient"], temperature=300)
-    results, _, _ = run(EXPANSION, task, tmp_path)
+    results = run_protocol(EXPANSION, task, tmp_path).by_quantity
     alpha = results["thermal_expansion_coefficient"]
     assert alpha.value == pytest.approx(1.65e-5, rel=0.15)
     assert alpha.uncertainty < 0.1 * alpha.value
@@ -501,20 +486,21 @@ def test_thermal_expansion_cu_mishin_300K(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.engine
-def test_default_gamma_line_al(tmp_path):
-    results, _, _ = run(PLANAR, spec("Al", ["generalized_stacking_fault_energy", "stacking_fault_energy"]), tmp_path)
+def test_default_gamma_line_al(tmp_path, run_protocol):
+    results = run_protocol(PLANAR, spec("Al", ["generalized_stacking_fault_energy", "stacking_fault_energy"]),
+                           tmp_path).by_quantity
     assert results["generalized_stacking_fault_energy_unstable"].value == pytest.approx(168, rel=0.03)
     assert results["stacking_fault_energy"].value == pytest.approx(146, rel=0.03)
 
 
 @pytest.mark.slow
 @pytest.mark.engine
-def test_tensile_test_al_300K_defaults(tmp_path):
+def test_tensile_test_al_300K_defaults(tmp_path, run_protocol):
     # E_100 at 300 K from this potential's 300 K elastic constants (C11 110.99, C12 65.04 GPa, see
     # test_elastic_constants_al_300K) is 62.9 +/- 0.6 GPa; the default tensile test (864 atoms,
     # 1e9 /s) gave 62.3 +/- 3.5 GPa. Check agreement within three standard errors (plus 1 GPa).
     task = spec("Al", ["youngs_modulus"], request="Young's modulus of Al from a tensile test at 300 K", temperature=300)
-    results, _, _ = run(TENSILE, task, tmp_path)
+    results = run_protocol(TENSILE, task, tmp_path).by_quantity
     youngs = results["youngs_modulus"]
     assert abs(youngs.value - 62.9) < 3 * youngs.uncertainty + 1.0
     assert youngs.uncertainty < 0.08 * youngs.value
