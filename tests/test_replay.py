@@ -99,7 +99,7 @@ def check(protocol: str):
 
 # Protocols whose recording is not in the repository yet (each stays listed here until it is).
 PENDING = frozenset({
-    "lammps/tensile_test", "lammps/thermal_expansion", "lammps/melting_point",
+    "lammps/thermal_expansion", "lammps/melting_point",
     "lammps/shear_viscosity", "lammps/thermal_conductivity", "lammps/chain_conformation", "lammps/energy_components",
     "lammps/framework_guest_md", "lammps/framework_eos", "lammps/described", "gromacs/liquid_md",
     "zeopp/pore_geometry",
@@ -246,3 +246,20 @@ def check_trappe_alkane(replayed):
     assert density.min() <= result.value <= density.max()
     assert "40 n-butane molecules, TraPPE-UA" in result.method
     check_provenance(replayed, result, "md")
+
+
+@check("lammps/tensile_test")
+def check_tensile_test(replayed):
+    # E = least-squares slope of the recorded stress (tension positive, bar -> GPa) against strain over
+    # the window the method names
+    result = replayed.result("youngs_modulus")
+    window = re.search(r"over strain ([\d.e+-]+)-([\d.e+-]+) \((\d+) points", result.method)
+    start, end, points = float(window.group(1)), float(window.group(2)), int(window.group(3))
+    table = np.loadtxt(replayed.job_dirs["tensile_test-tensile"] / "stress_strain.dat")
+    strain, stress = table[:, 1], -table[:, 2] * 1e-4
+    inside = (strain >= start * (1 - 1e-3)) & (strain <= end * (1 + 1e-3))
+    assert inside.sum() == points
+    slope = np.polyfit(strain[inside], stress[inside], 1)[0]
+    assert result.unit == "GPa" and math.isclose(result.value, slope, rel_tol=1e-6), (result.value, slope)
+    assert 0 < result.uncertainty < 0.1 * result.value
+    check_provenance(replayed, result, "tensile")
