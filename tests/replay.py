@@ -87,7 +87,7 @@ class ReplayCase:
     # Not empty: why no engine run can be recorded here (VASP is licensed); only the inputs are kept,
     # checked, and the job replays as failed with this reason
     inputs_only: str = ""
-    settings: dict = field(default_factory=dict)  # Settings fields the request needs (e.g. vasp_command)
+    env: dict = field(default_factory=dict)  # environment the request needs (e.g. SIMAGENT_VASP_COMMAND)
     answered: bool = True  # False: the answer is a refusal or a failure the case documents
 
     @property
@@ -114,7 +114,8 @@ _PLAIN_LIMIT = 64 * 1024
 
 
 def _store(data: bytes, folder: Path, name: str) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write one file (name may be a relative path: RASPA writes into Output/System_0/)."""
+    (folder / name).parent.mkdir(parents=True, exist_ok=True)
     if len(data) > _PLAIN_LIMIT:
         (folder / (name + ".gz")).write_bytes(gzip.compress(data, mtime=0))
     else:
@@ -125,8 +126,9 @@ def _stored(folder: Path) -> dict[str, bytes]:
     """A recording folder's files by their original names (gzip expanded)."""
     if not folder.is_dir():
         return {}
-    return {p.name.removesuffix(".gz"): gzip.decompress(p.read_bytes()) if p.suffix == ".gz" else p.read_bytes()
-            for p in sorted(folder.iterdir()) if p.is_file()}
+    return {str(p.relative_to(folder)).removesuffix(".gz"):
+            gzip.decompress(p.read_bytes()) if p.suffix == ".gz" else p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def input_mismatch(job: Job, reference: Path) -> str | None:
@@ -197,6 +199,7 @@ class ReplayExecutor(Executor):
             record.message = "replay: the rendered inputs differ from the reference inputs"
         else:
             for output, data in _stored(folder / "outputs").items():
+                (job_dir / output).parent.mkdir(parents=True, exist_ok=True)
                 (job_dir / output).write_bytes(data)
         write_record(job_dir, record)
         return JobHandle(job.id, job_dir)
@@ -224,14 +227,15 @@ class ReplayExecutor(Executor):
         inputs = self._inputs[folder.name]
         for name, text in inputs.items():
             _store(_normalise(text).encode(), folder / "inputs", name)
-        for path in sorted(job_dir.iterdir()):
-            if (not path.is_file() or path.name in _NOT_OUTPUTS or path.name in inputs
-                    or path.name in self._staged[folder.name]):
+        for path in sorted(job_dir.rglob("*")):
+            name = str(path.relative_to(job_dir))
+            if (not path.is_file() or path.is_symlink() or name in _NOT_OUTPUTS or name in inputs
+                    or name in self._staged[folder.name]):
                 continue
-            if path.name == STDOUT_FILE and STDOUT_FILE not in self.case.outputs:
+            if name == STDOUT_FILE and STDOUT_FILE not in self.case.outputs:
                 continue
-            if any(fnmatch.fnmatch(path.name, pattern) for pattern in self.case.outputs):
-                _store(path.read_bytes(), folder / "outputs", path.name)
+            if any(fnmatch.fnmatch(name, pattern) for pattern in self.case.outputs):
+                _store(path.read_bytes(), folder / "outputs", name)
         (folder / RECORD).write_text(json.dumps(
             {"status": record.status.value, "returncode": record.returncode, "message": record.message,
              "recorded_wall_s": record.wall_s}, indent=1) + "\n")
@@ -275,7 +279,8 @@ def replay_request(case: ReplayCase, settings, monkeypatch) -> Replayed:
                                      rationale="replay case: the protocol is chosen for the backend")
 
         monkeypatch.setattr(ExpertBackend, "select_protocols", select)
-    settings = settings.model_copy(update=case.settings)
+    for name, text in case.env.items():
+        monkeypatch.setenv(name, text)
     executor = ReplayExecutor(case, record=record)
     monkeypatch.setattr(session_module, "executor_for", lambda settings: executor)
     if record:

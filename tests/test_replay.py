@@ -8,6 +8,7 @@ protocol's), so a test fails when the analysis, the gates or the response change
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -60,7 +61,7 @@ CASES: dict[str, ReplayCase] = {c.protocol: c for c in [
     ReplayCase("lammps/described", DESCRIBED + " Report the average temperature and potential energy per atom.",
                select=True),
     ReplayCase("gromacs/liquid_md", "Density of SPC/E water at 300 K and 1 bar with GROMACS",
-               {"n_molecules": 216, "em_steps": 500, "nvt_steps": 1000, "npt_steps": 2000, "production_steps": 5000}),
+               {"n_molecules": 350, "em_steps": 500, "nvt_steps": 1000, "npt_steps": 2000, "production_steps": 5000}),
     ReplayCase("zeopp/pore_geometry", "Pore limiting diameter and largest cavity diameter of IRMOF-1"),
     ReplayCase("raspa/gcmc_uptake", "Methane uptake in IRMOF-1 at 298 K and 35 bar",
                {"initialization_cycles": 200, "production_cycles": 500, "helium_cycles": 200}),
@@ -76,10 +77,10 @@ CASES: dict[str, ReplayCase] = {c.protocol: c for c in [
     ReplayCase("mlp/crystal", "Lattice constant of copper with CHGNet"),
     ReplayCase("mlp/guest_binding", "Binding energy of CO2 in Mg-MOF-74 with CHGNet",
                {"placements": 5, "relaxations": 1, "max_steps": 50}),
-    ReplayCase("vasp/relax", "Lattice constant of silicon from DFT with VASP", settings={"vasp_command": "true"},
+    ReplayCase("vasp/relax", "Lattice constant of silicon from DFT with VASP", env={"SIMAGENT_VASP_COMMAND": "true"},
                inputs_only=NO_VASP, answered=False),
     ReplayCase("vasp/band_gap", "What is the band gap of bulk silicon from DFT with VASP?",
-               settings={"vasp_command": "true"}, inputs_only=NO_VASP, answered=False),
+               env={"SIMAGENT_VASP_COMMAND": "true"}, inputs_only=NO_VASP, answered=False),
     ReplayCase("lammps/trappe_alkane", "Density of liquid n-butane at 273 K and 1 atm",
                {"n_molecules": 40, "cutoff": 9.0, "pushoff_steps": 300, "relax_steps": 300,
                 "equilibration_steps": 500, "production_steps": 2000}),
@@ -98,14 +99,11 @@ def check(protocol: str):
 
 
 # Protocols whose recording is not in the repository yet (each stays listed here until it is).
+# (mlp/vacancy, qe/vacancy_migration: issue 11, NEB recording not made yet; the DFT barrier never runs)
 PENDING = frozenset({
-    "lammps/thermal_expansion", "lammps/melting_point",
-    "lammps/shear_viscosity", "lammps/thermal_conductivity", "lammps/chain_conformation", "lammps/energy_components",
-    "lammps/framework_guest_md", "lammps/framework_eos", "lammps/described", "gromacs/liquid_md",
-    "zeopp/pore_geometry",
-    "raspa/gcmc_uptake", "raspa/gcmc_mixture", "raspa/widom", "qe/eos", "qe/band_gap", "qe/guest_binding",
-    "mlp/crystal", "mlp/guest_binding", "vasp/relax", "vasp/band_gap",
-    "mlp/vacancy", "qe/vacancy_migration",  # issue 11: NEB recording not made yet; the DFT barrier never runs
+    "lammps/shear_viscosity", "lammps/thermal_conductivity", "lammps/energy_components", "lammps/framework_eos",
+    "gromacs/liquid_md", "raspa/gcmc_uptake", "raspa/gcmc_mixture", "raspa/widom", "qe/band_gap",
+    "mlp/crystal", "mlp/guest_binding", "vasp/band_gap", "mlp/vacancy", "qe/vacancy_migration",
 })
 
 
@@ -116,7 +114,7 @@ def test_every_protocol_in_precedence_has_a_replay_case():
                          "add a ReplayCase, record it (tests/replay.py) and add its check to CHECKS")
     recorded = set(CASES) - PENDING
     assert all(CASES[name].folder.is_dir() for name in recorded), "a listed case has no recording"
-    assert recorded == set(CHECKS), "every recorded case has its check (CHECKS)"
+    assert recorded <= set(CHECKS), f"recorded cases without a check (CHECKS): {sorted(recorded - set(CHECKS))}"
 
 
 @pytest.mark.parametrize("name", [name for name in CASES if recording() or name not in PENDING])
@@ -263,3 +261,213 @@ def check_tensile_test(replayed):
     assert result.unit == "GPa" and math.isclose(result.value, slope, rel_tol=1e-6), (result.value, slope)
     assert 0 < result.uncertainty < 0.1 * result.value
     check_provenance(replayed, result, "tensile")
+
+
+@check("vasp/relax")
+@check("vasp/band_gap")
+def check_vasp_inputs_only(replayed):
+    # inputs only (VASP cannot run here): the rendered INCAR, KPOINTS and POSCAR equal the recorded
+    # references (replay_request checked them), the job says why it did not run, and no number appears
+    assert NO_VASP in replayed.answer.error, replayed.answer.error
+    (job_dir,) = replayed.job_dirs.values()
+    assert all((job_dir / name).is_file() for name in ("INCAR", "KPOINTS", "POSCAR"))
+
+
+@check("qe/guest_binding")
+def check_dft_guest_binding_refused(replayed):
+    # 57 atoms of DFT do not fit the machine's 1 h limit: refused before any job, naming what can be done
+    error = replayed.answer.error
+    assert not replayed.job_dirs and "does not fit this machine" in error and "CHGNet" in error, error
+
+
+@check("zeopp/pore_geometry")
+def check_zeopp_pore_geometry(replayed):
+    # Zeo++'s .res line: file name, Di (largest included sphere), Df (largest free sphere = pore limiting
+    # diameter), Dif, ... in angstrom
+    (job_dir,) = replayed.job_dirs.values()
+    words = (job_dir / "framework.res").read_text().split()
+    di, df = float(words[1]), float(words[2])
+    for quantity, expected in (("largest_cavity_diameter", di), ("pore_limiting_diameter", df)):
+        result = replayed.result(quantity)
+        assert result.unit == "angstrom" and result.value == expected, (quantity, result.value, expected)
+        assert result.job == job_dir.name
+    assert di >= df > 0  # a cavity is at least as wide as the window that leads to it
+
+
+@check("mlp/crystal")
+def check_mlp_crystal(replayed):
+    (job_dir,) = replayed.job_dirs.values()
+    data = json.loads((job_dir / "results.json").read_text())
+    result = replayed.result("lattice_constant")
+    assert result.unit == "angstrom" and result.value == data["a_relaxed_A"]
+    # fcc: the primitive cell of the relaxed run holds one atom in a^3/4
+    assert math.isclose((4 * data["relaxed_volume_A3"] / data["natoms"]) ** (1 / 3), result.value, rel_tol=1e-6)
+    # the E(V) points bracket a minimum near the relaxed volume (parabola through the recorded points)
+    c2, c1, _ = np.polyfit(data["volumes_A3"], data["energies_eV"], 2)
+    assert c2 > 0 and math.isclose(-c1 / (2 * c2), data["relaxed_volume_A3"], rel_tol=0.01)
+    assert "CHGNet" in result.method
+    check_provenance(replayed, result, job_dir.name)
+
+
+RY_IN_EV = 13.605693122994  # CODATA 2018 Rydberg energy
+BOHR_IN_A = 0.529177210903  # CODATA 2018 Bohr radius
+EV_PER_A3_IN_GPA = 160.21766208
+
+
+def pw_number(out: Path, label: str) -> float:
+    """The last number pw.x printed after `label` (e.g. '!    total energy', 'unit-cell volume')."""
+    found = re.findall(rf"{re.escape(label)}\s*=\s*(-?[\d.]+)", out.read_text())
+    assert found, f"{out}: no {label}"
+    return float(found[-1])
+
+
+@check("qe/eos")
+def check_qe_eos(replayed):
+    # our own E(V) from the pw.x outputs (energies in Ry, volumes in bohr^3) and a cubic through it:
+    # V0 where E'(V) = 0 and B = V0 E''(V0) agree with the protocol's Birch-Murnaghan fit within the
+    # difference of the two fits over strains of +/- 2 %
+    (job_dir,) = replayed.job_dirs.values()
+    outs = sorted(job_dir.glob("eos_*.out"))
+    volumes = np.array([pw_number(o, "unit-cell volume") * BOHR_IN_A**3 for o in outs])
+    energies = np.array([pw_number(o, "!    total energy") * RY_IN_EV for o in outs])
+    cubic = np.poly1d(np.polyfit(volumes, energies, 3))
+    (v0,) = [r.real for r in cubic.deriv().roots if abs(r.imag) < 1e-12 and volumes.min() < r.real < volumes.max()]
+    a = (4 * v0) ** (1 / 3)  # diamond: 2 atoms in the fcc primitive cell of volume a^3/4
+    lattice, bulk = replayed.result("lattice_constant"), replayed.result("bulk_modulus")
+    assert lattice.unit == "angstrom" and math.isclose(lattice.value, a, rel_tol=1e-3), (lattice.value, a)
+    b = v0 * cubic.deriv(2)(v0) * EV_PER_A3_IN_GPA
+    assert bulk.unit == "GPa" and math.isclose(bulk.value, b, rel_tol=0.02), (bulk.value, b)
+    # PBE silicon: a = 5.47 A (Haas, Tran & Blaha, PRB 79, 085104 (2009)); 1 % for 30 Ry and a 4x4x4 mesh
+    assert abs(lattice.value - 5.47) / 5.47 < 0.01
+    check_provenance(replayed, lattice, job_dir.name)
+
+
+def pw_bands(out: Path) -> np.ndarray:
+    """Eigenvalues (eV) per k-point from the 'bands (ev):' blocks of a pw.x output."""
+    blocks, current = [], None
+    for line in out.read_text().splitlines():
+        if "bands (ev)" in line:
+            current = []
+            blocks.append(current)
+        elif current is not None:
+            numbers = re.findall(r"-?\d+\.\d+", line)
+            if numbers and not re.search(r"[a-zA-Z]", line):
+                current += [float(x) for x in numbers]
+            elif current and not numbers:
+                current = None
+    return np.array(blocks)
+
+
+@check("qe/band_gap")
+def check_qe_band_gap(replayed):
+    (job_dir,) = replayed.job_dirs.values()
+    n_occ = round(pw_number(job_dir / "scf.out", "number of electrons") / 2)
+    eig = pw_bands(job_dir / "bands.out")
+    gap = eig[:, n_occ].min() - eig[:, n_occ - 1].max()
+    result = replayed.result("band_gap")
+    assert result.unit == "eV" and math.isclose(result.value, gap, abs_tol=2e-4), (result.value, gap)
+    assert "indirect" in result.method  # silicon's gap is indirect (in PBE as in experiment)
+    check_provenance(replayed, result, job_dir.name)
+
+
+def is_tail_mean(series, value: float, rel_tol: float = 1e-9) -> bool:
+    """True when `value` is the mean of the series from some sample on (the protocols average the
+    production after a detected equilibration point; here only that it is such a mean is checked)."""
+    series = np.asarray(series, dtype=float)
+    tails = np.cumsum(series[::-1])[::-1] / np.arange(len(series), 0, -1)
+    return bool(np.any(np.isclose(tails, value, rtol=rel_tol, atol=0.0)))
+
+
+@check("gromacs/liquid_md")
+def check_gromacs_liquid_md(replayed):
+    import pyedr  # the .edr reader GROMACS users use, read here directly
+
+    job_dir = next(d for name, d in replayed.job_dirs.items() if name.endswith("prod"))
+    density = np.asarray(pyedr.edr_to_dict(str(job_dir / "prod.edr"))["Density"]) / 1000  # kg/m^3 -> g/cm^3
+    result = replayed.result("density")
+    # consistency only: the number is a tail mean of the recorded production series
+    assert result.unit == "g/cm^3" and is_tail_mean(density, result.value, 1e-6), (result.value, density[:5])
+    # SPC/E water near 300 K and 1 bar: 0.994 g/cm^3 at 298 K (Vega & de Miguel, J. Chem. Phys. 126,
+    # 154707 (2007)); 3 % for 216 molecules and 10 ps of production
+    assert abs(result.value - 0.994) < 0.03
+    check_provenance(replayed, result, "prod")
+
+
+@check("lammps/described")
+def check_described(replayed):
+    # the description's averaged stage is its last run: the log's last thermo table, all of it
+    log = replayed.job_dirs["described-described"] / "log.lammps"
+    table = thermo_blocks(log)[-1]
+    n = int(re.search(r"^Created (\d+) atoms", log.read_text(), re.MULTILINE).group(1))
+    assert n == 6**3  # a simple cubic lattice of 6 cells per side, as the description says
+    energy, temperature = replayed.result("potential_energy_per_atom"), replayed.result("temperature")
+    assert math.isclose(energy.value, float(np.mean(table["PotEng"])) / n, rel_tol=1e-9)
+    assert math.isclose(temperature.value, float(np.mean(table["Temp"])), rel_tol=1e-9)
+    assert len(table["Temp"]) == 401 and table["Step"][-1] - table["Step"][0] == 400  # the 400-step sampling run
+    check_provenance(replayed, energy, "described")
+
+
+@check("lammps/framework_guest_md")
+def check_framework_guest_md(replayed):
+    # our own Einstein MSD of the recorded unwrapped guest positions (all time origins), slope over
+    # the lag window the method names, D = slope/6 (A^2/ps -> m^2/s)
+    from MDAnalysis.lib.formats.libdcd import DCDFile
+
+    job_dir = replayed.job_dirs["framework_guest_md-guest_md"]
+    with DCDFile(str(job_dir / "guests.dcd")) as dcd:
+        frames = np.array([frame.xyz.copy() for frame in dcd])
+    lines = (job_dir / "in.lammps").read_text()
+    every = int(re.search(r"^dump \S+ guest dcd (\d+)", lines, re.MULTILINE).group(1))
+    dt_ps = float(re.search(r"^timestep (\S+)", lines, re.MULTILINE).group(1)) * 1e-3 * every  # real: fs
+    result = replayed.result("self_diffusion_coefficient")
+    start, end = (float(x) for x in re.search(r"over lag ([\d.]+)-([\d.]+) ps", result.method).groups())
+    lags = np.arange(1, len(frames))
+    msd = np.array([np.mean(np.sum((frames[k:] - frames[:-k]) ** 2, axis=2)) for k in lags])
+    inside = (lags * dt_ps >= start - 1e-9) & (lags * dt_ps <= end + 1e-9)
+    d = np.polyfit(lags[inside] * dt_ps, msd[inside], 1)[0] / 6 * 1e-8
+    assert result.unit == "m^2/s" and math.isclose(result.value, d, rel_tol=1e-5), (result.value, d)
+    assert 0 < result.uncertainty < result.value
+    check_provenance(replayed, result, "guest_md")
+
+
+@check("lammps/thermal_expansion")
+def check_thermal_expansion(replayed):
+    # <a>(T) = mean of (la + lb + lc)/3 over each recorded production; two temperatures: the line is
+    # through both points and alpha = (da/dT) / a(300 K)
+    mean_a = {}
+    for t in (200, 400):
+        table = np.loadtxt(replayed.job_dirs[f"thermal_expansion-npt_{t}K"] / "lattice.dat")
+        mean_a[t] = float(np.mean(table[:, 1:4]))
+    slope = (mean_a[400] - mean_a[200]) / 200
+    alpha = slope / (0.5 * (mean_a[200] + mean_a[400]))
+    result = replayed.result("thermal_expansion_coefficient")
+    assert result.unit == "1/K" and math.isclose(result.value, alpha, rel_tol=1e-4), (result.value, alpha)
+    # copper: 1.65e-5 /K at 300 K in experiment; the band of tests/test_solid_protocols.py's quick run
+    assert 1.0e-5 < result.value < 2.4e-5
+    check_provenance(replayed, result, "npt_200K")
+
+
+@check("lammps/melting_point")
+def check_melting_point(replayed):
+    table = np.loadtxt(replayed.job_dirs["melting_point-coexistence"] / "coexistence.dat")
+    result = replayed.result("melting_point")
+    # consistency only: the number is the mean coexistence temperature over a tail of the recorded run
+    assert result.unit == "K" and is_tail_mean(table[:, 1], result.value, 1e-6), result.value
+    # Mishin's Cu potential melts at 1327 K (Mishin et al., PRB 63, 224106 (2001)); 10 % for 324 atoms
+    assert abs(result.value - 1327) < 0.10 * 1327
+    check_provenance(replayed, result, "coexistence")
+
+
+@check("lammps/chain_conformation")
+def check_chain_conformation(replayed):
+    got = {r.quantity: r for r in replayed.answer.answers}
+    # consistency only (the trajectory analysis is the protocol's): root mean squares and their squares
+    assert math.isclose(got["radius_of_gyration"].value ** 2, got["radius_of_gyration_squared"].value, rel_tol=1e-9)
+    assert math.isclose(got["end_to_end_distance"].value ** 2, got["end_to_end_distance_squared"].value,
+                        rel_tol=1e-9)
+    ratio = got["end_to_end_distance_squared"].value / got["radius_of_gyration_squared"].value
+    assert math.isclose(got["end_to_end_distance_squared_over_radius_of_gyration_squared"].value, ratio, rel_tol=0.02)
+    # Kremer-Grest bonds are 0.97 sigma long (Kremer & Grest, J. Chem. Phys. 92, 5057 (1990)): 9 bonds
+    # of a 10-bead chain span at least 9 x 0.97^2 in <R^2> for a chain stiffer than a random walk
+    assert got["end_to_end_distance_squared"].value > 9 * 0.97**2
+    check_provenance(replayed, got["radius_of_gyration"], "md")
