@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.defaults import DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
@@ -37,7 +38,6 @@ from tools.lammps.protocols.fluid_common import (
     as_params,
     check_finite_columns,
     check_full_production,
-    defaults_log,
     finished_output,
     md_job,
 )
@@ -380,7 +380,8 @@ class ChainConformation(Protocol):
         return bool(spec.properties) and {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[ChainMeltParams, list[DefaultApplied]]:
-        defaults, record = defaults_log()
+        record = DefaultsLog()
+        defaults = record.applied
         names = {p.name for p in spec.properties}
         if not names or not names <= self.properties:
             raise RequestError(f"{self.name} computes {', '.join(sorted(self.properties))}")

@@ -16,7 +16,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from simagent.errors import CalculationFailed, ReadError
-from simagent.models import DefaultApplied, Job
+from simagent.models import Job
 from tools.lammps.parse import LammpsOutput, read_output
 
 Record = Callable[[str, object, str], None]
@@ -29,16 +29,6 @@ MIN_THERMO_SAMPLES = 20
 # ---------------------------------------------------------------------------------------------
 # Parameters and jobs
 # ---------------------------------------------------------------------------------------------
-
-
-def defaults_log() -> tuple[list[DefaultApplied], Record]:
-    """(list of defaults applied, record(name, value, reason) appending to it)."""
-    defaults: list[DefaultApplied] = []
-
-    def record(name: str, value: object, reason: str) -> None:
-        defaults.append(DefaultApplied(parameter=name, value=str(value), reason=reason))
-
-    return defaults, record
 
 
 def as_params(model: type[ParamsT], params: BaseModel | dict) -> ParamsT:
