@@ -15,8 +15,9 @@ from typing import TypeVar
 import numpy as np
 from pydantic import BaseModel
 
+from simagent.defaults import DefaultsLog
 from simagent.errors import CalculationFailed, ReadError
-from simagent.models import Job
+from simagent.models import DefaultApplied, Job
 from tools.lammps.parse import LammpsOutput, read_output
 
 Record = Callable[[str, object, str], None]
@@ -29,6 +30,13 @@ MIN_THERMO_SAMPLES = 20
 # ---------------------------------------------------------------------------------------------
 # Parameters and jobs
 # ---------------------------------------------------------------------------------------------
+
+
+def defaults_log() -> tuple[list[DefaultApplied], DefaultsLog]:
+    """(the applied defaults, the log that records them): a simagent.defaults.DefaultsLog, for the
+    protocols written as `defaults, record = defaults_log()`."""
+    log = DefaultsLog()
+    return log.applied, log
 
 
 def as_params(model: type[ParamsT], params: BaseModel | dict) -> ParamsT:
