@@ -19,6 +19,7 @@ PropertyName = Literal[
     "cohesive_energy",
     "potential_energy_per_atom",
     "kinetic_energy_per_atom",
+    "rotational_energy_per_atom",
     "total_energy_per_atom",
     "temperature",
     "pressure",

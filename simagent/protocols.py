@@ -99,6 +99,8 @@ PRECEDENCE: tuple[str, ...] = (
     "lammps/thermal_conductivity",
     "lammps/chain_conformation",
     "lammps/energy_components",
+    # TraPPE-UA liquid alkanes and polyethylene melts (molecules from a name, formula or SMILES)
+    "lammps/trappe_alkane",
     # porous frameworks: MOF-guest MD (rigid framework), framework E(V) (flexible) after the
     # elastic constants of dense solids
     "lammps/framework_guest_md",

@@ -203,6 +203,7 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"end to end", "end_to_end_distance"),
     (r"minimi[sz]ed energy|energy after minimi", "minimized_energy"),
     (r"potential energy|\bpe\b|\bepot\b|\bu ?/ ?n\b|\bu\b|configurational energy", "potential_energy_per_atom"),
+    (r"rotational (?:kinetic energy|energy|ke)\b|\berot\b", "rotational_energy_per_atom"),
     (r"kinetic energy|\bke\b|\bekin\b", "kinetic_energy_per_atom"),
     (r"total energy|\betot(?:al)?\b", "total_energy_per_atom"),
     (r"\benergy\b", "potential_energy_per_atom"),  # as the reader: an unqualified MD energy is potential
@@ -252,7 +253,8 @@ DEFAULT_UNITS: dict[str, str] = {
     "total_energy_per_atom": "eV/atom", "cohesive_energy": "eV/atom", "lattice_constant": "angstrom",
     "rdf": "angstrom", "self_diffusion_coefficient": "cm^2/s",
 }  # fmt: skip
-ENERGY_PER_ATOM = {"potential_energy_per_atom", "kinetic_energy_per_atom", "total_energy_per_atom"}
+ENERGY_PER_ATOM = {"potential_energy_per_atom", "kinetic_energy_per_atom", "total_energy_per_atom",
+                   "rotational_energy_per_atom"}
 
 
 def _words(text: str) -> str:
@@ -313,7 +315,8 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
     elif (unit := _description_unit(target.property, description)) is not None:
         target.unit, target.unit_source = unit, "description"
     if target.property in ENERGY_PER_ATOM and not reduced:
-        per_atom = re.search(r"per (?:atom|particle|molecule)|/ ?atom|\bper\b|\bu ?/ ?n\b", words) or re.search(
+        per_atom = re.search(r"per (?:atom|particle|molecule|sphere)|/ ?atom|\bper\b|\bu ?/ ?n\b|\beach "
+                             r"(?:atom|particle|sphere)\b", words) or re.search(
             r"per (?:atom|particle)", _words(description))
         if not per_atom:
             target.property, target.reason = None, (

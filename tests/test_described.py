@@ -230,3 +230,26 @@ def test_green_kubo_viscosity_reading_and_a_real_run(tmp_path: Path):
     (result,) = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
     # the stress autocorrelation starts at its positive variance: its integral over a short window is positive
     assert result.value > 0 and np.isfinite(result.uncertainty)
+
+
+def test_dipolar_spheres_reading_rendering_and_rotation_from_rest(tmp_path: Path):
+    from simagent.solve import read_metric
+
+    text = ("Reduced LJ units in 2D. Finite spherical particles carrying point dipoles sit on a sq2 lattice of "
+            "density 0.7 in a box of 5 x 5; every dipole moment has a magnitude of 1.0 and points in a random "
+            "direction. Lennard-Jones plus dipole-dipole interactions, epsilon 1, sigma 1, cutoff 2.5, unit mass. "
+            "The particles start with zero translational velocity and are integrated in NVE, the orientations "
+            "updated, for 300 timesteps.")
+    d = read_description(text)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.dipoles.magnitude == 1.0 and d.pair.style == "lj/cut/dipole/cut" and d.velocity is None
+    assert read_metric("mean_rotational_KE_of_each_sphere").property == "rotational_energy_per_atom"
+    protocol = DescribedRun()
+    spec = TaskSpec(request=text, properties=[PropertyRequest(name="rotational_energy_per_atom")])
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    rendered = job.inputs["in.lammps"]
+    assert "atom_style      hybrid sphere dipole" in rendered and "nve/sphere update dipole" in rendered
+    (result,) = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
+    # from rest, the torques between randomly oriented dipoles set the spheres spinning
+    assert result.value > 0

@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_process_safety import melt_input
 
 from simagent.engines import get_engine
 from simagent.errors import InputError
@@ -21,21 +22,7 @@ from tools.gromacs.driver import Step, StepList
 FILES = Path(__file__).parent / "files"
 needs_gmx = pytest.mark.skipif(shutil.which("gmx") is None, reason="GROMACS (gmx) is not installed")
 
-# 500 LJ atoms (fcc, reduced density 0.8442), 50 steps: a fraction of a second per run.
-LJ_MELT = """units lj
-atom_style atomic
-lattice fcc 0.8442
-region box block 0 5 0 5 0 5
-create_box 1 box
-create_atoms 1 box
-mass 1 1.0
-velocity all create 1.44 87287 loop geom
-pair_style lj/cut 2.5
-pair_coeff 1 1 1.0 1.0 2.5
-fix 1 all nve
-thermo 25
-run 50
-"""
+LJ_MELT = melt_input(50)  # 500 LJ atoms (fcc, reduced density 0.8442), 50 steps: a fraction of a second
 
 # Steepest descent on 256 SPC/E waters (box 1.956 nm): two domains of 0.98 nm hold the 0.8 nm cutoff.
 EM_MDP = """integrator = steep
@@ -119,3 +106,18 @@ def test_gromacs_driver_runs_mdrun_on_two_thread_mpi_ranks(tmp_path):
     assert "Domain decomposition grid 2 x 1 x 1" in log
     mdrun = next(s for s in json.loads((folder / "driver.json").read_text())["steps"] if s["name"] == "mdrun")
     assert mdrun["command"][mdrun["command"].index("-ntmpi") + 1] == "2"
+
+
+@needs_gmx
+def test_a_gromacs_protocol_job_reserves_the_threads_it_runs_with():
+    """The liquid protocol's `threads` reach both mdrun (-ntomp) and the executor (cores)."""
+    from simagent.protocols import get_protocol
+
+    protocol = get_protocol("gromacs/liquid_md")
+    params = protocol.Params(model="spce", n_molecules=216, temperature=298.15, pressure=1.0, cutoff=0.85,
+                             timestep=0.002, em_steps=100, nvt_steps=100, npt_steps=100, production_steps=100,
+                             energy_every=20, compressibility=4.5e-5, threads=2)
+    for job in protocol.jobs(params):
+        launch = get_engine("gromacs").launch(job)
+        assert launch.cores == 2 and launch.argv[-4:] == ["--ranks", "1", "--threads", "2"], job.id
+        assert launch.env["OMP_NUM_THREADS"] == "2"

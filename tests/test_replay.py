@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from replay import ReplayCase, job_params, printed, recording, replay_request, thermo_blocks, value
 
@@ -47,6 +48,9 @@ CASES: dict[str, ReplayCase] = {c.protocol: c for c in [
                "Self-diffusion coefficient of CH4 in IRMOF-1 at 300 K with 8 molecules per unit cell",
                {"equilibration_steps": 2000, "production_steps": 8000}),
     ReplayCase("lammps/framework_eos", "bulk modulus of IRMOF-1"),
+    ReplayCase("lammps/trappe_alkane", "Density of liquid n-butane at 273 K and 1 atm",
+               {"n_molecules": 40, "cutoff": 9.0, "pushoff_steps": 300, "relax_steps": 300,
+                "equilibration_steps": 500, "production_steps": 2000}),
 ]}
 
 
@@ -156,8 +160,24 @@ def check_minimize(replayed):
     check_provenance(replayed, result, "minimize")
 
 
+def check_trappe_alkane(replayed):
+    from simagent.stats import block_average, detect_equilibration
+
+    log = replayed.job_dirs["trappe_alkane-md"] / "log.lammps"
+    production = thermo_blocks(log)[-1]
+    density = np.asarray(production["Density"])
+    assert production["Step"][0] == 0 and production["Step"][-1] == job_params(log.parent)["production_steps"]
+    mean, _ = block_average(density[detect_equilibration(density):])
+    result = replayed.result("density")
+    assert result.unit == "g/cm^3" and math.isclose(result.value, mean, rel_tol=1e-9), (result.value, mean)
+    assert density.min() <= result.value <= density.max()
+    assert "40 n-butane molecules, TraPPE-UA" in result.method
+    check_provenance(replayed, result, "md")
+
+
 # Each recorded case's check: the numbers of the answer recomputed from the recorded output.
 CHECKS = {
+    "lammps/trappe_alkane": check_trappe_alkane,
     "lammps/crystal_relax": check_crystal_relax,
     "lammps/point_defects": check_point_defects,
     "lammps/elastic_constants": check_elastic_constants,

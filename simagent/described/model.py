@@ -67,8 +67,16 @@ class ThreeBody(BaseModel):
     nu: float
 
 
+class Dipoles(BaseModel):
+    """Finite spheres carrying point dipoles of one magnitude, oriented at random (atom_style hybrid
+    sphere dipole; pair lj/cut/dipole/cut; integrated by nve/sphere with the dipoles updated)."""
+
+    magnitude: float = Field(gt=0)
+    seed: int = Field(gt=0)
+
+
 class Pair(BaseModel):
-    style: Literal["lj/cut"] = "lj/cut"
+    style: Literal["lj/cut", "lj/cut/dipole/cut"] = "lj/cut"
     cutoff: float = Field(gt=0)
     coeffs: list[PairCoeff] = Field(min_length=1)
     shift: bool = False
@@ -149,6 +157,7 @@ class SimulationDescription(BaseModel):
     atom_types: int = Field(default=1, ge=1)
     masses: dict[int, float] = Field(default_factory=dict)
     pair: Pair | None = None
+    dipoles: Dipoles | None = None
     neighbor_skin: float | None = None
     neighbor_every: int | None = None
     velocity: Velocity | None = None

@@ -26,6 +26,7 @@ from simagent.backends.expert.protocol_text import (
 )
 from simagent.described.model import (
     Box,
+    Dipoles,
     Dynamics,
     GreenKubo,
     Lattice,
@@ -100,6 +101,7 @@ def read_description(text: str) -> SimulationDescription:
     _lattice_and_box(desc, low, ctl)
     _masses(desc, low, ctl)
     _pair(desc, low, ctl)
+    _dipoles(desc, low)
     _velocity(desc, low, ctl)
     _timestep(desc, ctl)
     if ctl.get("thermo_every"):
@@ -291,8 +293,33 @@ def _pair(desc: SimulationDescription, low: str, ctl: dict) -> None:
         desc.note("pair.shift", "rules", shift.group(0))
 
 
+DIPOLE_UNSUPPORTED = ("an atom style other than atomic", "point dipoles")
+
+
+def _dipoles(desc: SimulationDescription, low: str) -> None:
+    """Spheres with point dipoles of a stated magnitude, oriented at random: rendered (the atom style
+    and dipole entries are then no longer unsupported)."""
+    if not re.search(r"hybrid sphere dipole|dipol\w*[^.;]{0,80}spher|spher\w*[^.;]{0,80}dipol", low):
+        return
+    magnitude = re.search(r"dipole moment[^.;0-9]{0,40}?(?:magnitude|of|=)\s*(?:of\s*)?" + NUM, low)
+    if not magnitude or not re.search(r"random", low) or desc.pair is None:
+        return
+    other = [u for u in desc.unsupported if u not in DIPOLE_UNSUPPORTED]
+    if re.search(r"atom[_ ]style[^.;]{0,20}(?:body|ellipsoid|full|molecular|bond|charge|rheo)", low):
+        return
+    desc.unsupported = other
+    desc.dipoles = Dipoles(magnitude=float(magnitude.group(1)), seed=DEFAULT_SEED + 2)
+    desc.pair.style = "lj/cut/dipole/cut"
+    desc.note("dipoles", "rules", magnitude.group(0))
+    desc.note("dipoles.seed", "default", f"{desc.dipoles.seed}: seed of the random dipole orientations (none stated)")
+
+
 def _velocity(desc: SimulationDescription, low: str, ctl: dict) -> None:
     q = ctl.get("velocity_temperature")
+    if re.search(r"zero (?:translational |initial )?velocit|initial(?:ly)? at rest|with(?:out| no) (?:initial )?"
+                 r"velocit", low):
+        desc.note("velocity", "rules", "zero initial velocities: no velocity command")
+        return
     if q is None:
         hit = re.search(r"(?:initiali[sz]|assign|creat|generat|draw)\w*[^.;]{0,80}?(?:temperature|at)\s*(?:of|=)?\s*"
                         + NUM, low)

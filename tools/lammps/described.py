@@ -16,6 +16,7 @@ import math
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 
 THERMO = "step temp pe ke etotal press vol density atoms"
+EROT_COLUMN = "c_erot"  # rotational kinetic energy of finite spheres (compute erotate/sphere)
 THERMO_SAMPLES = 500  # thermo lines per run stage when the description states no interval
 RDF_BINS = 200
 RDF_FILE = "rdf.dat"
@@ -38,12 +39,17 @@ def _system(desc: SimulationDescription) -> list[str]:
     assert desc.lattice is not None and desc.box is not None and desc.units is not None
     box = desc.box
     extents = " ".join(f"{_fmt(lo)} {_fmt(hi)}" for lo, hi in zip(box.lo, box.hi, strict=True))
+    style = "hybrid sphere dipole" if desc.dipoles else "atomic"
     lines = [f"units           {desc.units}", f"dimension       {desc.dimension}",
-             f"boundary        {' '.join(desc.boundary)}", "atom_style      atomic",
+             f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
              f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}",
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
              f"create_box      {desc.atom_types} box", "create_atoms    1 box"]
-    lines += [f"mass            {t} {_fmt(m)}" for t, m in sorted(desc.masses.items())]
+    if desc.dipoles:  # finite spheres carry per-atom masses
+        lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
+        lines.append(f"set             group all dipole/random {desc.dipoles.seed} {_fmt(desc.dipoles.magnitude)}")
+    else:
+        lines += [f"mass            {t} {_fmt(m)}" for t, m in sorted(desc.masses.items())]
     return lines
 
 
@@ -81,8 +87,13 @@ def _velocity(desc: SimulationDescription) -> list[str]:
             f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}"]
 
 
-def dynamics_fixes(dyn: Dynamics) -> list[str]:
-    """The fixes of one run stage (ids dyn1, dyn2), the integrator first."""
+def dynamics_fixes(dyn: Dynamics, spheres: bool = False) -> list[str]:
+    """The fixes of one run stage (ids dyn1, dyn2), the integrator first. `spheres`: dipolar spheres,
+    integrated by nve/sphere with their dipoles updated (NVE only)."""
+    if spheres:
+        if dyn.ensemble != "nve" or dyn.thermostat is not None:
+            raise ValueError("dipolar spheres are rendered with NVE (nve/sphere update dipole) only")
+        return ["fix             dyn1 all nve/sphere update dipole"]
     temp = f"{_fmt(dyn.t_start)} {_fmt(dyn.t_stop)} {_fmt(dyn.t_damp)}" if dyn.t_stop is not None else ""
     if dyn.ensemble == "nvt":
         return [f"fix             dyn1 all nvt temp {temp}"]
@@ -134,10 +145,10 @@ def _green_kubo(desc: SimulationDescription) -> list[str]:
 
 
 def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False,
-           viscosity: bool = False) -> str:
+           viscosity: bool = False, rotation: bool = False) -> str:
     """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
     in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
-    the running Green-Kubo viscosity (_green_kubo)."""
+    the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy."""
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
@@ -164,7 +175,7 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
                       f"{m.max_evaluations}"]
             continue
         assert stage.dynamics is not None
-        fixes = dynamics_fixes(stage.dynamics)
+        fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None)
         if desc.dimension == 2:
             fixes.append("fix             e2d all enforce2d")  # last: it zeroes what the other fixes set
         lines += fixes
@@ -172,6 +183,9 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         if index == desc.average_stage:
             extra = _measurements(desc, stage, rdf, msd, diffusion)
             columns = [MSD_COLUMN] * (msd or diffusion) + [SLOPE_COLUMN] * diffusion
+            if rotation:
+                extra.append("compute         erot all erotate/sphere")
+                columns.append(EROT_COLUMN)
             if viscosity:
                 extra += _green_kubo(desc)
                 columns += GK_COLUMNS

@@ -25,7 +25,7 @@ from simagent.materials.rdf import rdf_peak_and_cn
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average
-from tools.lammps.described import GK_COLUMNS, MSD_COLUMN, RDF_FILE, SLOPE_COLUMN, render
+from tools.lammps.described import EROT_COLUMN, GK_COLUMNS, MSD_COLUMN, RDF_FILE, SLOPE_COLUMN, render
 from tools.lammps.parse import read_output
 
 JOB_ID = "described"
@@ -39,6 +39,7 @@ STRUCTURE_PROPERTIES = ("coordination_number", "rdf")
 # property -> thermo column of the averaged stage (tools.lammps.described._measurements)
 MOTION_PROPERTIES = {"mean_squared_displacement": MSD_COLUMN, "self_diffusion_coefficient": SLOPE_COLUMN}
 VISCOSITY = "shear_viscosity"  # Green-Kubo, when the description states its sampling
+ROTATION = "rotational_energy_per_atom"  # finite spheres (dipolar), compute erotate/sphere
 # the unit of each thermo quantity per unit style (LAMMPS units command)
 UNITS: dict[str, dict[str, str]] = {
     "lj": {"energy": "reduced", "temperature": "reduced", "pressure": "reduced", "volume": "reduced",
@@ -65,7 +66,7 @@ class DescribedRun(Protocol):
     name = "lammps/described"
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
-        frozenset(MOTION_PROPERTIES) | {VISCOSITY}
+        frozenset(MOTION_PROPERTIES) | {VISCOSITY, ROTATION}
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -77,7 +78,9 @@ class DescribedRun(Protocol):
             return False
         desc = _description(spec)
         wants_gk = any(p.name == VISCOSITY for p in spec.properties)
-        return desc.renderable and (desc.green_kubo is not None or not wants_gk)
+        wants_rotation = any(p.name == ROTATION for p in spec.properties)
+        return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
+            desc.dipoles is not None or not wants_rotation)
 
     def parameters(self, spec: TaskSpec) -> tuple[BaseModel, list[DefaultApplied]]:
         desc = _description(spec)
@@ -94,7 +97,8 @@ class DescribedRun(Protocol):
         p = self.as_params(params)
         rdf = any(name in STRUCTURE_PROPERTIES for name in p.properties)
         text = render(p.description, rdf=rdf, msd="mean_squared_displacement" in p.properties,
-                      diffusion="self_diffusion_coefficient" in p.properties, viscosity=VISCOSITY in p.properties)
+                      diffusion="self_diffusion_coefficient" in p.properties, viscosity=VISCOSITY in p.properties,
+                      rotation=ROTATION in p.properties)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text}, time_limit_s=p.time_limit_s)]
 
@@ -118,6 +122,8 @@ class DescribedRun(Protocol):
                 results.append(_thermo(name, block, units, where))
             elif name in MOTION_PROPERTIES:
                 results.append(_motion(name, block, desc, where))
+            elif name == ROTATION:
+                results.append(_thermo(name, block, units, where))
             elif name == VISCOSITY:
                 results.append(_viscosity(block, desc, where))
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
@@ -127,7 +133,7 @@ class DescribedRun(Protocol):
 
 
 def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], where: str) -> Result:
-    column, per_atom = THERMO_PROPERTIES[name]
+    column, per_atom = THERMO_PROPERTIES[name] if name in THERMO_PROPERTIES else (EROT_COLUMN, True)
     if column not in block:
         raise ReadError(f"thermo column {column} missing")
     series = block[column] / (block["Atoms"] if per_atom else 1.0)
