@@ -42,6 +42,7 @@ DEGAUSS_RY = 0.02
 # Cost model from measured serial pw.x times (benchmarks/dft_timings.py): seconds per SCF scale as
 # (electrons x irreducible-k-points x plane waves), calibrated on Si2 at 60 Ry, 7x7x7 (~3 s).
 COST_LIMIT_S = 3600.0
+WALLTIME_FRACTION = 0.9  # max_seconds of each pw.x run, as a fraction of the job's time limit
 
 
 class QeCrystalParams(BaseModel):
@@ -131,7 +132,9 @@ class QeCrystalProtocol(crystals.NamedEngineCrystalProtocol):
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)
-        wf = self.workflow(p)
+        # a pw.x run that alone nears the job's time limit stops cleanly with its restart files (max_seconds)
+        # and the runner continues it (recovery.Walltime) instead of losing it to the kill
+        wf = self.workflow(p).model_copy(update={"max_seconds": round(WALLTIME_FRACTION * p.time_limit_s)})
         return [Job(id=JOB_ID, protocol=self.name, engine="qe", stage="dft", params=p.model_dump(mode="json"),
                     inputs={JOB_FILE: wf.model_dump_json(indent=1)},  # the runner writes each <step>.in
                     time_limit_s=p.time_limit_s)]
