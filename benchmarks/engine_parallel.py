@@ -5,7 +5,7 @@ and 2 thread-MPI ranks; wall and the engine's own loop time, and what the engine
 On a shared 2-core machine the figures depend on the load (recorded with each run): the check here is
 that the requested ranks/threads were used, the times are context, not a scaling claim.
 
-Usage: nice -n 10 .venv/bin/python benchmarks/engine_parallel.py [--atoms-cells 10] [--steps 500]
+Usage: nice -n 10 .venv/bin/python benchmarks/engine_parallel.py [--steps 500] [--md-steps 2000]
        [--out benchmarks/results/engine_parallel.json]
 """
 
@@ -24,24 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from plan_scale import MELT  # noqa: E402  (benchmarks/ is first on sys.path; 4000 LJ atoms)
+
 from simagent.executor import LocalExecutor  # noqa: E402
 from simagent.jobrun import run_plan  # noqa: E402
 from simagent.models import Job, Plan  # noqa: E402
-
-LJ = """units lj
-atom_style atomic
-lattice fcc 0.8442
-region box block 0 {n} 0 {n} 0 {n}
-create_box 1 box
-create_atoms 1 box
-mass 1 1.0
-velocity all create 1.44 87287 loop geom
-pair_style lj/cut 2.5
-pair_coeff 1 1 1.0 1.0 2.5
-fix 1 all nve
-thermo 100
-run {steps}
-"""
 
 MD_MDP = """integrator = md
 dt = 0.002
@@ -71,16 +58,16 @@ def run(job: Job) -> tuple[Path, float]:
     return root / job.id, time.monotonic() - start
 
 
-def lammps(cells: int, steps: int, ranks: int, threads: int) -> dict:
+def lammps(steps: int, ranks: int, threads: int) -> dict:
     job = Job(id=f"lj-{ranks}x{threads}", protocol="benchmark/lj", engine="lammps", ranks=ranks, threads=threads,
-              inputs={"in.lammps": LJ.format(n=cells, steps=steps)})
+              inputs={"in.lammps": MELT.format(seed=87287, steps=steps)})
     folder, wall = run(job)
     log = (folder / "log.lammps").read_text()
     loop = re.search(r"Loop time of ([\d.eE+-]+) on (\d+) procs", log)
     used = re.search(r"(\d+) MPI tasks x (\d+) OpenMP threads", log)
     command = json.loads((folder / "status.json").read_text())["command"]
     shutil.rmtree(folder.parent, ignore_errors=True)
-    return {"engine": "lammps", "atoms": 4 * cells ** 3, "steps": steps, "ranks": ranks, "threads": threads,
+    return {"engine": "lammps", "atoms": 4000, "steps": steps, "ranks": ranks, "threads": threads,
             "command": " ".join(Path(command[0]).name if i == 0 else w for i, w in enumerate(command)),
             "log_says": used.group(0) if used else None, "loop_s": float(loop.group(1)) if loop else None,
             "wall_s": round(wall, 2), "load_average": round(os.getloadavg()[0], 2)}
@@ -111,12 +98,11 @@ def gromacs(steps: int, ranks: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--atoms-cells", type=int, default=10, help="fcc cells per edge (4 n^3 atoms)")
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--md-steps", type=int, default=2000)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "engine_parallel.json")
     args = parser.parse_args()
-    runs = [lammps(args.atoms_cells, args.steps, r, t) for r, t in ((1, 1), (2, 1), (1, 2))]
+    runs = [lammps(args.steps, r, t) for r, t in ((1, 1), (2, 1), (1, 2))]
     if shutil.which("gmx"):
         runs += [gromacs(args.md_steps, r) for r in (1, 2)]
     report = {"cores": os.cpu_count(), "nice": os.getpriority(os.PRIO_PROCESS, 0), "runs": runs,

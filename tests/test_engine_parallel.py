@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_process_safety import melt_input
 
 from simagent.engines import get_engine
 from simagent.errors import InputError
@@ -21,21 +22,7 @@ from tools.gromacs.driver import Step, StepList
 FILES = Path(__file__).parent / "files"
 needs_gmx = pytest.mark.skipif(shutil.which("gmx") is None, reason="GROMACS (gmx) is not installed")
 
-# 500 LJ atoms (fcc, reduced density 0.8442), 50 steps: a fraction of a second per run.
-LJ_MELT = """units lj
-atom_style atomic
-lattice fcc 0.8442
-region box block 0 5 0 5 0 5
-create_box 1 box
-create_atoms 1 box
-mass 1 1.0
-velocity all create 1.44 87287 loop geom
-pair_style lj/cut 2.5
-pair_coeff 1 1 1.0 1.0 2.5
-fix 1 all nve
-thermo 25
-run 50
-"""
+LJ_MELT = melt_input(50)  # 500 LJ atoms (fcc, reduced density 0.8442), 50 steps: a fraction of a second
 
 # Steepest descent on 256 SPC/E waters (box 1.956 nm): two domains of 0.98 nm hold the 0.8 nm cutoff.
 EM_MDP = """integrator = steep
