@@ -247,3 +247,10 @@ def test_dipolar_spheres_reading_rendering_and_rotation_from_rest(tmp_path: Path
     assert "atom_style      hybrid sphere dipole" in rendered and "nve/sphere update dipole" in rendered
     # from rest, the torques between randomly oriented dipoles set the spheres spinning
     assert results["rotational_energy_per_atom"].value > 0
+    # energy flows into rotation, which thermo TotEng leaves out: the NVE drift gate must not read it
+    from simagent import gates
+    from simagent.models import Job
+    from tools.lammps.handlers import run_data
+
+    job = Job(id="described", protocol="lammps/described", inputs={"in.lammps": rendered})
+    assert gates.energy_drift_gate(run_data(tmp_path / "described", job)).outcome != gates.Outcome.FAIL
