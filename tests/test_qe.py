@@ -183,3 +183,32 @@ def test_ask_for_an_element_without_pseudopotential_fails_cleanly(tmp_path):
     answer = json.loads(proc.stdout.strip().splitlines()[-1])
     assert answer["status"] == "failed" and "no PBE pseudopotential for Nd" in answer["error"]
     assert "Traceback" not in proc.stderr and answer["answers"] == []
+
+
+def test_a_cohesive_energy_adds_a_spin_polarised_isolated_atom_to_the_eos():
+    task = spec("Si", "diamond", ["cohesive_energy"], request="cohesive energy of Si with PBE")
+    protocol = get_protocol("qe/eos")
+    params, defaults = protocol.parameters(task)
+    assert params.cohesive and any(d.parameter == "isolated atom" for d in defaults)
+    atom = protocol.workflow(params).atom
+    text = atom.render()
+    for fragment in ("nspin = 2", "starting_magnetization(1) = 0.5", "occupations = 'smearing'", "nat = 1"):
+        assert fragment in text
+    assert atom.atoms().get_volume() > 1000  # a 10 x 10.5 x 11 A box
+    no_atom = protocol.parameters(spec("Si", "diamond", ["lattice_constant"]))[0]
+    assert protocol.workflow(no_atom).atom is None
+
+
+@needs_pw
+@pytest.mark.slow
+def test_si_pbe_cohesive_energy_small_settings(tmp_path):
+    """PBE cohesive energy of Si: 4.55 eV/atom (J. Paier, M. Marsman, G. Kresse, J. Chem. Phys. 124, 154709
+    (2006), PAW; experiment 4.68 eV/atom with zero-point correction). Small settings (30/40 Ry, 4x4x4 k) and
+    a spherical (fractionally occupied) spin-polarised atom: within 5 %."""
+    task = spec("Si", "diamond", ["cohesive_energy"], request="cohesive energy of Si with PBE")
+    results, _ = run_protocol("qe/eos", task, tmp_path, cutoffs_Ry=[30.0, 40.0], kpts=(4, 4, 4),
+                              strains=[0.98, 0.99, 1.0, 1.01, 1.02])
+    (e_coh,) = results
+    assert e_coh.quantity == "cohesive_energy" and e_coh.unit == "eV/atom"
+    assert abs(e_coh.value - 4.55) / 4.55 < 0.05
+    assert "isolated atom" in e_coh.method and "spin-polarised" in e_coh.method

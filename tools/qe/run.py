@@ -105,6 +105,8 @@ class Runner:
                 cell = [tuple(x * s for x in vec) for vec in base.cell]
                 self.pw(f"eos_{i:02d}", base.model_copy(update={"cell": cell, "prefix": f"eos{i}"}))
                 shutil.rmtree(self.folder / "tmp", ignore_errors=True)
+            if self.wf.atom is not None:
+                self.pw("atom", self.wf.atom.model_copy(update={"ecutwfc": cut, "prefix": "atom"}))
         else:
             scf = base.model_copy(update={"nbnd": self.wf.nbnd})
             self.pw("scf", scf)
