@@ -209,6 +209,7 @@ def test_msd_and_running_diffusion_slope_from_a_real_run(tmp_path: Path):
             "cutoff 2.5 sigma, unit mass. Velocities at a temperature of 1.2. Run 300 timesteps in NVE.")
     rendered, results = described_run(text, ["mean_squared_displacement", "self_diffusion_coefficient"], tmp_path)
     assert "variable        fitslope equal slope(f_msdvec)/4/(10*dt)" in rendered  # 2D: 2 x 2
+    assert "compute         msd all msd com yes" in rendered  # the centre-of-mass frame
     # particles of a fluid move away from where they started: the MSD and its slope are positive
     assert results["mean_squared_displacement"].value > 0
     assert results["self_diffusion_coefficient"].value > 0
