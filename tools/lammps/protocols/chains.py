@@ -37,6 +37,7 @@ from tools.lammps.inputs import render
 from tools.lammps.protocols.fluid import REDUCED, check_temperature, norm_unit, plot, timestep_in
 from tools.lammps.protocols.fluid_common import (
     as_params,
+    check_averaged_properties,
     check_finite_columns,
     check_full_production,
     finished_output,
@@ -383,12 +384,8 @@ class ChainConformation(Protocol):
     def parameters(self, spec: TaskSpec) -> tuple[ChainMeltParams, list[DefaultApplied]]:
         record = DefaultsLog()
         defaults = record.applied
-        names = {p.name for p in spec.properties}
-        if not names or not names <= self.properties:
-            raise RequestError(f"{self.name} computes {', '.join(sorted(self.properties))}")
+        check_averaged_properties(spec, self.name, self.properties, "an average over chains and time")
         for prop in spec.properties:
-            if prop.at != "average":
-                raise RequestError(f"{prop.name} is an average over chains and time; at={prop.at!r} is not possible")
             if norm_unit(prop.unit) not in REDUCED | {"sigma"}:
                 raise RequestError(f"bead-spring chains report lengths in sigma (reduced), not {prop.unit!r}")
         return melt_parameters(spec, self.name, record, need_trajectory=True), defaults
