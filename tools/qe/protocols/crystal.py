@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
-from simagent.protocols import register
+from simagent.protocols import Protocol, register
 from tools import crystals
 from tools.crystals import crystal
 from tools.qe import engine, pseudos
@@ -153,6 +153,17 @@ class QeCrystalProtocol(crystals.NamedEngineCrystalProtocol):
                 f"cutoff {conv['chosen_Ry']:g} Ry (converged to {p.cutoff_tol_meV_per_atom:g} meV/atom against "
                 f"{max(conv['cutoffs_Ry']):g} Ry), {'x'.join(map(str, p.kpts))} k-points, {occupations}, "
                 f"SCF conv_thr {p.conv_thr_Ry:g} Ry/atom")
+
+
+class PricedOnly(Protocol):
+    """A DFT protocol that prices a request and refuses it here (its parameters() raises RequestError with
+    the cost and the nearest thing simagent can do); it never writes or analyses a job."""
+
+    def jobs(self, params: BaseModel) -> list[Job]:
+        raise RequestError(f"{self.name} never runs (see parameters)")
+
+    def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
+        raise RequestError(f"{self.name} never runs (see parameters)")
 
 
 def functional_of(spec: TaskSpec) -> str | None:
