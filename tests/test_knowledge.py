@@ -341,3 +341,76 @@ def test_option_entries_are_embedded_as_settings_with_their_other_spellings():
         assert "setting or parameter" not in Chunk(text="x", section=heading).embedding_text("Doc")
     # the passage text is part of the settings hash: an index embedded the old way is rebuilt
     assert IndexSettings().key != IndexSettings(passage="title-section/1").key
+
+
+# --- query expansion, tool summaries, vector reuse ------------------------------------------------
+
+@pytest.mark.parametrize(("question", "manual_terms"), [
+    ("Which parameter sets the target pressure of the barostat?", "pressure coupling"),
+    ("How do I attach my protein to a heat bath?", "temperature coupling"),
+    ("How often is the neighbour list updated?", "neighbor searching"),
+    ("Where is the centre of the box?", "center"),
+    ("How is g(r) computed from a trajectory?", "radial distribution function"),
+    ("How often are energies written to the edr file?", "energy file"),
+    ("How do I add counter-ions to neutralise the box?", "ions"),
+])
+def test_glossary_adds_the_manual_words_for_what_a_question_names(question, manual_terms):
+    from simagent.knowledge import glossary
+
+    assert any(manual_terms in terms for terms in glossary.expand(question))
+    assert glossary.expanded(question).startswith(question)
+
+
+def test_glossary_leaves_other_questions_and_word_parts_alone():
+    from simagent.knowledge import glossary
+
+    assert glossary.expand("What is the capital of Australia?") == []
+    # whole words only: "md" inside "mdrun", "com" inside "compute", "lj" nowhere
+    assert glossary.expand("How do I compute things with mdrun?") == []
+
+
+def test_tool_pages_carry_their_purpose_into_every_passage(tmp_path):
+    from simagent.knowledge import bundled
+    from simagent.knowledge.documents import Chunk
+
+    page = tmp_path / "gmx-sasa.html"
+    page.write_text("""<html><head><title>gmx sasa — GROMACS 2022.5 documentation</title></head><body>
+    <div role="main"><section><h1>gmx sasa</h1><section><h2>Synopsis</h2><pre>gmx sasa [-f traj.xtc]</pre>
+    </section><section><h2>Description</h2><p>gmx sasa computes solvent accessible surface areas.
+    See Eisenhaber F, et al. for the method.</p></section><section><h2>Options</h2>
+    <p>-probe (0.14) Radius of the solvent probe (nm)</p></section></section></div></body></html>""")
+    doc = loaders.load(page, kind="manual")
+    doc.title = f"GROMACS manual: {doc.title}"
+    assert bundled.tool_summary(doc) == "command-line tool: gmx sasa computes solvent accessible surface areas."
+    options = Chunk(text="-probe (0.14) Radius of the solvent probe (nm)", section="Options")
+    text = options.embedding_text(doc.title, bundled.tool_summary(doc))
+    assert text.startswith("GROMACS manual: gmx sasa (command-line tool: gmx sasa computes solvent accessible")
+    assert text.endswith("> Options: -probe (0.14) Radius of the solvent probe (nm)")
+    assert options.embedding_text("Doc") == "Doc > Options: -probe (0.14) Radius of the solvent probe (nm)"
+
+
+def test_rebuild_embeds_only_passages_whose_text_changed(tmp_path, monkeypatch):
+    from simagent.knowledge import embed
+
+    doc = Document(source="notes.md", title="Notes", sections=[
+        Section(title="Thermostats", text="The velocity-rescaling thermostat samples the canonical ensemble."),
+        Section(title="Barostats", text="The C-rescale barostat samples the isothermal-isobaric ensemble.")])
+    first = VectorIndex(tmp_path / "ix", IndexSettings(passage="old/1"))
+    first.add(doc)
+    first.save()
+    encoded: list[str] = []
+    real = embed.encode
+    monkeypatch.setattr(embed, "encode", lambda texts, **kw: encoded.extend(texts) or real(texts, **kw))
+    # other settings (the passage text changed), same model: the stored vectors are reusable
+    again = VectorIndex(tmp_path / "ix", IndexSettings(passage="old/2"))
+    assert again.stale
+    reuse = again.reusable_vectors()
+    assert len(reuse) == 2
+    again.reset()
+    doc.sections[1].text += " Its time constant is tau-p."  # one passage changed, one did not
+    again.add(doc, reuse=reuse)
+    assert len(encoded) == 1 and "tau-p" in encoded[0]
+    hits = again.search(real(["thermostat canonical ensemble"]), k=1)[0]
+    assert hits[0].section == "Thermostats" and hits[0].score > 0.5
+    # another model: nothing is reused
+    assert VectorIndex(tmp_path / "ix", IndexSettings(model="other-model")).reusable_vectors() == {}

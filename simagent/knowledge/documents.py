@@ -33,6 +33,8 @@ class Document(BaseModel):
     authors: list[str] = Field(default_factory=list)
     doi: str | None = None
     year: str | None = None
+    summary: str | None = Field(default=None, description="what the document is for, in one sentence "
+                                "(a gmx tool page's purpose); embedded with every passage")
     sections: list[Section] = Field(default_factory=list)
 
     @property
@@ -41,7 +43,7 @@ class Document(BaseModel):
 
 
 # what `Chunk.embedding_text` adds to a passage (part of the index settings hash: changing it rebuilds)
-PASSAGE_VERSION = "title-section-option-aliases/2"
+PASSAGE_VERSION = "title-summary-section-option-aliases/3"
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+|[a-z][a-z0-9]*|[A-Z]?[a-z]+[A-Z][A-Za-z0-9]*")
 
 
@@ -49,15 +51,18 @@ class Chunk(BaseModel):
     """One embedded passage. `heading` (document title > section) is prefixed to the text when
     embedding, so a passage that never names its topic is still found by it. A section named by a
     single identifier (a documented option or keyword: tau-t, nsteps) is also described as a setting,
-    with the identifier's other spellings (tau_t, "tau t"): questions ask "which setting ..."."""
+    with the identifier's other spellings (tau_t, "tau t"): questions ask "which setting ...". A
+    document's `summary` (what a tool page's program does) follows its title in every passage, so
+    the options and examples of a program are found by what the program is for."""
 
     text: str
     section: str = ""
     page: int | None = None
     anchor: str | None = None
 
-    def embedding_text(self, doc_title: str) -> str:
-        heading = " > ".join(part for part in (doc_title, self.section) if part)
+    def embedding_text(self, doc_title: str, summary: str | None = None) -> str:
+        title = f"{doc_title} ({summary})" if doc_title and summary else doc_title
+        heading = " > ".join(part for part in (title, self.section) if part)
         name = self.section.rsplit(" > ", 1)[-1].strip()
         if " > " in self.section and _IDENTIFIER.fullmatch(name):
             parts = re.split(r"[-_]", name)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from simagent.knowledge import embed, loaders
+from simagent.knowledge import embed, glossary, loaders
 from simagent.knowledge.documents import CorpusError, Hit, SourceKind
 from simagent.knowledge.index import IndexSettings, VectorIndex
 from simagent.paths import rag_index_dir, user_data_dir
@@ -103,10 +103,13 @@ class KnowledgeBase:
         usable = self.usable()
         if not usable or not query.strip():
             return []
-        vector = embed.encode([query])[0]
+        # the question in its own words plus the manuals' words for what it names (glossary), for
+        # both rankings: benchmarks/rag dev split 0.705 -> 0.754 recall@5
+        longer = glossary.expanded(query)
+        vector = embed.encode([longer])[0]
         fused: list[tuple[float, Hit]] = []
         for name, ix in usable.items():
-            for score, hit in ix.hybrid_search(query, vector, depth=max(FUSION_DEPTH, k * 4)):
+            for score, hit in ix.hybrid_search(longer, vector, depth=max(FUSION_DEPTH, k * 4)):
                 hit.index = name
                 fused.append((score, hit))
         fused.sort(key=lambda pair: -pair[0])
