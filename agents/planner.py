@@ -10,7 +10,7 @@ from langgraph.types import Command
 
 from simagent.backends.base import ProtocolInfo
 from simagent.errors import SimagentError
-from simagent.models import Decision, Plan, ProtocolRun, TaskSpec
+from simagent.models import Decision, Plan, PropertyRequest, ProtocolRun, TaskSpec
 from simagent.protocols import all_protocols, engine_allowed, get_protocol
 from simagent.state import RunContext, RunState
 
@@ -30,6 +30,25 @@ def candidates(spec: TaskSpec) -> list[ProtocolInfo]:
             found.append(ProtocolInfo(name=protocol.name, properties=sorted(protocol.properties),
                                       description=protocol.description))
     return found
+
+
+def computable_instead(spec: TaskSpec, uncovered: list[str]) -> str:
+    """What simagent does compute for this system, when the asked property has no protocol (never
+    run in its place: the user is told, and asks again)."""
+    if spec.system is None:
+        return ""
+    offers = []
+    for protocol in all_protocols():
+        others = sorted(set(protocol.properties) - set(uncovered))
+        if not others or not engine_allowed(protocol, spec):
+            continue
+        trial = spec.model_copy(update={"properties": [PropertyRequest(name=name) for name in others]})
+        if protocol.applies_to(trial):
+            offers.append(f"{', '.join(others)} ({protocol.name})")
+    if not offers:
+        return ""
+    return (f". For {spec.system.name} simagent computes: {'; '.join(offers)}. It does not substitute one of them "
+            f"for {', '.join(uncovered)}: ask for it if that helps")
 
 
 def plan_runs(spec: TaskSpec, context: RunContext) -> tuple[list[ProtocolRun], list, list[Decision]]:
@@ -54,6 +73,7 @@ def plan_runs(spec: TaskSpec, context: RunContext) -> tuple[list[ProtocolRun], l
         raise SimagentError(
             f"no protocol computes {', '.join(uncovered)} for {system}"
             + (f" (available here: {', '.join(sorted(known))})" if known else "")
+            + computable_instead(spec, uncovered)
         )
     decision = Decision(decision="protocols", backend=context.backend.name,
                         detail="; ".join(f"{i.protocol}: {', '.join(i.properties)}" for i in selection.items))

@@ -8,6 +8,7 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
+from agents.screen_request import looks_like_screen
 from simagent.backends.expert.domains.electronic import method_engine
 from simagent.backends.expert.method_words import find as unsupported_words
 from simagent.backends.expert.method_words import property_only
@@ -41,9 +42,11 @@ def clarification_question(spec: TaskSpec) -> str:
 
 
 def query(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["clarify", "planner", "response",
-                                                                            "knowledge"]]:
+                                                                            "knowledge", "screen"]]:
     if question_kind(state.request):  # literature / how-to: answered from the sources, nothing is run
         return Command(goto="knowledge")
+    if looks_like_screen(state.request):  # many structures ranked by an uptake: the screening funnel
+        return Command(goto="screen")
     backend = runtime.context.backend
     runtime.context.report("stage", name="query", detail="reading the request")
     try:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from langgraph.runtime import Runtime
 
-from simagent.models import Answer, Result, TaskSpec
+from simagent.handlers import CorrectionLog
+from simagent.models import Answer, Correction, Result, TaskSpec
 from simagent.state import RunContext, RunState
 
 LABELS = {
@@ -44,7 +45,26 @@ def summarise(spec: TaskSpec | None, results: list[Result], failures: list[str],
     return " ".join(lines) if lines else "No results."
 
 
+def engine_corrections(state: RunState) -> list[Correction]:
+    """Corrections an engine's own runner made inside a job (QE and VASP recover in-job and record
+    them in the job's corrections.json), which the graph's repair loop did not make itself."""
+    known = {(c.job, c.handler, c.action) for c in state.corrections}
+    found = []
+    for job in state.plan.jobs if state.plan else []:
+        for record in CorrectionLog.read(Path(job.workdir)) if job.workdir else []:
+            correction = record.to_correction()
+            if (correction.job, correction.handler, correction.action) not in known:
+                known.add((correction.job, correction.handler, correction.action))
+                found.append(correction)
+    return found
+
+
 def build_answer(state: RunState) -> Answer:
+    if state.screen is not None:  # a screening run: the top N, each from its GCMC job
+        status = "answered" if state.results and not state.error else "failed"
+        return Answer(status=status, request=state.request, answers=state.results, decisions=state.decisions,
+                      jobs=[r.job for r in state.results], summary=state.screen or f"No answer: {state.error}",
+                      thread_id=state.thread_id, error=state.error)
     if state.knowledge is not None:  # answered from retrieved passages: citations, no computed numbers
         return Answer(status="failed" if state.error else "answered", request=state.request,
                       decisions=state.decisions, summary=state.knowledge, citations=state.citations,
@@ -59,7 +79,7 @@ def build_answer(state: RunState) -> Answer:
         error = "no result for: " + ", ".join(sorted(requested - answered))
     return Answer(
         status=status, request=state.request, answers=state.results, defaults_applied=state.defaults_applied,
-        corrections=state.corrections, decisions=state.decisions, jobs=jobs,
+        corrections=[*state.corrections, *engine_corrections(state)], decisions=state.decisions, jobs=jobs,
         summary=summarise(spec, state.results, state.failures, state.error), thread_id=state.thread_id,
         error=error,
     )

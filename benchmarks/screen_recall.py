@@ -44,7 +44,6 @@ def sample_entries(n: int, seed: int, max_atoms: int) -> list[str]:
     paths = extract_core_cifs("2019-ASR", candidates)
     chosen = [e for e in candidates if atom_count(paths[e]) <= max_atoms][:n]
     return chosen
-    return chosen
 
 
 def wall(job_dir: str) -> float:
@@ -72,9 +71,49 @@ def evaluate(rows: list[dict], top: int, keeps: list[int], min_vf: float) -> dic
                           "cost_fraction": round(cost / exhaustive_cost, 3) if exhaustive_cost else None}
     geometry_only = {r["entry"] for r in sorted(geometric, key=lambda r: r["uptake"], reverse=True)[:top]}
     return {"top": top, "mofs": len(rows), "after_geometry": len(geometric),
+            "geometric_entries": sorted(r["entry"] for r in geometric),
             "exhaustive_gcmc_wall_s": round(exhaustive_cost, 1),
             "geometry_cut_recall": len(geometry_only & truth) / min(top, len(truth)),
             "exhaustive_top": sorted(truth), "funnel_by_keep": variants}
+
+
+def plot(report: dict, path: Path) -> None:
+    """Left: recall of the funnel's top 10 (and top 3) against its cost, one point per Widom keep count.
+    Right: GCMC uptake against the Widom K_H that ranks the entries for GCMC (geometry cut marked)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2), dpi=120)
+    for key, marker, label in (("result", "o", "top 10"), ("result_top3", "s", "top 3")):
+        variants = report[key]["funnel_by_keep"]
+        xs = [v["cost_fraction"] for v in variants.values()]
+        ys = [v["recall"] for v in variants.values()]
+        left.plot(xs, ys, marker=marker, ls="", label=f"{label} (keep = {', '.join(map(str, variants))})")
+        for keep, x, y in zip(variants, xs, ys, strict=True):
+            left.annotate(str(keep), (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    left.plot([1.0], [1.0], "k*", ms=10, label="exhaustive GCMC")
+    left.set_xlabel("cost: engine wall time / exhaustive GCMC's")
+    left.set_ylabel("recall of the exhaustive top N")
+    left.set_xlim(0, 1.05)
+    left.set_ylim(-0.05, 1.05)
+    left.legend(fontsize=7, loc="lower right")
+    left.set_title(f"funnel vs exhaustive GCMC, {report['result']['mofs']} MOFs", fontsize=9)
+    rows = report["rows"]
+    geometric = set(report["result"].get("geometric_entries", []))
+    for passed, colour, label in ((True, "tab:blue", "passes the geometry cut"), (False, "0.6", "cut by geometry")):
+        chosen = [r for r in rows if (r["entry"] in geometric) == passed and r["henry"] > 0]
+        right.errorbar([r["henry"] for r in chosen], [r["uptake"] for r in chosen],
+                       yerr=[r["uptake_error"] for r in chosen], fmt="o", ms=3, color=colour, label=label)
+    right.set_xscale("log")
+    right.set_xlabel("Widom K_H of CH4 (mol/kg/Pa)")
+    right.set_ylabel("GCMC uptake (cm3(STP)/cm3)")
+    right.legend(fontsize=7)
+    right.set_title("uptake at the conditions vs Henry coefficient", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
 
 
 def main() -> None:
@@ -113,6 +152,7 @@ def main() -> None:
                       # small samples: the top 3 with keep = 3, 5, 10 (the top 10 of 10 MOFs says nothing)
                       "result_top3": evaluate(rows, 3, [3, 5, 10], 0.3), "rows": rows}
             (args.out / "results.json").write_text(json.dumps(report, indent=2))
+            plot(report, args.out / "recall_vs_cost.png")
             print(json.dumps({k: report[k] for k in ("result", "result_top3")}, indent=2), flush=True)
     finally:
         executor.shutdown()

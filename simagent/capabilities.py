@@ -10,7 +10,7 @@ The words of method no engine or node honours are recorded as `TaskSpec.unsuppor
 which says exactly what is not possible and the nearest thing simagent can do. A request is never
 answered with a method other than the one it names.
 
-To plug a capability into the graph (screening runs from the CLI only so far), set its `route` to the
+To plug a capability into the graph, set its `route` to the
 graph node that handles a TaskSpec needing it, add the node, and remove its words from
 method_words.PATTERNS (they are then honoured, not refused).
 """
@@ -52,11 +52,11 @@ CAPABILITIES: dict[str, Capability] = {
             "ask the literature question on its own (it is answered from the indexed sources, cited), "
             "and the simulation separately"),
         Capability(
-            "screening", "screening or ranking many structures (e.g. a CoRE MOF database) inside a chat or web "
-            "conversation",
-            "the screening funnel from the command line: `simagent ask` with the same request, or `simagent screen "
-            "--guest CH4 --pressure 65 --temperature 298 --top 10`; or one named framework at a time here, e.g. "
-            "'methane uptake in HKUST-1 at 65 bar and 298 K'"),
+            "screening", "screening or ranking many structures by anything but the uptake of a gas at a stated "
+            "pressure and temperature",
+            "a screen of CoRE MOFs by gas uptake, e.g. 'the top 10 CoRE MOFs for methane uptake at 65 bar and "
+            "298 K' or 'top 3 of ABETAE, XAFBEN and YORNIE for krypton at 1 bar and 273 K' (also `simagent "
+            "screen`); or one named framework at a time, e.g. 'CO2 Henry coefficient of IRMOF-1 at 298 K'"),
         Capability(
             "engine", "a simulation engine simagent does not drive (it drives LAMMPS, GROMACS, RASPA and Zeo++)",
             "the same property with LAMMPS or GROMACS (say 'with LAMMPS' or 'with GROMACS')"),

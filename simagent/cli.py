@@ -124,7 +124,7 @@ def _emit(answer: Answer, as_json: bool) -> None:
         out.print(f"Reply with: simagent resume {answer.thread_id} --reply \"...\"")
     if answer.error:
         out.print(f"[red]{answer.error}[/red]")
-    if answer.citations or any(d.decision == "knowledge" for d in answer.decisions):
+    if answer.citations or any(d.decision in ("knowledge", "screen") for d in answer.decisions):
         out.print(answer.summary, highlight=False, markup=False)
         for c in answer.citations:
             out.print(f"  [{c.key}] {c.source}" + (f"#{c.section}" if c.section else "")
@@ -167,13 +167,8 @@ def ask(
     json_out: JsonOpt = False, yes: YesOpt = False, backend: BackendOpt = None, workdir: WorkdirOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress output")] = False,
 ) -> None:
-    """Answer one request: plan, check, run, analyse; writes answer.json in the run folder."""
-    from agents.screen_request import looks_like_screen, read_screen
-
-    if looks_like_screen(request):  # "the 10 MOFs with the highest ... uptake": the screening funnel
-        settings = _settings(backend, workdir)
-        _run_screen(read_screen(request), Path(settings.workdir) / "screens", settings, json_out, quiet)
-        return
+    """Answer one request: plan, check, run, analyse; writes answer.json in the run folder. A screening
+    request ("the 10 MOFs with the highest methane uptake at ...") runs the funnel (agents.screen)."""
     with Session(_settings(backend, workdir), auto_approve=yes, progress=_progress(quiet)) as session:
         outcome = _drive(session, session.ask(request), interactive_clarify=False)
         _finish(outcome, json_out)

@@ -192,13 +192,17 @@ class ParslExecutor(Executor):
         self._dfk = parsl.DataFlowKernel(self.config)
         self._app = PythonApp(run_job_in_worker, data_flow_kernel=self._dfk, executors=["simagent"])
         self._memory_limit_mb, self._stall_limit_s = memory_limit_mb, stall_limit_s
+        self.cores_per_slot = cores_per_slot(cluster)
         self._futures: dict[str, object] = {}
         self._handles: dict[str, JobHandle] = {}
         self._lock = threading.Lock()
 
     def submit(self, job: Job, job_dir: Path, command: list[str], env: dict[str, str], cores: int = 1) -> JobHandle:
-        # A Parsl task takes one worker slot; a job of `cores` threads/ranks needs cores_per_worker set to
-        # match (one slot per `cores` cores: workers_per_node = cores_per_node // cores) in [cluster].
+        # A Parsl task takes one worker slot: a job wider than a slot would crowd its neighbours.
+        if cores > self.cores_per_slot:
+            raise RequestError(f"job {job.id} uses {cores} cores (MPI ranks x threads), but a worker slot of the "
+                               f"{self.name} executor has {self.cores_per_slot}: set [cluster] cores_per_node and "
+                               f"workers_per_node so that cores_per_node // workers_per_node >= {cores}")
         record = JobRecord(job=job.id, status=JobStatus.pending, inputs_sha256=inputs_digest(job), command=command)
         write_record(job_dir, record)
         (job_dir / CANCEL_FILE).unlink(missing_ok=True)
@@ -235,6 +239,14 @@ class ParslExecutor(Executor):
             if not future.done():
                 self.cancel(self._handles[job_id])
         self._dfk.cleanup()
+
+
+def cores_per_slot(cluster: ClusterSettings | None) -> int:
+    """Cores one Parsl worker slot stands for: cores_per_node // workers_per_node on a cluster that
+    states both, else 1 (parsl-local: one worker per core)."""
+    if cluster and cluster.cores_per_node and cluster.workers_per_node:
+        return max(1, cluster.cores_per_node // cluster.workers_per_node)
+    return 1
 
 
 def executor_for(settings) -> Executor:  # noqa: ANN001 - simagent.config.Settings (imports this module)

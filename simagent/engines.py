@@ -43,6 +43,7 @@ import shutil
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, ClassVar
 
 from simagent.errors import EngineNotFound, InputError
@@ -105,6 +106,7 @@ class EngineAdapter(ABC):
     binary_names: ClassVar[tuple[str, ...]] = ()
     install_hint: ClassVar[str] = "install it with `make setup`"
     user_inputs: ClassVar[bool] = False  # `simagent run/check FILE` supported
+    parallel: ClassVar[bool] = False  # the launch honours Job.ranks and Job.threads (else: one core)
     required: ClassVar[bool] = True  # False: licensed/optional (VASP); `doctor` does not fail without it
 
     # -- profile ---------------------------------------------------------------------------------
@@ -147,6 +149,19 @@ class EngineAdapter(ABC):
         """Data the engine ships that simagent uses (potentials, topologies), for `doctor`."""
         return {}
 
+    def library_dir(self) -> Path | None:
+        """The folder of the engine's own library that inputs may include (GROMACS: its topology
+        library); None: none, or not found."""
+        return None
+
+    def shipped_potentials(self) -> list[str]:
+        """File names of the potentials simagent ships for this engine (empty: none)."""
+        return []
+
+    def installed_styles(self) -> dict[str, set[str]]:
+        """Style names per kind (fix, compute, pair, atom) the installed binary knows (empty: unknown)."""
+        return {}
+
     # -- protocols -------------------------------------------------------------------------------
 
     @abstractmethod
@@ -160,11 +175,20 @@ class EngineAdapter(ABC):
         return job.protocol.startswith("user")
 
     def launch(self, job: Job) -> Launch:
-        """How `job` starts in its folder: the same path for generated jobs and users' own inputs."""
+        """How `job` starts in its folder: the same path for generated jobs and users' own inputs.
+        The job's MPI ranks and OpenMP threads are passed to the engine (`protocol_command` and
+        `user_command` read them from the job) and reported to the executor as cores = ranks x threads;
+        an engine that cannot use them refuses the job rather than running it on one core."""
+        if (job.ranks > 1 or job.threads > 1) and not self.parallel:
+            raise InputError(f"{self.label} runs each job on one core; it cannot use {job.ranks} MPI rank(s) x "
+                             f"{job.threads} thread(s) (job {job.id}). Independent jobs, such as the points of "
+                             "an isotherm, run side by side instead, up to max_parallel.")
         if self.is_user_job(job):
             argv, env = self.user_command(job)
-            return Launch(argv, env)
-        return Launch(self.protocol_command(job), self.environment())
+        else:
+            argv, env = self.protocol_command(job), self.environment()
+        env["OMP_NUM_THREADS"] = str(job.threads)
+        return Launch(argv, env, cores=job.ranks * job.threads, ranks=job.ranks)
 
     def protocol_command(self, job: Job) -> list[str]:
         """Argument list of a protocol job (default: `<binary> <main input>`)."""
@@ -283,6 +307,72 @@ class EngineAdapter(ABC):
         if self.main_input_name in job.inputs or not job.inputs:
             return self.main_input_name
         return next(iter(job.inputs))
+
+    # -- evidence of runs (simagent.bench.evidence: which runs happened in a folder) --------------
+
+    log_patterns: ClassVar[tuple[str, ...]] = ()  # globs of the engine's own logs, relative to a run folder
+    finished_marker: ClassVar[str] = ""  # text at a log's end after a normal end ("": a non-empty log)
+
+    def run_logs(self, folder: Path) -> list[Path]:
+        """The engine's own logs in a run folder (matching `log_patterns`), sorted."""
+        return sorted({p for pattern in self.log_patterns for p in folder.glob(pattern) if p.is_file()})
+
+
+class ModuleAdapter(EngineAdapter):
+    """An engine whose profile is a module of its package, `engine_module` (tools/<engine>/engine.py),
+    which defines `version()`, `environment()` and `job_command(job)`: the adapter calls them by these
+    names (the module's contract, stated here; nothing is probed)."""
+
+    engine_module: ClassVar[ModuleType]
+
+    def version(self) -> str:
+        return self.engine_module.version()
+
+    def environment(self) -> dict[str, str]:
+        return self.engine_module.environment()
+
+    def protocol_command(self, job: Job) -> list[str]:
+        return self.engine_module.job_command(job)
+
+
+class UserInputAdapter(ModuleAdapter):
+    """A ModuleAdapter whose engine also runs users' own inputs, with the readers, checks and repairs
+    in `handlers_module` (tools/<engine>/handlers.py), which defines user_command, run_data,
+    user_log, safety_findings, categorize, HANDLERS, extend_actions, load_user_job and main_input."""
+
+    handlers_module: ClassVar[ModuleType]
+    user_inputs = True
+
+    def user_command(self, job: Job) -> tuple[list[str], dict[str, str]]:
+        return self.handlers_module.user_command(job)
+
+    def run_data(self, job_dir: Path, job: Job) -> RunData | None:
+        return self.handlers_module.run_data(job_dir, job)
+
+    def user_log(self, job_dir: Path) -> Path:
+        return self.handlers_module.user_log(job_dir)
+
+    def safety_findings(self, job: Job) -> list[Finding]:
+        return self.handlers_module.safety_findings(job)
+
+    def categorize(self, message: str) -> str:
+        return self.handlers_module.categorize(message)
+
+    def handler_classes(self) -> list[type[ErrorHandler]]:
+        return self.handlers_module.HANDLERS
+
+    def extend_actions(self, job: Job, factor: float = 2.0) -> list[Action] | None:
+        return self.handlers_module.extend_actions(job, factor)
+
+    def load_user_job(self, path: Path, job_id: str = "run",
+                      time_limit_s: float | None = None) -> tuple[Job, dict[str, Path]]:
+        """The handlers module's own default time limit applies unless one is given."""
+        if time_limit_s is None:
+            return self.handlers_module.load_user_job(path, job_id)
+        return self.handlers_module.load_user_job(path, job_id, time_limit_s)
+
+    def main_input(self, job: Job) -> str:
+        return self.handlers_module.main_input(job)
 
 
 _REGISTRY: dict[str, EngineAdapter] = {}

@@ -23,14 +23,15 @@ from agents.query import clarify, query
 from agents.response import response
 from agents.review import review
 from agents.runner import runner
+from agents.screen import screen
 from simagent import models, state
 from simagent.state import RunContext, RunState
 
 
 def build_graph() -> StateGraph:
     graph = StateGraph(RunState, context_schema=RunContext)
-    for node in (query, clarify, knowledge, planner, input_writer, precheck, review, runner, postcheck, analysis,
-                 response):
+    for node in (query, clarify, knowledge, screen, planner, input_writer, precheck, review, runner, postcheck,
+                 analysis, response):
         graph.add_node(node.__name__, node)
     graph.add_edge(START, "query")
     graph.add_edge("response", END)

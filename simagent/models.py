@@ -19,6 +19,7 @@ PropertyName = Literal[
     "cohesive_energy",
     "potential_energy_per_atom",
     "kinetic_energy_per_atom",
+    "rotational_energy_per_atom",
     "total_energy_per_atom",
     "temperature",
     "pressure",
@@ -27,6 +28,7 @@ PropertyName = Literal[
     "rdf",
     "coordination_number",
     "self_diffusion_coefficient",
+    "mean_squared_displacement",
     "heat_capacity",
     "melting_point",
     # mechanical, defect and transport properties of solids and liquids (MD protocol library)
@@ -294,6 +296,8 @@ class Job(BaseModel):
         default_factory=dict, description="files copied in from finished dependencies: {job_id: [names]}"
     )
     time_limit_s: float = 600.0
+    ranks: int = Field(default=1, ge=1, le=1024, description="MPI ranks (GROMACS: thread-MPI ranks); 1: no launcher")
+    threads: int = Field(default=1, ge=1, le=256, description="OpenMP threads per rank")
     inputs: dict[str, str] = Field(default_factory=dict, description="rendered input files: name -> text")
     workdir: str | None = None
     status: JobStatus = JobStatus.pending

@@ -99,10 +99,14 @@ PRECEDENCE: tuple[str, ...] = (
     "lammps/thermal_conductivity",
     "lammps/chain_conformation",
     "lammps/energy_components",
+    # TraPPE-UA liquid alkanes and polyethylene melts (molecules from a name, formula or SMILES)
+    "lammps/trappe_alkane",
     # porous frameworks: MOF-guest MD (rigid framework), framework E(V) (flexible) after the
     # elastic constants of dense solids
     "lammps/framework_guest_md",
     "lammps/framework_eos",
+    # the simulation a detailed description prescribes, run literally (solve prefers it when complete)
+    "lammps/described",
     # molecular liquids named for GROMACS (a request's engine decides which of the two fluid protocols)
     "gromacs/liquid_md",
     # pore geometry, then adsorption by GCMC (pure, mixtures) and Henry coefficients by Widom insertion

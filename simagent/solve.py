@@ -32,6 +32,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from simagent.backends.base import DecisionBackend, ParameterOverrides, ProtocolInfo, ProtocolSelection, RepairAction
 from simagent.backends.expert.protocol_text import complete_conditions, unplaced_run_lengths
 from simagent.config import Settings, load_settings
+from simagent.described.model import SimulationDescription
+from simagent.described.reading import read_description
+from simagent.engines import get_engine
 from simagent.errors import RequestError, SimagentError
 from simagent.executor import Executor, JobHandle, JobRecord, read_record, write_record
 from simagent.models import (
@@ -54,6 +57,7 @@ MIN_JOB_TIME_S = 1.0  # below this a job is not started: the budget is used up
 FINAL_ANSWER = "final_answer.json"
 REPORT = "report.md"
 INPUTS = "inputs"
+DESCRIBED = "lammps/described"  # the protocol that runs a complete description literally
 DATA_KINDS = ("structures", "potentials")
 
 
@@ -166,7 +170,8 @@ class MetricTarget:
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
-    (r"diffusi|\bmsd\b|mean squared? displacement|\bd ?self\b|^d(?: |$)", "self_diffusion_coefficient"),
+    (r"diffusi|\bd ?self\b|^d(?: |$)", "self_diffusion_coefficient"),
+    (r"\bmsd\b|mean (?:squared?|sq) (?:displacement|deviation)", "mean_squared_displacement"),
     (r"coordination|\bcn\b|number of (?:nearest )?neighbou?rs|neighbou?r count", "coordination_number"),
     (r"\brdf\b|g ?\( ?r ?\)|\bgr\b|radial distribution|pair (?:distribution|correlation)|first peak", "rdf"),
     (r"lattice (?:constant|parameter|spacing)|\ba_?0\b|\balat\b|\blattice\b", "lattice_constant"),
@@ -198,6 +203,7 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"end to end", "end_to_end_distance"),
     (r"minimi[sz]ed energy|energy after minimi", "minimized_energy"),
     (r"potential energy|\bpe\b|\bepot\b|\bu ?/ ?n\b|\bu\b|configurational energy", "potential_energy_per_atom"),
+    (r"rotational (?:kinetic energy|energy|ke)\b|\berot\b", "rotational_energy_per_atom"),
     (r"kinetic energy|\bke\b|\bekin\b", "kinetic_energy_per_atom"),
     (r"total energy|\betot(?:al)?\b", "total_energy_per_atom"),
     (r"\benergy\b", "potential_energy_per_atom"),  # as the reader: an unqualified MD energy is potential
@@ -247,7 +253,8 @@ DEFAULT_UNITS: dict[str, str] = {
     "total_energy_per_atom": "eV/atom", "cohesive_energy": "eV/atom", "lattice_constant": "angstrom",
     "rdf": "angstrom", "self_diffusion_coefficient": "cm^2/s",
 }  # fmt: skip
-ENERGY_PER_ATOM = {"potential_energy_per_atom", "kinetic_energy_per_atom", "total_energy_per_atom"}
+ENERGY_PER_ATOM = {"potential_energy_per_atom", "kinetic_energy_per_atom", "total_energy_per_atom",
+                   "rotational_energy_per_atom"}
 
 
 def _words(text: str) -> str:
@@ -308,7 +315,8 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
     elif (unit := _description_unit(target.property, description)) is not None:
         target.unit, target.unit_source = unit, "description"
     if target.property in ENERGY_PER_ATOM and not reduced:
-        per_atom = re.search(r"per (?:atom|particle|molecule)|/ ?atom|\bper\b|\bu ?/ ?n\b", words) or re.search(
+        per_atom = re.search(r"per (?:atom|particle|molecule|sphere)|/ ?atom|\bper\b|\bu ?/ ?n\b|\beach "
+                             r"(?:atom|particle|sphere)\b", words) or re.search(
             r"per (?:atom|particle)", _words(description))
         if not per_atom:
             target.property, target.reason = None, (
@@ -369,13 +377,25 @@ class TaskBackend(DecisionBackend):
         self.spec: TaskSpec | None = None
         self.targets: list[MetricTarget] = []
         self.reader_properties: list[str] = []
+        self.description: SimulationDescription | None = None
 
     def task_spec(self, request: str) -> TaskSpec:
-        spec = complete_conditions(self.inner.task_spec(request))
+        described = None
+        if self.engine in (None, "lammps"):
+            self.description = read_description(request)
+            described = self.description if self.description.renderable else None
+        try:
+            spec = complete_conditions(self.inner.task_spec(request))
+        except SimagentError:
+            if described is None:
+                raise
+            spec = TaskSpec(request=request)  # the description itself says what to run
         unplaced = unplaced_run_lengths(request, spec.controls)
         if unplaced:  # a stage the reading missed: running without it would not be the run described
             spec.missing.append("which stage the " + ", ".join(f"{n}-step" for n in unplaced)
                                 + " run is (stated, not understood)")
+        if described is not None:  # every stage is placed and the system is stated: run it as written
+            spec.engine, spec.units_style, spec.missing = "lammps", described.units, []
         self.reader_properties = [p.name for p in spec.properties]
         probes = {p.name: p.probe_radius for p in spec.properties if p.probe_radius is not None}
         self.targets = self.targets_for(spec)
@@ -406,6 +426,15 @@ class TaskBackend(DecisionBackend):
                                    f"computes {wanted} for this system (protocols of other engines: {others}); "
                                    "another engine is not run in its place")
             candidates = own
+        desc = self.description
+        if desc is not None and desc.renderable and any(c.name == DESCRIBED for c in candidates):
+            properties = [p.name for p in spec.properties]
+            if set(properties) <= set(next(c.properties for c in candidates if c.name == DESCRIBED)):
+                return ProtocolSelection(items=[ProtocolSelection.Item(protocol=DESCRIBED, properties=properties)],
+                                         rationale="the description prescribes the whole simulation: run literally")
+        if desc is not None and desc.unsupported and not desc.missing:
+            raise RequestError("the description prescribes " + ", ".join(desc.unsupported) + ", which simagent "
+                               "does not render; simagent runs no substitute for a prescribed protocol")
         selection = self.inner.select_protocols(spec, candidates)
         self._check_literal(spec, selection)
         return selection
@@ -474,9 +503,7 @@ def prescribed_styles(description: str) -> list[tuple[str, str]]:
     'compute gyration', 'pair_style lj/cut'. Only styles this LAMMPS knows count (so 'Compute the
     average ...' and 'the fix command' name none); without LAMMPS, plain words are left out."""
     try:
-        from tools.lammps.handlers import installed_styles
-
-        known = installed_styles()
+        known = get_engine("lammps").installed_styles()
     except ImportError:
         known = {}
     kinds = {"fix": "fix", "compute": "compute", "pair_style": "pair", "atom_style": "atom"}
@@ -671,9 +698,7 @@ def supplied_files(data_root: Path | None, task: MDGymTask) -> list[Path]:
 
 def _shipped_potentials() -> list[str]:
     try:
-        from tools.lammps.potentials import load_index
-
-        return [e.file for e in load_index()]
+        return get_engine("lammps").shipped_potentials()
     except (ImportError, OSError, ValueError):
         return []
 
@@ -768,9 +793,7 @@ def missing_includes(supplied: list[Path]) -> list[str]:
     supplied files (by name or path below the task folder) nor in GROMACS's topology library."""
     library = None
     try:
-        from tools.gromacs.engine import share_top
-
-        library = share_top()
+        library = get_engine("gromacs").library_dir()
     except ImportError:
         pass
     names = {p.name for p in supplied}

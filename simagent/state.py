@@ -47,6 +47,8 @@ class RunState(BaseModel):
     error: str | None = None
     knowledge: str | None = Field(default=None, description="answer from retrieved passages (no simulation)")
     citations: list[Citation] = Field(default_factory=list)
+    screen: str | None = Field(default=None, description="report of a screening run (agents.screen): stages, "
+                               "top N, file paths")
     answer: Answer | None = None
 
 

@@ -153,7 +153,7 @@ def _run_once(job: Job, folder: JobFolder, files: dict[str, Path], executor: Loc
               adapter: EngineAdapter) -> tuple[JobStatus, str]:
     folder.write_inputs(job, files)
     launch = adapter.launch(job)
-    handle = executor.submit(job, folder.path, launch.argv, launch.env)
+    handle = executor.submit(job, folder.path, launch.argv, launch.env, max(launch.cores, launch.ranks))
     while True:
         record = executor.poll(handle)
         if record.status in (JobStatus.succeeded, JobStatus.failed, JobStatus.cancelled):
@@ -164,11 +164,15 @@ def _run_once(job: Job, folder: JobFolder, files: dict[str, Path], executor: Loc
 def run_file(path: Path, engine: str | None = None, workdir: Path | None = None, yes: bool = True,
              confirm: Confirm | None = None, backend=None, time_limit_s: float = DEFAULT_TIME_LIMIT_S,
              memory_limit_mb: int | None = 16384, stall_limit_s: float | None = 300.0,
-             max_attempts: int = MAX_ATTEMPTS, progress: Callable[[str], None] | None = None) -> RunReport:
-    """Check, correct, run and repair a user's input until it runs and passes the gates (bounded)."""
+             max_attempts: int = MAX_ATTEMPTS, progress: Callable[[str], None] | None = None,
+             ranks: int = 1, threads: int = 1) -> RunReport:
+    """Check, correct, run and repair a user's input until it runs and passes the gates (bounded);
+    on `ranks` MPI ranks of `threads` OpenMP threads each (an engine that cannot use them refuses)."""
     path = Path(path).expanduser().resolve()
     say = progress or (lambda _msg: None)
     job, files, adapter = load(path, engine, time_limit_s)
+    job = job.model_copy(update={"ranks": ranks, "threads": threads})
+    adapter.launch(job)  # refuses ranks/threads the engine cannot use before anything runs
     root = Path(workdir or Path("simagent-runs") / "user" / f"{path.stem}-{time.strftime('%Y%m%d-%H%M%S')}")
     root = root.resolve()
     root.mkdir(parents=True, exist_ok=True)
@@ -293,6 +297,9 @@ NoDryRunOpt = Annotated[bool, typer.Option("--no-dry-run", help="skip the engine
 WorkdirOpt = Annotated[Path | None, typer.Option("--workdir", help="run folder")]
 YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="apply corrections without asking")]
 TimeLimitOpt = Annotated[float, typer.Option("--time-limit", help="wall-time limit per run, s")]
+RanksOpt = Annotated[int, typer.Option("--ranks", min=1, help="MPI ranks (LAMMPS: mpiexec -n; GROMACS: -ntmpi)")]
+ThreadsOpt = Annotated[int, typer.Option("--threads", min=1, help="OpenMP threads per rank (LAMMPS: -sf omp; "
+                                          "GROMACS: -ntomp)")]
 
 
 def register(app) -> None:
@@ -323,7 +330,8 @@ def register(app) -> None:
 
     @app.command("run")
     def run_command(file: FileArg, engine: EngineOpt = None, workdir: WorkdirOpt = None, yes: YesOpt = False,
-                    json_out: JsonOpt = False, time_limit: TimeLimitOpt = DEFAULT_TIME_LIMIT_S) -> None:
+                    json_out: JsonOpt = False, time_limit: TimeLimitOpt = DEFAULT_TIME_LIMIT_S,
+                    ranks: RanksOpt = 1, threads: ThreadsOpt = 1) -> None:
         """Run an input with pre-run check, repair loop and physics gates. Exit 0 only on success."""
         from simagent.backends import get_backend
         from simagent.config import load_settings
@@ -340,7 +348,7 @@ def register(app) -> None:
         backend = get_backend(settings) if settings.resolved_backend == "openai" else None
         try:
             report = run_file(file, engine, workdir, yes=yes, confirm=confirm, backend=backend,
-                              time_limit_s=time_limit,
+                              time_limit_s=time_limit, ranks=ranks, threads=threads,
                               progress=None if json_out else (lambda m: err.print(f"[dim]· {m}[/dim]")))
         except SimagentError as exc:
             _emit_error(json_out, str(exc), err)

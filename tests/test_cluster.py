@@ -17,7 +17,7 @@ import pytest
 from test_process_safety import gone, lmp_binaries, melt_input, wait_for_engine
 
 from simagent import supervise
-from simagent.cluster import ClusterSettings, ParslExecutor
+from simagent.cluster import ClusterSettings, ParslExecutor, cores_per_slot
 from simagent.config import load_settings
 from simagent.errors import RequestError
 from simagent.executor import read_record, write_inputs
@@ -180,6 +180,9 @@ def test_slurm_submit_poll_cancel_and_cache_hit(tmp_path, fake_slurm):
         run_plan(Plan(jobs=[melt_job("a", 300), melt_job("b", 300)]), tmp_path / "runs", executor)
         assert {k: (tmp_path / "runs" / k / "status.json").stat().st_mtime for k in "ab"} == ends
         cancel_a_running_job(executor, tmp_path / "runs")
+        # a job wider than a worker slot (SLURM states no cores_per_node: 1 core per slot) is refused
+        with pytest.raises(RequestError, match="2 cores .* worker slot .* has 1"):
+            run_plan(Plan(jobs=[melt_job("wide", 300).model_copy(update={"ranks": 2})]), tmp_path / "runs", executor)
     finally:
         executor.shutdown()
     # shutting down gives the block back to the batch system
@@ -236,6 +239,11 @@ def _start_slurm_owner(tmp_path: Path, plan: Plan, root: Path):
     return subprocess.Popen([sys.executable, "-c", SLURM_OWNER, str(plan_file), str(root),
                              str(tmp_path / "cluster.json")], env=env)
 
+
+
+def test_a_worker_slot_stands_for_cores_per_node_over_workers_per_node():
+    assert cores_per_slot(None) == 1 and cores_per_slot(SLURM) == 1
+    assert cores_per_slot(SLURM.model_copy(update={"cores_per_node": 64, "workers_per_node": 16})) == 4
 
 
 def test_pbs_configuration_reaches_parsl_s_provider(tmp_path):

@@ -58,8 +58,8 @@ REFUSED = [
     # (request, capability, words the message quotes); the sentences first
     ("Compute the density of SPC/E water at 300 K and 1 bar and give published values with citations",
      "literature", "published values"),
-    ("Screen the CoRE MOF database and give me the 10 MOFs with the highest methane uptake at 65 bar and 298 K.",
-     "screening", "Screen"),
+    # (a screen by gas uptake at stated conditions runs the funnel: tests/test_screening.py)
+    ("Screen the IZA zeolite database for the 10 structures with the widest channels.", "screening", "Screen"),
     ("Out of all CoRE MOFs, which frameworks have the largest CO2 Henry coefficient at 298 K? Rank them.",
      "screening", "Rank"),
     ("Lattice constant of silicon with the HSE06 hybrid functional", "dft", "HSE06"),

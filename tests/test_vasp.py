@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 from pymatgen.io.vasp.inputs import Incar, Kpoints
@@ -89,3 +90,41 @@ def test_vasp_inputs_command_writes_the_set_and_says_potcar_spec(tmp_path):
     assert "POTCAR.spec" in proc.stdout
     assert Incar.from_file(tmp_path / "si" / "INCAR")["ENCUT"] == 520
     assert (tmp_path / "si" / "POTCAR.spec").read_text().split() == ["Si"]
+
+
+def ask_with_stand_in(request, tmp_path):
+    """`simagent ask` with VASP configured as the stand-in (tests/files/vasp/fake_vasp.py): the graph
+    writes, checks, runs and recovers the job as it would with VASP; the stand-in's numbers are plumbing."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SIMAGENT_", "OPENAI_", "PMG_"))}
+    env.update(SIMAGENT_CONFIG=str(tmp_path / "none.toml"), SIMAGENT_BACKEND="expert",
+               SIMAGENT_VASP_COMMAND=" ".join([sys.executable, str(FILES / "fake_vasp.py")]))
+    proc = subprocess.run([SIMAGENT, "ask", "--yes", "--json", request, "--workdir", str(tmp_path / "runs")],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    answer = json.loads(proc.stdout.strip().splitlines()[-1])
+    (job_dir,) = [Path(j) for j in answer["jobs"]]
+    return answer, job_dir
+
+
+
+def test_ask_si_relaxation_with_vasp_writes_mprelaxsets_inputs_and_recovers_through_custodian(tmp_path):
+    """Through `simagent ask`, VASP configured as the stand-in:
+    - the inputs the job ran first (custodian's backup error.1.tar.gz) are exactly MPRelaxSet's INCAR, KPOINTS
+      and POSCAR for diamond Si (a = 5.43 A, the experimental start), with POTCAR.spec, which the answer states;
+    - the stand-in replays the recorded BRMIX failure; custodian's VaspErrorHandler sets IMIX, the run is
+      repeated and ends, and the answer lists the correction."""
+    answer, job_dir = ask_with_stand_in("Relax bulk silicon with VASP and give me its lattice parameter", tmp_path)
+    assert answer["status"] == "answered" and [r["quantity"] for r in answer["answers"]] == ["lattice_constant"]
+    reference = MPRelaxSet(get_protocol("vasp/relax").structure(
+        VaspCrystalParams(element="Si", lattice="diamond", a_initial=5.43)))
+    with tarfile.open(job_dir / "error.1.tar.gz") as backup:
+        first = {Path(m.name).name: backup.extractfile(m).read().decode() for m in backup.getmembers() if m.isfile()}
+    assert Incar.from_str(first["INCAR"]) == reference.incar
+    assert str(Kpoints.from_str(first["KPOINTS"])) == str(reference.kpoints)
+    assert first["POSCAR"] == str(reference.poscar)
+    assert (job_dir / "POTCAR.spec").read_text().split() == ["Si"]
+    assert any("POTCAR.spec" in d["value"] for d in answer["defaults_applied"])
+    (correction,) = answer["corrections"]
+    assert correction["handler"] == "custodian.VaspErrorHandler" and correction["reason"] == "brmix"
+    assert "IMIX" in correction["action"]
+    assert Incar.from_file(job_dir / "INCAR") == Incar({**reference.incar, "IMIX": 1})

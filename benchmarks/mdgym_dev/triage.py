@@ -51,7 +51,8 @@ def triage(path: Path) -> dict:
     try:
         spec = backend.task_spec(task.problem_description)
     except SimagentError as err:
-        return {**row, "stage": "reading", "detail": str(err)}
+        return {**row, "stage": "reading", "detail": str(err), "description": described(backend)}
+    row["description"] = described(backend)
     unread = [t.metric for t in backend.targets if t.property is None]
     if unread:
         return {**row, "stage": "metric", "detail": "metric names not computed: " + ", ".join(unread)}
@@ -64,6 +65,32 @@ def triage(path: Path) -> dict:
         return {**row, "stage": "protocol", "detail": str(err)[:300]}
     plan = "; ".join(f"{r.protocol}: {', '.join(r.properties)}" for r in runs)
     return {**row, "stage": "planned", "detail": plan, "defaults": len(defaults)}
+
+
+def described(backend) -> str:
+    """How far the typed simulation description (simagent.described) got: complete, or what it lacks
+    and what it names that the renderer does not write."""
+    desc = backend.description
+    if desc is None:
+        return "-"
+    if desc.renderable:
+        return "complete"
+    parts = []
+    if desc.unsupported:
+        parts.append("not rendered: " + ", ".join(desc.unsupported))
+    if desc.missing:
+        parts.append("lacks: " + ", ".join(desc.missing))
+    return "; ".join(parts)
+
+
+def by_level(rows: list[dict]) -> list[str]:
+    stages = ["planned", "file", "metric", "clarification", "protocol", "reading"]
+    lines = ["| level | tasks | " + " | ".join(stages) + " |", "|---" * (len(stages) + 2) + "|"]
+    for level in sorted({r["level"] for r in rows}) + ["all"]:
+        chosen = [r for r in rows if level in ("all", r["level"])]
+        counts = Counter(r["stage"] for r in chosen)
+        lines.append(f"| {level} | {len(chosen)} | " + " | ".join(str(counts.get(s, 0)) for s in stages) + " |")
+    return lines
 
 
 def main() -> None:
@@ -84,9 +111,10 @@ def main() -> None:
     (HERE / "triage.json").write_text(json.dumps(rows, indent=1) + "\n")
     lines = ["# MDGym dev set: reading and planning triage (expert backend, no engine)", "",
              f"{len(rows)} tasks: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()), "",
-             "| task | level | stage | detail |", "|---|---|---|---|"]
-    lines += [f"| {r['folder']}/{r['id']} | {r['level']} | {r['stage']} | {r['detail'].replace('|', '/')[:200]} |"
-              for r in rows]
+             *by_level(rows), "",
+             "| task | level | stage | detail | typed description |", "|---|---|---|---|---|"]
+    lines += [f"| {r['folder']}/{r['id']} | {r['level']} | {r['stage']} | {r['detail'].replace('|', '/')[:200]} | "
+              f"{r.get('description', '-').replace('|', '/')[:200]} |" for r in rows]
     (HERE / "triage.md").write_text("\n".join(lines) + "\n")
     print(dict(counts))
 

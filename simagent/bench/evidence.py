@@ -6,6 +6,8 @@ Two kinds of evidence, so any agent can be judged the same way:
 * bare engine logs an agent left without simagent: a LAMMPS log that reached "Total wall time",
   a GROMACS md.log that reached "Finished mdrun", a RASPA output that reached "Simulation finished",
   Zeo++ result files (.res, .sa, .vol, .psd_histo) that are not empty.
+Each engine's adapter declares its logs and their end marker (simagent.engines: `log_patterns`,
+`finished_marker`, `run_logs`); this module names no engine.
 A log file can of course be forged by a determined agent; the rule is the one MDGym applies (an
 answer must be backed by a run in the task's folder), not a proof.
 """
@@ -16,11 +18,10 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from simagent.engines import all_engines, get_engine
 from simagent.executor import STATUS_FILE, STDERR_FILE, STDOUT_FILE, read_record
 
 TAIL_CHARS = 4000  # how much of a log's end is kept to classify a failure
-LAMMPS_DONE, GROMACS_DONE, RASPA_DONE = "Total wall time", "Finished mdrun", "Simulation finished"
-ZEOPP_SUFFIXES = (".res", ".sa", ".vol", ".volpo", ".psd_histo", ".chan")
 
 
 @dataclass
@@ -54,39 +55,19 @@ def _tail(path: Path) -> str:
 
 
 def _engine_logs(folder: Path) -> dict[str, list[Path]]:
-    """Engine logs directly in `folder` (RASPA: in its Output/System_*/ subfolders)."""
+    """Engine logs in `folder`, per registered engine (each adapter's `run_logs`)."""
     found: dict[str, list[Path]] = {}
-    for path in sorted(folder.iterdir()) if folder.is_dir() else []:
-        if not path.is_file():
-            continue
-        name = path.name
-        if name == "log.lammps" or (name.startswith("log.") and name.endswith(".lammps")):
-            found.setdefault("lammps", []).append(path)
-        elif name.endswith(".log") and name not in ("stdout.log", "stderr.log") and "GROMACS" in _head(path):
-            found.setdefault("gromacs", []).append(path)
-        elif name.endswith(ZEOPP_SUFFIXES) or name == "zeopp_results.json":
-            found.setdefault("zeopp", []).append(path)
-    for path in sorted(folder.glob("Output/System_*/*.data")):
-        found.setdefault("raspa", []).append(path)
+    if folder.is_dir():
+        for adapter in all_engines():
+            logs = adapter.run_logs(folder)
+            if logs:
+                found[adapter.name] = logs
     return found
 
 
-def _head(path: Path, size: int = 2000) -> str:
-    try:
-        with path.open("rb") as handle:
-            return handle.read(size).decode("utf-8", errors="replace")
-    except OSError:
-        return ""
-
-
 def _log_finished(engine: str, path: Path) -> bool:
-    if engine == "lammps":
-        return LAMMPS_DONE in _tail(path)
-    if engine == "gromacs":
-        return GROMACS_DONE in _tail(path)
-    if engine == "raspa":
-        return RASPA_DONE in _tail(path)
-    return path.stat().st_size > 0  # zeo++ writes its result files only when it succeeds
+    marker = get_engine(engine).finished_marker
+    return marker in _tail(path) if marker else path.stat().st_size > 0
 
 
 def _job_engine(folder: Path) -> str:
@@ -102,10 +83,9 @@ def scan_engine_runs(root: Path) -> list[EngineRun]:
     if not root.is_dir():
         return []
     folders = {p.parent for p in root.rglob(STATUS_FILE)}
-    for pattern in ("log.lammps", "log.*.lammps", "*.log", "*.res", "*.sa", "*.vol", "*.psd_histo",
-                    "zeopp_results.json"):
-        folders |= {p.parent for p in root.rglob(pattern) if p.is_file()}
-    folders |= {p.parent.parent.parent for p in root.rglob("Output/System_*/*.data")}
+    for pattern in {pattern for adapter in all_engines() for pattern in adapter.log_patterns}:
+        # the run folder holds the log (a pattern 'Output/System_*/*.data' reaches two folders down)
+        folders |= {p.parents[pattern.count("/")] for p in root.rglob(pattern) if p.is_file()}
     runs = []
     for folder in sorted(folders):
         logs = _engine_logs(folder)

@@ -222,12 +222,31 @@ def extract_core_cifs(dataset: str, entries: Iterable[str]) -> dict[str, Path]:
 # -- RASPA's structure library (optional: only when the raspa2 wheel is installed) ------------------
 
 
-def raspa_structure_dir() -> Path | None:
+@lru_cache(maxsize=1)
+def raspa_package_dir() -> Path | None:
+    """The installed RASPA2 package folder (found without importing it: the import loads nothing we
+    need and prints warnings when Open Babel is missing)."""
     spec = importlib.util.find_spec("RASPA2")
     if spec is None or not spec.submodule_search_locations:
         return None
-    folder = Path(next(iter(spec.submodule_search_locations))) / "share" / "raspa" / "structures" / "cif"
-    return folder if folder.is_dir() else None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def raspa_share_dir() -> Path | None:
+    """RASPA's data folder (share/raspa: structures/cif, structures/block, forcefield, molecules):
+    $RASPA_DIR/share/raspa (RASPA's own variable) if it exists, else the RASPA2 package's. The one
+    place it is looked up (tools.raspa.engine uses it too)."""
+    candidates = [Path(os.environ["RASPA_DIR"]) / "share" / "raspa"] if os.environ.get("RASPA_DIR") else []
+    root = raspa_package_dir()
+    if root is not None:
+        candidates.append(root / "share" / "raspa")
+    return next((c for c in candidates if c.is_dir()), None)
+
+
+def raspa_structure_dir() -> Path | None:
+    share = raspa_share_dir()
+    folder = share / "structures" / "cif" if share is not None else None
+    return folder if folder is not None and folder.is_dir() else None
 
 
 def _raspa_cif(name: str) -> Path | None:

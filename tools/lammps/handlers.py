@@ -1622,7 +1622,7 @@ def load_user_job(path: Path, job_id: str = "run", time_limit_s: float = 600.0) 
 
 def user_command(job: Job) -> tuple[list[str], dict[str, str]]:
     """Command line and environment for a user's job (run in its own folder)."""
-    return engine.command(main_input(job)), engine.environment()
+    return engine.command(main_input(job), job.ranks, job.threads), engine.environment()
 
 
 def user_log(job_dir: Path) -> Path:

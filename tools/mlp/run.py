@@ -13,6 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from tools.jobfile import read_job_file
+
 RESULTS_FILE = "results.json"
 JOB_FILE = "mlp_job.json"
 
@@ -38,12 +40,13 @@ def read_results(job_dir: Path) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    path = Path(argv[0] if argv else JOB_FILE).resolve()
+    loaded = read_job_file(argv, JOB_FILE, None)
+    if loaded is None:
+        return 2
+    path, raw = loaded
     try:
-        raw = json.loads(path.read_text())
-        guest_job = raw.get("kind") == "guest_binding"
-        job = None if guest_job else MlpJob.model_validate(raw)
-    except (OSError, ValueError) as err:
+        job = None if raw.get("kind") == "guest_binding" else MlpJob.model_validate(raw)
+    except ValueError as err:
         print(f"cannot read {path}: {err}", file=sys.stderr)
         return 2
     if job is None:

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from simagent.errors import EngineNotFound
+from tools.jobfile import read_job_file
 from tools.qe import recovery
 from tools.qe.engine import pw_command
 from tools.qe.inputs import PwInput
@@ -113,12 +114,10 @@ class Runner:
 
 
 def main(argv: list[str]) -> int:
-    path = Path(argv[0] if argv else JOB_FILE).resolve()
-    try:
-        workflow = QeWorkflow.model_validate_json(path.read_text())
-    except (OSError, ValueError) as err:
-        print(f"cannot read {path}: {err}", file=sys.stderr)
+    loaded = read_job_file(argv, JOB_FILE, QeWorkflow)
+    if loaded is None:
         return 2
+    path, workflow = loaded
     try:
         Runner(path.parent, workflow).run()
     except (StepFailed, EngineNotFound) as err:

@@ -1,4 +1,4 @@
-"""RASPA2 as a simagent engine (simagent.engines.EngineAdapter): profile in tools.raspa.engine,
+"""RASPA2 as a simagent engine (simagent.engines.UserInputAdapter): profile in tools.raspa.engine,
 protocol-job checks in tools.raspa.check, handlers, users' inputs and run readers in
 tools.raspa.handlers."""
 
@@ -6,26 +6,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simagent.engines import EngineAdapter, register
+from simagent.engines import UserInputAdapter, register
 from tools.raspa import check, engine, handlers
 
 
 @register
-class RaspaAdapter(EngineAdapter):
+class RaspaAdapter(UserInputAdapter):
     name = "raspa"
     label = "RASPA2"
     main_input_name = engine.MAIN_INPUT
     install_hint = engine.INSTALL_HINT
-    user_inputs = True
+    engine_module = engine
+    handlers_module = handlers
+    log_patterns = ("Output/System_*/*.data",)
+    finished_marker = "Simulation finished"
 
     def binary(self) -> Path:
         return engine.python_with_raspa()
-
-    def version(self) -> str:
-        return engine.version()
-
-    def environment(self) -> dict[str, str]:
-        return engine.environment()
 
     def data_folders(self) -> dict[str, str]:
         return {"share": str(engine.share_dir())}
@@ -33,46 +30,16 @@ class RaspaAdapter(EngineAdapter):
     def load_protocols(self) -> None:
         import tools.raspa.protocols  # noqa: F401
 
-    def protocol_command(self, job) -> list[str]:
-        return engine.job_command(job)
-
-    def user_command(self, job) -> tuple[list[str], dict[str, str]]:
-        return handlers.user_command(job)
-
     def protocol_precheck(self, job) -> list[str]:
         return check.precheck(job)
-
-    def run_data(self, job_dir: Path, job):
-        return handlers.run_data(job_dir, job)
 
     def output_problem(self, job_dir: Path, job) -> str | None:
         return handlers.output_problem(job_dir, job)
 
-    def user_log(self, job_dir: Path) -> Path:
-        return handlers.user_log(job_dir)
-
-    def safety_findings(self, job):
-        return handlers.safety_findings(job)
-
     def static_findings(self, job, seen: set[str] = frozenset()):
         return handlers.library_findings(job)
-
-    def categorize(self, message: str) -> str:
-        return handlers.categorize(message)
-
-    def handler_classes(self):
-        return handlers.HANDLERS
-
-    def extend_actions(self, job, factor: float = 2.0):
-        return handlers.extend_actions(job, factor)
-
-    def load_user_job(self, path: Path, job_id: str = "run", time_limit_s: float = 1800.0):
-        return handlers.load_user_job(path, job_id, time_limit_s)
 
     def guess(self, path: Path) -> bool:
         if path.is_dir():
             return (path / engine.MAIN_INPUT).is_file()
         return path.name == engine.MAIN_INPUT or path.suffix == ".input"
-
-    def main_input(self, job) -> str:
-        return handlers.main_input(job)

@@ -12,7 +12,6 @@ only to find structures that ship with RASPA (their P1 copies are written into t
 from __future__ import annotations
 
 import importlib.metadata
-import importlib.util
 import os
 import shutil
 import sys
@@ -21,6 +20,8 @@ from pathlib import Path
 
 from simagent.config import engine_path
 from simagent.errors import EngineNotFound
+from simagent.materials.structures import raspa_package_dir as package_dir
+from simagent.materials.structures import raspa_share_dir as share_dir
 
 INSTALL_HINT = "install it with `make setup` (or `pip install raspa2==2.0.4` in simagent's venv)"
 MAIN_INPUT = "simulation.input"
@@ -63,26 +64,6 @@ def simulate_binary() -> Path:
     if not found:
         raise EngineNotFound(f"RASPA2 (`simulate`) was not found; {INSTALL_HINT}")
     return Path(found)
-
-
-@lru_cache(maxsize=1)
-def package_dir() -> Path | None:
-    """The installed RASPA2 package folder (found without importing it: the import loads nothing we
-    need and prints warnings when Open Babel is missing)."""
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations)))
-
-
-def share_dir() -> Path | None:
-    """RASPA's data folder (share/raspa: structures/cif, structures/block, forcefield, molecules):
-    $RASPA_DIR/share/raspa (RASPA's own variable) if it exists, else the RASPA2 package's."""
-    candidates = [Path(os.environ["RASPA_DIR"]) / "share" / "raspa"] if os.environ.get("RASPA_DIR") else []
-    root = package_dir()
-    if root is not None:
-        candidates.append(root / "share" / "raspa")
-    return next((c for c in candidates if c.is_dir()), None)
 
 
 def shipped_structure(name: str) -> Path | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from simagent.handlers import CorrectionLog
+from tools.jobfile import read_job_file
 from tools.vasp.recovery import VASP_LOG, correct
 
 JOB_FILE = "vasp_job.json"
@@ -48,12 +49,10 @@ def run(folder: Path, job: VaspJob, command: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    path = Path(argv[0] if argv else JOB_FILE).resolve()
-    try:
-        job = VaspJob.model_validate_json(path.read_text())
-    except (OSError, ValueError) as err:
-        print(f"cannot read {path}: {err}", file=sys.stderr)
+    loaded = read_job_file(argv, JOB_FILE, VaspJob)
+    if loaded is None:
         return 2
+    path, job = loaded
     from simagent.errors import EngineNotFound
     from tools.vasp.engine import vasp_command
 

@@ -1,4 +1,4 @@
-"""Zeo++ (pyzeo, in a child Python process) as a simagent engine (simagent.engines.EngineAdapter):
+"""Zeo++ (pyzeo, in a child Python process) as a simagent engine (simagent.engines.ModuleAdapter):
 profile in tools.zeopp.engine, protocol-job checks in tools.zeopp.check, handlers in
 tools.zeopp.handlers. Users' own Zeo++ inputs are not supported."""
 
@@ -7,33 +7,27 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from simagent.engines import EngineAdapter, register
+from simagent.engines import ModuleAdapter, register
 from tools.zeopp import check, engine, handlers
 from tools.zeopp.inputs import SETTINGS_NAME
 
 
 @register
-class ZeoppAdapter(EngineAdapter):
+class ZeoppAdapter(ModuleAdapter):
     name = "zeopp"
     label = "Zeo++"
     main_input_name = SETTINGS_NAME
     install_hint = engine.INSTALL_HINT
+    engine_module = engine
+    # Zeo++ writes its result files only when it succeeds (finished: not empty)
+    log_patterns = ("*.res", "*.sa", "*.vol", "*.volpo", "*.psd_histo", "*.chan", "zeopp_results.json")
 
     def binary(self) -> Path:
         engine.check_installed()
         return Path(sys.executable)  # pyzeo runs in a child of this Python (tools/zeopp/run.py)
 
-    def version(self) -> str:
-        return engine.version()
-
-    def environment(self) -> dict[str, str]:
-        return engine.environment()
-
     def load_protocols(self) -> None:
         import tools.zeopp.protocols  # noqa: F401
-
-    def protocol_command(self, job) -> list[str]:
-        return engine.job_command(job)
 
     def protocol_precheck(self, job) -> list[str]:
         return check.precheck(job)

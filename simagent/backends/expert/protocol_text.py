@@ -339,6 +339,13 @@ def _nearest_kind(sentence: str, at: int) -> str | None:
     return best if after[best] < 10**9 else None
 
 
+def read_dynamics(low: str, reduced: bool) -> dict[str, Any]:
+    """Integrator, ensemble, thermostat/barostat with set points and damping, velocity temperature,
+    timestep and seed that a (normalised, lower-case) text states; also used sentence by sentence
+    by simagent.described.reading."""
+    return _dynamics(plain_numbers(low), reduced)
+
+
 def _dynamics(low: str, reduced: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if re.search(r"velocity[- ]verlet|\bverlet\b", low):

@@ -76,13 +76,17 @@ NEGATION = (
 
 def conditions_text(low: str) -> str:
     """The lower-case request with 0 K and Celsius/Fahrenheit spelled one way ('zero temperature',
-    'absolute zero', 'T = 0', '0 °K' -> '0 k'; '25 degrees C', '-190 C' -> '25 °c')."""
+    'absolute zero', 'T = 0', '0 °K' -> '0 k'; '25 degrees C', '-190 C' -> '25 °c'; 'atmospheric pressure'
+    -> '1 atm')."""
     for pattern in ZERO_KELVIN:
         low = re.sub(pattern, " 0 k ", low)
     low = re.sub(r"(\d)\s*(?:°|º)?\s*(?:deg(?:rees?)?\.?\s*)(c|f)\b", r"\1 °\2", low)
     low = re.sub(r"(\d)\s*(?:degrees? )?(celsius|centigrade)\b", r"\1 °c", low)
     low = re.sub(r"(\d)\s*(?:degrees? )?fahrenheit\b", r"\1 °f", low)
     low = re.sub(r"(-?\d+(?:\.\d+)?)\s+c\b(?![-/+])", r"\1 °c", low)  # '-190 C' (no degree sign)
+    # a named pressure is a condition, not a property to compute: atmospheric = 1 atm; standard = 1 bar (IUPAC)
+    low = re.sub(r"\b(?:atmospheric|ambient|normal)\s+pressure\b", "1 atm", low)
+    low = re.sub(r"\bstandard\s+pressure\b", "1 bar", low)
     return re.sub(r"[ \t]+", " ", low)
 
 

@@ -578,7 +578,7 @@ class LiquidMD(Protocol):
         jobs: list[Job] = []
         grompp_tail = ["-maxwarn", str(p.max_warnings)]
         common = dict(protocol=self.name, engine="gromacs", params={**p.model_dump(mode="json")},
-                      time_limit_s=p.time_limit_s)
+                      time_limit_s=p.time_limit_s, threads=p.threads)  # the executor reserves the threads
         build_id = None
         if p.builder == "solvate":
             build_id = "build"

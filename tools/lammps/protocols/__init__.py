@@ -10,3 +10,9 @@ from tools.lammps.protocols import transport, chains, energies  # noqa: F401  # 
 
 # porous frameworks: MOF-guest MD (rigid framework) and framework E(V) (flexible, UFF4MOF)
 from tools.lammps.protocols import framework_md  # noqa: F401  # isort: skip
+
+# TraPPE-UA alkanes and polyethylene (molecular liquids and a polymer melt)
+from tools.lammps.protocols import alkanes  # noqa: F401  # isort: skip
+
+# a task's own description, run literally (simagent.described)
+from tools.lammps.protocols import described  # noqa: F401  # isort: skip

@@ -20,7 +20,7 @@ from tools import crystals
 from tools.crystals import crystal
 from tools.vasp import engine
 from tools.vasp.check import incar_findings
-from tools.vasp.inputs import input_set, input_texts
+from tools.vasp.inputs import input_set, input_texts, potcar_library
 from tools.vasp.run import JOB_FILE, VaspJob
 
 JOB_ID = "vasp"
@@ -55,9 +55,17 @@ class VaspCrystalProtocol(crystals.NamedEngineCrystalProtocol):
         """Parameters without the check that VASP can run here (for writing inputs only)."""
         choice = crystals.crystal_from_spec(spec)
         params = VaspCrystalParams(element=choice.element, lattice=choice.lattice, a_initial=choice.a_initial)
+        vis = self.vasp_set(params)
+        library, symbols = potcar_library(), " ".join(vis.potcar_symbols)
+        potcar = (DefaultApplied(parameter="POTCAR", value=f"{symbols} from {library}",
+                                 reason="the configured VASP pseudopotential library (PMG_VASP_PSP_DIR)")
+                  if library else
+                  DefaultApplied(parameter="POTCAR", value=f"not written; POTCAR.spec lists {symbols}",
+                                 reason="no VASP pseudopotential library is configured (PMG_VASP_PSP_DIR); "
+                                 "VASP needs the POTCAR concatenated from these PAW datasets"))
         return params, [*choice.defaults, DefaultApplied(
-            parameter="VASP inputs", value=f"pymatgen {type(self.vasp_set(params)).__name__} (Materials Project)",
-            reason="the Materials Project's validated settings")]
+            parameter="VASP inputs", value=f"pymatgen {type(vis).__name__} (Materials Project)",
+            reason="the Materials Project's validated settings"), potcar]
 
     def structure(self, p: VaspCrystalParams):
         return AseAtomsAdaptor.get_structure(crystal(p.element, p.lattice, p.a_initial))

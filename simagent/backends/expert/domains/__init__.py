@@ -12,6 +12,7 @@ from simagent.models import TaskSpec
 MODULES: list[str] = [
     "simagent.backends.expert.domains.frameworks",  # MOFs, zeolites, adsorption (Zeo++, RASPA)
     "simagent.backends.expert.domains.molecular",  # water models, simple liquids (GROMACS)
+    "simagent.backends.expert.domains.alkanes",  # TraPPE-UA linear alkanes (LAMMPS); other molecules refused
     "simagent.backends.expert.domains.polymers",  # bead-spring chains (LAMMPS)
     "simagent.backends.expert.domains.electronic",  # DFT (QE, VASP) and ML potentials: method words
 ]

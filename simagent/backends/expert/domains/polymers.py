@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from simagent.materials.alkanes import polyethylene, polyethylene_carbons
 from simagent.models import PotentialSpec, SystemSpec, TaskSpec
 
 POLYMER = (
@@ -43,9 +44,9 @@ def chain_length(low: str) -> int | None:
 # Named (atomistic) polymers: read as such, so no bead-spring or element protocol answers them in
 # their place; the planner says which property no protocol computes for them yet.
 NAMED_POLYMERS = (
-    r"\b(?:poly\s?(?:ethylene|propylene|styrene|\(?methyl methacrylate\)?|\(?vinyl chloride\)?|"
-    r"\(?ethylene oxide\)?|\(?ethylene glycol\)?|isoprene|butadiene|\(?lactic acid\)?|carbonate|"
-    r"\(?dimethylsiloxane\)?|amide|urethane|imide)|pmma|pvc|peo|peg|pdms|hdpe|ldpe|uhmwpe|nylon(?:[- ]?\d+)?)\b"
+    r"\b(?:poly\s?(?:\(?ethylene oxide\)?|\(?ethylene glycol\)?|ethylene|propylene|styrene|"
+    r"\(?methyl methacrylate\)?|\(?vinyl chloride\)?|isoprene|butadiene|\(?lactic acid\)?|carbonate|"
+    r"\(?dimethylsiloxane\)?|amide|urethane|imide)|pmma|pvc|peo|peg|pdms|hdpe|ldpe|lldpe|uhmwpe|nylon(?:[- ]?\d+)?)\b"
 )
 
 
@@ -58,12 +59,23 @@ def refine(text: str, low: str, spec: TaskSpec) -> None:
     """Set a bead-spring polymer system (reduced LJ units) where the text describes one."""
     if spec.system is not None and spec.system.kind == "framework":
         return  # a chain molecule adsorbed in a framework is a guest, not a melt to simulate
-    named = named_polymer(low)
+    named = named_polymer(low) or polyethylene(text)
     if named:
-        spec.system = SystemSpec(name=named, kind="polymer", molecule=named)
+        molecule = named
+        if polyethylene(text):  # TraPPE-UA chains (tools/lammps/protocols/alkanes.py), of a stated length
+            carbons = polyethylene_carbons(text)
+            molecule = f"polyethylene C{carbons[0]}" if carbons else "polyethylene"
+            if re.search(r"\bpe\b", low):  # 'PE' names the polymer here, not a potential energy
+                named = "polyethylene"
+                if not re.search(r"potential energ", low):
+                    spec.properties = [p for p in spec.properties if p.name != "potential_energy_per_atom"]
+        spec.system = SystemSpec(name=named, kind="polymer", molecule=molecule)
         spec.units_style = "real"  # atomistic: the reduced-unit bead-spring protocols do not apply
         spec.engine = "lammps"
         spec.missing = [m for m in spec.missing if m not in ("density", "temperature", "system")]
+        computable = spec.properties and {p.name for p in spec.properties} <= {"density"}
+        if molecule.startswith("polyethylene") and computable and spec.conditions.temperature is None:
+            spec.missing.append("temperature")  # the melt density needs it (lammps/trappe_alkane)
         return
     if not re.search(POLYMER, low):
         return

@@ -1,0 +1,234 @@
+"""Score a solver run of the MDGym dev set against the independent references (references.json).
+
+Reads a results folder written by `simagent bench run --out OUT` (OUT/tasks/<id>/final_answer.json,
+workdir/report.md) or by `simagent solve --workdir DIR/<id>` for several tasks (DIR/<id>/...), or
+one solve workdir, and reports, by engine and level, for the dev tasks that need no supplied files
+(SUPPLIED.tsv):
+* complete answers: final_answer.json has exactly the task's metric names, each a finite number;
+* metrics within 5 % of the references (MDGym's tolerance), out of all the metrics of those tasks
+  and out of the metrics that have a reference;
+* the failure category of every task without a complete answer, in triage.json's categories (file,
+  metric, clarification, protocol, reading) read from the reasons report.md gives, plus `run` (the
+  plan ran but gave no complete answer), `unfinished` (a bench task still running or interrupted)
+  and `not run` (no folder for the task in the results).
+
+It shares no code with the solver (it reads the files the solver writes), so the references never
+enter the solver's code path.
+
+    python benchmarks/mdgym_dev/compare.py RESULTS [--mdgym DIR] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).parent
+TOLERANCE = 0.05
+ANSWER = "final_answer.json"
+REPORT = "report.md"
+
+# report.md's reasons for a metric not computed, in the categories triage.py gives before any run
+REASON_CATEGORIES = [
+    ("file", r"not supplied|named files? .*(?:missing|not found)|needs? the file|file .* not (?:there|found)"),
+    ("metric", r"metric names? not computed|names no property|not a metric simagent computes"
+               r"|no analysis (?:computes|for)"),
+    ("clarification", r"description lacks|stated, not understood|lacks information"),
+    ("protocol", r"no protocol|prescribes|runs no substitute|another engine is not run|not supported|cannot run"),
+    ("reading", r"unknown (?:framework|material)|not understood|could not read"),
+]
+
+
+@dataclass
+class TaskResult:
+    id: str
+    engine: str
+    level: str
+    metrics: list[str]
+    ran: bool = False
+    answer: dict = field(default_factory=dict)
+    complete: bool = False
+    category: str = ""
+    detail: str = ""
+    scored: dict[str, dict] = field(default_factory=dict)  # metric -> value, reference, rel_error, within
+
+
+def default_mdgym() -> Path:
+    for parent in HERE.parents:
+        if (parent / "shared" / "mdgym").is_dir():
+            return parent / "shared" / "mdgym"
+    return HERE.parents[2] / "shared" / "mdgym"
+
+
+def dev_tasks(mdgym: Path) -> dict[str, dict]:
+    """Every dev task file by id, with `no_file` telling whether SUPPLIED.tsv lists files for it."""
+    supplied = set()
+    with (mdgym / "SUPPLIED.tsv").open() as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            parts = row["repository_path"].split("/")
+            if len(parts) > 4:
+                supplied.add(parts[4])
+    tasks = {}
+    for path in sorted(mdgym.glob("*/*.json")):
+        try:
+            task = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        if isinstance(task, dict) and "id" in task and "metrics" in task:
+            tasks[task["id"]] = {**task, "no_file": task["id"] not in supplied, "path": str(path)}
+    return tasks
+
+
+def task_folders(results: Path) -> dict[str, Path]:
+    """Task id -> the folder holding its final_answer.json / report.md."""
+    if (results / ANSWER).is_file() or (results / REPORT).is_file():
+        return {results.name: results}
+    base = results / "tasks" if (results / "tasks").is_dir() else results
+    return {p.name: p for p in sorted(base.iterdir()) if p.is_dir()}
+
+
+def find(folder: Path, name: str) -> Path | None:
+    for candidate in (folder / name, folder / "workdir" / name):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def reason_category(report: str) -> tuple[str, str]:
+    """The category of the first reason report.md gives for a metric not computed."""
+    section = report.split("## Not computed", 1)[1] if "## Not computed" in report else report
+    section = section.split("\n## ", 1)[0]
+    reasons = [line[2:] for line in section.splitlines() if line.startswith("- ")]
+    for reason in reasons or [section]:
+        for category, pattern in REASON_CATEGORIES:
+            if re.search(pattern, reason, re.IGNORECASE):
+                return category, reason.strip()[:160]
+    return "run", (reasons[0].strip()[:160] if reasons else "no complete answer; report.md gives no reason")
+
+
+def score(task: dict, folder: Path | None, references: dict, triage: dict) -> TaskResult:
+    result = TaskResult(task["id"], task.get("engine", "?"), str(task.get("level", "?")), list(task["metrics"]))
+    ref = references.get(task["id"], {}).get("metrics", {})
+    answer_file = find(folder, ANSWER) if folder else None
+    if folder is None:
+        result.category, result.detail = "not run", triage.get(task["id"], {}).get("stage", "")
+    else:
+        result.ran = True
+        try:
+            loaded = json.loads(answer_file.read_text()) if answer_file else None
+        except (OSError, json.JSONDecodeError):
+            loaded = None
+        result.answer = loaded if isinstance(loaded, dict) else {}
+        result.complete = (set(result.answer) == set(result.metrics)
+                           and all(is_number(v) for v in result.answer.values()))
+    for metric in result.metrics:
+        value = result.answer.get(metric)
+        reference = ref.get(metric, {}).get("value")
+        entry: dict = {"value": value if is_number(value) else None, "reference": reference}
+        if is_number(value) and is_number(reference) and reference != 0:
+            entry["rel_error"] = (value - reference) / abs(reference)
+            entry["within"] = abs(entry["rel_error"]) <= TOLERANCE
+        result.scored[metric] = entry
+    if result.ran and not result.complete:
+        report = find(folder, REPORT)
+        if report is None and folder.parent.name == "tasks" and not (folder / "validation.json").is_file():
+            result.category, result.detail = "unfinished", "the bench session has not finished this task"
+        elif report is None:
+            result.category, result.detail = "run", "no report.md"
+        else:
+            result.category, result.detail = reason_category(report.read_text(errors="replace"))
+    return result
+
+
+def summarise(results: list[TaskResult]) -> dict:
+    groups: dict[tuple[str, str], list[TaskResult]] = defaultdict(list)
+    for r in results:
+        groups[(r.engine, r.level)].append(r)
+        groups[(r.engine, "all")].append(r)
+    groups[("all", "all")] = list(results)
+    table = {}
+    for key, rows in sorted(groups.items()):
+        metrics = [m for r in rows for m in r.scored.values()]
+        table["/".join(key)] = {
+            "tasks": len(rows),
+            "run": sum(r.ran for r in rows),
+            "complete": sum(r.complete for r in rows),
+            "metrics": len(metrics),
+            "with_reference": sum(is_number(m["reference"]) for m in metrics),
+            "answered": sum(m["value"] is not None for m in metrics),
+            "within_5pct": sum(bool(m.get("within")) for m in metrics),
+            "failures": dict(Counter(r.category for r in rows if not r.complete).most_common()),
+        }
+    return table
+
+
+def pct(part: int, whole: int) -> str:
+    return f"{part} ({100 * part / whole:.0f} %)" if whole else "0"
+
+
+def render(table: dict, results: list[TaskResult], results_dir: Path) -> str:
+    lines = [f"# MDGym dev tasks without supplied files: {results_dir}", "",
+             "| engine/level | tasks | run | complete answers | metrics | with reference | answered "
+             "| within 5 % of reference (of all metrics) | within 5 % (of referenced) | failure categories |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for key, s in table.items():
+        fails = ", ".join(f"{k} {v}" for k, v in s["failures"].items())
+        lines.append(f"| {key} | {s['tasks']} | {s['run']} | {pct(s['complete'], s['tasks'])} | {s['metrics']} "
+                     f"| {s['with_reference']} | {s['answered']} | {pct(s['within_5pct'], s['metrics'])} "
+                     f"| {pct(s['within_5pct'], s['with_reference'])} | {fails} |")
+    lines += ["", "| task | level | complete | metric | value | reference | error | category / reason |",
+              "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        if not r.ran:
+            continue
+        for metric, m in r.scored.items():
+            err = f"{100 * m['rel_error']:+.1f} %" if "rel_error" in m else ""
+            value = "" if m["value"] is None else f"{m['value']:.6g}"
+            ref = "" if m["reference"] is None else f"{m['reference']:.6g}"
+            why = "" if r.complete else f"{r.category}: {r.detail}".replace("|", "/")
+            lines.append(f"| {r.id} | {r.level} | {'yes' if r.complete else 'no'} | {metric} | {value} | {ref} "
+                         f"| {err} | {why} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", type=Path, help="bench run --out folder, or a folder of solve workdirs")
+    parser.add_argument("--mdgym", type=Path, default=default_mdgym())
+    parser.add_argument("--references", type=Path, default=HERE / "references.json")
+    parser.add_argument("--triage", type=Path, default=HERE / "triage.json")
+    parser.add_argument("--only-run", action="store_true", help="count only the tasks the results folder holds")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    if not args.results.is_dir():
+        parser.error(f"results folder {args.results} does not exist")
+    if not (args.mdgym / "SUPPLIED.tsv").is_file():
+        parser.error(f"{args.mdgym} is not the MDGym dev set (no SUPPLIED.tsv)")
+    tasks = dev_tasks(args.mdgym)
+    references = json.loads(args.references.read_text()) if args.references.is_file() else {}
+    triage = {}
+    if args.triage.is_file():
+        triage = {row["id"]: row for row in json.loads(args.triage.read_text())}
+    folders = task_folders(args.results)
+    scope = [t for t in tasks.values() if t["no_file"] and (not args.only_run or t["id"] in folders)]
+    results = [score(t, folders.get(t["id"]), references, triage) for t in scope]
+    table = summarise(results)
+    if args.json:
+        print(json.dumps({"summary": table, "tasks": [r.__dict__ for r in results]}, indent=1))
+    else:
+        print(render(table, results, args.results), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

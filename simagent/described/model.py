@@ -1,0 +1,186 @@
+"""A typed simulation description: what a detailed task text states, to be run literally.
+
+A benchmark-style task ("fcc lattice at reduced density 0.8442 in a 20-cell box, LJ with cutoff
+2.5, velocities at 1.44, NVE for 100 steps then 1000 steps") prescribes a whole simulation. This
+model holds it: units and geometry, the atoms, the interactions, the velocity creation and an
+ordered list of stages (runs and minimisations, each with its own integrator and fixes).
+
+Every field that is set records where it came from (`origin`: 'rules', 'llm' or 'default', with the
+words it was read from or, for a default, the documented reason). Things the text prescribes that
+the renderer cannot run are kept in `unsupported` (named, never substituted); things a literal run
+needs but the text leaves out, with no documented default, are in `missing`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+Source = Literal["rules", "llm", "default"]
+UnitsName = Literal["lj", "real", "metal"]
+LatticeStyle = Literal["fcc", "bcc", "sc", "diamond", "sq", "sq2", "hex"]
+Ensemble = Literal["nve", "nvt", "npt", "nph"]
+Thermostat = Literal["nose-hoover", "langevin", "berendsen", "velocity-rescale"]
+
+
+class Origin(BaseModel):
+    """Where one field came from: the reading rule's words, the model, or a default and its reason."""
+
+    source: Source
+    evidence: str = Field(default="", description="the words read (rules, llm); a default: 'value: reason'")
+
+
+class Lattice(BaseModel):
+    style: LatticeStyle
+    scale: float = Field(gt=0, description="LAMMPS lattice scale: reduced density in lj units, a constant otherwise")
+    scale_is: Literal["density", "constant"] = "constant"
+
+
+class Box(BaseModel):
+    """The simulation box: lo/hi per axis, in lattice spacings (`lattice_units`) or absolute."""
+
+    lo: tuple[float, float, float]
+    hi: tuple[float, float, float]
+    lattice_units: bool = True
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Box:
+        if any(h <= lo for lo, h in zip(self.lo, self.hi, strict=True)):
+            raise ValueError("every box edge needs hi > lo")
+        return self
+
+
+class PairCoeff(BaseModel):
+    i: str = "*"
+    j: str = "*"
+    epsilon: float
+    sigma: float
+    cutoff: float | None = None
+
+
+class ThreeBody(BaseModel):
+    """The Axilrod-Teller-Muto triple-dipole term overlaid on the pair potential (pair_style atm)."""
+
+    cutoff: float = Field(gt=0)
+    cutoff_triple: float = Field(gt=0)
+    nu: float
+
+
+class Dipoles(BaseModel):
+    """Finite spheres carrying point dipoles of one magnitude, oriented at random (atom_style hybrid
+    sphere dipole; pair lj/cut/dipole/cut; integrated by nve/sphere with the dipoles updated)."""
+
+    magnitude: float = Field(gt=0)
+    seed: int = Field(gt=0)
+
+
+class Pair(BaseModel):
+    style: Literal["lj/cut", "lj/cut/dipole/cut"] = "lj/cut"
+    cutoff: float = Field(gt=0)
+    coeffs: list[PairCoeff] = Field(min_length=1)
+    shift: bool = False
+    tail: bool = False
+    mixing: Literal["geometric", "arithmetic", "sixthpower"] | None = None
+    three_body: ThreeBody | None = None
+
+
+class Velocity(BaseModel):
+    temperature: float = Field(ge=0)
+    seed: int = Field(gt=0)
+    distribution: Literal["uniform", "gaussian"] = "uniform"
+    zero_momentum: bool = True
+    zero_rotation: bool = False
+
+
+class Minimize(BaseModel):
+    style: Literal["cg", "sd", "fire", "hftn", "quickmin"] = "cg"
+    etol: float = Field(ge=0)
+    ftol: float = Field(ge=0)
+    max_iterations: int = Field(gt=0)
+    max_evaluations: int = Field(gt=0)
+
+
+class Dynamics(BaseModel):
+    """How the atoms move during a run stage: an ensemble integrator, or NVE with a thermostat fix."""
+
+    ensemble: Ensemble = "nve"
+    thermostat: Thermostat | None = None
+    t_start: float | None = None
+    t_stop: float | None = None
+    t_damp: float | None = None
+    p_start: float | None = None
+    p_stop: float | None = None
+    p_damp: float | None = None
+    p_coupling: Literal["iso", "aniso"] = "iso"
+    rescale_every: int | None = None  # fix temp/rescale N
+    rescale_window: float | None = None
+    seed: int | None = None  # fix langevin
+
+
+class GreenKubo(BaseModel):
+    """Green-Kubo viscosity from the stress autocorrelation (fix ave/correlate, as LAMMPS
+    examples/VISCOSITY): samples every `sample_every` steps, correlations up to `correlation_length`
+    samples, running average over the averaged stage."""
+
+    sample_every: int = Field(gt=0)
+    correlation_length: int = Field(gt=1)
+    temperature: float = Field(gt=0, description="the k_B T of the Green-Kubo prefactor")
+
+
+class Stage(BaseModel):
+    """One step of the protocol, in order: a run of `steps` with `dynamics`, or a minimisation."""
+
+    name: str
+    kind: Literal["run", "minimize"] = "run"
+    steps: int = Field(default=0, ge=0)
+    dynamics: Dynamics | None = None
+    minimize: Minimize | None = None
+    reset_timestep: bool = False
+    evidence: str = ""
+
+    @model_validator(mode="after")
+    def _complete(self) -> Stage:
+        if self.kind == "run" and (self.dynamics is None or self.steps <= 0):
+            raise ValueError(f"run stage {self.name!r} needs dynamics and a positive step count")
+        if self.kind == "minimize" and self.minimize is None:
+            raise ValueError(f"minimisation stage {self.name!r} needs its settings")
+        return self
+
+
+class SimulationDescription(BaseModel):
+    units: UnitsName | None = None
+    dimension: Literal[2, 3] = 3
+    boundary: tuple[str, str, str] = ("p", "p", "p")
+    lattice: Lattice | None = None
+    box: Box | None = None
+    atom_types: int = Field(default=1, ge=1)
+    masses: dict[int, float] = Field(default_factory=dict)
+    pair: Pair | None = None
+    dipoles: Dipoles | None = None
+    neighbor_skin: float | None = None
+    neighbor_every: int | None = None
+    velocity: Velocity | None = None
+    timestep: float | None = None
+    thermo_every: int | None = None
+    stages: list[Stage] = Field(default_factory=list)
+    green_kubo: GreenKubo | None = None
+    average_stage: int | None = Field(default=None, description="index of the stage whose thermo the metrics average")
+    origin: dict[str, Origin] = Field(default_factory=dict)
+    unsupported: list[str] = Field(default_factory=list, description="prescribed, not rendered (named)")
+    missing: list[str] = Field(default_factory=list, description="needed for a literal run, not stated")
+
+    def note(self, name: str, source: Source, evidence: str) -> None:
+        self.origin[name] = Origin(source=source, evidence=evidence.strip())
+
+    @property
+    def defaults(self) -> dict[str, str]:
+        """Field -> reason, for every field a documented default filled."""
+        return {k: o.evidence for k, o in self.origin.items() if o.source == "default"}
+
+    @property
+    def renderable(self) -> bool:
+        return not self.unsupported and not self.missing and bool(self.stages)
+
+    def run_stages(self) -> list[int]:
+        return [i for i, s in enumerate(self.stages) if s.kind == "run"]

@@ -1,0 +1,535 @@
+"""Rules that read a task text into a SimulationDescription (simagent.described.model).
+
+The text is read sentence by sentence, in order: statements of the system (units, lattice, box,
+masses, the pair potential, velocities) fill the description once; each stated run length ('for
+1000 steps') becomes a run stage with the dynamics its sentence names, or, when it names none, the
+dynamics in force (LAMMPS fixes stay until they are removed); an energy minimisation with its
+tolerances becomes a minimisation stage where it is stated. Every value records the words it was
+read from; a value the text leaves out gets a documented default or is listed as missing; a style
+the renderer cannot write is listed as unsupported, by name.
+"""
+
+from __future__ import annotations
+
+import re
+
+from simagent.backends.expert.numbers import plain_numbers
+from simagent.backends.expert.protocol_text import (
+    COUNT,
+    LATTICE_WORDS,
+    NUM,
+    STEP_WORD,
+    lattice_scale_density,
+    prose_density,
+    read_controls,
+    read_dynamics,
+)
+from simagent.described.model import (
+    Box,
+    Dipoles,
+    Dynamics,
+    GreenKubo,
+    Lattice,
+    Minimize,
+    Pair,
+    PairCoeff,
+    SimulationDescription,
+    Stage,
+    ThreeBody,
+    Velocity,
+)
+
+# LAMMPS defaults, used when the text does not state a value (each is listed in report.md).
+DEFAULT_TIMESTEP = {"lj": 0.005, "real": 1.0, "metal": 0.001}  # LAMMPS `timestep` default per unit style
+DEFAULT_SEED = 87287  # the seed of LAMMPS's own examples (examples/melt)
+DEFAULT_MAX_EVALUATIONS = 100000  # LAMMPS requires maxeval; ten times the iterations of the usual 10000
+THERMO_SAMPLES = 500  # thermo lines per run stage when the text states no output interval
+
+# Prescriptions the renderer does not write: pattern -> the name given in the refusal.
+UNSUPPORTED: list[tuple[str, str]] = [
+    (r"fix controller|feedback controller", "fix controller (feedback temperature control)"),
+    (r"parallel replica|\bprd\b", "parallel replica dynamics (prd)"),
+    (r"\bsrd\b|stochastic rotation", "stochastic rotation dynamics (fix srd)"),
+    (r"\bdeposit", "fix deposit"),
+    (r"\bpour(?:ing|ed)?\b", "fix pour"),
+    (r"atom[_ ]style (?:is )?'?(?:body|ellipsoid|sphere|hybrid|dipole|full|molecular|bond|charge|rheo)|"
+     r"\bbody/nparticle|nve/body", "an atom style other than atomic"),
+    (r"gay[- ]berne|ellipsoid|asphere", "ellipsoidal particles (Gay-Berne, asphere)"),
+    (r"dipole", "point dipoles"),
+    (r"\bcolloid", "pair_style colloid"),
+    (r"coulomb|coul/|pppm|ewald|kspace|charges?\b", "electrostatics (coul, kspace)"),
+    (r"\bbonds?\b|\bangles?\b|dihedral|shake|rattle", "molecular topology (bonds, angles, constraints)"),
+    (r"\beam\b|tersoff|stillinger|\bsw\b potential|meam|airebo|rebo|reax|comb3?\b|\bbop\b|snap\b", "a many-body "
+     "potential"),
+    (r"granular|hertz|jkr\b|nve/sphere", "granular contact models"),
+    (r"\btracker\b|tracking potential", "pair_style tracker"),
+    (r"\bdeform|shear(?:ed|ing)? (?:flow|rate|velocity)|strain rate|compress", "box or flow deformation"),
+    (r"\bregion|cylind|cluster|obstacle|\bwall\b|slab\b", "regions, walls and groups of atoms"),
+    (r"\breplicate", "replicate"),
+    (r"\bmsst\b|shock", "shock methods (fix msst)"),
+    (r"\bspin\b|magnet", "spin dynamics"),
+    (r"random(?:ly)? (?:insert|place|convert|replac|assign)|type 2|second (?:atom )?type|mixture", "several atom "
+     "types or random placement"),
+    (r"\brespa\b", "run_style respa"),
+    (r"\bnon-?periodic|shrink[- ]wrap|fixed boundar|\bboundary (?:conditions? )?\(?[spfm] [spfm] [spfm]",
+     "non-periodic boundaries"),
+]
+_REDUCED = r"\blj units?\b|\(lj\)|units lj|\breduced\b|lennard[- ]jones units|in lj unit"
+
+
+def normalise(text: str) -> str:
+    low = text.lower().replace("−", "-").replace("–", "-").replace("ε", "epsilon ").replace("ϵ", "epsilon ")
+    low = low.replace("σ", " sigma").replace("×", " x ").replace("å", " angstrom")
+    return plain_numbers(re.sub(r"\s+", " ", low))
+
+
+def read_description(text: str) -> SimulationDescription:
+    """The description a task text states (rules only); see the module docstring."""
+    low = normalise(text)
+    desc = SimulationDescription()
+    for pattern, name in UNSUPPORTED:
+        hit = re.search(pattern, low)
+        if hit and name not in desc.unsupported:
+            desc.unsupported.append(name)
+    ctl = read_controls(low)
+    _units(desc, low)
+    reduced = desc.units == "lj"
+    if ctl.get("dimension"):
+        desc.dimension = ctl["dimension"]
+        desc.note("dimension", "rules", f"{ctl['dimension']}D")
+    _boundary(desc, low)
+    _lattice_and_box(desc, low, ctl)
+    _masses(desc, low, ctl)
+    _pair(desc, low, ctl)
+    _dipoles(desc, low)
+    _velocity(desc, low, ctl)
+    _timestep(desc, ctl)
+    if ctl.get("thermo_every"):
+        desc.thermo_every = ctl["thermo_every"]
+        desc.note("thermo_every", "rules", f"every {desc.thermo_every} steps")
+    _stages(desc, low, reduced)
+    _green_kubo(desc, low)
+    return desc
+
+
+def _green_kubo(desc: SimulationDescription, low: str) -> None:
+    if not re.search(r"green[- ]kubo|viscosity", low):
+        return
+    sample = re.search(r"sampl\w* (?:interval|every|frequency)(?: of)?\s*" + COUNT, low)
+    length = re.search(r"correlation (?:length|window|time)(?: of)?\s*" + COUNT, low)
+    if not (re.search(r"green[- ]kubo", low) and sample and length):
+        desc.unsupported.append("a viscosity without a Green-Kubo sample interval and correlation length")
+        return
+    if desc.units != "lj":
+        desc.unsupported.append("Green-Kubo in real or metal units")
+        return
+    temperatures = [s.dynamics.t_stop for s in desc.stages if s.dynamics and s.dynamics.t_stop is not None]
+    temperature = temperatures[-1] if temperatures else (desc.velocity.temperature if desc.velocity else None)
+    if not temperature:
+        desc.missing.append("the temperature of the Green-Kubo prefactor")
+        return
+    desc.green_kubo = GreenKubo(sample_every=int(float(sample.group(1))), temperature=temperature,
+                                correlation_length=int(float(length.group(1))))
+    desc.note("green_kubo", "rules", f"{sample.group(0)}; {length.group(0)}")
+    desc.note("green_kubo.temperature", "default", f"{temperature:g}: the prefactor's temperature is the last "
+              "thermostat set point, else the velocity temperature (LAMMPS examples/VISCOSITY uses the set T)")
+
+
+def _units(desc: SimulationDescription, low: str) -> None:
+    hit = re.search(r"\b(real|metal)(?: unit| units| unit system)\b|\bunits (real|metal)\b", low)
+    if hit:
+        desc.units = hit.group(1) or hit.group(2)  # type: ignore[assignment]
+        desc.note("units", "rules", hit.group(0))
+    elif hit := re.search(_REDUCED + r"|lennard[- ]jones|\blj\b", low):
+        desc.units = "lj"
+        desc.note("units", "rules", hit.group(0))
+    else:
+        desc.missing.append("unit system")
+
+
+def _boundary(desc: SimulationDescription, low: str) -> None:
+    hit = re.search(r"periodic boundar\w* conditions?(?: \(pbc\))?(?: (?:are|is|should be|must be) applied)?"
+                    r"(?: (?:in|along) (?:all|every|each)(?: (?:three|3|two|2))? (?:directions|dimensions))?|\bpbc\b",
+                    low)
+    if hit:
+        desc.note("boundary", "rules", hit.group(0))
+    else:
+        desc.note("boundary", "default", "p p p: LAMMPS's default boundary, periodic in every direction")
+
+
+def _axes(low: str) -> tuple[list[float], list[float]] | None:
+    """Extents stated per axis: 'x = 0 to 10', 'from x=0 to 10', 'z from -0.5 to 0.5'."""
+    lo, hi = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]
+    found = 0
+    for k, axis in enumerate("xyz"):
+        hit = re.search(rf"\b(?:from )?{axis}\s*(?:=|:|from)?\s*{NUM}\s*(?:to|-|and)\s*{NUM}", low)
+        if hit:
+            lo[k], hi[k] = float(hit.group(1)), float(hit.group(2))
+            found |= 1 << k
+    return (lo, hi) if found & 3 == 3 else None
+
+
+def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
+    style = ctl.get("lattice")
+    if style is None:  # 'a face-centred cubic (fcc) lattice': the lattice word a few words before 'lattice'
+        for pattern, name in LATTICE_WORDS:
+            if re.search(rf"(?:{pattern})\)?(?:\s+\w+){{0,2}}\s+lattice\b", low):
+                style = name
+                break
+    if re.search(r"\bdiamond(?: cubic)?(?: lattice| structure| crystal)", low):
+        style = "diamond"
+    if style is None:
+        desc.missing.append("initial configuration (lattice)")
+        return
+    scale = None
+    if desc.units == "lj":
+        q = prose_density(low) or lattice_scale_density(low)
+        if q is not None:
+            scale, kind = q.value, "density"
+    else:
+        hit = re.search(r"lattice (?:constant|parameter|spacing)\s*(?:of|=|:|is)?\s*" + NUM + r"\s*(?:angstrom|a\b)",
+                        low)
+        if hit:
+            scale, kind = float(hit.group(1)), "constant"
+    if scale is None:
+        desc.missing.append("lattice scale (density or lattice constant)")
+        return
+    desc.lattice = Lattice(style=style, scale=scale, scale_is=kind)
+    desc.note("lattice", "rules", f"{style} {scale}")
+    axes = _axes(low)
+    dims = re.search(rf"\b{NUM}\s*(?:x|\*|by)\s*{NUM}(?:\s*(?:x|\*|by)\s*{NUM})?(?=[^.;]{{0,60}}\b(?:box|block|"
+                     rf"lj unit|reduced unit|unit cell|lattice unit))", low) or re.search(
+        rf"\b(?:box|block|domain)[^.;0-9]{{0,40}}?{NUM}\s*(?:x|\*|by)\s*{NUM}(?:\s*(?:x|\*|by)\s*{NUM})?", low)
+    if axes:
+        lo, hi = axes
+        evidence = "per-axis extents"
+    elif dims:
+        values = [float(v) for v in dims.groups() if v is not None]
+        lo, hi = [0.0, 0.0, 0.0], values + [0.0] * (3 - len(values))
+        evidence = dims.group(0)
+    elif ctl.get("cells"):
+        n = ctl["cells"]
+        values = [float(v) for v in (n * 3 if len(n) == 1 else n)][:3]
+        lo, hi = [0.0, 0.0, 0.0], values + [0.0] * (3 - len(values))
+        evidence = f"{n} lattice cells"
+    else:
+        desc.missing.append("box size")
+        return
+    if desc.dimension == 2 and hi[2] <= lo[2]:
+        lo[2], hi[2] = -0.5, 0.5
+        desc.note("box.z", "default", "-0.5 to 0.5: a 2D box needs a z extent around z = 0")
+    elif desc.dimension == 2 and not lo[2] < 0 < hi[2]:
+        thickness = hi[2] - lo[2]
+        lo[2], hi[2] = -thickness / 2, thickness / 2
+        desc.note("box.z", "default", f"{lo[2]:g} to {hi[2]:g}: the stated z thickness {thickness:g} centred on "
+                  "z = 0 (LAMMPS requires a 2D box to straddle z = 0)")
+    absolute = desc.units != "lj" and re.search(r"box[^.;]{0,80}(?:angstrom|\ba\b\s*\^?3?)", low)
+    try:
+        desc.box = Box(lo=tuple(lo), hi=tuple(hi), lattice_units=not absolute)
+    except ValueError:
+        desc.missing.append("box size")
+        return
+    desc.note("box", "rules", evidence + (" (absolute)" if absolute else " (lattice units, LAMMPS's region default)"))
+
+
+def _masses(desc: SimulationDescription, low: str, ctl: dict) -> None:
+    masses = ctl.get("masses") or []
+    if masses:
+        desc.masses = {i + 1: q.value for i, q in enumerate(masses)}
+        desc.note("masses", "rules", ", ".join(f"{q.value:g}" for q in masses))
+    elif hit := re.search(r"\bunit mass|\bmass (?:of )?(?:=\s*)?1(?:\.0)?\b", low):
+        desc.masses = {1: 1.0}
+        desc.note("masses", "rules", hit.group(0))
+    elif desc.units == "lj":
+        desc.masses = {1: 1.0}
+        desc.note("masses", "default", "1: in LJ units the particle mass is the unit of mass")
+    else:
+        desc.missing.append("atom masses")
+
+
+def _pair(desc: SimulationDescription, low: str, ctl: dict) -> None:
+    if not re.search(r"lennard[- ]jones|\blj\b", low):
+        desc.missing.append("pair potential")
+        return
+    eps = re.search(r"epsilon\s*(?:=|of|:)?\s*" + NUM, low)
+    sig = re.search(r"sigma\s*(?:=|of|:)?\s*" + NUM + r"(?!\s*(?:cut|\*))", low)
+    values = {}
+    for name, hit in (("epsilon", eps), ("sigma", sig)):
+        if hit:
+            values[name] = float(hit.group(1))
+            desc.note(f"pair.{name}", "rules", hit.group(0))
+        elif desc.units == "lj":
+            values[name] = 1.0
+            desc.note(f"pair.{name}", "default", f"1: in LJ units {name} of the one atom type is the unit itself")
+        else:
+            desc.missing.append(f"LJ {name}")
+            return
+    cut = ctl.get("pair_cutoff")
+    if cut is not None:
+        cutoff, evidence = cut.value * (values["sigma"] if cut.unit == "sigma" else 1.0), f"{cut.value:g} {cut.unit}"
+    elif hit := (re.search(r"\bcutt?-?off(?: radius| distance)?[^.;0-9]{0,20}?" + NUM + r"\s*(sigma)?", low)
+                 or re.search(NUM + r"\s*(sigma)?\s*cut-?off\b", low)):
+        cutoff = float(hit.group(1)) * (values["sigma"] if hit.group(2) else 1.0)
+        evidence = hit.group(0)
+    else:
+        desc.missing.append("pair cutoff")
+        return
+    desc.note("pair.cutoff", "rules", evidence)
+    three = None
+    if re.search(r"axilrod|\batm\b|triple[- ]dipole", low):
+        tc = re.search(r"\batm\b[^.;]{0,60}?cut-?off\s*(?:of|=|is|:)?\s*" + NUM, low)
+        ang = re.search(r"(?:angular|triple|three-body) cut-?off(?: parameter)?\s*(?:of|=)?\s*" + NUM, low)
+        nu = re.search(r"(?:strength(?: coefficient)?|\bnu)\s*(?:of|=)?\s*" + NUM, low)
+        if not (tc and ang and nu):
+            desc.missing.append("Axilrod-Teller-Muto cutoff, triple cutoff and strength")
+            return
+        three = ThreeBody(cutoff=float(tc.group(1)), cutoff_triple=float(ang.group(1)), nu=float(nu.group(1)))
+        desc.note("pair.three_body", "rules", f"{tc.group(0)}; {ang.group(0)}; {nu.group(0)}")
+    shift = re.search(r"shift(?:ed)?(?: to zero)?|energy shift|truncated and shifted", low)
+    tail = re.search(r"tail correction", low)
+    desc.pair = Pair(cutoff=cutoff, coeffs=[PairCoeff(epsilon=values["epsilon"], sigma=values["sigma"])],
+                     shift=bool(shift), tail=bool(tail), mixing=ctl.get("mixing_rule"), three_body=three)
+    if shift:
+        desc.note("pair.shift", "rules", shift.group(0))
+
+
+DIPOLE_UNSUPPORTED = ("an atom style other than atomic", "point dipoles")
+
+
+def _dipoles(desc: SimulationDescription, low: str) -> None:
+    """Spheres with point dipoles of a stated magnitude, oriented at random: rendered (the atom style
+    and dipole entries are then no longer unsupported)."""
+    if not re.search(r"hybrid sphere dipole|dipol\w*[^.;]{0,80}spher|spher\w*[^.;]{0,80}dipol", low):
+        return
+    magnitude = re.search(r"dipole moment[^.;0-9]{0,40}?(?:magnitude|of|=)\s*(?:of\s*)?" + NUM, low)
+    if not magnitude or not re.search(r"random", low) or desc.pair is None:
+        return
+    other = [u for u in desc.unsupported if u not in DIPOLE_UNSUPPORTED]
+    if re.search(r"atom[_ ]style[^.;]{0,20}(?:body|ellipsoid|full|molecular|bond|charge|rheo)", low):
+        return
+    desc.unsupported = other
+    desc.dipoles = Dipoles(magnitude=float(magnitude.group(1)), seed=DEFAULT_SEED + 2)
+    desc.pair.style = "lj/cut/dipole/cut"
+    desc.note("dipoles", "rules", magnitude.group(0))
+    desc.note("dipoles.seed", "default", f"{desc.dipoles.seed}: seed of the random dipole orientations (none stated)")
+
+
+def _velocity(desc: SimulationDescription, low: str, ctl: dict) -> None:
+    q = ctl.get("velocity_temperature")
+    if re.search(r"zero (?:translational |initial )?velocit|initial(?:ly)? at rest|with(?:out| no) (?:initial )?"
+                 r"velocit", low):
+        desc.note("velocity", "rules", "zero initial velocities: no velocity command")
+        return
+    if q is None:
+        hit = re.search(r"(?:initiali[sz]|assign|creat|generat|draw)\w*[^.;]{0,80}?(?:temperature|at)\s*(?:of|=)?\s*"
+                        + NUM, low)
+        if hit and re.search(r"velocit", hit.group(0)):
+            temperature = float(hit.group(1))
+        else:
+            desc.note("velocity", "default", "none: the text creates no velocities, so the atoms start at rest")
+            return
+    else:
+        temperature = q.value
+    seed = ctl.get("seed")
+    dist = "gaussian" if re.search(r"gaussian|maxwell[- ]boltzmann", low) else "uniform"
+    rot = re.search(r"zero (?:total |net )?(?:linear and )?angular momentum|angular momentum", low)
+    desc.velocity = Velocity(temperature=temperature, seed=seed or DEFAULT_SEED, distribution=dist,
+                             zero_rotation=bool(rot))
+    desc.note("velocity.temperature", "rules", f"{temperature:g}")
+    desc.note("velocity.distribution", "rules" if dist == "gaussian" else "default",
+              "gaussian (Maxwell-Boltzmann)" if dist == "gaussian" else "uniform: LAMMPS's velocity default")
+    if seed is None:
+        desc.note("velocity.seed", "default", f"{DEFAULT_SEED}: the seed of LAMMPS's examples (none stated)")
+    desc.note("velocity.zero_momentum", "default", "mom yes: LAMMPS's velocity default, the net momentum is zeroed")
+
+
+def _timestep(desc: SimulationDescription, ctl: dict) -> None:
+    q = ctl.get("timestep")
+    if q is not None:
+        value = q.value
+        if desc.units == "real" and q.unit == "ps":
+            value *= 1000.0
+        elif desc.units == "metal" and q.unit == "fs":
+            value /= 1000.0
+        desc.timestep = value
+        desc.note("timestep", "rules", f"{q.value:g} {q.unit}")
+    elif desc.units is not None:
+        desc.timestep = DEFAULT_TIMESTEP[desc.units]
+        desc.note("timestep", "default", f"{desc.timestep:g}: LAMMPS's default timestep for {desc.units} units")
+
+
+# ---------------------------------------------------------------------------------------------
+# Stages
+# ---------------------------------------------------------------------------------------------
+
+# a stated run length: '1000 steps', '50000 timesteps', '10000 md steps' (not intervals or windows)
+_RUN = re.compile(rf"\b{COUNT}[- ](?:more |additional )?(?:{STEP_WORD}|timessteps)\b")
+_NOT_RUN = re.compile(r"\b(?:every|each|damp\w*|last|final|interval|frequency|window|correlation|up to|"
+                      r"within|iterations?|in)\b[^.;,]{0,12}$")
+_MINIMIZE = re.compile(r"minimi[sz](?:e|ed|ation)|energy minimi")
+_TEMPERATURE = re.compile(r"\btemperatures? (?:of |at |= ?|to )?(?:about |approximately )?" + NUM)
+_OFF = re.compile(r"thermostat\w*[^.;]{0,30}\b(?:switched off|turned off|removed)|(?:remove|switch off|turn off)\w*"
+                  r"[^.;]{0,15}thermostat|without (?:a |any )?thermostat")
+
+
+def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
+                       initial_t: float | None = None) -> Dynamics | None:
+    """The dynamics a sentence names (None: it names none). `initial_t`: the velocity temperature,
+    the set point of a thermostat that keeps 'that temperature' / 'the same temperature'."""
+    off = _OFF.search(sentence)
+    if off:  # what the sentence says before the thermostat goes off (the switch itself is an event)
+        sentence = sentence[:off.start()]
+    found = read_dynamics(sentence, reduced)
+    ensemble = None
+    if re.search(r"\bnpt\b|isothermal[- ]isobaric|barostat", sentence):
+        ensemble = "npt"
+    elif re.search(r"\bnvt\b|canonical ensemble(?<!microcanonical ensemble)|nos[eé][- ]?hoover", sentence) and \
+            not re.search(r"micro-?canonical", sentence):
+        ensemble = "nvt"
+    elif re.search(r"\bnve\b|micro-?canonical|velocity[- ]verlet", sentence):
+        ensemble = "nve"
+    thermostat = None
+    if re.search(r"langevin", sentence):
+        thermostat = "langevin"
+    elif re.search(r"berendsen", sentence):
+        thermostat = "berendsen"
+    elif re.search(r"velocity[- ]rescal|temp/rescale|rescal\w* (?:the )?velocit", sentence):
+        thermostat = "velocity-rescale"
+    if ensemble is None and thermostat is None:
+        return None
+    dyn = Dynamics(ensemble=ensemble or "nve")
+    if thermostat is not None and dyn.ensemble == "nve":
+        dyn.thermostat = thermostat
+    elif dyn.ensemble in ("nvt", "npt"):
+        dyn.thermostat = "nose-hoover"
+    if dyn.thermostat is not None:
+        t = found.get("thermostat_temperature")
+        if t is None and initial_t is not None and re.search(r"\b(?:that|the same|this|the initial|the) temperature"
+                                                             r"(?! (?:of|at|=|is|to)\b)", sentence):
+            t_value = initial_t
+        elif t is None and current is not None and current.thermostat is not None:
+            t_value = current.t_stop
+        else:
+            t_value = t.value if t is not None else None
+        dyn.t_start = dyn.t_stop = t_value
+        damp = found.get("thermostat_damping")
+        if damp is not None and damp.unit != "steps":
+            dyn.t_damp = damp.value
+    if dyn.ensemble == "npt":
+        p = re.search(r"pressure\s*(?:of|=|at)?\s*" + NUM, sentence)
+        ramp = re.search(r"pressure from " + NUM + r" to " + NUM, sentence)
+        if ramp:
+            dyn.p_start, dyn.p_stop = float(ramp.group(1)), float(ramp.group(2))
+        elif p:
+            dyn.p_start = dyn.p_stop = float(p.group(1))
+        if re.search(r"anisotropic|\baniso\b", sentence):
+            dyn.p_coupling = "aniso"
+        pd = found.get("barostat_damping")
+        if pd is not None and pd.unit != "steps":
+            dyn.p_damp = pd.value
+    return dyn
+
+
+def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
+    current: Dynamics | None = None
+    reset_next = False
+    minimized = False
+    for sentence in re.split(r"(?<=[.;])\s+", low):
+        dyn = _sentence_dynamics(sentence, reduced, current, desc.velocity.temperature if desc.velocity else None)
+        if dyn is not None:
+            current = dyn
+        events: list[tuple[int, str, int]] = []
+        off = _OFF.search(sentence)
+        if off:  # applies to the runs stated after it
+            events.append((off.start(), "off", 0))
+        reset = re.search(r"reset(?:ting)? (?:the )?time ?step", sentence)
+        if reset:  # applies to the first run stated after it
+            events.append((reset.start(), "reset", 0))
+        for hit in _RUN.finditer(sentence):
+            if _NOT_RUN.search(sentence[max(0, hit.start() - 40):hit.start()]):
+                continue
+            events.append((hit.start(), "run", int(round(float(hit.group(1))))))
+        mini = _MINIMIZE.search(sentence)
+        if mini and not minimized and not re.search(r"(?:post|after)[- ]?\s*(?:the )?(?:energy )?$",
+                                                    sentence[max(0, mini.start() - 12):mini.start()]):
+            events.append((mini.start(), "minimize", 0))
+        for _, kind, steps in sorted(events):
+            if kind == "reset":
+                reset_next = True
+                continue
+            if kind == "off":
+                current = Dynamics(ensemble="nve")
+                continue
+            if kind == "minimize":
+                minimized = True
+                _minimize_stage(desc, sentence)
+                continue
+            if any(s.kind == "run" for s in desc.stages) and re.search(r"\btotal of\b", sentence):
+                total = sum(s.steps for s in desc.stages)
+                if steps == total:
+                    continue  # the total of the stages already read
+            if current is None:
+                desc.missing.append(f"the dynamics (ensemble) of the {steps}-step run")
+                continue
+            stage = Stage(name=f"run{len(desc.stages) + 1}", steps=steps, dynamics=current.model_copy(),
+                          reset_timestep=reset_next, evidence=sentence[:160])
+            reset_next = False
+            _complete_dynamics(desc, stage, low)
+            desc.stages.append(stage)
+    if not any(s.kind == "run" for s in desc.stages):
+        desc.missing.append("a run length (steps)")
+    elif desc.average_stage is None:
+        desc.average_stage = desc.run_stages()[-1]
+        name = desc.stages[desc.average_stage].name
+        desc.note("average_stage", "default", f"{name}: the metrics average the thermo output of the last run stage, "
+                  "the production run the text states last")
+
+
+def _complete_dynamics(desc: SimulationDescription, stage: Stage, desc_text: str) -> None:
+    dyn = stage.dynamics
+    assert dyn is not None
+    dt = desc.timestep or 1.0
+    if dyn.thermostat is not None:
+        if dyn.t_stop is None and desc.velocity is not None and len(set(_TEMPERATURE.findall(desc_text))) == 1:
+            dyn.t_start = dyn.t_stop = desc.velocity.temperature
+            desc.note(f"{stage.name}.t_stop", "default", f"{dyn.t_stop:g}: the thermostat states no set point; the "
+                      "only temperature the text states, the one the velocities are drawn at")
+        if dyn.t_stop is None:
+            desc.missing.append(f"the thermostat temperature of stage {stage.name}")
+        if dyn.t_damp is None:
+            dyn.t_damp = 100 * dt
+            desc.note(f"{stage.name}.t_damp", "default", f"{dyn.t_damp:g}: 100 timesteps, the damping the LAMMPS "
+                      "manual recommends for fix nvt/langevin")
+        if dyn.thermostat == "langevin" and dyn.seed is None:
+            dyn.seed = DEFAULT_SEED + 1
+            desc.note(f"{stage.name}.seed", "default", f"{dyn.seed}: Langevin seed (none stated)")
+        if dyn.thermostat == "velocity-rescale" and dyn.rescale_every is None:
+            dyn.rescale_every, dyn.rescale_window = 1, 0.0
+            desc.note(f"{stage.name}.rescale", "default", "every 1 step, window 0: none stated")
+    if dyn.ensemble in ("npt", "nph"):
+        if dyn.p_stop is None:
+            desc.missing.append(f"the barostat pressure of stage {stage.name}")
+        if dyn.p_damp is None:
+            dyn.p_damp = 1000 * dt
+            desc.note(f"{stage.name}.p_damp", "default", f"{dyn.p_damp:g}: 1000 timesteps, the barostat damping "
+                      "the LAMMPS manual recommends")
+
+
+def _minimize_stage(desc: SimulationDescription, sentence: str) -> None:
+    found = read_controls(sentence)
+    style = found.get("minimizer") or "cg"
+    if "etol" not in found or "ftol" not in found:
+        desc.missing.append("the minimisation tolerances (etol, ftol)")
+        return
+    maxiter = found.get("max_iterations")
+    if maxiter is None:
+        desc.missing.append("the minimisation's maximum iterations")
+        return
+    maxeval = found.get("max_evaluations")
+    if maxeval is None:
+        maxeval = max(DEFAULT_MAX_EVALUATIONS, 10 * maxiter)
+        desc.note(f"min{len(desc.stages) + 1}.max_evaluations", "default",
+                  f"{maxeval}: LAMMPS needs maxeval; ten times the iterations, at least {DEFAULT_MAX_EVALUATIONS}")
+    desc.stages.append(Stage(name=f"min{len(desc.stages) + 1}", kind="minimize", evidence=sentence[:160],
+                             minimize=Minimize(style=style, etol=found["etol"], ftol=found["ftol"],
+                                               max_iterations=maxiter, max_evaluations=maxeval)))

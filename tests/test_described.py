@@ -1,0 +1,255 @@
+"""Typed simulation descriptions: reading (paraphrases written for these tests, never a task's own
+wording), literal rendering to LAMMPS, and the analysis of a real (tiny) run."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simagent.described.reading import read_description
+from simagent.models import PropertyRequest, TaskSpec
+from simagent.protocols import PRECEDENCE
+from tools.lammps.described import render
+from tools.lammps.protocols.described import DescribedRun
+
+# ------------------------------------------------------------------------------------------------
+# Reading: each rule on wordings of our own
+# ------------------------------------------------------------------------------------------------
+
+THREE_STAGE = ("We work in reduced (LJ) units. Particles sit on a simple cubic lattice at a number density of 0.7, "
+               "in a box of 6 lattice cells per side, periodic boundary conditions in all directions. They interact "
+               "through a Lennard-Jones potential, epsilon = 1.0, sigma = 1.0, truncated at 3.0. Velocities are "
+               "drawn at a temperature of 2.0 with random seed 4321. The equations of motion are integrated in the "
+               "NVE ensemble: 200 steps to settle and then a sampling run of 400 steps.")
+
+
+def test_reads_units_lattice_box_pair_velocity_and_two_nve_stages():
+    d = read_description(THREE_STAGE)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.units == "lj" and d.dimension == 3
+    assert (d.lattice.style, d.lattice.scale, d.lattice.scale_is) == ("sc", 0.7, "density")
+    assert d.box.hi == (6, 6, 6) and d.box.lattice_units
+    assert d.pair.cutoff == 3.0 and d.pair.coeffs[0].epsilon == 1.0 and not d.pair.shift
+    assert d.velocity.temperature == 2.0 and d.velocity.seed == 4321
+    assert [(s.steps, s.dynamics.ensemble, s.dynamics.thermostat) for s in d.stages] == [(200, "nve", None),
+                                                                                       (400, "nve", None)]
+    assert d.average_stage == 1
+    assert d.origin["pair.cutoff"].source == "rules" and d.origin["timestep"].source == "default"
+    assert "average_stage" in d.defaults  # every default carries its reason for report.md
+
+
+def test_two_dimensional_melt_quench_with_minimisation_and_reset():
+    text = ("A two-dimensional Lennard-Jones system in LJ units: atoms start on a sq2 lattice of scale 0.9 inside "
+            "a 10 x 10 x 0.4 box (reduced units); epsilon 1, sigma 1, cutoff 2.5 and the energy shifted to zero at "
+            "the cutoff. Velocities are created at T = 3.0 and motion stays in the plane under NVE. First run 300 "
+            "timesteps to melt, then relax the structure by energy minimisation with conjugate gradients, energy "
+            "tolerance 1e-5 and force tolerance 1e-4, at most 500 iterations. After the minimisation run 800 steps; "
+            "then reset the timestep and sample for another 600 steps.")
+    d = read_description(text)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.dimension == 2 and d.lattice.style == "sq2" and d.pair.shift
+    assert d.box.lo[2] < 0 < d.box.hi[2]  # LAMMPS wants a 2D box around z = 0: the 0.4 thickness is centred
+    kinds = [(s.kind, s.steps) for s in d.stages]
+    assert kinds == [("run", 300), ("minimize", 0), ("run", 800), ("run", 600)]
+    m = d.stages[1].minimize
+    assert (m.style, m.etol, m.ftol, m.max_iterations) == ("cg", 1e-5, 1e-4, 500)
+    assert [s.reset_timestep for s in d.stages] == [False, False, False, True]
+    text_in = render(d)
+    assert "dimension       2" in text_in and text_in.count("fix             e2d all enforce2d") == 4
+    assert "minimize        1e-05 0.0001 500" in text_in and "pair_modify     shift yes" in text_in
+
+
+def test_thermostat_per_stage_and_switched_off():
+    text = ("Reduced units, fcc lattice with reduced density 0.8, box of 5 cells on each side, Lennard-Jones "
+            "potential with a 2.5 sigma cutoff. Initial velocities at temperature 1.5. For 300 steps the atoms are "
+            "integrated with NVE while a Langevin thermostat holds them at 1.0 with damping 0.5. The thermostat is "
+            "then switched off and the system runs 600 more steps in NVE.")
+    d = read_description(text)
+    assert d.renderable, (d.missing, d.unsupported)
+    first, second = (s.dynamics for s in d.stages)
+    assert (first.ensemble, first.thermostat, first.t_stop, first.t_damp) == ("nve", "langevin", 1.0, 0.5)
+    assert (second.ensemble, second.thermostat) == ("nve", None)
+    rendered = render(d)
+    assert "fix             dyn2 all langevin 1 1 0.5" in rendered and rendered.count("unfix           dyn2") == 1
+
+
+def test_nvt_with_three_body_overlay():
+    text = ("Identical unit-mass atoms in LJ units on a face centred cubic (fcc) lattice, lattice constant 0.7, "
+            "box x = 0 to 4, y = 0 to 4, z = 0 to 4. Pairwise Lennard-Jones with epsilon 1 and sigma 1 and a "
+            "cutoff of 3.0, plus the Axilrod-Teller-Muto term: its atm cutoff is 3.0, angular cutoff 2.0 and "
+            "strength coefficient 0.05. Assign velocities at a temperature of 1.1 and keep that temperature with "
+            "an NVT thermostat, damping 0.1, for 50 steps.")
+    d = read_description(text)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.pair.three_body is not None and d.pair.three_body.nu == 0.05
+    stage = d.stages[0]
+    assert (stage.dynamics.ensemble, stage.dynamics.t_stop, stage.dynamics.t_damp, stage.steps) == ("nvt", 1.1, 0.1,
+                                                                                                   50)
+    rendered = render(d)
+    assert "pair_style      hybrid/overlay lj/cut 3 atm 3 2" in rendered
+    assert "pair_coeff      * * atm * 0.05" in rendered
+
+
+@pytest.mark.parametrize("text, named", [
+    ("LJ units, fcc lattice at density 0.8 in a 5 cell box, Lennard-Jones cutoff 2.5, NVE for 1000 steps while new "
+     "atoms are deposited onto the surface every 100 steps.", "fix deposit"),
+    ("LJ units, fcc lattice at density 0.8 in a 5 cell box, Lennard-Jones cutoff 2.5, NVE for 1000 steps with a "
+     "feedback controller steering the temperature.", "fix controller (feedback temperature control)"),
+])
+def test_prescriptions_the_renderer_cannot_write_are_named(text, named):
+    d = read_description(text)
+    assert named in d.unsupported and not d.renderable
+
+
+def test_a_description_without_a_run_length_is_not_renderable():
+    d = read_description("LJ units, fcc lattice at density 0.8 in a box of 5 cells per side, Lennard-Jones "
+                         "cutoff 2.5, integrated in the NVE ensemble.")
+    assert "a run length (steps)" in d.missing and not d.renderable
+
+
+def test_described_protocol_is_in_precedence():
+    assert "lammps/described" in PRECEDENCE
+
+
+# ------------------------------------------------------------------------------------------------
+# A real run: the renderer's input through LAMMPS, then the protocol's analysis
+# ------------------------------------------------------------------------------------------------
+
+STATIC_FCC = ("Reduced units. Put the atoms on an fcc lattice at reduced density 1.0 in a box of 3 lattice cells "
+              "per side. Lennard-Jones interactions with epsilon 1.0, sigma 1.0 and cutoff 2.0. The atoms start at "
+              "rest and are integrated in the NVE ensemble for 20 steps.")
+
+
+def lj_lattice_energy_per_atom(density: float, cells: int, cutoff: float) -> float:
+    """Independent calculation: the LJ energy per atom of a perfect periodic fcc crystal (minimum image
+    over the 27 neighbouring boxes, plain truncation at the cutoff)."""
+    a = (4.0 / density) ** (1.0 / 3.0)
+    basis = np.array([[0, 0, 0], [0.5, 0.5, 0], [0.5, 0, 0.5], [0, 0.5, 0.5]])
+    sites = np.array([(np.array(c) + b) * a for c in itertools.product(range(cells), repeat=3) for b in basis])
+    length = cells * a
+    images = np.array(list(itertools.product((-1, 0, 1), repeat=3))) * length
+    r = np.linalg.norm(sites[None, None, :, :] + images[None, :, None, :] - sites[0][None, None, None, :], axis=-1)
+    r = r[(r > 1e-9) & (r < cutoff)]
+    return float(0.5 * np.sum(4.0 * (r ** -12 - r ** -6)))
+
+
+def test_static_crystal_runs_and_matches_an_independent_lattice_sum(tmp_path: Path):
+    protocol = DescribedRun()
+    spec = TaskSpec(request=STATIC_FCC, properties=[PropertyRequest(name="potential_energy_per_atom"),
+                                                    PropertyRequest(name="temperature")])
+    assert protocol.applies_to(spec)
+    params, defaults = protocol.parameters(spec)
+    assert any(d.parameter == "velocity" for d in defaults)  # 'start at rest' is no velocity command
+    (job,) = protocol.jobs(params)
+    results = {r.property: r for r in protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)}
+    expected = lj_lattice_energy_per_atom(1.0, 3, 2.0)
+    assert results["potential_energy_per_atom"].value == pytest.approx(expected, rel=1e-6)
+    assert results["temperature"].value == pytest.approx(0.0, abs=1e-12)  # forces vanish on a perfect lattice
+    assert results["potential_energy_per_atom"].unit == "reduced"
+
+
+def run_lammps(job, tmp_path: Path) -> Path:
+    from tools.lammps.engine import lmp_binary
+
+    job_dir = tmp_path / job.id
+    job_dir.mkdir()
+    for name, text in job.inputs.items():
+        (job_dir / name).write_text(text)
+    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]
+    return job_dir
+
+
+def test_three_body_overlay_runs_and_raises_the_lattice_energy(tmp_path: Path):
+    """The ATM triple-dipole term with nu > 0 is repulsive for the near-equilateral triples of an fcc
+    crystal (Axilrod & Teller, J. Chem. Phys. 11, 299 (1943)), so the static energy lies above the
+    LJ lattice sum alone."""
+    text = STATIC_FCC.replace("cutoff 2.0.", "cutoff 2.0, overlaid with the Axilrod-Teller-Muto three-body term "
+                              "(atm cutoff 2.0, angular cutoff 1.5, strength coefficient 0.1).")
+    protocol = DescribedRun()
+    spec = TaskSpec(request=text, properties=[PropertyRequest(name="potential_energy_per_atom")])
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    assert "atm" in job.inputs["in.lammps"]
+    (result,) = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
+    assert result.value > lj_lattice_energy_per_atom(1.0, 3, 2.0) + 1e-3
+
+
+def test_langevin_keeping_the_velocity_temperature_then_removed_and_msd_metrics():
+    from simagent.solve import read_metric
+
+    text = ("Reduced LJ units, a 2D fluid: a sq2 lattice of number density 0.5 in a box of 6 x 6, Lennard-Jones "
+            "cutoff 2.5 sigma, unit mass. Velocities at a temperature of 1.2. Equilibrate for 100 timesteps under "
+            "NVE with a Langevin thermostat that maintains the temperature. Then the thermostat is removed and the "
+            "production runs 200 timesteps in NVE.")
+    d = read_description(text)
+    assert d.renderable, (d.missing, d.unsupported)
+    first, second = (s.dynamics for s in d.stages)
+    assert (first.thermostat, first.t_stop) == ("langevin", 1.2) and second.thermostat is None
+    assert read_metric("mean_sq_deviation_avg").property == "mean_squared_displacement"
+    assert read_metric("MSD").property == "mean_squared_displacement"
+    assert read_metric("avg_diffusion_coeff_from_msd").property == "self_diffusion_coefficient"
+
+
+def test_msd_and_running_diffusion_slope_from_a_real_run(tmp_path: Path):
+    text = ("Reduced LJ units, a 2D fluid: a sq2 lattice of number density 0.5 in a box of 6 x 6, Lennard-Jones "
+            "cutoff 2.5 sigma, unit mass. Velocities at a temperature of 1.2. Run 300 timesteps in NVE.")
+    protocol = DescribedRun()
+    spec = TaskSpec(request=text, properties=[PropertyRequest(name="mean_squared_displacement"),
+                                              PropertyRequest(name="self_diffusion_coefficient")])
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    assert "variable        fitslope equal slope(f_msdvec)/4/(10*dt)" in job.inputs["in.lammps"]  # 2D: 2 x 2
+    results = {r.property: r for r in protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)}
+    # particles of a fluid move away from where they started: the MSD and its slope are positive
+    assert results["mean_squared_displacement"].value > 0
+    assert results["self_diffusion_coefficient"].value > 0
+
+
+def test_green_kubo_viscosity_reading_and_a_real_run(tmp_path: Path):
+    text = ("Reduced LJ units, a 2D fluid: a sq2 lattice of number density 0.6 in a box of 8 x 8, Lennard-Jones "
+            "cutoff 2.5 sigma, unit mass. Velocities at a temperature of 1.0. Run 400 timesteps in NVE. The shear "
+            "viscosity follows from the Green-Kubo relation, with a sample interval of 2 steps and a correlation "
+            "length of 20 samples.")
+    d = read_description(text)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert (d.green_kubo.sample_every, d.green_kubo.correlation_length, d.green_kubo.temperature) == (2, 20, 1.0)
+    assert "a viscosity without a Green-Kubo sample interval and correlation length" in read_description(
+        text.replace("with a sample interval of 2 steps and a correlation length of 20 samples", "")).unsupported
+    protocol = DescribedRun()
+    spec = TaskSpec(request=text, properties=[PropertyRequest(name="shear_viscosity")])
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    rendered = job.inputs["in.lammps"]
+    assert "fix             gk all ave/correlate 2 20 40 v_gkpxy v_gkpxx type auto ave running" in rendered
+    (result,) = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
+    # the stress autocorrelation starts at its positive variance: its integral over a short window is positive
+    assert result.value > 0 and np.isfinite(result.uncertainty)
+
+
+def test_dipolar_spheres_reading_rendering_and_rotation_from_rest(tmp_path: Path):
+    from simagent.solve import read_metric
+
+    text = ("Reduced LJ units in 2D. Finite spherical particles carrying point dipoles sit on a sq2 lattice of "
+            "density 0.7 in a box of 5 x 5; every dipole moment has a magnitude of 1.0 and points in a random "
+            "direction. Lennard-Jones plus dipole-dipole interactions, epsilon 1, sigma 1, cutoff 2.5, unit mass. "
+            "The particles start with zero translational velocity and are integrated in NVE, the orientations "
+            "updated, for 300 timesteps.")
+    d = read_description(text)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.dipoles.magnitude == 1.0 and d.pair.style == "lj/cut/dipole/cut" and d.velocity is None
+    assert read_metric("mean_rotational_KE_of_each_sphere").property == "rotational_energy_per_atom"
+    protocol = DescribedRun()
+    spec = TaskSpec(request=text, properties=[PropertyRequest(name="rotational_energy_per_atom")])
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    rendered = job.inputs["in.lammps"]
+    assert "atom_style      hybrid sphere dipole" in rendered and "nve/sphere update dipole" in rendered
+    (result,) = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
+    # from rest, the torques between randomly oriented dipoles set the spheres spinning
+    assert result.value > 0

@@ -1,0 +1,77 @@
+"""benchmarks/mdgym_dev/compare.py: complete answers and agreement with the references, as the
+issue defines them (exact metric names, finite numbers; within 5 % of the reference), read from
+the folders `simagent solve` / `simagent bench run` write. The dev set here is a small stand-in
+built in tmp_path (SUPPLIED.tsv and task files in MDGym's format); no engine runs."""
+
+from __future__ import annotations
+
+import json
+
+from benchmarks.mdgym_dev.compare import main, reason_category
+
+
+def _task(root, folder, tid, level, metrics):
+    (root / folder).mkdir(parents=True, exist_ok=True)
+    (root / folder / f"{tid}.json").write_text(json.dumps({
+        "id": tid, "problem_description": "...", "level": level, "metrics": metrics,
+        "ground_truth": {}, "time_limit": 0, "engine": "lammps"}))
+
+
+def _answer(results, tid, answer, report=""):
+    folder = results / tid
+    folder.mkdir(parents=True)
+    if answer is not None:
+        (folder / "final_answer.json").write_text(json.dumps(answer))
+    (folder / "report.md").write_text(report)
+
+
+def test_counts_complete_answers_and_metrics_within_five_percent(tmp_path, capsys):
+    mdgym = tmp_path / "mdgym"
+    _task(mdgym, "lammps_1", "a_lj", "1", ["average_temperature", "average_potential_energy"])
+    _task(mdgym, "lammps_1", "b_refused", "1", ["average_pressure"])
+    _task(mdgym, "lammps_2", "c_nan", "2", ["x"])
+    _task(mdgym, "lammps_2", "d_supplied", "2", ["y"])  # has a supplied file: out of scope
+    _task(mdgym, "lammps_2", "e_not_run", "2", ["z"])
+    (mdgym / "SUPPLIED.tsv").write_text(
+        "repository_path\tsize_chars\there\ndata/data_files/LAMMPS/potentials/d_supplied/f.data\t10\tno\n")
+    refs = tmp_path / "references.json"
+    refs.write_text(json.dumps({
+        "a_lj": {"metrics": {"average_temperature": {"value": 0.70}, "average_potential_energy": {"value": -5.0}}},
+        "c_nan": {"metrics": {"x": {"value": 1.0}}}}))
+    results = tmp_path / "results"
+    # 0.72 is 2.9 % above 0.70 (within); -5.5 is 10 % below -5.0 (outside)
+    _answer(results, "a_lj", {"average_temperature": 0.72, "average_potential_energy": -5.5})
+    _answer(results, "b_refused", {}, "## Not computed\n\n- `average_pressure`: the description prescribes "
+            "pair_style hybrid/overlay, which lammps/fluid_md does not run\n\n## What was run\n")
+    _answer(results, "c_nan", {"x": "nan"})  # a string, not a finite number
+    _answer(results, "d_supplied", {"y": 1.0})
+
+    assert main([str(results), "--mdgym", str(mdgym), "--references", str(refs),
+                 "--triage", str(tmp_path / "none.json"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    total = out["summary"]["all/all"]
+    assert total["tasks"] == 4  # d_supplied is not a no-file task
+    assert total["run"] == 3
+    assert total["complete"] == 1  # only a_lj: exact keys, finite numbers
+    assert total["metrics"] == 5
+    assert total["with_reference"] == 3
+    assert total["within_5pct"] == 1
+    assert total["failures"] == {"protocol": 1, "run": 1, "not run": 1}
+    level2 = out["summary"]["lammps/2"]
+    assert level2["tasks"] == 2 and level2["complete"] == 0
+    by_id = {t["id"]: t for t in out["tasks"]}
+    assert abs(by_id["a_lj"]["scored"]["average_temperature"]["rel_error"] - 0.02 / 0.70) < 1e-12
+    assert by_id["a_lj"]["scored"]["average_potential_energy"]["within"] is False
+
+
+def test_report_reasons_map_to_the_triage_categories():
+    def reason(text):
+        return f"## Not computed\n\n- `m`: {text}\n\n## What was run\n"
+
+    assert reason_category(reason("named files not supplied/shipped: Al99.eam.alloy"))[0] == "file"
+    assert reason_category(reason("metric names not computed: average_hbond"))[0] == "metric"
+    assert reason_category(reason("the metric name 'avg_msd' names no property simagent computes"))[0] == "metric"
+    assert reason_category(reason("description lacks: density"))[0] == "clarification"
+    assert reason_category(reason("no protocol computes total_energy_per_atom for silicon"))[0] == "protocol"
+    assert reason_category(reason("unknown material 'total magnetization'"))[0] == "reading"
+    assert reason_category(reason("LAMMPS stopped: lost atoms"))[0] == "run"

@@ -1,0 +1,202 @@
+"""A SimulationDescription (simagent.described.model) rendered literally to one LAMMPS input.
+
+Each statement of the description becomes the LAMMPS command that states it, in order: units,
+dimension, boundary, lattice/region/create_box/create_atoms, masses, the pair style with its
+coefficients and modifiers, the timestep, the velocity creation, then every stage (a run with its
+integrator and fixes, or a minimisation). Thermo output is always `step temp pe ke etotal press vol
+density atoms` with `thermo_modify norm no` (extensive energies; the analysis divides by `atoms`
+where a metric is per atom), so every unit style is read the same way. Nothing is added that the
+description does not state, except the output needed to measure the metrics.
+"""
+
+from __future__ import annotations
+
+import math
+
+from simagent.described.model import Dynamics, SimulationDescription, Stage
+
+THERMO = "step temp pe ke etotal press vol density atoms"
+EROT_COLUMN = "c_erot"  # rotational kinetic energy of finite spheres (compute erotate/sphere)
+THERMO_SAMPLES = 500  # thermo lines per run stage when the description states no interval
+RDF_BINS = 200
+RDF_FILE = "rdf.dat"
+RDF_SNAPSHOTS = 50  # g(r) snapshots over the averaged stage
+MSD_VECTOR_EVERY = 10  # steps between the MSD values the diffusion slope is fitted to (LAMMPS examples/DIFFUSE)
+MSD_COLUMN = "c_msd[4]"
+GK_COLUMNS = ("v_etaxy", "v_etaxx")
+SLOPE_COLUMN = "v_fitslope"
+
+
+def thermo_every(desc: SimulationDescription, stage: Stage) -> int:
+    return desc.thermo_every or max(1, stage.steps // THERMO_SAMPLES)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.10g}"
+
+
+def _system(desc: SimulationDescription) -> list[str]:
+    assert desc.lattice is not None and desc.box is not None and desc.units is not None
+    box = desc.box
+    extents = " ".join(f"{_fmt(lo)} {_fmt(hi)}" for lo, hi in zip(box.lo, box.hi, strict=True))
+    style = "hybrid sphere dipole" if desc.dipoles else "atomic"
+    lines = [f"units           {desc.units}", f"dimension       {desc.dimension}",
+             f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
+             f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}",
+             f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
+             f"create_box      {desc.atom_types} box", "create_atoms    1 box"]
+    if desc.dipoles:  # finite spheres carry per-atom masses
+        lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
+        lines.append(f"set             group all dipole/random {desc.dipoles.seed} {_fmt(desc.dipoles.magnitude)}")
+    else:
+        lines += [f"mass            {t} {_fmt(m)}" for t, m in sorted(desc.masses.items())]
+    return lines
+
+
+def _interactions(desc: SimulationDescription) -> list[str]:
+    pair = desc.pair
+    assert pair is not None
+    lines = []
+    if pair.three_body is None:
+        lines.append(f"pair_style      {pair.style} {_fmt(pair.cutoff)}")
+        lines += [f"pair_coeff      {c.i} {c.j} {_fmt(c.epsilon)} {_fmt(c.sigma)}"
+                  + (f" {_fmt(c.cutoff)}" if c.cutoff else "") for c in pair.coeffs]
+    else:
+        tb = pair.three_body
+        lines.append(f"pair_style      hybrid/overlay {pair.style} {_fmt(pair.cutoff)} atm {_fmt(tb.cutoff)} "
+                     f"{_fmt(tb.cutoff_triple)}")
+        lines += [f"pair_coeff      {c.i} {c.j} {pair.style} {_fmt(c.epsilon)} {_fmt(c.sigma)}" for c in pair.coeffs]
+        lines.append(f"pair_coeff      * * atm * {_fmt(tb.nu)}")  # i j, then k of the triple
+    modify = [f"{key} yes" for key, on in (("shift", pair.shift), ("tail", pair.tail)) if on]
+    if pair.mixing:
+        modify.append(f"mix {pair.mixing}")
+    if modify:
+        lines.append("pair_modify     " + " ".join(modify))
+    if desc.neighbor_skin is not None:
+        lines.append(f"neighbor        {_fmt(desc.neighbor_skin)} bin")
+    if desc.neighbor_every is not None:
+        lines.append(f"neigh_modify    every {desc.neighbor_every}")
+    return lines
+
+
+def _velocity(desc: SimulationDescription) -> list[str]:
+    v = desc.velocity
+    if v is None:
+        return []
+    return [f"velocity        all create {_fmt(v.temperature)} {v.seed} dist {v.distribution} "
+            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}"]
+
+
+def dynamics_fixes(dyn: Dynamics, spheres: bool = False) -> list[str]:
+    """The fixes of one run stage (ids dyn1, dyn2), the integrator first. `spheres`: dipolar spheres,
+    integrated by nve/sphere with their dipoles updated (NVE only)."""
+    if spheres:
+        if dyn.ensemble != "nve" or dyn.thermostat is not None:
+            raise ValueError("dipolar spheres are rendered with NVE (nve/sphere update dipole) only")
+        return ["fix             dyn1 all nve/sphere update dipole"]
+    temp = f"{_fmt(dyn.t_start)} {_fmt(dyn.t_stop)} {_fmt(dyn.t_damp)}" if dyn.t_stop is not None else ""
+    if dyn.ensemble == "nvt":
+        return [f"fix             dyn1 all nvt temp {temp}"]
+    if dyn.ensemble in ("npt", "nph"):
+        press = f"{dyn.p_coupling} {_fmt(dyn.p_start)} {_fmt(dyn.p_stop)} {_fmt(dyn.p_damp)}"
+        if dyn.ensemble == "nph":
+            return [f"fix             dyn1 all nph {press}"]
+        return [f"fix             dyn1 all npt temp {temp} {press}"]
+    fixes = ["fix             dyn1 all nve"]
+    if dyn.thermostat == "langevin":
+        fixes.append(f"fix             dyn2 all langevin {temp} {dyn.seed}")
+    elif dyn.thermostat == "berendsen":
+        fixes.append(f"fix             dyn2 all temp/berendsen {temp}")
+    elif dyn.thermostat == "velocity-rescale":
+        fixes.append(f"fix             dyn2 all temp/rescale {dyn.rescale_every} {_fmt(dyn.t_start)} "
+                     f"{_fmt(dyn.t_stop)} {_fmt(dyn.rescale_window or 0.0)} 1.0")
+    return fixes
+
+
+def _measurements(desc: SimulationDescription, stage: Stage, rdf: bool, msd: bool, diffusion: bool) -> list[str]:
+    """What the averaged stage records beyond the thermo quantities: g(r) snapshots into rdf.dat;
+    the MSD from the stage's start (compute msd) and the running diffusion coefficient, the slope
+    of the MSD against time over 2 x dimension (a least-squares slope over values 10 steps apart)."""
+    lines = []
+    if rdf:
+        every = max(1, stage.steps // RDF_SNAPSHOTS)
+        lines += [f"compute         rdf all rdf {RDF_BINS}",
+                  f"fix             rdf all ave/time {every} 1 {every} c_rdf[*] file {RDF_FILE} mode vector"]
+    if msd or diffusion:
+        lines.append("compute         msd all msd")
+        if diffusion:
+            lines += [f"fix             msdvec all vector {MSD_VECTOR_EVERY} {MSD_COLUMN}",
+                      f"variable        fitslope equal slope(f_msdvec)/{2 * desc.dimension}/({MSD_VECTOR_EVERY}*dt)"]
+    return lines
+
+
+def _green_kubo(desc: SimulationDescription) -> list[str]:
+    """The running Green-Kubo viscosity (LAMMPS examples/VISCOSITY): autocorrelations of pxy and of
+    the traceless pxx - p, integrated (trap) and scaled by V s dt / (k_B T); the xx estimate is
+    divided by 2 - 2/dimension."""
+    gk = desc.green_kubo
+    assert gk is not None
+    s, p = gk.sample_every, gk.correlation_length
+    return ["variable        gkpxy equal pxy", "variable        gkpxx equal pxx-press",
+            f"fix             gk all ave/correlate {s} {p} {s * p} v_gkpxy v_gkpxx type auto ave running",
+            f"variable        gkscale equal vol*{s}*dt/{_fmt(gk.temperature)}",
+            "variable        etaxy equal trap(f_gk[3])*v_gkscale",
+            f"variable        etaxx equal trap(f_gk[4])*v_gkscale/{_fmt(2 - 2 / desc.dimension)}"]
+
+
+def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False,
+           viscosity: bool = False, rotation: bool = False) -> str:
+    """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
+    in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
+    the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy."""
+    if not desc.renderable:
+        problems = desc.unsupported + desc.missing or ["no stage"]
+        raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
+    lines = ["# simagent lammps/described: the task's description, rendered literally",
+             "# (the defaults applied where the text is silent are listed in report.md)", ""]
+    lines += _system(desc) + _interactions(desc)
+    lines += [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", "thermo_modify   norm no"]
+    lines += _velocity(desc)
+    active: list[str] = []
+    for index, stage in enumerate(desc.stages):
+        lines += ["", f"# stage {index + 1}: {stage.name}: {stage.evidence[:100]}"]
+        for fix_id in active:
+            lines.append(f"unfix           {fix_id}")
+        active = []
+        if stage.reset_timestep:
+            lines.append("reset_timestep  0")
+        if stage.kind == "minimize":
+            m = stage.minimize
+            assert m is not None
+            if desc.dimension == 2:
+                lines.append("fix             e2d all enforce2d")
+                active.append("e2d")
+            lines += [f"min_style       {m.style}", f"minimize        {m.etol:g} {m.ftol:g} {m.max_iterations} "
+                      f"{m.max_evaluations}"]
+            continue
+        assert stage.dynamics is not None
+        fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None)
+        if desc.dimension == 2:
+            fixes.append("fix             e2d all enforce2d")  # last: it zeroes what the other fixes set
+        lines += fixes
+        active = [f.split()[1] for f in fixes]
+        if index == desc.average_stage:
+            extra = _measurements(desc, stage, rdf, msd, diffusion)
+            columns = [MSD_COLUMN] * (msd or diffusion) + [SLOPE_COLUMN] * diffusion
+            if rotation:
+                extra.append("compute         erot all erotate/sphere")
+                columns.append(EROT_COLUMN)
+            if viscosity:
+                extra += _green_kubo(desc)
+                columns += GK_COLUMNS
+            if columns:  # thermo_style resets thermo_modify
+                extra += [f"thermo_style    custom {THERMO} {' '.join(columns)}", "thermo_modify   norm no"]
+            lines += extra
+            active += [w.split()[1] for w in extra if w.startswith("fix ")]
+        every = thermo_every(desc, stage)
+        if diffusion and index == desc.average_stage:  # the slope is computed on the MSD vector's steps
+            every = math.lcm(every, MSD_VECTOR_EVERY)
+        if viscosity and index == desc.average_stage and desc.green_kubo:  # correlations exist on these steps
+            every = math.lcm(every, desc.green_kubo.sample_every * desc.green_kubo.correlation_length)
+        lines += [f"thermo          {every}", f"run             {stage.steps}"]
+    return "\n".join(lines) + "\n"

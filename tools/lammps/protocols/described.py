@@ -1,0 +1,212 @@
+"""lammps/described: a task's own description, read into a SimulationDescription and run literally.
+
+When a text prescribes the whole simulation (system, interactions, velocities, the sequence of
+runs and minimisations), this protocol runs exactly that (tools.lammps.described renders it) and
+measures the metrics from its output: thermo averages (temperature, energies per atom, pressure,
+volume, density) over the averaged stage with block-average standard errors (simagent.stats), and
+the coordination number and g(r) first peak from g(r) snapshots of that stage
+(simagent.materials.rdf). It never changes what the description states; what the description does
+not state gets the documented defaults listed with the answer, and a description that prescribes
+something the renderer cannot write is refused by name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from simagent.described.model import SimulationDescription
+from simagent.described.reading import read_description
+from simagent.errors import CalculationFailed, ReadError, RequestError
+from simagent.materials.rdf import rdf_peak_and_cn
+from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.protocols import Protocol, register
+from simagent.stats import block_average
+from tools.lammps.described import EROT_COLUMN, GK_COLUMNS, MSD_COLUMN, RDF_FILE, SLOPE_COLUMN, render
+from tools.lammps.parse import read_output
+
+JOB_ID = "described"
+# property -> (thermo column, per atom)
+THERMO_PROPERTIES: dict[str, tuple[str, bool]] = {
+    "temperature": ("Temp", False), "pressure": ("Press", False), "volume": ("Volume", False),
+    "density": ("Density", False), "potential_energy_per_atom": ("PotEng", True),
+    "kinetic_energy_per_atom": ("KinEng", True), "total_energy_per_atom": ("TotEng", True),
+}  # fmt: skip
+STRUCTURE_PROPERTIES = ("coordination_number", "rdf")
+# property -> thermo column of the averaged stage (tools.lammps.described._measurements)
+MOTION_PROPERTIES = {"mean_squared_displacement": MSD_COLUMN, "self_diffusion_coefficient": SLOPE_COLUMN}
+VISCOSITY = "shear_viscosity"  # Green-Kubo, when the description states its sampling
+ROTATION = "rotational_energy_per_atom"  # finite spheres (dipolar), compute erotate/sphere
+# the unit of each thermo quantity per unit style (LAMMPS units command)
+UNITS: dict[str, dict[str, str]] = {
+    "lj": {"energy": "reduced", "temperature": "reduced", "pressure": "reduced", "volume": "reduced",
+           "density": "reduced", "length": "reduced"},
+    "real": {"energy": "kcal/mol", "temperature": "K", "pressure": "atm", "volume": "angstrom^3",
+             "density": "g/cm^3", "length": "angstrom"},
+    "metal": {"energy": "eV", "temperature": "K", "pressure": "bar", "volume": "angstrom^3",
+              "density": "g/cm^3", "length": "angstrom"},
+}  # fmt: skip
+
+
+class DescribedParams(BaseModel):
+    description: SimulationDescription
+    properties: list[str] = Field(default_factory=list)
+    time_limit_s: float = Field(default=3600.0, gt=0)
+
+
+def _description(spec: TaskSpec) -> SimulationDescription:
+    return read_description(spec.request)
+
+
+@register
+class DescribedRun(Protocol):
+    name = "lammps/described"
+    engine = "lammps"
+    properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
+        frozenset(MOTION_PROPERTIES) | {VISCOSITY, ROTATION}
+    Params = DescribedParams
+    description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
+                   "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
+
+    def applies_to(self, spec: TaskSpec) -> bool:
+        if spec.engine != "lammps" or not spec.properties:
+            return False
+        if not all(p.name in self.properties and p.at == "average" for p in spec.properties):
+            return False
+        desc = _description(spec)
+        wants_gk = any(p.name == VISCOSITY for p in spec.properties)
+        wants_rotation = any(p.name == ROTATION for p in spec.properties)
+        return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
+            desc.dipoles is not None or not wants_rotation)
+
+    def parameters(self, spec: TaskSpec) -> tuple[BaseModel, list[DefaultApplied]]:
+        desc = _description(spec)
+        if desc.unsupported:
+            raise RequestError("the description prescribes " + ", ".join(desc.unsupported) + ", which simagent does "
+                               "not render; simagent runs no substitute for a prescribed protocol")
+        if not desc.renderable:
+            raise RequestError("the description does not state " + ", ".join(desc.missing or ["any run"]))
+        defaults = [DefaultApplied(parameter=k, value=v.split(": ", 1)[0], reason=v.split(": ", 1)[-1])
+                    for k, v in desc.defaults.items()]  # each default is written 'value: reason'
+        return DescribedParams(description=desc, properties=[p.name for p in spec.properties]), defaults
+
+    def jobs(self, params: BaseModel) -> list[Job]:
+        p = self.as_params(params)
+        rdf = any(name in STRUCTURE_PROPERTIES for name in p.properties)
+        text = render(p.description, rdf=rdf, msd="mean_squared_displacement" in p.properties,
+                      diffusion="self_diffusion_coefficient" in p.properties, viscosity=VISCOSITY in p.properties,
+                      rotation=ROTATION in p.properties)
+        return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
+                    inputs={"in.lammps": text}, time_limit_s=p.time_limit_s)]
+
+    def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
+        p = self.as_params(params)
+        desc = p.description
+        job_dir = job_dirs[JOB_ID]
+        out = read_output(job_dir)
+        if out.errors:
+            raise CalculationFailed(f"LAMMPS stopped: {out.errors[0]}")
+        if len(out.runs) != len(desc.stages):
+            raise ReadError(f"{len(out.runs)} thermo blocks for {len(desc.stages)} stages in {job_dir / 'log.lammps'}")
+        index = desc.average_stage if desc.average_stage is not None else desc.run_stages()[-1]
+        stage = desc.stages[index]
+        block = out.runs[index]
+        units = UNITS[desc.units or "lj"]
+        where = f"stage {index + 1} ({stage.name}, {stage.steps} steps)"
+        results = []
+        for name in p.properties:
+            if name in THERMO_PROPERTIES:
+                results.append(_thermo(name, block, units, where))
+            elif name in MOTION_PROPERTIES:
+                results.append(_motion(name, block, desc, where))
+            elif name == ROTATION:
+                results.append(_thermo(name, block, units, where))
+            elif name == VISCOSITY:
+                results.append(_viscosity(block, desc, where))
+        wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
+        if wanted:
+            results += _structure(wanted, job_dir, block, desc, units, where)
+        return results
+
+
+def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], where: str) -> Result:
+    column, per_atom = THERMO_PROPERTIES[name] if name in THERMO_PROPERTIES else (EROT_COLUMN, True)
+    if column not in block:
+        raise ReadError(f"thermo column {column} missing")
+    series = block[column] / (block["Atoms"] if per_atom else 1.0)
+    mean, err = block_average(series)
+    kind = name.split("_")[0] if name not in ("temperature", "pressure", "volume", "density") else name
+    unit = units["energy" if per_atom else kind]
+    if per_atom and unit != "reduced":
+        unit += "/atom"
+    return Result(quantity=name, value=mean, unit=unit, uncertainty=err, job=JOB_ID, log="log.lammps",
+                  method=f"average of thermo {column}{' / atoms' if per_atom else ''} over {where}, "
+                         f"{series.size} samples; standard error by block averaging")
+
+
+def _motion(name: str, block: dict[str, np.ndarray], desc: SimulationDescription, where: str) -> Result:
+    column = MOTION_PROPERTIES[name]
+    if column not in block:
+        raise ReadError(f"thermo column {column} missing")
+    series = block[column]
+    series = series[np.isfinite(series)]
+    if name == "self_diffusion_coefficient":
+        series = series[1:]  # the first line has fewer than two MSD values to fit
+    if series.size < 2:
+        raise CalculationFailed(f"too few {column} values in {where} to average")
+    mean, err = block_average(series)
+    length = UNITS[desc.units or "lj"]["length"]
+    time = {"lj": "reduced", "real": "fs", "metal": "ps"}[desc.units or "lj"]
+    if length == "reduced":
+        unit = "reduced"
+    else:
+        unit = f"{length}^2" + ("" if name == "mean_squared_displacement" else f"/{time}")
+    how = ("the MSD from the stage's start (compute msd)" if name == "mean_squared_displacement" else
+           f"the running diffusion coefficient, least-squares slope of the MSD against time / {2 * desc.dimension}")
+    return Result(quantity=name, value=mean, unit=unit, uncertainty=err, job=JOB_ID, log="log.lammps",
+                  method=f"average of {how} (thermo {column}) over {where}, {series.size} samples; standard error "
+                         "by block averaging")
+
+
+def _viscosity(block: dict[str, np.ndarray], desc: SimulationDescription, where: str) -> Result:
+    if desc.green_kubo is None or any(c not in block for c in GK_COLUMNS):
+        raise ReadError("no Green-Kubo columns in the thermo output")
+    xy, xx = (float(block[c][-1]) for c in GK_COLUMNS)
+    gk = desc.green_kubo
+    return Result(quantity=VISCOSITY, value=0.5 * (xy + xx), unit="reduced", uncertainty=abs(xy - xx) / 2,
+                  job=JOB_ID, log="log.lammps",
+                  method=f"Green-Kubo: running average over {where} of the pxy and traceless pxx stress "
+                         f"autocorrelations (sampled every {gk.sample_every} steps, {gk.correlation_length} lags), "
+                         f"integrated with k_B T = {gk.temperature:g}; eta_xy = {xy:.5g}, eta_xx = {xx:.5g}, their "
+                         "mean; ± is half their difference (one trajectory)")
+
+
+def _structure(wanted: list[str], job_dir: Path, block: dict[str, np.ndarray], desc: SimulationDescription,
+               units: dict[str, str], where: str) -> list[Result]:
+    path = job_dir / RDF_FILE
+    if not path.is_file():
+        raise ReadError(f"no {RDF_FILE} in {job_dir}")
+    rows = [line.split() for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    table = np.array([[float(x) for x in r[1:3]] for r in rows if len(r) == 4])
+    if table.size == 0:
+        raise ReadError(f"{RDF_FILE} holds no g(r) rows")
+    nbins = int(rows[0][1]) if len(rows[0]) == 2 else None
+    if nbins is None or table.shape[0] % nbins:
+        raise ReadError(f"cannot read the g(r) blocks of {path}")
+    snaps = table.reshape(-1, nbins, 2)
+    r, g = snaps[0, :, 0], snaps[:, :, 1].mean(axis=0)
+    volume = float(np.mean(block["Volume"]))  # LAMMPS reports the area of a 2D box as its volume
+    rho = float(np.mean(block["Atoms"])) / volume
+    peak, minimum, cn = rdf_peak_and_cn(r, g, rho, desc.dimension)
+    method = f"g(r) averaged over {snaps.shape[0]} snapshots of {where}; first minimum at r = {minimum:.3f}"
+    out = []
+    if "coordination_number" in wanted:
+        out.append(Result(quantity="coordination_number", value=cn, unit="", job=JOB_ID, data_file=RDF_FILE,
+                          method=f"integral of rho g(r) up to the first minimum; {method}"))
+    if "rdf" in wanted:
+        out.append(Result(quantity="rdf", label="first_peak", value=peak, unit=units["length"], job=JOB_ID,
+                          data_file=RDF_FILE, method=f"position of the first g(r) maximum; {method}"))
+    return out
