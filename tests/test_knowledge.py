@@ -300,13 +300,20 @@ def test_bm25_ranks_the_exact_option_entry_first_on_a_tiny_corpus():
     assert lexical.BM25(texts).scores("zeolite imidazolate").max() == 0
 
 
-def test_reciprocal_rank_fusion_rewards_agreement():
+def test_blend_keeps_a_passage_that_one_ranking_puts_first():
     from simagent.knowledge import lexical
 
-    fused = lexical.rrf([[1, 2, 3], [3, 2, 9]], k=60)
-    # 3 (1/63 + 1/61) and 2 (2/62) appear in both rankings and beat 1 (1/61), first only once
-    assert [item for item, _ in fused][:2] == [3, 2]
-    assert dict(fused)[9] == pytest.approx(1 / 63)
+    # chunk 1: best by meaning, no keyword in common; chunk 2: middling in both; chunk 3: keywords only
+    dense = {1: 0.60, 2: 0.50, 3: 0.30}
+    keyword = {1: 0.0, 2: 4.0, 3: 8.0}
+    blended = dict(lexical.blend(dense, keyword, weight=0.6))
+    # scaled: dense 1 -> 1.0, 2 -> 2/3, 3 -> 0; keyword 1 -> 0, 2 -> 0.5, 3 -> 1.0
+    assert blended[1] == pytest.approx(0.6)
+    assert blended[2] == pytest.approx(0.6 * 2 / 3 + 0.4 * 0.5)
+    assert blended[3] == pytest.approx(0.4)
+    assert [c for c, _ in lexical.blend(dense, keyword, weight=0.6)] == [2, 1, 3]
+    assert [c for c, _ in lexical.blend(dense, keyword, weight=1.0)] == [1, 2, 3]
+    assert lexical.blend({}, {}) == []
 
 
 def test_hybrid_search_finds_the_option_entry_by_its_name(tmp_path):
@@ -414,3 +421,18 @@ def test_rebuild_embeds_only_passages_whose_text_changed(tmp_path, monkeypatch):
     assert hits[0].section == "Thermostats" and hits[0].score > 0.5
     # another model: nothing is reused
     assert VectorIndex(tmp_path / "ix", IndexSettings(model="other-model")).reusable_vectors() == {}
+
+
+def test_option_entries_say_what_their_unit_means():
+    from simagent.knowledge.documents import Chunk, option_value_note
+
+    assert option_value_note("nstenergy: (1000) [steps] number of steps between writing energies") == \
+        " Its value is how often, as an interval in steps (default 1000)."
+    assert option_value_note("ref-p: [bar] The reference pressure for coupling.") == " Its value is a pressure in bar."
+    assert option_value_note("integrator: md A leap-frog algorithm") == ""
+    assert option_value_note("The [bar] unit in prose") == ""
+    entry = Chunk(text="ref-p: [bar] The reference pressure for coupling.", section="Run > Pressure coupling > ref-p")
+    assert "(also written ref p, ref_p). Its value is a pressure in bar: ref-p: [bar]" in entry.embedding_text("mdp")
+    plain = Chunk(text="integrator: md A leap-frog algorithm", section="Run > integrator")
+    assert plain.embedding_text("mdp") == "mdp > Run > integrator. The setting or parameter integrator: " \
+        "integrator: md A leap-frog algorithm"

@@ -16,7 +16,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from simagent.knowledge import chunking, embed, lexical
-from simagent.knowledge.documents import PASSAGE_VERSION, Chunk, Document, Hit
+from simagent.knowledge.documents import PASSAGE_VERSION, Chunk, Document, Hit, option_value_note
 
 FORMAT = 1
 INDEX_FILE = "index.faiss"
@@ -167,24 +167,27 @@ class VectorIndex:
             ids = sorted(self.chunks)
             texts = [" ".join((self.documents[self.chunks[i]["doc"]]["title"],
                                self.documents[self.chunks[i]["doc"]].get("summary") or "",
-                               self.chunks[i].get("section", ""), self.chunks[i]["text"])) for i in ids]
+                               self.chunks[i].get("section", ""), option_value_note(self.chunks[i]["text"]),
+                               self.chunks[i]["text"])) for i in ids]
             self._bm25 = (ids, lexical.BM25(texts))
         return self._bm25
 
     def hybrid_search(self, query: str, vector: np.ndarray, depth: int = 30) -> list[tuple[float, Hit]]:
-        """Dense (cosine) and keyword (BM25) rankings of the top `depth` chunks each, fused by reciprocal
-        rank; (fused score, hit) best first. Each hit's `score` stays its cosine similarity (the
-        relevance threshold is calibrated on it)."""
+        """The top `depth` chunks by cosine and by BM25, each scored by a weighted sum of the two scores
+        scaled to 0..1 over these candidates (lexical.blend); (blended score, hit) best first. Each
+        hit's `score` stays its cosine similarity (the relevance threshold is calibrated on it)."""
         if not self.chunks or self.stale:
             return []
         scores, ids = self._index().search(np.ascontiguousarray(vector.reshape(1, -1), dtype="float32"),
                                            len(self.chunks))
         cosine = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if int(i) in self.chunks}
-        dense = list(cosine)[:depth]
         chunk_ids, bm25 = self._lexical()
         keyword = bm25.scores(query)
         top = [chunk_ids[n] for n in np.argsort(-keyword, kind="stable")[:depth] if keyword[n] > 0]
-        return [(fused, self.hit(cid, cosine[cid])) for cid, fused in lexical.rrf([dense, top]) if cid in cosine]
+        candidates = list(dict.fromkeys([*list(cosine)[:depth], *top]))
+        by_id = dict(zip(chunk_ids, keyword.tolist(), strict=True))
+        blended = lexical.blend({c: cosine[c] for c in candidates}, {c: by_id[c] for c in candidates})
+        return [(score, self.hit(cid, cosine[cid])) for cid, score in blended]
 
     def hit(self, chunk_id: int, score: float) -> Hit:
         chunk = self.chunks[chunk_id]

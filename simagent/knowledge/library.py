@@ -1,7 +1,7 @@
 """The knowledge base a question is answered from: the bundled index (rag_index/: engine manuals,
 simagent's method notes, force-field and potential citations) and the user's own index (their
-papers, in the user data folder). Search embeds the question once, fuses each index's dense and
-keyword (BM25) rankings and merges the indexes' hits by fused score; a hit's `score` stays its
+papers, in the user data folder). Search embeds the question once, blends each index's dense and
+keyword (BM25) scores and merges the indexes' hits by blended score; a hit's `score` stays its
 cosine similarity."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from simagent.knowledge.documents import CorpusError, Hit, SourceKind
 from simagent.knowledge.index import IndexSettings, VectorIndex
 from simagent.paths import rag_index_dir, user_data_dir
 
-# Measured on benchmarks/rag (see its README): unanswerable questions scored at most 0.307, questions
-# answered at rank 1 at least 0.361.
+# Measured on benchmarks/rag (see its README): unanswerable questions scored at most 0.304, questions
+# answered at rank 1 at least 0.351.
 RELEVANCE_THRESHOLD = 0.35
 
-# candidates taken from each ranking (dense, keyword) before reciprocal-rank fusion
+# candidates taken from each ranking (dense, keyword) before their scores are blended
 FUSION_DEPTH = 30
 
 Progress = Callable[[str, int, int], None]
