@@ -42,8 +42,15 @@ def spec(molecule: str, kind: str, kelvin: float) -> TaskSpec:
     )  # fmt: skip
 
 
+# Linear polyethylene melt (high molecular weight) at 450 K and 0.1 MPa: specific volume from the Tait
+# zero-pressure isobar of HDPE tabulated by Rodgers, J. Appl. Polym. Sci. 48, 1061 (1993),
+# V(0, t) = 1.1595 + 8.0394e-4 t cm^3/g (t in deg C): 1.3017 cm^3/g at 176.85 C
+PE_450 = (1 / (1.1595 + 8.0394e-4 * 176.85), "linear PE melt (high MW), 450 K, 0.1 MPa: Tait fit of HDPE PVT data, "
+          "Rodgers, J. Appl. Polym. Sci. 48, 1061 (1993); the simulated chains are C100")
+
 CASES = {
     "n-hexane 298.15 K": (spec("n-hexane", "molecular_fluid", 298.15), HEXANE_298),
+    "polyethylene C100 450 K": (spec("polyethylene", "polymer", 450.0), PE_450),
 }
 
 

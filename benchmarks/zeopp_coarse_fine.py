@@ -108,13 +108,23 @@ def run_entry(cif: Path, coarse_samples: int) -> dict:
         return row | json.loads(out.read_text())
 
 
-def band(errors: list[float], quantile: float = 0.98) -> float:
-    """Half-width of the coarse pass's error band: a high quantile of |coarse - fine| on the sample."""
-    ordered = sorted(abs(e) for e in errors)
-    return ordered[min(len(ordered) - 1, int(quantile * len(ordered)))] if ordered else 0.0
+def band(errors: list[float], quantile: float = 0.98) -> tuple[float, float]:
+    """The coarse pass's error band (low, high): the 2nd and 98th percentiles of coarse - fine on the
+    sample. The coarse (no -ha) PLD is mostly below the fine one, so the band is not symmetric."""
+    ordered = sorted(errors)
+    if not ordered:
+        return 0.0, 0.0
+    return (ordered[int((1 - quantile) * (len(ordered) - 1))], ordered[round(quantile * (len(ordered) - 1))])
 
 
-def plan(rows: list[dict], kinetic: float, min_vf: float, pld_band: float, vf_band: float) -> dict:
+def ambiguous(coarse: float, cut: float, errors: tuple[float, float]) -> bool:
+    """True when the fine value (coarse - error, error within the band) may lie on either side of the cut."""
+    low, high = errors
+    return cut + low <= coarse <= cut + high
+
+
+def plan(rows: list[dict], kinetic: float, min_vf: float, pld_band: tuple[float, float],
+         vf_band: tuple[float, float]) -> dict:
     """Coarse-to-fine decisions and their CPU cost (per entry: process overhead, read, coarse steps; the
     fine steps only where needed), checked against the fine values and the CoRE table."""
     cost_coarse = cost_fine = overheads = 0.0
@@ -127,7 +137,7 @@ def plan(rows: list[dict], kinetic: float, min_vf: float, pld_band: float, vf_ba
         cost_coarse += overhead + cpu["read"] + cpu["coarse_res"] + cpu["coarse_res_write"]
         v = r["values"]
         pld = v["coarse_PLD"]
-        if abs(pld - kinetic) <= pld_band:
+        if ambiguous(pld, kinetic, pld_band):
             refined_pld += 1
             cost_fine += cpu["fine_ha"] + cpu["fine_res"] + cpu["fine_res_write"]
             pld = v["fine_PLD"]
@@ -135,9 +145,9 @@ def plan(rows: list[dict], kinetic: float, min_vf: float, pld_band: float, vf_ba
         if passed:  # the void fraction only for entries that pass the PLD cut
             cost_coarse += cpu["coarse_vol"]
             vf = v["coarse_VF"]
-            if abs(vf - min_vf) <= vf_band:
+            if ambiguous(vf, min_vf, vf_band):
                 refined_vf += 1
-                if abs(v["coarse_PLD"] - kinetic) > pld_band:  # the DEF network is not built yet
+                if not ambiguous(v["coarse_PLD"], kinetic, pld_band):  # the DEF network is not built yet
                     cost_fine += cpu["fine_ha"]
                 cost_fine += cpu["fine_vol"]
                 vf = v["fine_VF"]
@@ -210,6 +220,10 @@ def report(args, rows: list[dict], failed: dict, sample: list[str], total: int, 
     pld_band = band([r["values"]["coarse_PLD"] - r["values"]["fine_PLD"] for r in rows])
     vf_band = band([r["values"]["coarse_VF"] - r["values"]["fine_VF"] for r in rows])
     decisions = plan(rows, args.kinetic, args.min_vf, pld_band, vf_band)
+    # held out: the band from the even-numbered entries, the decisions checked on the odd-numbered ones
+    held_band = (band([r["values"]["coarse_PLD"] - r["values"]["fine_PLD"] for r in rows[::2]]),
+                 band([r["values"]["coarse_VF"] - r["values"]["fine_VF"] for r in rows[::2]]))
+    held_out = plan([dict(r) for r in rows[1::2]], args.kinetic, args.min_vf, *held_band)
     full = [r["process_cpu_s"] for r in rows]  # every step of both passes (what the fine-only run costs,
     # plus the coarse steps, which are cheap): an upper bound of the fine-everything cost without ASA
     fine_only = [max(0.0, r["process_cpu_s"] - sum(r["cpu_s"].values())) + r["cpu_s"]["read"]
@@ -222,7 +236,8 @@ def report(args, rows: list[dict], failed: dict, sample: list[str], total: int, 
         "settings": {"kinetic_diameter_A": args.kinetic, "min_void_fraction": args.min_vf,
                      "coarse": f"no -ha; -res; -vol 0 0 {args.coarse_samples}",
                      "fine": f"-ha DEF -res; -vol 0 0 {FINE_SAMPLES}", "asa": "not computed (no cut needs it)",
-                     "band_quantile": 0.98, "pld_band_A": round(pld_band, 4), "vf_band": round(vf_band, 4),
+                     "band_quantiles": [0.02, 0.98], "pld_band_A": [round(x, 4) for x in pld_band],
+                     "vf_band": [round(x, 4) for x in vf_band],
                      "nice": os.getpriority(os.PRIO_PROCESS, 0), "workers": 1},
         "coarse_error": {
             "PLD_abs_median_A": round(statistics.median(abs(r["values"]["coarse_PLD"] - r["values"]["fine_PLD"])
@@ -233,6 +248,9 @@ def report(args, rows: list[dict], failed: dict, sample: list[str], total: int, 
                                                        <= 0.01 * max(r["table_PLD"], 1e-9) for r in rows)
                                                    / len(rows), 3) if rows else None},
         "decisions": decisions,
+        "held_out_decisions": {k: held_out[k] for k in ("entries", "pld_refined", "vf_refined",
+                                                        "decisions_differing_from_fine",
+                                                        "decisions_differing_from_core_table")},
         "cpu_s_per_entry": {"coarse_to_fine": per_entry,
                             "fine_everything_without_asa": round(statistics.mean(fine_only), 3) if rows else None,
                             "both_passes_measured": round(statistics.mean(full), 3) if rows else None},

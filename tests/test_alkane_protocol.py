@@ -188,6 +188,9 @@ def test_parameters_and_defaults():
     (spec_for("n-hexane", ensemble="nvt"), "NPT"),
     (spec_for("polyethylene C1000", kind="polymer"), "too long"),
     (spec_for("n-hexane").model_copy(update={"potential": PotentialSpec(force_field="OPLS-AA")}), "OPLS-AA"),
+    (spec_for("n-hexane").model_copy(update={"properties": [PropertyRequest(name="density", unit="lb/ft^3")]}),
+     "unknown density unit"),
+    (spec_for("n-hexane").model_copy(update={"properties": [PropertyRequest(name="volume")]}), "computes density"),
     (spec_for("n-hexane").model_copy(update={"conditions": Conditions(
         temperature=Quantity(value=298, unit="K"), density=Quantity(value=0.65, unit="g/cm^3"))}), "density"),
 ])  # fmt: skip
@@ -246,3 +249,27 @@ def test_hexane_density_at_298_k_against_experiment(tmp_path):
     print(f"n-hexane 298.15 K: {result.value:.4f} +/- {result.uncertainty:.4f} g/cm^3 (experiment {HEXANE_EXPERIMENT})")
     assert result.uncertainty < 0.005
     assert abs(result.value - HEXANE_EXPERIMENT) < 0.03 * HEXANE_EXPERIMENT + 3 * result.uncertainty
+
+
+# Linear polyethylene melt at 450 K and 0.1 MPa: V(0, t) = 1.1595 + 8.0394e-4 t cm^3/g (t in deg C), the
+# Tait zero-pressure isobar of HDPE PVT data (Rodgers, J. Appl. Polym. Sci. 48, 1061 (1993)): 0.768 g/cm^3.
+# That is high-molecular-weight PE; the default chains are C100, whose chain ends lower the density by a
+# few percent (n-alkane melts approach the polymer's density as 1/n). Tolerance 4 %: chain ends, the
+# model's ~1-2 % on liquid alkane densities, plus 3 standard errors.
+PE_MELT_450K = 1 / (1.1595 + 8.0394e-4 * (450.0 - 273.15))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(5400)
+def test_polyethylene_melt_density_at_450_k_against_experiment(tmp_path):
+    """Default protocol: C100 chains (the default chain length, reported), 60 + 60 ps NPT."""
+    spec = backend.task_spec("density of molten polyethylene at 450 K and 1 atm")
+    protocol = TrappeAlkane()
+    params, defaults = protocol.parameters(spec)
+    assert params.n_carbons == alkanes.DEFAULT_PE_CARBONS and "chain_length" in {d.parameter for d in defaults}
+    records = run_plan(Plan(jobs=protocol.jobs(params)), tmp_path)
+    assert records["md"].status == "succeeded", records["md"].message
+    (result,) = protocol.analyze(params, {"md": tmp_path / "md"}, spec)
+    print(f"PE C100 450 K: {result.value:.4f} +/- {result.uncertainty:.4f} g/cm^3 (high-MW PE {PE_MELT_450K:.4f})")
+    assert "chains of 100 carbons" in result.method
+    assert abs(result.value - PE_MELT_450K) < 0.04 * PE_MELT_450K + 3 * result.uncertainty

@@ -15,19 +15,23 @@ one solve workdir, and reports, by engine and level, for the dev tasks that need
 It shares no code with the solver (it reads the files the solver writes), so the references never
 enter the solver's code path.
 
-    python benchmarks/mdgym_dev/compare.py RESULTS [--mdgym DIR] [--json]
+    python benchmarks/mdgym_dev/compare.py RESULTS [RESULTS ...] [--only-run] [--mdgym DIR] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+
+try:  # imported as a package module (tests) or run as a script from this folder
+    from benchmarks.mdgym_dev.triage import no_file_tasks
+except ImportError:
+    from triage import no_file_tasks
 
 HERE = Path(__file__).parent
 TOLERANCE = 0.05
@@ -67,13 +71,8 @@ def default_mdgym() -> Path:
 
 
 def dev_tasks(mdgym: Path) -> dict[str, dict]:
-    """Every dev task file by id, with `no_file` telling whether SUPPLIED.tsv lists files for it."""
-    supplied = set()
-    with (mdgym / "SUPPLIED.tsv").open() as fh:
-        for row in csv.DictReader(fh, delimiter="\t"):
-            parts = row["repository_path"].split("/")
-            if len(parts) > 4:
-                supplied.add(parts[4])
+    """Every dev task file by id, with `no_file` telling whether SUPPLIED.tsv lists no file for it."""
+    no_file = {p.resolve() for engine in ("lammps", "gromacs") for p in no_file_tasks(mdgym, engine)}
     tasks = {}
     for path in sorted(mdgym.glob("*/*.json")):
         try:
@@ -81,7 +80,7 @@ def dev_tasks(mdgym: Path) -> dict[str, dict]:
         except (OSError, json.JSONDecodeError):
             continue
         if isinstance(task, dict) and "id" in task and "metrics" in task:
-            tasks[task["id"]] = {**task, "no_file": task["id"] not in supplied, "path": str(path)}
+            tasks[task["id"]] = {**task, "no_file": path.resolve() in no_file, "path": str(path)}
     return tasks
 
 
@@ -176,8 +175,8 @@ def pct(part: int, whole: int) -> str:
     return f"{part} ({100 * part / whole:.0f} %)" if whole else "0"
 
 
-def render(table: dict, results: list[TaskResult], results_dir: Path) -> str:
-    lines = [f"# MDGym dev tasks without supplied files: {results_dir}", "",
+def render(table: dict, results: list[TaskResult], source: str) -> str:
+    lines = [f"# MDGym dev tasks without supplied files: {source}", "",
              "| engine/level | tasks | run | complete answers | metrics | with reference | answered "
              "| within 5 % of reference (of all metrics) | within 5 % (of referenced) | failure categories |",
              "|---|---|---|---|---|---|---|---|---|---|"]
@@ -203,15 +202,17 @@ def render(table: dict, results: list[TaskResult], results_dir: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results", type=Path, help="bench run --out folder, or a folder of solve workdirs")
+    parser.add_argument("results", type=Path, nargs="+",
+                        help="bench run --out folder(s), or folder(s) of solve workdirs; a later folder's task wins")
     parser.add_argument("--mdgym", type=Path, default=default_mdgym())
     parser.add_argument("--references", type=Path, default=HERE / "references.json")
     parser.add_argument("--triage", type=Path, default=HERE / "triage.json")
     parser.add_argument("--only-run", action="store_true", help="count only the tasks the results folder holds")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    if not args.results.is_dir():
-        parser.error(f"results folder {args.results} does not exist")
+    for results in args.results:
+        if not results.is_dir():
+            parser.error(f"results folder {results} does not exist")
     if not (args.mdgym / "SUPPLIED.tsv").is_file():
         parser.error(f"{args.mdgym} is not the MDGym dev set (no SUPPLIED.tsv)")
     tasks = dev_tasks(args.mdgym)
@@ -219,14 +220,14 @@ def main(argv: list[str] | None = None) -> int:
     triage = {}
     if args.triage.is_file():
         triage = {row["id"]: row for row in json.loads(args.triage.read_text())}
-    folders = task_folders(args.results)
+    folders = {tid: folder for results in args.results for tid, folder in task_folders(results).items()}
     scope = [t for t in tasks.values() if t["no_file"] and (not args.only_run or t["id"] in folders)]
     results = [score(t, folders.get(t["id"]), references, triage) for t in scope]
     table = summarise(results)
     if args.json:
         print(json.dumps({"summary": table, "tasks": [r.__dict__ for r in results]}, indent=1))
     else:
-        print(render(table, results, args.results), end="")
+        print(render(table, results, ", ".join(map(str, args.results))), end="")
     return 0
 
 

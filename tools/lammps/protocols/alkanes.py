@@ -37,9 +37,10 @@ from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration
 from simagent.units import to_canonical
 from tools.lammps.inputs import render
-from tools.lammps.protocols.fluid import check_pressure, check_temperature, norm_unit, plot
+from tools.lammps.protocols.fluid import check_pressure, check_temperature, output_unit, plot
 from tools.lammps.protocols.fluid_common import (
     as_params,
+    check_averaged_properties,
     check_finite_columns,
     check_full_production,
     check_sample_count,
@@ -66,15 +67,18 @@ MAX_CHAIN_CARBONS = 400  # PE chains longer than this need far longer runs than 
 # molecule does not see its own image within the cutoff (Allen & Tildesley, minimum image)
 MIN_SITES = 600
 START_DENSITY = 0.45  # g/cm^3, below every liquid alkane: the NPT equilibration compresses it
-# the final box is at least this dense in CH2 sites (a liquid alkane holds ~0.025-0.035 sites/A^3)
+# pseudo-atoms per A^3 of the liquid: ~0.025-0.028 for short alkanes (n-hexane at 298 K: 0.0275),
+# ~0.033 for long chains and PE melts; used only to size the box
 LIQUID_SITE_DENSITY = 0.025
+CHAIN_SITE_DENSITY = 0.033
 VAPOUR_DENSITY = 0.2  # g/cm^3: below this the state is a vapour/supercritical, not a liquid density
 
-# Run lengths (1 fs steps). A liquid alkane's density relaxes within tens of ps; a melt's packing
-# (density) relaxes far faster than its chain conformations, so the melt gets longer runs but not
-# Rouse times. Equilibration detection trims the production further.
+# Run lengths (1 fs steps). A liquid alkane's density relaxes within tens of ps. A melt's packing
+# (its density) relaxes far faster than its chain conformations: the start conformers are already
+# RIS-like (trans/gauche), and the runs are not Rouse times (stated in the answer's method).
+# Equilibration detection trims the production further.
 LIQUID_EQUILIBRATION, LIQUID_PRODUCTION = 30_000, 60_000
-POLYMER_EQUILIBRATION, POLYMER_PRODUCTION = 100_000, 100_000
+POLYMER_EQUILIBRATION, POLYMER_PRODUCTION = 60_000, 60_000
 
 TRANS_PROBABILITY = 0.6  # start conformers: trans, else gauche+ or gauche- (the melt relaxes them)
 PUSHOFF_PREFACTOR = 30.0  # kcal/mol, final amplitude of the soft repulsion
@@ -294,13 +298,14 @@ def alkane_parameters(spec: TaskSpec, record) -> AlkaneParams:
            "connected bonds of a chain, so MD uses this stiff spring (and a 1 fs timestep)")
     # size: enough sites, and a final box edge above 2 x (cutoff + 1 A) at a liquid site density
     min_edge = 2 * (14.0 + 1.0)
-    min_sites = max(MIN_SITES, math.ceil(LIQUID_SITE_DENSITY * min_edge**3))
+    site_density = CHAIN_SITE_DENSITY if polymer or n_carbons >= 10 else LIQUID_SITE_DENSITY
+    min_sites = max(MIN_SITES, math.ceil(site_density * min_edge**3))
     if ctrl.n_atoms is not None:  # the reader counts 'N molecules' into n_atoms
         n_molecules = ctrl.n_atoms
     else:
         n_molecules = max(math.ceil(min_sites / n_carbons), 2 if polymer else 1)
-        record("n_molecules", n_molecules, f"at least {min_sites} pseudo-atoms: a box edge above 2 x (cutoff + 1 A) "
-               "at liquid density")
+        record("n_molecules", n_molecules, f"at least {min_sites} pseudo-atoms: a box edge of about 2 x (cutoff + 1 A)"
+               " = 30 A at the liquid density")
     thermo_every = 100
     if ctrl.equilibration_steps is not None:
         equilibration = ctrl.equilibration_steps
@@ -381,21 +386,16 @@ class TrappeAlkane(Protocol):
         if spec.engine not in (None, "lammps"):
             return False
         try:
-            molecule_of(spec)
-        except RequestError as exc:
-            return "chain length" in str(exc)  # polyethylene without a length: applies, parameters() asks
+            molecule_of(spec)  # polyethylene without a length applies too: parameters() applies the default
+        except RequestError:
+            return False
         return bool(spec.properties) and {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[AlkaneParams, list[DefaultApplied]]:
         defaults, record = defaults_log()
-        names = {p.name for p in spec.properties}
-        if not names or not names <= self.properties:
-            raise RequestError(f"{self.name} computes {', '.join(sorted(self.properties))}")
+        check_averaged_properties(spec, self.name, self.properties, "a time average of an NPT run")
         for prop in spec.properties:
-            if prop.at != "average":
-                raise RequestError(f"{prop.name} is a time average of an NPT run; at={prop.at!r} is not possible")
-            if norm_unit(prop.unit) not in ("", "g/cm^3", "g/cm3", "g/cc", "g/ml"):
-                raise RequestError(f"density is reported in g/cm^3, not {prop.unit!r}")
+            output_unit("density", "real", prop.unit)  # g/cm^3 or kg/m^3; anything else is refused here
         return alkane_parameters(spec, record), defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:
@@ -437,5 +437,7 @@ class TrappeAlkane(Protocol):
             "Flyvbjerg-Petersen blocking; LJ cut at 14 A with tail corrections, "
             "harmonic bonds (k_b/kB = 452,900 K/A^2) instead of TraPPE's fixed bonds"
         )
-        return [Result(quantity="density", value=mean, unit="g/cm^3", uncertainty=se if se > 0 else None, job="md",
-                       method=method, log=str(job_dir / "log.lammps"), data_file=str(table))]
+        requested = next((prop.unit for prop in spec.properties if prop.name == "density"), None)
+        factor, unit = output_unit("density", "real", requested)
+        return [Result(quantity="density", value=mean * factor, unit=unit, uncertainty=se * factor if se > 0 else None,
+                       job="md", method=method, log=str(job_dir / "log.lammps"), data_file=str(table))]

@@ -15,8 +15,9 @@ from typing import TypeVar
 import numpy as np
 from pydantic import BaseModel
 
-from simagent.errors import CalculationFailed, ReadError
-from simagent.models import DefaultApplied, Job
+from simagent.defaults import DefaultsLog
+from simagent.errors import CalculationFailed, ReadError, RequestError
+from simagent.models import DefaultApplied, Job, TaskSpec
 from tools.lammps.parse import LammpsOutput, read_output
 
 Record = Callable[[str, object, str], None]
@@ -31,19 +32,26 @@ MIN_THERMO_SAMPLES = 20
 # ---------------------------------------------------------------------------------------------
 
 
-def defaults_log() -> tuple[list[DefaultApplied], Record]:
-    """(list of defaults applied, record(name, value, reason) appending to it)."""
-    defaults: list[DefaultApplied] = []
-
-    def record(name: str, value: object, reason: str) -> None:
-        defaults.append(DefaultApplied(parameter=name, value=str(value), reason=reason))
-
-    return defaults, record
+def defaults_log() -> tuple[list[DefaultApplied], DefaultsLog]:
+    """(the applied defaults, the log that records them): a simagent.defaults.DefaultsLog, for the
+    protocols written as `defaults, record = defaults_log()`."""
+    log = DefaultsLog()
+    return log.applied, log
 
 
 def as_params(model: type[ParamsT], params: BaseModel | dict) -> ParamsT:
     """Validate a protocol's parameters (a model of any class, or their dict) as `model`."""
     return model.model_validate(params.model_dump() if isinstance(params, BaseModel) else params)
+
+
+def check_averaged_properties(spec: TaskSpec, protocol: str, properties: frozenset[str], what: str) -> None:
+    """The spec asks only for `properties`, each as a time average (`what` says of what, for the message)."""
+    names = {p.name for p in spec.properties}
+    if not names or not names <= properties:
+        raise RequestError(f"{protocol} computes {', '.join(sorted(properties))}")
+    for prop in spec.properties:
+        if prop.at != "average":
+            raise RequestError(f"{prop.name} is {what}; at={prop.at!r} is not possible")
 
 
 def md_job(protocol: str, params: BaseModel, inputs: dict[str, str], time_limit_s: float) -> Job:
