@@ -7,9 +7,9 @@ The one way a protocol records what it chose that the request did not say:
   reports that default with its declared reason: what is reported is computed from what the
   request did not set, never typed again at the call site;
 - `DefaultsLog.note(parameter, value, reason)` (also `log(parameter, value, reason)`) reports a
-  decision derived from the request, e.g. a box enlarged so the cutoff fits;
-- `unset_defaults(params)` reports, for a model built from the request's values alone, every
-  field with a declared reason (`default_field`) that the request left unset (model_fields_set).
+  decision derived from the request, e.g. a box enlarged so the cutoff fits.
+Declared so far: lammps/fluid_md (FluidMDParams), gromacs/liquid_md (LiquidParams) and the
+Kremer-Grest melt (ChainMeltParams); the other protocols still note their defaults by hand.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-
-from pydantic import BaseModel, Field
 
 from simagent.models import DefaultApplied
 
@@ -31,23 +29,6 @@ class Default:
     value: Any
     reason: str
     source: str | None = None
-
-
-def default_field(value: Any, reason: str, source: str | None = None, **field_kwargs: Any) -> Any:
-    """A pydantic Field with a default and its reason (read back by `unset_defaults`)."""
-    return Field(default=value, json_schema_extra={"default_reason": reason, "default_source": source},
-                 **field_kwargs)
-
-
-def unset_defaults(params: BaseModel) -> list[DefaultApplied]:
-    """The declared defaults (`default_field`) of the fields the request did not set, in field order."""
-    applied = []
-    for name, info in type(params).model_fields.items():
-        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
-        if "default_reason" in extra and name not in params.model_fields_set:
-            applied.append(DefaultApplied(parameter=name, value=str(getattr(params, name)),
-                                          reason=str(extra["default_reason"])))
-    return applied
 
 
 class DefaultsLog:
