@@ -7,9 +7,11 @@ Parts (each optional with --only):
            relative to the densest mesh
   protocols  the full protocols with their defaults: qe/eos (Si), qe/band_gap (Si), mlp/crystal (Cu,
            CHGNet); --with-al adds qe/eos for Al (about 10 minutes on 2 loaded cores)
+  energies cohesive energies (qe/eos for Si with its isolated atom; mlp/crystal for Cu, CHGNet) and the
+           vacancy migration barrier by nudged elastic band (mlp/vacancy, Cu, CHGNet)
 Each pw.x run is serial (1 core). Results go to benchmarks/results/dft_timings.json.
 
-Usage: .venv/bin/python benchmarks/dft_timings.py [--only launch cutoff kpoints protocols] [--with-al]
+Usage: .venv/bin/python benchmarks/dft_timings.py [--only launch cutoff kpoints protocols energies] [--with-al]
 """
 
 from __future__ import annotations
@@ -95,17 +97,18 @@ def protocol_case(root: Path, name: str, element: str, lattice: str, props: list
         row["pw_runs"] = len(data)
         row["scf_steps"] = sum(s["scf_iterations"] for s in data)
         row["s_per_scf_step"] = round(sum(s["wall_s"] for s in data) / max(1, row["scf_steps"]), 3)
+        row["pw_wall_s"] = {s["step"]: s["wall_s"] for s in data if s["step"] == "atom"}
     mlp = folder / jobs[0].id / "results.json"
     if mlp.is_file():
         data = json.loads(mlp.read_text())
-        row.update(model_load_s=data["load_s"], relax_s=data["relax_s"], relax_steps=data["relax_steps"],
-                   eos_s=data["eos_s"])
+        row.update({key: data[key] for key in ("load_s", "relax_s", "relax_steps", "eos_s", "neb_s", "neb_steps",
+                                               "images", "atoms") if key in data})
     return row
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--only", nargs="*", default=["launch", "cutoff", "kpoints", "protocols"])
+    parser.add_argument("--only", nargs="*", default=["launch", "cutoff", "kpoints", "protocols", "energies"])
     parser.add_argument("--with-al", action="store_true")
     args = parser.parse_args()
     os.environ["OMP_NUM_THREADS"] = "1"
@@ -133,6 +136,12 @@ def main() -> int:
             if args.with_al:
                 cases.append(("qe/eos", "Al", "fcc", ["lattice_constant", "bulk_modulus"], "qe", "PBE", None))
             report["protocols"] = [protocol_case(root / "p", *case) for case in cases]
+        if "energies" in args.only:
+            cases = [("qe/eos", "Si", "diamond", ["cohesive_energy"], "qe", "cohesive energy, PBE", None),
+                     ("mlp/crystal", "Cu", "fcc", ["cohesive_energy"], "mlp", "CHGNet", "chgnet"),
+                     ("mlp/vacancy", "Cu", "fcc", ["vacancy_migration_energy", "vacancy_formation_energy"], "mlp",
+                      "CHGNet", "chgnet")]
+            report["energies"] = [protocol_case(root / "e", *case) for case in cases]
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text(json.dumps(report, indent=1))
     print(json.dumps(report, indent=1))

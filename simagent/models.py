@@ -38,6 +38,7 @@ PropertyName = Literal[
     "youngs_modulus",
     "poisson_ratio",
     "vacancy_formation_energy",
+    "vacancy_migration_energy",
     "interstitial_formation_energy",
     "surface_energy",
     "stacking_fault_energy",

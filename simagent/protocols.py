@@ -118,8 +118,10 @@ PRECEDENCE: tuple[str, ...] = (
     "qe/eos",
     "qe/band_gap",
     "qe/guest_binding",
+    "qe/vacancy_migration",
     "mlp/crystal",
     "mlp/guest_binding",
+    "mlp/vacancy",
     "vasp/relax",
     "vasp/band_gap",
 )

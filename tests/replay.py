@@ -30,6 +30,7 @@ import fnmatch
 import gzip
 import json
 import os
+import re
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -56,6 +57,7 @@ from simagent.protocols import get_protocol
 REPLAY_ROOT = Path(__file__).parent / "files" / "replay"
 RECORD_ENV = "SIMAGENT_REPLAY_RECORD"
 RECORD = "record.json"  # the recorded job's status, return code and message
+ANSWER = "answer.json"  # the answer of the recorded real run (status, numbers, units)
 # Paths that differ between checkouts and machines, written as placeholders in the references.
 _PLACES = {"@REPO@": str(Path(__file__).resolve().parents[1]), "@PREFIX@": sys.prefix}
 
@@ -79,6 +81,14 @@ class ReplayCase:
     # glob patterns of the files (per job folder) the gates and the analysis read; the default keeps
     # every file the engine wrote except its stdout/stderr and the executor's bookkeeping
     outputs: tuple[str, ...] = ("*",)
+    # True: the decision backend is told to choose `protocol` (as solve does for a complete description)
+    # instead of leaving the choice to the expert backend's precedence
+    select: bool = False
+    # Not empty: why no engine run can be recorded here (VASP is licensed); only the inputs are kept,
+    # checked, and the job replays as failed with this reason
+    inputs_only: str = ""
+    settings: dict = field(default_factory=dict)  # Settings fields the request needs (e.g. vasp_command)
+    answered: bool = True  # False: the answer is a refusal or a failure the case documents
 
     @property
     def folder(self) -> Path:
@@ -86,9 +96,16 @@ class ReplayCase:
         return REPLAY_ROOT / engine / name
 
 
+# Words of an input that change from run to run without changing the simulation: the creation date
+# lammps-interface writes into the first line of a LAMMPS data file.
+_VOLATILE = [(re.compile(r"^Created on .*$", re.MULTILINE), "Created on @DATE@")]
+
+
 def _normalise(text: str) -> str:
     for mark, place in _PLACES.items():
         text = text.replace(place, mark)
+    for pattern, mark in _VOLATILE:
+        text = pattern.sub(mark, text)
     return text
 
 
@@ -115,7 +132,7 @@ def _stored(folder: Path) -> dict[str, bytes]:
 def input_mismatch(job: Job, reference: Path) -> str | None:
     """A unified diff between the job's rendered inputs and the reference folder (None: equal)."""
     rendered = {name: _normalise(text) for name, text in job.inputs.items()}
-    recorded = {name: data.decode() for name, data in _stored(reference).items()}
+    recorded = {name: _normalise(data.decode()) for name, data in _stored(reference).items()}
     if not recorded:
         return f"job {job.id}: no reference inputs in {reference}"
     lines = []
@@ -141,7 +158,7 @@ class ReplayExecutor(Executor):
         self.case, self.record = case, record
         self.mismatches: list[str] = []
         self.recordings: list[str] = []  # recording folder names, in submission order
-        self._inner = LocalExecutor(max_parallel=1) if record else None
+        self._inner = LocalExecutor(max_parallel=1) if record and not case.inputs_only else None
         self._current: dict[str, str] = {}  # job id -> its latest recording folder name
         self._saved: set[str] = set()
         self._inputs: dict[str, dict[str, str]] = {}
@@ -156,10 +173,18 @@ class ReplayExecutor(Executor):
         if self.record:
             self._inputs[name] = dict(job.inputs)
             self._staged[name] = {staged for names in job.stage_in.values() for staged in names}
+            if self.case.inputs_only:  # nothing runs: the inputs are the whole recording
+                self._save(job_dir, folder, JobRecord(job=job.id, status=JobStatus.failed, inputs_sha256="",
+                                                      message=f"not run: {self.case.inputs_only}"))
+                self._saved.add(name)
+                return self._replay(job, job_dir, folder)
             for dep, names in job.stage_in.items():  # files a later job reads are outputs of its dependency
                 for staged in names:
                     _store((job_dir / staged).read_bytes(), self.case.folder / self._current[dep] / "outputs", staged)
             return self._inner.submit(job, job_dir, ["nice", "-n", "10", *command], env, cores)
+        return self._replay(job, job_dir, folder)
+
+    def _replay(self, job: Job, job_dir: Path, folder: Path) -> JobHandle:
         recorded = json.loads((folder / RECORD).read_text()) if (folder / RECORD).is_file() else {}
         record = JobRecord(job=job.id, status=recorded.get("status", JobStatus.failed),
                            inputs_sha256=inputs_digest(job), returncode=recorded.get("returncode"),
@@ -177,7 +202,7 @@ class ReplayExecutor(Executor):
         return JobHandle(job.id, job_dir)
 
     def poll(self, handle: JobHandle) -> JobRecord:
-        if not self.record:
+        if not self.record or self.case.inputs_only:
             return read_record(handle.workdir)
         record = self._inner.poll(handle)
         name = self._current[handle.job_id]
@@ -239,11 +264,23 @@ def replay_request(case: ReplayCase, settings, monkeypatch) -> Replayed:
         return protocol.validate_params({**params.model_dump(), **case.overrides}), defaults
 
     monkeypatch.setattr(protocol, "parameters", small)
+    if case.select:
+        from simagent.backends.base import ProtocolSelection
+        from simagent.backends.expert import ExpertBackend
+
+        def select(self, spec, options):
+            assert case.protocol in [o.name for o in options], f"{case.protocol} does not apply to the request"
+            return ProtocolSelection(items=[ProtocolSelection.Item(protocol=case.protocol,
+                                                                   properties=[p.name for p in spec.properties])],
+                                     rationale="replay case: the protocol is chosen for the backend")
+
+        monkeypatch.setattr(ExpertBackend, "select_protocols", select)
+    settings = settings.model_copy(update=case.settings)
     executor = ReplayExecutor(case, record=record)
     monkeypatch.setattr(session_module, "executor_for", lambda settings: executor)
     if record:
         shutil.rmtree(case.folder, ignore_errors=True)
-    else:
+    if not record or case.inputs_only:
         for adapter in all_engines():  # the dry run starts the engine; the references passed it
             monkeypatch.setattr(adapter, "dry_run", lambda job, files=None: [])
         monkeypatch.setattr(jobrun, "engine_launch", lambda job: Launch(["replay"], {}))
@@ -258,7 +295,19 @@ def replay_request(case: ReplayCase, settings, monkeypatch) -> Replayed:
             f"-k '{case.protocol}' (see tests/replay.py)")
     answer = outcome.answer
     assert answer is not None, f"{case.protocol}: no answer ({outcome.interrupt})"
-    if not record:
+    if answer.jobs:  # the protocol of the case made the plan
+        assert any(case.protocol in d.detail for d in answer.decisions), (case.protocol, answer.decisions)
+    summary = {"status": answer.status, "error": answer.error,
+               "answers": [{"quantity": r.quantity, "value": r.value, "unit": r.unit, "uncertainty": r.uncertainty}
+                           for r in answer.answers]}
+    if record:  # what the real run answered, for comparison with every replay
+        case.folder.mkdir(parents=True, exist_ok=True)
+        (case.folder / ANSWER).write_text(json.dumps({"request": case.request, **summary}, indent=1) + "\n")
+    else:
+        if (case.folder / ANSWER).is_file():
+            real = json.loads((case.folder / ANSWER).read_text())
+            assert {k: real[k] for k in summary} == summary, (
+                f"{case.protocol}: the replayed answer differs from the one of the recorded real run")
         recorded = sorted(p.name for p in case.folder.iterdir() if p.is_dir()) if case.folder.is_dir() else []
         assert sorted(executor.recordings) == recorded, (
             f"{case.protocol}: the runs {sorted(executor.recordings)} are not the recorded ones {recorded}")

@@ -165,19 +165,27 @@ def run_lammps(job, tmp_path: Path) -> Path:
     return job_dir
 
 
+def described_run(text: str, names: list[str], tmp_path: Path) -> tuple[str, dict]:
+    """The described protocol on `text` for the properties `names`: its input, and the results of
+    running it with LAMMPS (property -> Result)."""
+    protocol = DescribedRun()
+    spec = TaskSpec(request=text, properties=[PropertyRequest(name=n) for n in names])
+    assert protocol.applies_to(spec)
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    results = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
+    return job.inputs["in.lammps"], {r.property: r for r in results}
+
+
 def test_three_body_overlay_runs_and_raises_the_lattice_energy(tmp_path: Path):
     """The ATM triple-dipole term with nu > 0 is repulsive for the near-equilateral triples of an fcc
     crystal (Axilrod & Teller, J. Chem. Phys. 11, 299 (1943)), so the static energy lies above the
     LJ lattice sum alone."""
     text = STATIC_FCC.replace("cutoff 2.0.", "cutoff 2.0, overlaid with the Axilrod-Teller-Muto three-body term "
                               "(atm cutoff 2.0, angular cutoff 1.5, strength coefficient 0.1).")
-    protocol = DescribedRun()
-    spec = TaskSpec(request=text, properties=[PropertyRequest(name="potential_energy_per_atom")])
-    params, _ = protocol.parameters(spec)
-    (job,) = protocol.jobs(params)
-    assert "atm" in job.inputs["in.lammps"]
-    (result,) = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
-    assert result.value > lj_lattice_energy_per_atom(1.0, 3, 2.0) + 1e-3
+    rendered, results = described_run(text, ["potential_energy_per_atom"], tmp_path)
+    assert "atm" in rendered
+    assert results["potential_energy_per_atom"].value > lj_lattice_energy_per_atom(1.0, 3, 2.0) + 1e-3
 
 
 def test_langevin_keeping_the_velocity_temperature_then_removed_and_msd_metrics():
@@ -199,13 +207,9 @@ def test_langevin_keeping_the_velocity_temperature_then_removed_and_msd_metrics(
 def test_msd_and_running_diffusion_slope_from_a_real_run(tmp_path: Path):
     text = ("Reduced LJ units, a 2D fluid: a sq2 lattice of number density 0.5 in a box of 6 x 6, Lennard-Jones "
             "cutoff 2.5 sigma, unit mass. Velocities at a temperature of 1.2. Run 300 timesteps in NVE.")
-    protocol = DescribedRun()
-    spec = TaskSpec(request=text, properties=[PropertyRequest(name="mean_squared_displacement"),
-                                              PropertyRequest(name="self_diffusion_coefficient")])
-    params, _ = protocol.parameters(spec)
-    (job,) = protocol.jobs(params)
-    assert "variable        fitslope equal slope(f_msdvec)/4/(10*dt)" in job.inputs["in.lammps"]  # 2D: 2 x 2
-    results = {r.property: r for r in protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)}
+    rendered, results = described_run(text, ["mean_squared_displacement", "self_diffusion_coefficient"], tmp_path)
+    assert "variable        fitslope equal slope(f_msdvec)/4/(10*dt)" in rendered  # 2D: 2 x 2
+    assert "compute         msd all msd com yes" in rendered  # the centre-of-mass frame
     # particles of a fluid move away from where they started: the MSD and its slope are positive
     assert results["mean_squared_displacement"].value > 0
     assert results["self_diffusion_coefficient"].value > 0
@@ -221,13 +225,9 @@ def test_green_kubo_viscosity_reading_and_a_real_run(tmp_path: Path):
     assert (d.green_kubo.sample_every, d.green_kubo.correlation_length, d.green_kubo.temperature) == (2, 20, 1.0)
     assert "a viscosity without a Green-Kubo sample interval and correlation length" in read_description(
         text.replace("with a sample interval of 2 steps and a correlation length of 20 samples", "")).unsupported
-    protocol = DescribedRun()
-    spec = TaskSpec(request=text, properties=[PropertyRequest(name="shear_viscosity")])
-    params, _ = protocol.parameters(spec)
-    (job,) = protocol.jobs(params)
-    rendered = job.inputs["in.lammps"]
+    rendered, results = described_run(text, ["shear_viscosity"], tmp_path)
     assert "fix             gk all ave/correlate 2 20 40 v_gkpxy v_gkpxx type auto ave running" in rendered
-    (result,) = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
+    result = results["shear_viscosity"]
     # the stress autocorrelation starts at its positive variance: its integral over a short window is positive
     assert result.value > 0 and np.isfinite(result.uncertainty)
 
@@ -244,12 +244,14 @@ def test_dipolar_spheres_reading_rendering_and_rotation_from_rest(tmp_path: Path
     assert d.renderable, (d.missing, d.unsupported)
     assert d.dipoles.magnitude == 1.0 and d.pair.style == "lj/cut/dipole/cut" and d.velocity is None
     assert read_metric("mean_rotational_KE_of_each_sphere").property == "rotational_energy_per_atom"
-    protocol = DescribedRun()
-    spec = TaskSpec(request=text, properties=[PropertyRequest(name="rotational_energy_per_atom")])
-    params, _ = protocol.parameters(spec)
-    (job,) = protocol.jobs(params)
-    rendered = job.inputs["in.lammps"]
+    rendered, results = described_run(text, ["rotational_energy_per_atom"], tmp_path)
     assert "atom_style      hybrid sphere dipole" in rendered and "nve/sphere update dipole" in rendered
-    (result,) = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
     # from rest, the torques between randomly oriented dipoles set the spheres spinning
-    assert result.value > 0
+    assert results["rotational_energy_per_atom"].value > 0
+    # energy flows into rotation, which thermo TotEng leaves out: the NVE drift gate must not read it
+    from simagent import gates
+    from simagent.models import Job
+    from tools.lammps.handlers import run_data
+
+    job = Job(id="described", protocol="lammps/described", inputs={"in.lammps": rendered})
+    assert gates.energy_drift_gate(run_data(tmp_path / "described", job)).outcome != gates.Outcome.FAIL

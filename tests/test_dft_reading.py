@@ -41,3 +41,25 @@ def test_a_dft_request_gets_only_dft_protocols():
     assert names and all(n.startswith("qe/") for n in names)
     names = [c.name for c in candidates(read_request("Lattice constant of fcc Cu with CHGNet"))]
     assert names == ["mlp/crystal"]
+
+
+@pytest.mark.parametrize("request_text, engine, protocol", [
+    ("cohesive energy of Si with PBE", "qe", "qe/eos"),
+    ("How strongly bound is diamond silicon? Give the DFT cohesive energy per atom", "qe", "qe/eos"),
+    ("Cohesive energy of fcc copper with CHGNet", "mlp", "mlp/crystal"),
+    ("band structure of Si with VASP inputs", "vasp", "vasp/band_gap"),
+    ("Give me the VASP input files for the bands of silicon along the high-symmetry path", "vasp", "vasp/band_gap"),
+    ("Plot the electronic band structure of diamond silicon with PBE", "qe", "qe/band_gap"),
+])
+def test_cohesive_energy_and_band_structure_requests_reach_their_protocols(request_text, engine, protocol):
+    spec = read_request(request_text)
+    assert spec.engine == engine and not spec.missing
+    assert [c.name for c in candidates(spec)] == [protocol]
+
+
+def test_a_band_structure_request_names_the_band_structure_sets():
+    from tools.vasp.cli import wants_band_structure
+
+    assert wants_band_structure("band structure of Si with VASP inputs")
+    assert wants_band_structure("VASP inputs for the bands of Si along the high-symmetry lines")
+    assert not wants_band_structure("band gap of Si with VASP")

@@ -40,3 +40,16 @@ def test_cu_lattice_constant_with_sevennet(tmp_path):
     answer = json.loads(proc.stdout.strip().splitlines()[-1])
     (a,) = [r for r in answer["answers"] if r["quantity"] == "lattice_constant"]
     assert abs(a["value"] - 3.63) / 3.63 < 0.015 and "SevenNet-0" in a["method"] and "sevenn 0.13.0" in a["method"]
+
+
+@pytest.mark.slow
+def test_cu_cohesive_energy_with_chgnet(tmp_path):
+    """Cohesive energy of Cu: 3.49 eV/atom measured (C. Kittel, Introduction to Solid State Physics, 8th ed.,
+    Table 3.1); PBE gives about the same. The isolated atom is outside CHGNet's training data (the answer
+    warns), so the band is 10 %."""
+    proc = ask("How much energy per atom holds fcc copper together (cohesive energy), with CHGNet?", tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    answer = json.loads(proc.stdout.strip().splitlines()[-1])
+    (e_coh,) = [r for r in answer["answers"] if r["quantity"] == "cohesive_energy"]
+    assert e_coh["unit"] == "eV/atom" and abs(e_coh["value"] - 3.49) / 3.49 < 0.10
+    assert "training data" in e_coh["warnings"][0] and "CHGNet 0.3.0" in e_coh["method"]

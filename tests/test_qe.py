@@ -183,3 +183,61 @@ def test_ask_for_an_element_without_pseudopotential_fails_cleanly(tmp_path):
     answer = json.loads(proc.stdout.strip().splitlines()[-1])
     assert answer["status"] == "failed" and "no PBE pseudopotential for Nd" in answer["error"]
     assert "Traceback" not in proc.stderr and answer["answers"] == []
+
+
+def test_a_cohesive_energy_adds_a_spin_polarised_isolated_atom_to_the_eos():
+    task = spec("Si", "diamond", ["cohesive_energy"], request="cohesive energy of Si with PBE")
+    protocol = get_protocol("qe/eos")
+    params, defaults = protocol.parameters(task)
+    assert params.cohesive and any(d.parameter == "isolated atom" for d in defaults)
+    atom = protocol.workflow(params).atom
+    text = atom.render()
+    for fragment in ("nspin = 2", "starting_magnetization(1) = 0.5", "occupations = 'smearing'", "nat = 1"):
+        assert fragment in text
+    assert atom.atoms().get_volume() > 1000  # a 10 x 10.5 x 11 A box
+    no_atom = protocol.parameters(spec("Si", "diamond", ["lattice_constant"]))[0]
+    assert protocol.workflow(no_atom).atom is None
+
+
+@needs_pw
+@pytest.mark.slow
+def test_si_pbe_cohesive_energy_small_settings(tmp_path):
+    """PBE cohesive energy of Si: 4.55 eV/atom (J. Paier, M. Marsman, G. Kresse, J. Chem. Phys. 124, 154709
+    (2006), PAW; experiment 4.68 eV/atom with zero-point correction). Small settings (30/40 Ry, 4x4x4 k) and
+    a spherical (fractionally occupied) spin-polarised atom: within 5 %."""
+    task = spec("Si", "diamond", ["cohesive_energy"], request="cohesive energy of Si with PBE")
+    results, _ = run_protocol("qe/eos", task, tmp_path, cutoffs_Ry=[30.0, 40.0], kpts=(4, 4, 4),
+                              strains=[0.98, 0.99, 1.0, 1.01, 1.02])
+    (e_coh,) = results
+    assert e_coh.quantity == "cohesive_energy" and e_coh.unit == "eV/atom"
+    assert abs(e_coh.value - 4.55) / 4.55 < 0.05
+    assert "isolated atom" in e_coh.method and "spin-polarised" in e_coh.method
+
+
+def test_each_pw_run_of_a_protocol_job_stops_cleanly_before_the_job_limit():
+    protocol = get_protocol("qe/eos")
+    params, _ = protocol.parameters(spec("Si", "diamond", ["lattice_constant"]))
+    (job,) = protocol.jobs(params)
+    wf = QeWorkflow.model_validate_json(job.inputs["qe_job.json"])
+    assert wf.max_seconds == round(0.9 * job.time_limit_s)
+
+
+@needs_pw
+@pytest.mark.engine
+def test_a_run_stopped_by_max_seconds_is_continued_from_its_restart_files(tmp_path):
+    """A real pw.x SCF (Si2, 12x12x12 k-points, tight threshold) run once whole, then limited to a third of
+    that wall time per run: it stops with 'Maximum CPU time exceeded', each restart continues from the saved
+    state, and the SCF converges to the energy of the uninterrupted run."""
+    base = si_input(conv_thr=1e-10).model_copy(update={"kpts": (12, 12, 12)})
+    for name in ("chunks", "whole"):
+        (tmp_path / name).mkdir()
+    Runner(tmp_path / "whole", QeWorkflow(kind="scf", base=base)).run()
+    whole = parse(tmp_path / "whole" / "scf.out")
+    (step,) = json.loads((tmp_path / "whole" / "steps.json").read_text())
+    Runner(tmp_path / "chunks", QeWorkflow(kind="scf", base=base, max_seconds=max(1.0, step["wall_s"] / 3))).run()
+    corrections = json.loads((tmp_path / "chunks" / "corrections.json").read_text())
+    assert corrections and {c["handler"] for c in corrections} == {"Walltime"}
+    assert "-> restart" in corrections[0]["changes"][0]
+    chunked = parse(tmp_path / "chunks" / "scf.out")
+    assert chunked.job_done and chunked.scf_converged
+    assert abs(chunked.total_energy_eV - whole.total_energy_eV) < 1e-5

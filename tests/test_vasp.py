@@ -128,3 +128,26 @@ def test_ask_si_relaxation_with_vasp_writes_mprelaxsets_inputs_and_recovers_thro
     assert correction["handler"] == "custodian.VaspErrorHandler" and correction["reason"] == "brmix"
     assert "IMIX" in correction["action"]
     assert Incar.from_file(job_dir / "INCAR") == Incar({**reference.incar, "IMIX": 1})
+
+
+def test_vasp_inputs_for_a_band_structure_are_the_static_and_non_scf_sets(tmp_path):
+    """'band structure ... VASP': MPStaticSet, then MPNonSCFSet along the symmetry lines and on a uniform
+    mesh (the Materials Project band-structure workflow), each equal to pymatgen's own set."""
+    from pymatgen.io.vasp.sets import MPNonSCFSet, MPStaticSet
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SIMAGENT_", "OPENAI_", "PMG_"))}
+    env["SIMAGENT_CONFIG"] = str(tmp_path / "none.toml")
+    proc = subprocess.run([SIMAGENT, "vasp-inputs", "band structure of Si with VASP inputs", "--out",
+                           str(tmp_path / "si")], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "copy its CHGCAR" in proc.stdout
+    structure = get_protocol("vasp/band_gap").structure(VaspCrystalParams(element="Si", lattice="diamond",
+                                                                          a_initial=5.43))
+    for folder, reference in (("static", MPStaticSet(structure)), ("bands", MPNonSCFSet(structure, mode="line")),
+                              ("dos", MPNonSCFSet(structure, mode="uniform"))):
+        assert Incar.from_file(tmp_path / "si" / folder / "INCAR") == reference.incar, folder
+        assert (tmp_path / "si" / folder / "KPOINTS").read_text() == str(reference.kpoints), folder
+    bands = Incar.from_file(tmp_path / "si" / "bands" / "INCAR")
+    assert bands["ICHARG"] == 11 and bands["NSW"] == 0
+    assert "Gamma" in (tmp_path / "si" / "bands" / "KPOINTS").read_text() or \
+        "\\Gamma" in (tmp_path / "si" / "bands" / "KPOINTS").read_text()

@@ -17,6 +17,7 @@ from tools.jobfile import read_job_file
 
 RESULTS_FILE = "results.json"
 JOB_FILE = "mlp_job.json"
+ATOM_BOX_A = 12.0  # wider than the models' neighbour cutoffs (CHGNet 6 A, SevenNet-0 5 A): no neighbours
 
 
 class MlpJob(BaseModel):
@@ -27,6 +28,7 @@ class MlpJob(BaseModel):
     fmax: float = Field(default=1e-3, gt=0, description="eV/angstrom (cell filter: stress x volume too)")
     max_steps: int = Field(default=500, gt=0)
     strains: list[float] = Field(default_factory=list)
+    isolated_atom: bool = Field(default=False, description="also one atom alone in a box (cohesive energy)")
 
 
 def read_results(job_dir: Path) -> dict:
@@ -45,14 +47,19 @@ def main(argv: list[str]) -> int:
         return 2
     path, raw = loaded
     try:
-        job = None if raw.get("kind") == "guest_binding" else MlpJob.model_validate(raw)
+        kind = raw.get("kind")
+        job = None if kind in ("guest_binding", "vacancy") else MlpJob.model_validate(raw)
     except ValueError as err:
         print(f"cannot read {path}: {err}", file=sys.stderr)
         return 2
-    if job is None:
+    if kind == "guest_binding":
         from tools.mlp import guest_binding
 
         return guest_binding.main(path)
+    if kind == "vacancy":
+        from tools.mlp import vacancy
+
+        return vacancy.main(path)
     from ase.filters import FrechetCellFilter
     from ase.optimize import BFGS
 
@@ -89,6 +96,14 @@ def main(argv: list[str]) -> int:
         results["volumes_A3"].append(strained.get_volume())
         results["energies_eV"].append(float(strained.get_potential_energy()))
     results["eos_s"] = round(time.monotonic() - start, 3)
+    if job.isolated_atom:
+        from ase import Atoms
+
+        atom = Atoms(job.element, positions=[(0.0, 0.0, 0.0)], cell=[ATOM_BOX_A, ATOM_BOX_A * 1.05, ATOM_BOX_A * 1.1],
+                     pbc=True)
+        atom.calc = calc
+        results["isolated_atom_energy_eV"] = float(atom.get_potential_energy())
+        results["isolated_atom_box_A"] = ATOM_BOX_A
     (path.parent / RESULTS_FILE).write_text(json.dumps(results, indent=1))
     print(f"{info.label}: relaxation {'converged' if converged else 'NOT converged'} in {results['relax_steps']} steps")
     return 0 if converged else 1

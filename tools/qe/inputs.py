@@ -41,6 +41,8 @@ class PwInput(BaseModel):
     smearing: Literal["mv", "gaussian", "mp", "fd"] = "mv"
     degauss: float = Field(default=0.02, gt=0, description="smearing width, Ry")
     nbnd: int | None = None
+    nspin: Literal[1, 2] = 1
+    starting_magnetization: float = Field(default=0.0, ge=-1, le=1, description="every species (nspin 2)")
     conv_thr: float = Field(default=1e-8, gt=0, description="SCF convergence threshold, Ry")
     electron_maxstep: int = 100
     mixing_beta: float = Field(default=0.7, gt=0, le=1)
@@ -89,6 +91,10 @@ class PwInput(BaseModel):
             system.update(smearing=self.smearing, degauss=self.degauss)
         if self.nbnd:
             system["nbnd"] = self.nbnd
+        if self.nspin == 2:
+            system["nspin"] = 2
+            system.update({f"starting_magnetization({i + 1})": self.starting_magnetization
+                           for i in range(len(species))})
         electrons = {"conv_thr": self.conv_thr, "electron_maxstep": self.electron_maxstep,
                      "mixing_beta": self.mixing_beta, "diagonalization": self.diagonalization}
         lines = [*_namelist("CONTROL", control), *_namelist("SYSTEM", system), *_namelist("ELECTRONS", electrons),

@@ -39,7 +39,12 @@ class Runner:
 
     def pw(self, name: str, inp: PwInput) -> PwOutput:
         used: dict[str, int] = {}
-        for attempt in range(1, self.wf.max_attempts + 1):
+        if self.wf.max_seconds and not inp.max_seconds:
+            inp = inp.model_copy(update={"max_seconds": self.wf.max_seconds})
+        restarts = recovery.Walltime.max_num_corrections
+        for attempt in range(1, self.wf.max_attempts + restarts + 1):
+            if attempt - used.get("Walltime", 0) > self.wf.max_attempts:
+                break
             (self.folder / f"{name}.in").write_text(inp.render())
             start = time.monotonic()
             with open(self.folder / f"{name}.out", "w") as out:
@@ -105,6 +110,8 @@ class Runner:
                 cell = [tuple(x * s for x in vec) for vec in base.cell]
                 self.pw(f"eos_{i:02d}", base.model_copy(update={"cell": cell, "prefix": f"eos{i}"}))
                 shutil.rmtree(self.folder / "tmp", ignore_errors=True)
+            if self.wf.atom is not None:
+                self.pw("atom", self.wf.atom.model_copy(update={"ecutwfc": cut, "prefix": "atom"}))
         else:
             scf = base.model_copy(update={"nbnd": self.wf.nbnd})
             self.pw("scf", scf)

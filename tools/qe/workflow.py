@@ -2,7 +2,8 @@
 
 A job is a small workflow in one folder (the runs share pw.x's outdir): an optional cutoff scan that
 picks the smallest cutoff within `cutoff_tol_meV_per_atom` of the highest one, then either the
-points of an equation of state, or an SCF followed by a band-structure run, or one SCF."""
+points of an equation of state (with, for a cohesive energy, one isolated atom in a box), or an SCF
+followed by a band-structure run, or one SCF."""
 
 from __future__ import annotations
 
@@ -27,8 +28,12 @@ class QeWorkflow(BaseModel):
     bands_kpoints: list[KPoint] = Field(default_factory=list)
     bands_labels: list[tuple[int, str]] = Field(default_factory=list, description="(k index, label)")
     nbnd: int | None = Field(default=None, description="bands of the band-gap runs")
+    atom: PwInput | None = Field(default=None, description="EOS: an isolated-atom SCF at the chosen cutoff "
+                                 "(cohesive energy)")
     ranks: int = Field(default=1, ge=1, le=64, description="MPI ranks of pw.x (1: serial, no launcher)")
     max_attempts: int = Field(default=4, ge=1)
+    max_seconds: float | None = Field(default=None, gt=0, description="wall time of each pw.x run: it then stops "
+                                      "cleanly with its restart files and the runner restarts it (recovery.Walltime)")
 
     @model_validator(mode="after")
     def _consistent(self) -> QeWorkflow:

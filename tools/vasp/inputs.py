@@ -10,10 +10,15 @@ from pathlib import Path
 from typing import Literal
 
 from pymatgen.core import SETTINGS, Structure
-from pymatgen.io.vasp.sets import MPRelaxSet, MPStaticSet, VaspInputSet
+from pymatgen.io.vasp.sets import MPNonSCFSet, MPRelaxSet, MPStaticSet, VaspInputSet
 
-SetKind = Literal["relax", "static"]
-SETS: dict[str, type[VaspInputSet]] = {"relax": MPRelaxSet, "static": MPStaticSet}
+SetKind = Literal["relax", "static", "bands", "dos"]
+SETS: dict[str, type[VaspInputSet]] = {"relax": MPRelaxSet, "static": MPStaticSet, "bands": MPNonSCFSet,
+                                      "dos": MPNonSCFSet}
+# MPNonSCFSet modes: k-points along the high-symmetry lines (band structure), or a dense uniform mesh (DOS)
+NSCF_MODES = {"bands": "line", "dos": "uniform"}
+# The non-self-consistent runs read the static run's charge density (ICHARG = 11)
+BAND_STRUCTURE_STEPS: tuple[SetKind, ...] = ("static", "bands", "dos")
 POTCAR_SPEC = "POTCAR.spec"
 
 
@@ -25,11 +30,14 @@ def potcar_library() -> Path | None:
 
 def input_set(kind: SetKind, structure: Structure, incar_overrides: dict | None = None,
               kpoints_density: int | None = None) -> VaspInputSet:
-    """The Materials Project set of this kind; overrides go through pymatgen's user_incar_settings
+    """The Materials Project set of this kind (bands/dos: MPNonSCFSet along lines / on a uniform mesh,
+    after the static run); overrides go through pymatgen's user_incar_settings
     (a value None removes the tag) and user_kpoints_settings (reciprocal_density)."""
     kwargs: dict = {"user_incar_settings": dict(incar_overrides or {})}
     if kpoints_density:
         kwargs["user_kpoints_settings"] = {"reciprocal_density": kpoints_density}
+    if kind in NSCF_MODES:
+        kwargs["mode"] = NSCF_MODES[kind]
     return SETS[kind](structure, **kwargs)
 
 

@@ -48,6 +48,10 @@ PROPERTY_PATTERNS: dict[str, list[str]] = {
     "youngs_modulus": [r"young'?s? ?modul", r"elastic modulus", r"tensile modul"],
     "poisson_ratio": [r"poisson'?s? ratio"],
     "vacancy_formation_energy": [r"vacancy formation", r"vacancy energ"],
+    "vacancy_migration_energy": [r"vacancy (?:migration|hopping|hop|jump|motion)",
+                                 r"(?:migration|hopping|hop|jump|diffusion) (?:energy |barrier )?(?:of|for) "
+                                 r"(?:an? |the )?(?:\w+ )?vacanc",
+                                 r"\bbarrier\b[^.?;]{0,40}\bvacanc", r"\bvacanc\w*\b[^.?;]{0,40}\bbarrier\b"],
     "interstitial_formation_energy": [r"interstitial formation", r"interstitial energ"],
     "surface_energy": [r"surface (?:free )?energ"],
     "stacking_fault_energy": [r"(?<!generalized )(?<!generalised )stacking[- ]fault energ", r"\bsfe\b"],

@@ -15,7 +15,7 @@ from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import register
 from tools import crystals
 from tools.mlp import models
-from tools.mlp.run import JOB_FILE, RESULTS_FILE, MlpJob, read_results
+from tools.mlp.run import ATOM_BOX_A, JOB_FILE, RESULTS_FILE, MlpJob, read_results
 
 JOB_ID = "mlp"
 
@@ -28,6 +28,7 @@ class MlpCrystalParams(BaseModel):
     fmax: float = Field(default=1e-3, gt=0, description="eV/angstrom")
     max_steps: int = 500
     strains: list[float] = Field(default_factory=lambda: list(crystals.DEFAULT_STRAINS))
+    cohesive: bool = False
     time_limit_s: float = 900.0
 
 
@@ -35,7 +36,7 @@ class MlpCrystalParams(BaseModel):
 class MlpCrystal(crystals.NamedEngineCrystalProtocol):
     name = "mlp/crystal"
     engine = "mlp"
-    properties: ClassVar[frozenset[str]] = frozenset({"lattice_constant", "bulk_modulus"})
+    properties: ClassVar[frozenset[str]] = frozenset({"lattice_constant", "bulk_modulus", "cohesive_energy"})
     Params = MlpCrystalParams
     description = ("lattice constant and bulk modulus of a one-element cubic crystal with a universal ML potential "
                    "(CHGNet or SevenNet): cell relaxation, then E(V) and a Birch-Murnaghan fit")
@@ -50,7 +51,13 @@ class MlpCrystal(crystals.NamedEngineCrystalProtocol):
                 parameter="ML potential", value=f"{info.label} ({info.citation})",
                 reason="no model was named; CHGNet is simagent's default universal potential"))
         params = MlpCrystalParams(model=info.key, element=choice.element, lattice=choice.lattice,
-                                  a_initial=choice.a_initial)
+                                  a_initial=choice.a_initial,
+                                  cohesive=any(p.name == "cohesive_energy" for p in spec.properties))
+        if params.cohesive:
+            defaults.append(DefaultApplied(
+                parameter="isolated atom", value=f"one atom alone in a {ATOM_BOX_A:g} A box (no neighbours within "
+                "the model's cutoff)", reason="reference energy of the cohesive energy; the models were trained "
+                "on crystals (MPtrj), not on isolated atoms"))
         defaults.append(DefaultApplied(parameter="relaxation", value=f"BFGS with FrechetCellFilter to fmax "
                                        f"{params.fmax:g} eV/A, at most {params.max_steps} steps", reason=""))
         return params, defaults
@@ -58,7 +65,7 @@ class MlpCrystal(crystals.NamedEngineCrystalProtocol):
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)
         job = MlpJob(model=p.model, element=p.element, lattice=p.lattice, a_initial=p.a_initial, fmax=p.fmax,
-                     max_steps=p.max_steps, strains=p.strains)
+                     max_steps=p.max_steps, strains=p.strains, isolated_atom=p.cohesive)
         return [Job(id=JOB_ID, protocol=self.name, engine="mlp", stage="relax", params=p.model_dump(mode="json"),
                     inputs={JOB_FILE: job.model_dump_json(indent=1)}, time_limit_s=p.time_limit_s)]
 
@@ -91,4 +98,15 @@ class MlpCrystal(crystals.NamedEngineCrystalProtocol):
                    f"around the relaxed cell, third-order Birch-Murnaghan fit (ase.eos); {relax}"),
         ]
         wanted = {r.name for r in spec.properties} or set(self.properties)
+        if "cohesive_energy" in wanted:
+            if "isolated_atom_energy_eV" not in data:
+                raise CalculationFailed("the job computed no isolated-atom energy")
+            e_bulk = fit.e0 / data["natoms"]
+            results.append(Result(
+                quantity="cohesive_energy", value=data["isolated_atom_energy_eV"] - e_bulk, unit="eV/atom", job=JOB_ID,
+                log=str(job_dir / "relax.log"), data_file=str(path),
+                warnings=[f"the isolated atom lies outside {data['model']}'s training data (MPtrj holds crystals, no "
+                          "isolated atoms): its atom energy is the model's learned reference, not a DFT atom"],
+                method=f"E_coh = E(one atom alone in a {data['isolated_atom_box_A']:g} A box) - E0 per atom at the "
+                f"E(V) minimum (positive: bound), no zero-point energy; {relax}"))
         return [r for r in results if r.quantity in wanted]

@@ -1,3 +1,3 @@
 """Quantum ESPRESSO protocols; importing this package registers them (see simagent.protocols)."""
 
-from tools.qe.protocols import crystal, guest_binding  # noqa: F401
+from tools.qe.protocols import crystal, defects, guest_binding  # noqa: F401

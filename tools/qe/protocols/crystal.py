@@ -20,11 +20,11 @@ from pydantic import BaseModel, Field
 
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
-from simagent.protocols import register
+from simagent.protocols import Protocol, register
 from tools import crystals
 from tools.crystals import crystal
 from tools.qe import engine, pseudos
-from tools.qe.inputs import KPoint, PwInput, mesh_for_spacing, sites_of
+from tools.qe.inputs import KPoint, PwInput, Site, mesh_for_spacing, sites_of
 from tools.qe.parse import parse
 from tools.qe.workflow import CONVERGENCE_FILE, JOB_FILE, STEPS_FILE, QeWorkflow
 
@@ -42,6 +42,7 @@ DEGAUSS_RY = 0.02
 # Cost model from measured serial pw.x times (benchmarks/dft_timings.py): seconds per SCF scale as
 # (electrons x irreducible-k-points x plane waves), calibrated on Si2 at 60 Ry, 7x7x7 (~3 s).
 COST_LIMIT_S = 3600.0
+WALLTIME_FRACTION = 0.9  # max_seconds of each pw.x run, as a fraction of the job's time limit
 
 
 class QeCrystalParams(BaseModel):
@@ -63,6 +64,8 @@ class QeCrystalParams(BaseModel):
     strains: list[float] = Field(default_factory=lambda: list(crystals.DEFAULT_STRAINS))
     extra_bands: int = 4
     path_points: int = 60
+    cohesive: bool = Field(default=False, description="also an isolated atom: cohesive energy")
+    atom_box_A: float = Field(default=10.0, ge=6, description="isolated atom: box edge (10 x 1.05 x 1.1 times)")
     ranks: int = Field(default=1, ge=1)
     time_limit_s: float = 1800.0
 
@@ -87,9 +90,17 @@ class QeCrystalProtocol(crystals.NamedEngineCrystalProtocol):
         spacing = KSPACING_METAL if metal else KSPACING_INSULATOR
         atoms = crystal(choice.element, choice.lattice, choice.a_initial)
         kpts = mesh_for_spacing(atoms, spacing)
+        cohesive = any(p.name == "cohesive_energy" for p in spec.properties)
         params = QeCrystalParams(element=choice.element, lattice=choice.lattice, a_initial=choice.a_initial,
                                  functional=functional, pseudo_dir=str(pp.path.parent), pseudo_file=pp.file,
-                                 z_valence=pp.z_valence, metal=metal, kspacing=spacing, kpts=kpts)
+                                 z_valence=pp.z_valence, metal=metal, kspacing=spacing, kpts=kpts, cohesive=cohesive)
+        if cohesive:
+            defaults.append(DefaultApplied(
+                parameter="isolated atom", value=f"one {choice.element} atom in a {params.atom_box_A:g} x "
+                f"{params.atom_box_A * 1.05:g} x {params.atom_box_A * 1.1:g} A box, Gamma point, spin-polarised "
+                "(starting magnetisation 0.5), Gaussian smearing 0.01 Ry, same cutoff as the crystal",
+                reason="reference energy of the cohesive energy; fractional occupation of a partly filled shell gives "
+                "the spherical atom (no symmetry breaking)"))
         defaults += [
             DefaultApplied(parameter="pseudopotential", value=f"{pp.file} ({pseudos.CITATION} {pseudos.version()}, "
                            f"{pp.z_valence:g} valence electrons)", reason="the free library simagent ships"),
@@ -121,7 +132,9 @@ class QeCrystalProtocol(crystals.NamedEngineCrystalProtocol):
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)
-        wf = self.workflow(p)
+        # a pw.x run that alone nears the job's time limit stops cleanly with its restart files (max_seconds)
+        # and the runner continues it (recovery.Walltime) instead of losing it to the kill
+        wf = self.workflow(p).model_copy(update={"max_seconds": round(WALLTIME_FRACTION * p.time_limit_s)})
         return [Job(id=JOB_ID, protocol=self.name, engine="qe", stage="dft", params=p.model_dump(mode="json"),
                     inputs={JOB_FILE: wf.model_dump_json(indent=1)},  # the runner writes each <step>.in
                     time_limit_s=p.time_limit_s)]
@@ -140,6 +153,17 @@ class QeCrystalProtocol(crystals.NamedEngineCrystalProtocol):
                 f"cutoff {conv['chosen_Ry']:g} Ry (converged to {p.cutoff_tol_meV_per_atom:g} meV/atom against "
                 f"{max(conv['cutoffs_Ry']):g} Ry), {'x'.join(map(str, p.kpts))} k-points, {occupations}, "
                 f"SCF conv_thr {p.conv_thr_Ry:g} Ry/atom")
+
+
+class PricedOnly(Protocol):
+    """A DFT protocol that prices a request and refuses it here (its parameters() raises RequestError with
+    the cost and the nearest thing simagent can do); it never writes or analyses a job."""
+
+    def jobs(self, params: BaseModel) -> list[Job]:
+        raise RequestError(f"{self.name} never runs (see parameters)")
+
+    def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
+        raise RequestError(f"{self.name} never runs (see parameters)")
 
 
 def functional_of(spec: TaskSpec) -> str | None:
@@ -161,12 +185,19 @@ def cost_estimate_s(p: QeCrystalParams, atoms) -> float:
     """Rough serial wall time: Si2 at 60 Ry with 7x7x7 k-points took ~3 s per SCF here; the cost grows
     with electrons^2 x k-points x cutoff^1.5 x volume; times the number of SCF runs of the job."""
     per_scf = scf_seconds(p.z_valence * len(atoms), math.prod(p.kpts), max(p.cutoffs_Ry), atoms.get_volume())
-    return per_scf * (len(p.cutoffs_Ry) * 0.2 + len(p.strains) + 2)
+    atom = atom_scf_seconds(p.z_valence, max(p.cutoffs_Ry), p.atom_box_A**3 * 1.155) if p.cohesive else 0.0
+    return per_scf * (len(p.cutoffs_Ry) * 0.2 + len(p.strains) + 2) + atom
 
 
 def scf_seconds(electrons: float, kpoints: int, cutoff_Ry: float, volume_A3: float) -> float:
     """Serial seconds of one SCF, scaled from Si2 at 60 Ry, 7x7x7 k-points (343), 40 A^3: ~3 s here."""
     return 3.0 * (electrons / 8) ** 2 * (kpoints / 343) * (cutoff_Ry / 60) ** 1.5 * (volume_A3 / 40.0)
+
+
+def atom_scf_seconds(electrons: float, cutoff_Ry: float, volume_A3: float) -> float:
+    """Serial seconds of the spin-polarised isolated-atom SCF (one k-point, a large FFT box), scaled from
+    Si in the 10 x 10.5 x 11 A box at 50 Ry: 25 s CPU here (benchmarks/dft_timings.py, energies)."""
+    return 25.0 * max(1.0, electrons / 4) * (cutoff_Ry / 50) ** 1.5 * (volume_A3 / 1155.0)
 
 
 def read_convergence(job_dir: Path) -> dict:
@@ -184,15 +215,24 @@ def scf_total_steps(job_dir: Path) -> int:
 @register
 class QeEos(QeCrystalProtocol):
     name = "qe/eos"
-    properties: ClassVar[frozenset[str]] = frozenset({"lattice_constant", "bulk_modulus"})
+    properties: ClassVar[frozenset[str]] = frozenset({"lattice_constant", "bulk_modulus", "cohesive_energy"})
     Params = QeCrystalParams
-    description = ("DFT (Quantum ESPRESSO) lattice constant and bulk modulus of a one-element cubic crystal: "
-                   "cutoff scan, E(V) at 7 volumes, Birch-Murnaghan fit")
+    description = ("DFT (Quantum ESPRESSO) lattice constant, bulk modulus and cohesive energy of a one-element cubic "
+                   "crystal: cutoff scan, E(V) at 7 volumes, Birch-Murnaghan fit, isolated atom in a box")
 
     def workflow(self, p: QeCrystalParams) -> QeWorkflow:
+        atom = None
+        if p.cohesive:
+            box = p.atom_box_A
+            atom = PwInput(pseudo_dir=p.pseudo_dir, pseudopotentials={p.element: p.pseudo_file},
+                           cell=[(box, 0.0, 0.0), (0.0, box * 1.05, 0.0), (0.0, 0.0, box * 1.1)],
+                           sites=[Site(element=p.element, position=(0.0, 0.0, 0.0))], ecutwfc=max(p.cutoffs_Ry),
+                           occupations="smearing", smearing="gaussian", degauss=0.01, nspin=2,
+                           starting_magnetization=0.5, kpts=(1, 1, 1), conv_thr=1e-8, mixing_beta=0.3,
+                           electron_maxstep=200)
         return QeWorkflow(kind="eos", base=self.base_input(p), cutoffs_Ry=p.cutoffs_Ry,
                           cutoff_tol_meV_per_atom=p.cutoff_tol_meV_per_atom, cutoff_kpts=p.cutoff_kpts,
-                          strains=p.strains, ranks=p.ranks)
+                          strains=p.strains, ranks=p.ranks, atom=atom)
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
         p = self.as_params(params)
@@ -222,7 +262,24 @@ class QeEos(QeCrystalProtocol):
                    Result(quantity="bulk_modulus", value=fit.bulk_modulus_GPa, unit="GPa", job=JOB_ID, log=log,
                           data_file=str(table), method=method)]
         wanted = {r.name for r in spec.properties} or set(self.properties)
+        if "cohesive_energy" in wanted:
+            results.append(self.cohesive_energy(p, job_dir, fit.e0 / len(atoms), method))
         return [r for r in results if r.quantity in wanted]
+
+    @staticmethod
+    def cohesive_energy(p: QeCrystalParams, job_dir: Path, e_bulk_per_atom: float, method: str) -> Result:
+        out = parse(job_dir / "atom.out")
+        if not (p.cohesive and out.job_done and out.scf_converged and out.total_energy_eV is not None):
+            raise CalculationFailed(f"the isolated-atom SCF did not converge: {'; '.join(out.errors) or 'no energy'}")
+        value = out.total_energy_eV - e_bulk_per_atom
+        if value <= 0:
+            raise CalculationFailed(f"the isolated {p.element} atom is lower in energy than the crystal "
+                                    f"({value:.3f} eV/atom): the atom or crystal calculation is wrong")
+        return Result(quantity="cohesive_energy", value=value, unit="eV/atom", job=JOB_ID,
+                      log=str(job_dir / "atom.out"), data_file=str(job_dir / "eos.json"),
+                      method=f"E_coh = E(isolated atom) - E0 per atom at the E(V) minimum (positive: bound); atom "
+                      f"{out.total_energy_eV:.4f} eV, spin-polarised spherical atom in a {p.atom_box_A:g} A box "
+                      f"(Gamma point, Gaussian smearing 0.01 Ry), no zero-point energy; {method}")
 
 
 @register

@@ -18,13 +18,18 @@ ML_MODELS = {r"\bchgnet\b": "chgnet", r"\bseven ?net\b": "sevennet"}
 ML_GENERIC = (r"machine[- ]learn(?:ed|ing)[- ](?:interatomic )?potential|\bml[- ]?(?:interatomic )?potential|"
               r"\bmlips?\b|universal (?:interatomic |ml |machine[- ]learning )?potential")
 BAND_GAP = r"band[- ]?gaps?\b|\bgap of\b|\benergy gap\b"
+# a band structure is computed by the band-gap protocols (qe/band_gap plots it; vasp-inputs writes the
+# static + non-self-consistent line-mode sets)
+BAND_STRUCTURE = (r"band[- ]?structures?\b|\bband (?:diagram|dispersion)s?\b|\belectronic bands\b|"
+                  r"\bbands\b[^.?;]{0,40}\b(?:along|high[- ]symmetry|brillouin)")
 BAND_GAP_PROPERTIES = {"band_gap"}
 
 
 def refine(text: str, low: str, spec: TaskSpec) -> None:
     if re.search(r"density[- ]functional", low) and not re.search(r"\bdensity\b(?![- ]functional)", low):
         spec.properties = [p for p in spec.properties if p.name != "density"]  # the method, not a property
-    if re.search(BAND_GAP, low) and not any(p.name == "band_gap" for p in spec.properties):
+    named_gap = re.search(BAND_GAP, low) or re.search(BAND_STRUCTURE, low)
+    if named_gap and not any(p.name == "band_gap" for p in spec.properties):
         spec.properties.append(PropertyRequest(name="band_gap", unit=_unit_after(low)))
         if "property" in spec.missing:
             spec.missing.remove("property")
