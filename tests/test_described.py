@@ -105,6 +105,19 @@ def test_prescriptions_the_renderer_cannot_write_are_named(text, named):
     assert named in d.unsupported and not d.renderable
 
 
+def test_atom_count_on_a_cubic_lattice_gives_the_box_and_qualified_step_counts_are_stages():
+    text = ("In LJ units, 864 atoms are arranged on an fcc lattice of reduced density 0.85 inside a cubic periodic "
+            "box; Lennard-Jones, cutoff 2.5 sigma. Velocities at temperature 0.9. A Nose-Hoover thermostat keeps "
+            "T = 0.9 (damping 1.0): 300 equilibration steps, then 600 sampling steps.")
+    d = read_description(text)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.box.hi == (6, 6, 6)  # 4 x 6^3 = 864
+    assert [(s.steps, s.dynamics.ensemble, s.dynamics.t_stop) for s in d.stages] == [(300, "nvt", 0.9),
+                                                                                    (600, "nvt", 0.9)]
+    # a count that fills no whole cube of cells leaves the box unstated
+    assert "box size" in read_description(text.replace("864", "800")).missing
+
+
 def test_a_description_without_a_run_length_is_not_renderable():
     d = read_description("LJ units, fcc lattice at density 0.8 in a box of 5 cells per side, Lennard-Jones "
                          "cutoff 2.5, integrated in the NVE ensemble.")
@@ -255,3 +268,28 @@ def test_dipolar_spheres_reading_rendering_and_rotation_from_rest(tmp_path: Path
 
     job = Job(id="described", protocol="lammps/described", inputs={"in.lammps": rendered})
     assert gates.energy_drift_gate(run_data(tmp_path / "described", job)).outcome != gates.Outcome.FAIL
+
+
+@pytest.mark.engine
+def test_solve_runs_a_complete_description_literally(tmp_path: Path, settings):
+    """Through `simagent solve`: a task whose text prescribes the whole run (a paraphrase of ours) is
+    run as the typed description, with the task's own metric names as the answer's keys."""
+    import json
+
+    from simagent.solve import FINAL_ANSWER, REPORT, solve
+
+    text = ("Compute the mean potential energy per particle and the coordination number of a 2D Lennard-Jones "
+            "liquid in reduced units. Atoms start on a hex lattice of number density 0.75 in a box of 8 x 8; "
+            "epsilon 1, sigma 1, cutoff 2.5, unit mass. Velocities are drawn at a temperature of 1.0 and the atoms "
+            "move under NVE for 100 timesteps, then for 200 more timesteps of sampling.")
+    task = tmp_path / "task.json"
+    task.write_text(json.dumps({"id": "paraphrase_2d", "problem_description": text, "level": 1, "engine": "lammps",
+                                "metrics": ["Mean_PE_per_particle", "coordination_number"], "time_limit": 0}))
+    outcome = solve(task, tmp_path / "out", settings=settings)
+    answer = json.loads((tmp_path / "out" / FINAL_ANSWER).read_text())
+    report = (tmp_path / "out" / REPORT).read_text()
+    assert list(answer) == ["Mean_PE_per_particle", "coordination_number"] and outcome.exit_code == 0, report
+    assert "run literally: run1: 100 steps nve; run2: 200 steps nve" in report
+    assert "velocity.seed = 87287" in report  # every default is listed with its reason
+    # a dense 2D LJ liquid: bound (negative PE), about six neighbours in the first shell (hexagonal packing)
+    assert answer["Mean_PE_per_particle"] < 0 and 4.5 < answer["coordination_number"] < 7.5

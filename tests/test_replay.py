@@ -8,6 +8,7 @@ protocol's), so a test fails when the analysis, the gates or the response change
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -109,7 +110,6 @@ PENDING = frozenset({
     "zeopp/pore_geometry",
     "raspa/gcmc_uptake", "raspa/gcmc_mixture", "raspa/widom", "qe/eos", "qe/band_gap", "qe/guest_binding",
     "mlp/crystal", "mlp/guest_binding", "vasp/relax", "vasp/band_gap",
-    "mlp/vacancy", "qe/vacancy_migration",
 })
 
 
@@ -250,3 +250,22 @@ def check_trappe_alkane(replayed):
     assert density.min() <= result.value <= density.max()
     assert "40 n-butane molecules, TraPPE-UA" in result.method
     check_provenance(replayed, result, "md")
+
+
+@check("mlp/vacancy")
+def check_mlp_vacancy(replayed):
+    data = json.loads((replayed.job_dirs["vacancy-vacancy"] / "results.json").read_text())
+    energies = data["path_energies_eV"]
+    saddle = max(range(len(energies)), key=energies.__getitem__)
+    result = replayed.result("vacancy_migration_energy")
+    assert result.unit == "eV" and math.isclose(result.value, energies[saddle] - energies[0], rel_tol=1e-9)
+    assert 0 < saddle < len(energies) - 1 and data["neb_converged"]  # the top of the band is an image, not an end
+    assert abs(energies[-1] - energies[0]) < 0.01  # the hop ends in an equivalent vacancy site
+    check_provenance(replayed, result, "vacancy")
+
+
+@check("qe/vacancy_migration")
+def check_qe_vacancy_migration(replayed):
+    error = replayed.answer.error
+    assert "31 atoms" in error and "would take about" in error and "with CHGNet" in error
+    assert not replayed.job_dirs
