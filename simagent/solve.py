@@ -976,6 +976,14 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
             for p in spec.properties) if spec.properties else "- properties computed: none")
         if backend and backend.reader_properties:
             lines.append("- properties the description itself names: " + ", ".join(backend.reader_properties))
+        desc = backend.description if backend else None
+        if desc is not None and desc.renderable:
+            lines.append("- the description, read into a typed simulation description and run literally: "
+                         + "; ".join(_stage_line(st) for st in desc.stages))
+        elif desc is not None and (desc.unsupported or desc.missing):
+            lines.append("- the typed simulation description was not run: " + "; ".join(
+                [f"not rendered: {', '.join(desc.unsupported)}"] * bool(desc.unsupported)
+                + [f"not stated: {', '.join(desc.missing)}"] * bool(desc.missing)))
         if spec.unparsed:
             lines.append("- sentences not understood (their content was not used): "
                          + " | ".join(f"“{s}”" for s in spec.unparsed))
@@ -1012,6 +1020,16 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
         lines += ["", "## Notes", ""]
         lines += [f"- {n}" for n in notes]
     return "\n".join(lines) + "\n"
+
+
+def _stage_line(stage: Any) -> str:
+    if stage.kind == "minimize":
+        m = stage.minimize
+        return f"{stage.name}: minimize {m.style} etol {m.etol:g} ftol {m.ftol:g} ({m.max_iterations} iterations)"
+    d = stage.dynamics
+    how = d.ensemble + (f" + {d.thermostat}" if d.thermostat and d.ensemble == "nve" else "")
+    target = f" at T {d.t_stop:g}" if d.t_stop is not None else ""
+    return f"{stage.name}: {stage.steps} steps {how}{target}" + (" (timestep reset)" if stage.reset_timestep else "")
 
 
 def _compact(data: dict) -> str:

@@ -105,6 +105,19 @@ def test_prescriptions_the_renderer_cannot_write_are_named(text, named):
     assert named in d.unsupported and not d.renderable
 
 
+def test_atom_count_on_a_cubic_lattice_gives_the_box_and_qualified_step_counts_are_stages():
+    text = ("In LJ units, 864 atoms are arranged on an fcc lattice of reduced density 0.85 inside a cubic periodic "
+            "box; Lennard-Jones, cutoff 2.5 sigma. Velocities at temperature 0.9. A Nose-Hoover thermostat keeps "
+            "T = 0.9 (damping 1.0): 300 equilibration steps, then 600 sampling steps.")
+    d = read_description(text)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.box.hi == (6, 6, 6)  # 4 x 6^3 = 864
+    assert [(s.steps, s.dynamics.ensemble, s.dynamics.t_stop) for s in d.stages] == [(300, "nvt", 0.9),
+                                                                                    (600, "nvt", 0.9)]
+    # a count that fills no whole cube of cells leaves the box unstated
+    assert "box size" in read_description(text.replace("864", "800")).missing
+
+
 def test_a_description_without_a_run_length_is_not_renderable():
     d = read_description("LJ units, fcc lattice at density 0.8 in a box of 5 cells per side, Lennard-Jones "
                          "cutoff 2.5, integrated in the NVE ensemble.")
@@ -165,19 +178,27 @@ def run_lammps(job, tmp_path: Path) -> Path:
     return job_dir
 
 
+def described_run(text: str, names: list[str], tmp_path: Path) -> tuple[str, dict]:
+    """The described protocol on `text` for the properties `names`: its input, and the results of
+    running it with LAMMPS (property -> Result)."""
+    protocol = DescribedRun()
+    spec = TaskSpec(request=text, properties=[PropertyRequest(name=n) for n in names])
+    assert protocol.applies_to(spec)
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    results = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
+    return job.inputs["in.lammps"], {r.property: r for r in results}
+
+
 def test_three_body_overlay_runs_and_raises_the_lattice_energy(tmp_path: Path):
     """The ATM triple-dipole term with nu > 0 is repulsive for the near-equilateral triples of an fcc
     crystal (Axilrod & Teller, J. Chem. Phys. 11, 299 (1943)), so the static energy lies above the
     LJ lattice sum alone."""
     text = STATIC_FCC.replace("cutoff 2.0.", "cutoff 2.0, overlaid with the Axilrod-Teller-Muto three-body term "
                               "(atm cutoff 2.0, angular cutoff 1.5, strength coefficient 0.1).")
-    protocol = DescribedRun()
-    spec = TaskSpec(request=text, properties=[PropertyRequest(name="potential_energy_per_atom")])
-    params, _ = protocol.parameters(spec)
-    (job,) = protocol.jobs(params)
-    assert "atm" in job.inputs["in.lammps"]
-    (result,) = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
-    assert result.value > lj_lattice_energy_per_atom(1.0, 3, 2.0) + 1e-3
+    rendered, results = described_run(text, ["potential_energy_per_atom"], tmp_path)
+    assert "atm" in rendered
+    assert results["potential_energy_per_atom"].value > lj_lattice_energy_per_atom(1.0, 3, 2.0) + 1e-3
 
 
 def test_langevin_keeping_the_velocity_temperature_then_removed_and_msd_metrics():
@@ -199,13 +220,9 @@ def test_langevin_keeping_the_velocity_temperature_then_removed_and_msd_metrics(
 def test_msd_and_running_diffusion_slope_from_a_real_run(tmp_path: Path):
     text = ("Reduced LJ units, a 2D fluid: a sq2 lattice of number density 0.5 in a box of 6 x 6, Lennard-Jones "
             "cutoff 2.5 sigma, unit mass. Velocities at a temperature of 1.2. Run 300 timesteps in NVE.")
-    protocol = DescribedRun()
-    spec = TaskSpec(request=text, properties=[PropertyRequest(name="mean_squared_displacement"),
-                                              PropertyRequest(name="self_diffusion_coefficient")])
-    params, _ = protocol.parameters(spec)
-    (job,) = protocol.jobs(params)
-    assert "variable        fitslope equal slope(f_msdvec)/4/(10*dt)" in job.inputs["in.lammps"]  # 2D: 2 x 2
-    results = {r.property: r for r in protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)}
+    rendered, results = described_run(text, ["mean_squared_displacement", "self_diffusion_coefficient"], tmp_path)
+    assert "variable        fitslope equal slope(f_msdvec)/4/(10*dt)" in rendered  # 2D: 2 x 2
+    assert "compute         msd all msd com yes" in rendered  # the centre-of-mass frame
     # particles of a fluid move away from where they started: the MSD and its slope are positive
     assert results["mean_squared_displacement"].value > 0
     assert results["self_diffusion_coefficient"].value > 0
@@ -221,13 +238,9 @@ def test_green_kubo_viscosity_reading_and_a_real_run(tmp_path: Path):
     assert (d.green_kubo.sample_every, d.green_kubo.correlation_length, d.green_kubo.temperature) == (2, 20, 1.0)
     assert "a viscosity without a Green-Kubo sample interval and correlation length" in read_description(
         text.replace("with a sample interval of 2 steps and a correlation length of 20 samples", "")).unsupported
-    protocol = DescribedRun()
-    spec = TaskSpec(request=text, properties=[PropertyRequest(name="shear_viscosity")])
-    params, _ = protocol.parameters(spec)
-    (job,) = protocol.jobs(params)
-    rendered = job.inputs["in.lammps"]
+    rendered, results = described_run(text, ["shear_viscosity"], tmp_path)
     assert "fix             gk all ave/correlate 2 20 40 v_gkpxy v_gkpxx type auto ave running" in rendered
-    (result,) = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
+    result = results["shear_viscosity"]
     # the stress autocorrelation starts at its positive variance: its integral over a short window is positive
     assert result.value > 0 and np.isfinite(result.uncertainty)
 
@@ -244,12 +257,39 @@ def test_dipolar_spheres_reading_rendering_and_rotation_from_rest(tmp_path: Path
     assert d.renderable, (d.missing, d.unsupported)
     assert d.dipoles.magnitude == 1.0 and d.pair.style == "lj/cut/dipole/cut" and d.velocity is None
     assert read_metric("mean_rotational_KE_of_each_sphere").property == "rotational_energy_per_atom"
-    protocol = DescribedRun()
-    spec = TaskSpec(request=text, properties=[PropertyRequest(name="rotational_energy_per_atom")])
-    params, _ = protocol.parameters(spec)
-    (job,) = protocol.jobs(params)
-    rendered = job.inputs["in.lammps"]
+    rendered, results = described_run(text, ["rotational_energy_per_atom"], tmp_path)
     assert "atom_style      hybrid sphere dipole" in rendered and "nve/sphere update dipole" in rendered
-    (result,) = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
     # from rest, the torques between randomly oriented dipoles set the spheres spinning
-    assert result.value > 0
+    assert results["rotational_energy_per_atom"].value > 0
+    # energy flows into rotation, which thermo TotEng leaves out: the NVE drift gate must not read it
+    from simagent import gates
+    from simagent.models import Job
+    from tools.lammps.handlers import run_data
+
+    job = Job(id="described", protocol="lammps/described", inputs={"in.lammps": rendered})
+    assert gates.energy_drift_gate(run_data(tmp_path / "described", job)).outcome != gates.Outcome.FAIL
+
+
+@pytest.mark.engine
+def test_solve_runs_a_complete_description_literally(tmp_path: Path, settings):
+    """Through `simagent solve`: a task whose text prescribes the whole run (a paraphrase of ours) is
+    run as the typed description, with the task's own metric names as the answer's keys."""
+    import json
+
+    from simagent.solve import FINAL_ANSWER, REPORT, solve
+
+    text = ("Compute the mean potential energy per particle and the coordination number of a 2D Lennard-Jones "
+            "liquid in reduced units. Atoms start on a hex lattice of number density 0.75 in a box of 8 x 8; "
+            "epsilon 1, sigma 1, cutoff 2.5, unit mass. Velocities are drawn at a temperature of 1.0 and the atoms "
+            "move under NVE for 100 timesteps, then for 200 more timesteps of sampling.")
+    task = tmp_path / "task.json"
+    task.write_text(json.dumps({"id": "paraphrase_2d", "problem_description": text, "level": 1, "engine": "lammps",
+                                "metrics": ["Mean_PE_per_particle", "coordination_number"], "time_limit": 0}))
+    outcome = solve(task, tmp_path / "out", settings=settings)
+    answer = json.loads((tmp_path / "out" / FINAL_ANSWER).read_text())
+    report = (tmp_path / "out" / REPORT).read_text()
+    assert list(answer) == ["Mean_PE_per_particle", "coordination_number"] and outcome.exit_code == 0, report
+    assert "run literally: run1: 100 steps nve; run2: 200 steps nve" in report
+    assert "velocity.seed = 87287" in report  # every default is listed with its reason
+    # a dense 2D LJ liquid: bound (negative PE), about six neighbours in the first shell (hexagonal packing)
+    assert answer["Mean_PE_per_particle"] < 0 and 4.5 < answer["coordination_number"] < 7.5

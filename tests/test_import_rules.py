@@ -13,7 +13,8 @@ GRAPH = ("agents", "simagent.graph", "simagent.session", "simagent.state", "sima
          "simagent.solve", "simagent.bench", "simagent.web")
 # The core below the engines: none of it imports tools/ or agents/ (engines are reached through
 # simagent.engines' registry, which loads tools/<engine>/adapter.py by its module path).
-CORE = ("simagent.materials", "simagent.engines", "simagent.handlers", "simagent.gates", "simagent.models",
+CORE = ("simagent.materials", "simagent.engines", "simagent.defaults", "simagent.handlers", "simagent.gates",
+        "simagent.models",
         "simagent.config", "simagent.errors", "simagent.executor", "simagent.jobrun", "simagent.protocols",
         "simagent.rendering", "simagent.stats", "simagent.units", "simagent.paths", "simagent.cluster",
         "simagent.supervise", "simagent.backends")

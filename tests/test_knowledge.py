@@ -300,13 +300,20 @@ def test_bm25_ranks_the_exact_option_entry_first_on_a_tiny_corpus():
     assert lexical.BM25(texts).scores("zeolite imidazolate").max() == 0
 
 
-def test_reciprocal_rank_fusion_rewards_agreement():
+def test_blend_keeps_a_passage_that_one_ranking_puts_first():
     from simagent.knowledge import lexical
 
-    fused = lexical.rrf([[1, 2, 3], [3, 2, 9]], k=60)
-    # 3 (1/63 + 1/61) and 2 (2/62) appear in both rankings and beat 1 (1/61), first only once
-    assert [item for item, _ in fused][:2] == [3, 2]
-    assert dict(fused)[9] == pytest.approx(1 / 63)
+    # chunk 1: best by meaning, no keyword in common; chunk 2: middling in both; chunk 3: keywords only
+    dense = {1: 0.60, 2: 0.50, 3: 0.30}
+    keyword = {1: 0.0, 2: 4.0, 3: 8.0}
+    blended = dict(lexical.blend(dense, keyword, weight=0.6))
+    # scaled: dense 1 -> 1.0, 2 -> 2/3, 3 -> 0; keyword 1 -> 0, 2 -> 0.5, 3 -> 1.0
+    assert blended[1] == pytest.approx(0.6)
+    assert blended[2] == pytest.approx(0.6 * 2 / 3 + 0.4 * 0.5)
+    assert blended[3] == pytest.approx(0.4)
+    assert [c for c, _ in lexical.blend(dense, keyword, weight=0.6)] == [2, 1, 3]
+    assert [c for c, _ in lexical.blend(dense, keyword, weight=1.0)] == [1, 2, 3]
+    assert lexical.blend({}, {}) == []
 
 
 def test_hybrid_search_finds_the_option_entry_by_its_name(tmp_path):
@@ -341,3 +348,91 @@ def test_option_entries_are_embedded_as_settings_with_their_other_spellings():
         assert "setting or parameter" not in Chunk(text="x", section=heading).embedding_text("Doc")
     # the passage text is part of the settings hash: an index embedded the old way is rebuilt
     assert IndexSettings().key != IndexSettings(passage="title-section/1").key
+
+
+# --- query expansion, tool summaries, vector reuse ------------------------------------------------
+
+@pytest.mark.parametrize(("question", "manual_terms"), [
+    ("Which parameter sets the target pressure of the barostat?", "pressure coupling"),
+    ("How do I attach my protein to a heat bath?", "temperature coupling"),
+    ("How often is the neighbour list updated?", "neighbor searching"),
+    ("Where is the centre of the box?", "center"),
+    ("How is g(r) computed from a trajectory?", "radial distribution function"),
+    ("How often are energies written to the edr file?", "energy file"),
+    ("How do I add counter-ions to neutralise the box?", "ions"),
+])
+def test_glossary_adds_the_manual_words_for_what_a_question_names(question, manual_terms):
+    from simagent.knowledge import glossary
+
+    assert any(manual_terms in terms for terms in glossary.expand(question))
+    assert glossary.expanded(question).startswith(question)
+
+
+def test_glossary_leaves_other_questions_and_word_parts_alone():
+    from simagent.knowledge import glossary
+
+    assert glossary.expand("What is the capital of Australia?") == []
+    # whole words only: "md" inside "mdrun", "com" inside "compute", "lj" nowhere
+    assert glossary.expand("How do I compute things with mdrun?") == []
+
+
+def test_tool_pages_carry_their_purpose_into_every_passage(tmp_path):
+    from simagent.knowledge import bundled
+    from simagent.knowledge.documents import Chunk
+
+    page = tmp_path / "gmx-sasa.html"
+    page.write_text("""<html><head><title>gmx sasa — GROMACS 2022.5 documentation</title></head><body>
+    <div role="main"><section><h1>gmx sasa</h1><section><h2>Synopsis</h2><pre>gmx sasa [-f traj.xtc]</pre>
+    </section><section><h2>Description</h2><p>gmx sasa computes solvent accessible surface areas.
+    See Eisenhaber F, et al. for the method.</p></section><section><h2>Options</h2>
+    <p>-probe (0.14) Radius of the solvent probe (nm)</p></section></section></div></body></html>""")
+    doc = loaders.load(page, kind="manual")
+    doc.title = f"GROMACS manual: {doc.title}"
+    assert bundled.tool_summary(doc) == "command-line tool: gmx sasa computes solvent accessible surface areas."
+    options = Chunk(text="-probe (0.14) Radius of the solvent probe (nm)", section="Options")
+    text = options.embedding_text(doc.title, bundled.tool_summary(doc))
+    assert text.startswith("GROMACS manual: gmx sasa (command-line tool: gmx sasa computes solvent accessible")
+    assert text.endswith("> Options: -probe (0.14) Radius of the solvent probe (nm)")
+    assert options.embedding_text("Doc") == "Doc > Options: -probe (0.14) Radius of the solvent probe (nm)"
+
+
+def test_rebuild_embeds_only_passages_whose_text_changed(tmp_path, monkeypatch):
+    from simagent.knowledge import embed
+
+    doc = Document(source="notes.md", title="Notes", sections=[
+        Section(title="Thermostats", text="The velocity-rescaling thermostat samples the canonical ensemble."),
+        Section(title="Barostats", text="The C-rescale barostat samples the isothermal-isobaric ensemble.")])
+    first = VectorIndex(tmp_path / "ix", IndexSettings(passage="old/1"))
+    first.add(doc)
+    first.save()
+    encoded: list[str] = []
+    real = embed.encode
+    monkeypatch.setattr(embed, "encode", lambda texts, **kw: encoded.extend(texts) or real(texts, **kw))
+    # other settings (the passage text changed), same model: the stored vectors are reusable
+    again = VectorIndex(tmp_path / "ix", IndexSettings(passage="old/2"))
+    assert again.stale
+    reuse = again.reusable_vectors()
+    assert len(reuse) == 2
+    again.reset()
+    doc.sections[1].text += " Its time constant is tau-p."  # one passage changed, one did not
+    again.add(doc, reuse=reuse)
+    assert len(encoded) == 1 and "tau-p" in encoded[0]
+    hits = again.search(real(["thermostat canonical ensemble"]), k=1)[0]
+    assert hits[0].section == "Thermostats" and hits[0].score > 0.5
+    # another model: nothing is reused
+    assert VectorIndex(tmp_path / "ix", IndexSettings(model="other-model")).reusable_vectors() == {}
+
+
+def test_option_entries_say_what_their_unit_means():
+    from simagent.knowledge.documents import Chunk, option_value_note
+
+    assert option_value_note("nstenergy: (1000) [steps] number of steps between writing energies") == \
+        " Its value is how often, as an interval in steps (default 1000)."
+    assert option_value_note("ref-p: [bar] The reference pressure for coupling.") == " Its value is a pressure in bar."
+    assert option_value_note("integrator: md A leap-frog algorithm") == ""
+    assert option_value_note("The [bar] unit in prose") == ""
+    entry = Chunk(text="ref-p: [bar] The reference pressure for coupling.", section="Run > Pressure coupling > ref-p")
+    assert "(also written ref p, ref_p). Its value is a pressure in bar: ref-p: [bar]" in entry.embedding_text("mdp")
+    plain = Chunk(text="integrator: md A leap-frog algorithm", section="Run > integrator")
+    assert plain.embedding_text("mdp") == "mdp > Run > integrator. The setting or parameter integrator: " \
+        "integrator: md A leap-frog algorithm"

@@ -212,3 +212,32 @@ def test_si_pbe_cohesive_energy_small_settings(tmp_path):
     assert e_coh.quantity == "cohesive_energy" and e_coh.unit == "eV/atom"
     assert abs(e_coh.value - 4.55) / 4.55 < 0.05
     assert "isolated atom" in e_coh.method and "spin-polarised" in e_coh.method
+
+
+def test_each_pw_run_of_a_protocol_job_stops_cleanly_before_the_job_limit():
+    protocol = get_protocol("qe/eos")
+    params, _ = protocol.parameters(spec("Si", "diamond", ["lattice_constant"]))
+    (job,) = protocol.jobs(params)
+    wf = QeWorkflow.model_validate_json(job.inputs["qe_job.json"])
+    assert wf.max_seconds == round(0.9 * job.time_limit_s)
+
+
+@needs_pw
+@pytest.mark.engine
+def test_a_run_stopped_by_max_seconds_is_continued_from_its_restart_files(tmp_path):
+    """A real pw.x SCF (Si2, 12x12x12 k-points, tight threshold) run once whole, then limited to a third of
+    that wall time per run: it stops with 'Maximum CPU time exceeded', each restart continues from the saved
+    state, and the SCF converges to the energy of the uninterrupted run."""
+    base = si_input(conv_thr=1e-10).model_copy(update={"kpts": (12, 12, 12)})
+    for name in ("chunks", "whole"):
+        (tmp_path / name).mkdir()
+    Runner(tmp_path / "whole", QeWorkflow(kind="scf", base=base)).run()
+    whole = parse(tmp_path / "whole" / "scf.out")
+    (step,) = json.loads((tmp_path / "whole" / "steps.json").read_text())
+    Runner(tmp_path / "chunks", QeWorkflow(kind="scf", base=base, max_seconds=max(1.0, step["wall_s"] / 3))).run()
+    corrections = json.loads((tmp_path / "chunks" / "corrections.json").read_text())
+    assert corrections and {c["handler"] for c in corrections} == {"Walltime"}
+    assert "-> restart" in corrections[0]["changes"][0]
+    chunked = parse(tmp_path / "chunks" / "scf.out")
+    assert chunked.job_done and chunked.scf_converged
+    assert abs(chunked.total_energy_eV - whole.total_energy_eV) < 1e-5

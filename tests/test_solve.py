@@ -271,10 +271,12 @@ def test_example_short_end_to_end(tmp_path, settings):
     # NVT at the set point; U/N against the JZG equation of state with the 2.5 sigma cutoff
     assert answer["average_temperature"] == pytest.approx(1.2, rel=0.05)
     assert answer["average_potential_energy_per_particle"] == pytest.approx(JZG_U_TRUNCATED, rel=0.05)
-    text = (out / INPUTS / "fluid_md-md" / "in.lammps").read_text()
+    # the text prescribes the whole run: it is run literally, as the typed simulation description
+    text = (out / INPUTS / "described-described" / "in.lammps").read_text()
     assert "run             500\n" in text and "velocity        all create 1.2 4928459" in text
     assert "Not computed" in report and "none: every metric has a value" in report
-    assert "melt_steps = 0" in report and "average_window = production" in report
+    assert "run literally: run1: 500 steps nvt at T 1.2; run2: 1000 steps nvt at T 1.2" in report
+    assert "average_stage = run2" in report
     assert any(Path(j).is_dir() for j in outcome.answer.jobs)  # job folders are kept
 
 
@@ -332,7 +334,7 @@ def test_time_budget_leaves_the_metric_out(tmp_path, settings):
     assert answer == {} and outcome.exit_code == 1
     assert time.monotonic() - started < 120
     for reason in outcome.not_computed.values():  # stopped at its time limit, or never started
-        assert "job fluid_md-md was" in reason and "time budget of 3 s" in reason
+        assert "job described-described was" in reason and "time budget of 3 s" in reason  # run as described
     assert "time budget of 3 s" in report
 
 

@@ -212,6 +212,9 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
         values = [float(v) for v in (n * 3 if len(n) == 1 else n)][:3]
         lo, hi = [0.0, 0.0, 0.0], values + [0.0] * (3 - len(values))
         evidence = f"{n} lattice cells"
+    elif (cells := _cells_for_count(desc, style, ctl, low)) is not None:
+        lo, hi = [0.0, 0.0, 0.0], [float(cells)] * 3
+        evidence = f"{ctl['n_atoms']} atoms on a cubic {style} lattice: {cells} cells per edge"
     else:
         desc.missing.append("box size")
         return
@@ -230,6 +233,24 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
         desc.missing.append("box size")
         return
     desc.note("box", "rules", evidence + (" (absolute)" if absolute else " (lattice units, LAMMPS's region default)"))
+
+
+LATTICE_BASIS = {"fcc": 4, "bcc": 2, "sc": 1, "diamond": 8}
+
+
+def _cells_for_count(desc: SimulationDescription, style: str, ctl: dict, low: str) -> int | None:
+    """'N particles on an fcc lattice in a cubic box': the cube of cells that holds exactly N atoms
+    (None unless N is a whole cube of cells, in 3D)."""
+    n = ctl.get("n_atoms")
+    if n is None:
+        hit = re.search(r"\b(\d+) (?:identical )?(?:particles|atoms)\b", low)
+        n = int(hit.group(1)) if hit else None
+        if n is not None:
+            ctl["n_atoms"] = n
+    if n is None or desc.dimension != 3 or style not in LATTICE_BASIS or not re.search(r"cubic[^.;]{0,30}box", low):
+        return None
+    cells = round((n / LATTICE_BASIS[style]) ** (1 / 3))
+    return cells if LATTICE_BASIS[style] * cells**3 == n else None
 
 
 def _masses(desc: SimulationDescription, low: str, ctl: dict) -> None:
@@ -363,7 +384,8 @@ def _timestep(desc: SimulationDescription, ctl: dict) -> None:
 # ---------------------------------------------------------------------------------------------
 
 # a stated run length: '1000 steps', '50000 timesteps', '10000 md steps' (not intervals or windows)
-_RUN = re.compile(rf"\b{COUNT}[- ](?:more |additional )?(?:{STEP_WORD}|timessteps)\b")
+_RUN = re.compile(rf"\b{COUNT}[- ](?:more |additional )?(?:(?:production|equilibration|sampling|nve|nvt|npt|md) )?"
+                  rf"(?:{STEP_WORD}|timessteps)\b")
 _NOT_RUN = re.compile(r"\b(?:every|each|damp\w*|last|final|interval|frequency|window|correlation|up to|"
                       r"within|iterations?|in)\b[^.;,]{0,12}$")
 _MINIMIZE = re.compile(r"minimi[sz](?:e|ed|ation)|energy minimi")

@@ -8,6 +8,7 @@ removed; other index settings (model, chunking) rebuild it from scratch."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from pathlib import Path
@@ -29,6 +30,21 @@ def gromacs_pages(root: Path = GROMACS_HTML) -> list[Path]:
     return [p for part in GROMACS_PARTS for p in sorted((root / part).rglob("*.html"))] if root.is_dir() else []
 
 
+def tool_summary(doc: Document) -> str | None:
+    """What a `gmx` program is for: the first sentence of its page's Description that names the
+    program ("gmx rmsf computes the root mean square fluctuation ..."), else the first sentence, cut
+    to about 200 characters."""
+    description = next((s.text for s in doc.sections if s.title == "Description"), "")
+    sentences = [x.strip() for x in re.split(r"(?<=[.!?])\s+(?=[A-Z])|\n+", description) if x.strip()]
+    if not sentences:
+        return None
+    name = doc.title.rsplit(": ", 1)[-1]
+    first = next((x for x in sentences if name in x), sentences[0])
+    if len(first) > 200:
+        first = first[:first.rfind(" ", 0, 200)] + " ..."
+    return f"command-line tool: {first}"
+
+
 def corpus(gromacs_root: Path = GROMACS_HTML) -> list[Document]:
     docs: list[Document] = notes.note_documents()
     for readme in notes.readme_paths():
@@ -41,6 +57,8 @@ def corpus(gromacs_root: Path = GROMACS_HTML) -> list[Document]:
         except CorpusError:
             continue  # pages that are only a table of contents hold no text sections
         doc.title = f"GROMACS manual: {doc.title}"
+        if page.parent.name == "onlinehelp":
+            doc.summary = tool_summary(doc)
         docs.append(doc)
     return docs
 
@@ -49,6 +67,7 @@ def build(folder: Path | None = None, settings: IndexSettings | None = None, gro
           progress=None) -> dict:
     start = time.perf_counter()
     index = VectorIndex(folder or bundled_index_dir(), settings)
+    reuse = index.reusable_vectors()  # passages whose embedded text is unchanged are not embedded again
     if index.stale:
         index.reset()
     docs = corpus(gromacs_root)
@@ -59,7 +78,7 @@ def build(folder: Path | None = None, settings: IndexSettings | None = None, gro
     added = 0
     last_save = time.perf_counter()
     for number, doc in enumerate(docs, start=1):
-        _, n = index.add(doc)
+        _, n = index.add(doc, reuse=reuse)
         added += n
         if n and time.perf_counter() - last_save > SAVE_EVERY_S:  # an interrupted build keeps its work
             index.save()
@@ -69,7 +88,8 @@ def build(folder: Path | None = None, settings: IndexSettings | None = None, gro
     if added or removed or not index.exists:
         index.save()
     size = sum(f.stat().st_size for f in index.folder.iterdir() if f.is_file())
-    return {"documents": len(index.documents), "chunks": len(index), "chunks_embedded": added,
+    return {"documents": len(index.documents), "chunks": len(index), "chunks_added": added,
+            "chunks_embedded": index.encoded, "chunks_reused": added - index.encoded,
             "documents_removed": len(removed), "seconds": round(time.perf_counter() - start, 1),
             "bytes": size, "folder": str(index.folder), "gromacs_pages": sum(
                 1 for d in index.documents.values() if d["kind"] == "manual")}
@@ -93,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.quiet:
         print(file=sys.stderr)
     print(f"bundled knowledge index: {report['documents']} documents ({report['gromacs_pages']} GROMACS manual "
-          f"pages), {report['chunks']} chunks ({report['chunks_embedded']} embedded now) in {report['seconds']} s, "
+          f"pages), {report['chunks']} chunks ({report['chunks_embedded']} embedded now, {report['chunks_reused']} "
+          f"reused) in {report['seconds']} s, "
           f"{report['bytes'] / 1e6:.1f} MB at {report['folder']}")
     return 0
 

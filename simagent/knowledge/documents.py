@@ -33,6 +33,8 @@ class Document(BaseModel):
     authors: list[str] = Field(default_factory=list)
     doi: str | None = None
     year: str | None = None
+    summary: str | None = Field(default=None, description="what the document is for, in one sentence "
+                                "(a gmx tool page's purpose); embedded with every passage")
     sections: list[Section] = Field(default_factory=list)
 
     @property
@@ -41,29 +43,57 @@ class Document(BaseModel):
 
 
 # what `Chunk.embedding_text` adds to a passage (part of the index settings hash: changing it rebuilds)
-PASSAGE_VERSION = "title-section-option-aliases/2"
+PASSAGE_VERSION = "title-summary-section-option-aliases-units/4"
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+|[a-z][a-z0-9]*|[A-Z]?[a-z]+[A-Z][A-Za-z0-9]*")
+
+
+# What an option's unit says about the option, in the words questions use ("how often", "which
+# pressure"): an mdp entry reads "nstenergy: (1000) [steps] number of steps that elapse between ...".
+UNIT_MEANINGS = {
+    "steps": "how often, as an interval in steps", "ps": "a time in picoseconds",
+    "fs": "a time in femtoseconds", "nm": "a distance in nanometers", "k": "a temperature in kelvin",
+    "bar": "a pressure in bar", "bar-1": "a compressibility in 1/bar", "bar^-1": "a compressibility in 1/bar",
+    "kj mol-1": "an energy", "kj mol-1 nm-1": "a force", "kj mol-1 nm-2": "a force constant",
+    "amu ps-1": "a friction coefficient", "deg": "an angle in degrees", "nm ps-1": "a velocity",
+    "nm/ps": "a velocity", "nm ps-2": "an acceleration", "e": "a charge",
+}
+_OPTION_VALUE = re.compile(r"^[\w-]+: (?:\(([^)]{1,40})\) )?\[([^\]]{1,20})\]")
+
+
+def option_value_note(text: str) -> str:
+    """'Its value is a pressure in bar (default 1).' for an option entry that states its unit."""
+    match = _OPTION_VALUE.match(text)
+    meaning = UNIT_MEANINGS.get(match.group(2).strip().lower()) if match else None
+    if not meaning:
+        return ""
+    default = f" (default {match.group(1)})" if match.group(1) else ""
+    return f" Its value is {meaning}{default}."
 
 
 class Chunk(BaseModel):
     """One embedded passage. `heading` (document title > section) is prefixed to the text when
     embedding, so a passage that never names its topic is still found by it. A section named by a
     single identifier (a documented option or keyword: tau-t, nsteps) is also described as a setting,
-    with the identifier's other spellings (tau_t, "tau t"): questions ask "which setting ..."."""
+    with the identifier's other spellings (tau_t, "tau t"): questions ask "which setting ...". A
+    document's `summary` (what a tool page's program does) follows its title in every passage, so
+    the options and examples of a program are found by what the program is for. An option entry that
+    states its unit says what the unit means ("how often, as an interval in steps")."""
 
     text: str
     section: str = ""
     page: int | None = None
     anchor: str | None = None
 
-    def embedding_text(self, doc_title: str) -> str:
-        heading = " > ".join(part for part in (doc_title, self.section) if part)
+    def embedding_text(self, doc_title: str, summary: str | None = None) -> str:
+        title = f"{doc_title} ({summary})" if doc_title and summary else doc_title
+        heading = " > ".join(part for part in (title, self.section) if part)
         name = self.section.rsplit(" > ", 1)[-1].strip()
         if " > " in self.section and _IDENTIFIER.fullmatch(name):
             parts = re.split(r"[-_]", name)
             spellings = sorted({"-".join(parts), "_".join(parts), " ".join(parts)} - {name})
             also = f" (also written {', '.join(spellings)})" if spellings else ""
-            heading = f"{heading}. The setting or parameter {name}{also}"
+            heading = f"{heading}. The setting or parameter {name}{also}.{option_value_note(self.text)}"
+            heading = heading.rstrip(".")
         return f"{heading}: {self.text}" if heading else self.text
 
 

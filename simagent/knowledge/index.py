@@ -16,7 +16,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from simagent.knowledge import chunking, embed, lexical
-from simagent.knowledge.documents import PASSAGE_VERSION, Chunk, Document, Hit
+from simagent.knowledge.documents import PASSAGE_VERSION, Chunk, Document, Hit, option_value_note
 
 FORMAT = 1
 INDEX_FILE = "index.faiss"
@@ -34,6 +34,11 @@ class IndexSettings(BaseModel):
     def key(self) -> str:
         """Hash of everything that changes the stored vectors or chunk boundaries."""
         return hashlib.sha256(json.dumps(self.model_dump(), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def text_key(text: str) -> str:
+    """What a stored vector was computed from (with the model in the settings): equal keys, equal vectors."""
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
 def document_id(doc: Document) -> str:
@@ -56,6 +61,7 @@ class VectorIndex:
         self._faiss = None
         self._bm25: tuple[list[int], lexical.BM25] | None = None
         self.recorded: list[dict] = []
+        self.encoded = 0  # passages embedded by this object (the others added were reused)
         meta_path = self.folder / META_FILE
         if meta_path.is_file():
             meta = json.loads(meta_path.read_text())
@@ -97,9 +103,10 @@ class VectorIndex:
         return next((doc_id for doc_id, d in self.documents.items() if d["source"] == source), None)
 
     def add(self, doc: Document, progress: Callable[[int, int], None] | None = None,
-            replace: bool = True) -> tuple[str, int]:
+            replace: bool = True, reuse: dict[str, np.ndarray] | None = None) -> tuple[str, int]:
         """Chunk, embed and add one document; returns (document id, chunks added; 0 if unchanged).
-        A document from a source already indexed with other content replaces it."""
+        A document from a source already indexed with other content replaces it. `reuse` maps
+        text_key(embedded text) to a vector the same model already computed (see `reusable_vectors`)."""
         doc_id = document_id(doc)
         if doc_id in self.documents:
             return doc_id, 0
@@ -108,14 +115,28 @@ class VectorIndex:
             self.remove(old)
         chunks = chunking.chunk_document(doc, self.settings.chunk_size, self.settings.chunk_overlap)
         self._bm25 = None
-        vectors = embed.encode([c.embedding_text(doc.title) for c in chunks], progress=progress)
+        texts = [c.embedding_text(doc.title, doc.summary) for c in chunks]
+        keys = [text_key(t) for t in texts]
+        reuse = reuse or {}
+        todo = [n for n, key in enumerate(keys) if key not in reuse]
+        fresh = embed.encode([texts[n] for n in todo], progress=progress)
+        self.encoded += len(todo)
+        vectors = np.zeros((len(chunks), embed.DIMENSION), dtype="float32")
+        for n, key in enumerate(keys):
+            if key in reuse:
+                vectors[n] = reuse[key]
+        if todo:
+            vectors[todo] = fresh
         ids = np.arange(self.next_id, self.next_id + len(chunks), dtype="int64")
         self._index().add_with_ids(vectors, ids)
         for chunk_id, chunk in zip(ids.tolist(), chunks, strict=True):
             self.chunks[chunk_id] = {"doc": doc_id, **chunk.model_dump(exclude_none=True)}
+        for chunk_id, key in zip(ids.tolist(), keys, strict=True):
+            self.chunks[chunk_id]["embedded"] = key
         self.next_id += len(chunks)
         self.documents[doc_id] = {
-            "source": doc.source, "title": doc.title, "kind": doc.kind, "authors": doc.authors, "doi": doc.doi,
+            "source": doc.source, "title": doc.title, "summary": doc.summary, "kind": doc.kind,
+            "authors": doc.authors, "doi": doc.doi,
             "year": doc.year, "n_chunks": len(chunks), "n_chars": doc.n_chars,
             "pages": len({s.page for s in doc.sections if s.page}) or None,
             "added": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -141,28 +162,32 @@ class VectorIndex:
                 for row_s, row_i in zip(scores, ids, strict=True)]
 
     def _lexical(self) -> tuple[list[int], lexical.BM25]:
-        """BM25 over each chunk's document title, section title and text (built on first use)."""
+        """BM25 over each chunk's document title and summary, section title and text (built on first use)."""
         if self._bm25 is None:
             ids = sorted(self.chunks)
-            texts = [" ".join((self.documents[self.chunks[i]["doc"]]["title"], self.chunks[i].get("section", ""),
+            texts = [" ".join((self.documents[self.chunks[i]["doc"]]["title"],
+                               self.documents[self.chunks[i]["doc"]].get("summary") or "",
+                               self.chunks[i].get("section", ""), option_value_note(self.chunks[i]["text"]),
                                self.chunks[i]["text"])) for i in ids]
             self._bm25 = (ids, lexical.BM25(texts))
         return self._bm25
 
     def hybrid_search(self, query: str, vector: np.ndarray, depth: int = 30) -> list[tuple[float, Hit]]:
-        """Dense (cosine) and keyword (BM25) rankings of the top `depth` chunks each, fused by reciprocal
-        rank; (fused score, hit) best first. Each hit's `score` stays its cosine similarity (the
-        relevance threshold is calibrated on it)."""
+        """The top `depth` chunks by cosine and by BM25, each scored by a weighted sum of the two scores
+        scaled to 0..1 over these candidates (lexical.blend); (blended score, hit) best first. Each
+        hit's `score` stays its cosine similarity (the relevance threshold is calibrated on it)."""
         if not self.chunks or self.stale:
             return []
         scores, ids = self._index().search(np.ascontiguousarray(vector.reshape(1, -1), dtype="float32"),
                                            len(self.chunks))
         cosine = {int(i): float(s) for s, i in zip(scores[0], ids[0], strict=True) if int(i) in self.chunks}
-        dense = list(cosine)[:depth]
         chunk_ids, bm25 = self._lexical()
         keyword = bm25.scores(query)
         top = [chunk_ids[n] for n in np.argsort(-keyword, kind="stable")[:depth] if keyword[n] > 0]
-        return [(fused, self.hit(cid, cosine[cid])) for cid, fused in lexical.rrf([dense, top]) if cid in cosine]
+        candidates = list(dict.fromkeys([*list(cosine)[:depth], *top]))
+        by_id = dict(zip(chunk_ids, keyword.tolist(), strict=True))
+        blended = lexical.blend({c: cosine[c] for c in candidates}, {c: by_id[c] for c in candidates})
+        return [(score, self.hit(cid, cosine[cid])) for cid, score in blended]
 
     def hit(self, chunk_id: int, score: float) -> Hit:
         chunk = self.chunks[chunk_id]
@@ -172,7 +197,26 @@ class VectorIndex:
                    doi=doc.get("doi"), authors=doc.get("authors", []), index=self.folder.name)
 
     def chunk(self, chunk_id: int) -> Chunk:
-        return Chunk(**{k: v for k, v in self.chunks[chunk_id].items() if k != "doc"})
+        return Chunk(**{k: v for k, v in self.chunks[chunk_id].items() if k not in ("doc", "embedded")})
+
+    def reusable_vectors(self) -> dict[str, np.ndarray]:
+        """Stored vectors by text_key of the text they embed, when the index on disk was written with
+        the same model (even if it is stale because the chunking or the passage text changed): a
+        rebuild then embeds only the passages whose text changed."""
+        import faiss
+
+        meta_path, index_path = self.folder / META_FILE, self.folder / INDEX_FILE
+        if not (meta_path.is_file() and index_path.is_file()):
+            return {}
+        meta = json.loads(meta_path.read_text())
+        if meta.get("settings", {}).get("model") != self.settings.model:
+            return {}
+        stored = faiss.read_index(str(index_path))
+        out = {}
+        for chunk_id, chunk in meta.get("chunks", {}).items():
+            if chunk.get("embedded"):
+                out[chunk["embedded"]] = stored.reconstruct(int(chunk_id))
+        return out
 
     def save(self) -> None:
         import faiss

@@ -23,6 +23,9 @@ RDF_FILE = "rdf.dat"
 RDF_SNAPSHOTS = 50  # g(r) snapshots over the averaged stage
 MSD_VECTOR_EVERY = 10  # steps between the MSD values the diffusion slope is fitted to (LAMMPS examples/DIFFUSE)
 MSD_COLUMN = "c_msd[4]"
+MSD_COM = ("com yes: displacements are measured from the centre of mass, which a thermostat that does not "
+           "conserve momentum (Langevin) leaves drifting; diffusion is defined in that frame (as LAMMPS "
+           "examples/DIFFUSE)")
 GK_COLUMNS = ("v_etaxy", "v_etaxx")
 SLOPE_COLUMN = "v_fitslope"
 
@@ -123,7 +126,7 @@ def _measurements(desc: SimulationDescription, stage: Stage, rdf: bool, msd: boo
         lines += [f"compute         rdf all rdf {RDF_BINS}",
                   f"fix             rdf all ave/time {every} 1 {every} c_rdf[*] file {RDF_FILE} mode vector"]
     if msd or diffusion:
-        lines.append("compute         msd all msd")
+        lines.append("compute         msd all msd com yes")  # relative to the centre of mass (MSD_COM)
         if diffusion:
             lines += [f"fix             msdvec all vector {MSD_VECTOR_EVERY} {MSD_COLUMN}",
                       f"variable        fitslope equal slope(f_msdvec)/{2 * desc.dimension}/({MSD_VECTOR_EVERY}*dt)"]

@@ -1457,7 +1457,15 @@ def run_data(job_dir: Path, job: Job):
         data.msd_time, data.msd = msd
     if any(f.style.startswith("gcmc") for f in (last.fixes if last else [])):
         data.ensemble = "gcmc"
+    if any(f.style in ROTATING_INTEGRATORS for f in (last.fixes if last else [])):
+        data.series.pop("total_energy", None)  # TotEng lacks the rotational energy: not a constant of motion
     return data
+
+
+# Integrators of finite particles that also rotate them: thermo TotEng (pe + translational ke) leaves
+# their rotational kinetic energy out.
+ROTATING_INTEGRATORS = frozenset({"nve/sphere", "nve/asphere", "nve/line", "nve/tri", "nve/body", "nve/dipole",
+                                  "nve/dipole/sphere", "nvt/sphere", "nvt/asphere", "npt/sphere", "npt/asphere"})
 
 
 def _block_of(blocks: list[dict[str, np.ndarray]], model: check.ScriptModel,

@@ -83,12 +83,16 @@ class Walltime(PwHandler):
     """pw.x stopped at max_seconds ('Maximum CPU time exceeded'): restart from its saved state."""
 
     category = "walltime"
+    # each restart continues where the last run stopped (pw.x resumes inside the SCF, even mid k-point loop)
+    max_num_corrections: ClassVar[int] = 10
 
     def check(self, text: str) -> bool:
         return "Maximum CPU time exceeded" in text
 
     def correct(self, inp: PwInput) -> tuple[PwInput, str] | None:
-        return inp.model_copy(update={"restart_mode": "restart"}), "restart_mode from_scratch -> restart"
+        return (inp.model_copy(update={"restart_mode": "restart"}),
+                f"restart_mode {inp.restart_mode} -> restart (continue after max_seconds {inp.max_seconds:g} s)"
+                if inp.max_seconds else f"restart_mode {inp.restart_mode} -> restart")
 
 
 HANDLERS: tuple[type[PwHandler], ...] = (Walltime, Diagonalization, TooFewBands, ScfNotConverged)

@@ -39,7 +39,12 @@ class Runner:
 
     def pw(self, name: str, inp: PwInput) -> PwOutput:
         used: dict[str, int] = {}
-        for attempt in range(1, self.wf.max_attempts + 1):
+        if self.wf.max_seconds and not inp.max_seconds:
+            inp = inp.model_copy(update={"max_seconds": self.wf.max_seconds})
+        restarts = recovery.Walltime.max_num_corrections
+        for attempt in range(1, self.wf.max_attempts + restarts + 1):
+            if attempt - used.get("Walltime", 0) > self.wf.max_attempts:
+                break
             (self.folder / f"{name}.in").write_text(inp.render())
             start = time.monotonic()
             with open(self.folder / f"{name}.out", "w") as out:

@@ -32,6 +32,8 @@ class QeWorkflow(BaseModel):
                                  "(cohesive energy)")
     ranks: int = Field(default=1, ge=1, le=64, description="MPI ranks of pw.x (1: serial, no launcher)")
     max_attempts: int = Field(default=4, ge=1)
+    max_seconds: float | None = Field(default=None, gt=0, description="wall time of each pw.x run: it then stops "
+                                      "cleanly with its restart files and the runner restarts it (recovery.Walltime)")
 
     @model_validator(mode="after")
     def _consistent(self) -> QeWorkflow:

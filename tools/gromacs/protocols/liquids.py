@@ -20,13 +20,24 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, InputError, ReadError, RequestError, set_point_missed
-from simagent.models import DefaultApplied, Job, PotentialSpec, Quantity, Result, TaskSpec
+from simagent.models import (
+    Conditions,
+    DefaultApplied,
+    Job,
+    PotentialSpec,
+    Quantity,
+    Result,
+    SimulationControls,
+    SystemSpec,
+    TaskSpec,
+)
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration, linear_fit
 from simagent.units import to_canonical
@@ -79,38 +90,6 @@ NPT_EQUILIBRATION_TAU_P = 1.0
 # while melting, or a melt at 2T, needs ~10 ps to reach T (measured, 256 atoms at 120 K).
 NVT_EQUILIBRATION_TAU_T = 0.1
 
-# Defaults by kind of system, with the reason reported in the answer.
-_DEFAULTS: dict[str, dict[str, tuple[object, str]]] = {
-    "molecular": {
-        "n_molecules": (500, "500 molecules: box edge ~2.5 nm (water), more than twice the cutoff"),
-        "timestep": (0.002, "2 fs with rigid water (SETTLE) / h-bond constraints (LINCS)"),
-        "cutoff": (1.0, "1.0 nm LJ and real-space Coulomb cutoff, PME beyond, dispersion correction"),
-        "em_steps": (5000, "steepest descent until Fmax < 100 kJ/mol/nm or 5000 steps"),
-        "melt_steps": (0, "a molecular start is disordered already: no melting stage"),
-        "nvt_steps": (5000, "10 ps NVT (v-rescale) to thermalise the minimised start"),
-        "npt_steps": (10000, "20 ps NPT (C-rescale) to reach the density"),
-        "production_steps": (25000, "50 ps production; equilibration detection trims its start"),
-        "energy_every": (50, "energies every 0.1 ps"),
-        "trajectory_every": (100, "compressed coordinates every 0.2 ps (g(r), MSD, Rg)"),
-        "tau_t": (0.1, "v-rescale, tau_t = 0.1 ps (Bussi et al. 2007); a global stochastic thermostat "
-                       "barely perturbs diffusion (Basconi & Shirts, JCTC 9, 2887 (2013))"),
-    },
-    "atomic": {
-        "n_molecules": (864, "N = 864, as in Rahman's argon simulation (Phys. Rev. 136, A405, 1964)"),
-        "timestep": (0.01, "10 fs (about 0.005 tau), as Rahman used for argon"),
-        "cutoff": (0.85, "2.5 sigma, the usual LJ truncation (Allen & Tildesley)"),
-        "em_steps": (500, "a short minimisation of the lattice start"),
-        "melt_steps": (1000, "10 ps NVT at twice the target temperature to melt the fcc start"),
-        "nvt_steps": (3000, "30 ps NVT at the target temperature"),
-        "npt_steps": (5000, "50 ps NPT when a pressure is given"),
-        "production_steps": (10000, "100 ps production"),
-        "energy_every": (10, "energies every 0.1 ps"),
-        "trajectory_every": (10, "coordinates every 0.1 ps"),
-        "tau_t": (1.0, "v-rescale, tau_t = 1 ps (100 steps, like the LAMMPS protocol's damping)"),
-    },
-}
-
-
 def _barostat_error_floor(series: np.ndarray, times: np.ndarray, tau_p: float) -> float:
     """Smallest credible standard error of a box-following average: a barostat with coupling time
     tau_p decorrelates the volume no faster than every ~2 tau_p, so a window of length T holds at
@@ -126,6 +105,40 @@ def _barostat_error_floor(series: np.ndarray, times: np.ndarray, tau_p: float) -
 
 class LiquidParams(BaseModel):
     """Everything that fixes the runs. GROMACS units: nm, ps, K, bar, kJ/mol, g/cm^3."""
+
+    # Run defaults by kind of system, each with its reason (every one applied is reported in the answer)
+    DEFAULTS: ClassVar[dict[str, dict[str, Default]]] = {
+        "molecular": {
+            "n_molecules": Default(500, "500 molecules: box edge ~2.5 nm (water), more than twice the cutoff"),
+            "timestep": Default(0.002, "2 fs with rigid water (SETTLE) / h-bond constraints (LINCS)"),
+            "cutoff": Default(1.0, "1.0 nm LJ and real-space Coulomb cutoff, PME beyond, dispersion correction"),
+            "em_steps": Default(5000, "steepest descent until Fmax < 100 kJ/mol/nm or 5000 steps"),
+            "melt_steps": Default(0, "a molecular start is disordered already: no melting stage"),
+            "nvt_steps": Default(5000, "10 ps NVT (v-rescale) to thermalise the minimised start"),
+            "npt_steps": Default(10000, "20 ps NPT (C-rescale) to reach the density"),
+            "production_steps": Default(25000, "50 ps production; equilibration detection trims its start"),
+            "energy_every": Default(50, "energies every 0.1 ps"),
+            "trajectory_every": Default(100, "compressed coordinates every 0.2 ps (g(r), MSD, Rg)"),
+            "tau_t": Default(0.1, "v-rescale, tau_t = 0.1 ps (Bussi et al. 2007); a global stochastic thermostat "
+                                  "barely perturbs diffusion (Basconi & Shirts, JCTC 9, 2887 (2013))",
+                             "Bussi et al., J. Chem. Phys. 126, 014101 (2007); Basconi & Shirts, JCTC 9, 2887 (2013)"),
+        },
+        "atomic": {
+            "n_molecules": Default(864, "N = 864, as in Rahman's argon simulation (Phys. Rev. 136, A405, 1964)",
+                                   "Rahman, Phys. Rev. 136, A405 (1964)"),
+            "timestep": Default(0.01, "10 fs (about 0.005 tau), as Rahman used for argon",
+                                "Rahman, Phys. Rev. 136, A405 (1964)"),
+            "cutoff": Default(0.85, "2.5 sigma, the usual LJ truncation (Allen & Tildesley)", "Allen & Tildesley"),
+            "em_steps": Default(500, "a short minimisation of the lattice start"),
+            "melt_steps": Default(1000, "10 ps NVT at twice the target temperature to melt the fcc start"),
+            "nvt_steps": Default(3000, "30 ps NVT at the target temperature"),
+            "npt_steps": Default(5000, "50 ps NPT when a pressure is given"),
+            "production_steps": Default(10000, "100 ps production"),
+            "energy_every": Default(10, "energies every 0.1 ps"),
+            "trajectory_every": Default(10, "coordinates every 0.1 ps"),
+            "tau_t": Default(1.0, "v-rescale, tau_t = 1 ps (100 steps, like the LAMMPS protocol's damping)"),
+        },
+    }
 
     model: str = Field(description="key of tools.gromacs.build.MODELS, e.g. 'tip4p2005', or 'supplied'")
     supplied_gro: str | None = Field(default=None, description="user's .gro (model 'supplied'), copied into the job")
@@ -228,8 +241,8 @@ class LiquidParams(BaseModel):
         return names + ["prod"]
 
 
-def _record(defaults: list[DefaultApplied], name: str, value: object, reason: str) -> None:
-    defaults.append(DefaultApplied(parameter=name, value=str(value), reason=reason))
+# the declared run defaults (benchmarks/gromacs_protocols.py and a test shorten them here)
+_DEFAULTS = LiquidParams.DEFAULTS
 
 
 def _timestep_ps(q: Quantity) -> float:
@@ -282,6 +295,162 @@ def _supplied_paths(structure: str) -> tuple[str, str]:
     raise RequestError(f"no topology for {gro.name}: put {gro.stem}.top or topol.top next to it")
 
 
+# -- the parts of gromacs/liquid_md's parameters (each reports the defaults it applies to `log`) ------
+
+
+def _system_model(system: SystemSpec, pot: PotentialSpec, names: set[str], log: DefaultsLog) -> tuple[
+        str, build.MoleculeModel | None, tuple[str | None, str | None], tuple[float | None, float | None]]:
+    """(kind 'molecular' or 'atomic', the molecule model (None: supplied files), (supplied .gro, .top),
+    (LJ epsilon in kJ/mol, sigma in nm) of argon)."""
+    if system.structure and system.structure.endswith(".gro"):
+        unsupported = names - SUPPLIED_PROPERTIES
+        supplied = _supplied_paths(system.structure)
+        if unsupported:
+            raise RequestError(f"for a supplied .gro/.top system gromacs/liquid_md computes thermodynamic "
+                               f"averages and energy components, not {', '.join(sorted(unsupported))}")
+        return "molecular", None, supplied, (None, None)
+    if system.kind == "atomic_fluid":
+        if pot.lj_epsilon is not None and pot.lj_sigma is not None:
+            lj = _energy_kj(pot.lj_epsilon), _length_nm(pot.lj_sigma)
+        elif system.elements == ["Ar"]:
+            lj = ARGON_EPSILON_K * R_KJ_PER_MOL_K, ARGON_SIGMA_NM
+            log("lj_epsilon, lj_sigma", "120 K (eps/kB), 3.4 angstrom", "Rahman (1964) argon")
+        else:
+            raise RequestError(f"give the LJ epsilon and sigma for {system.elements[0]}")
+        if system.elements != ["Ar"]:
+            raise RequestError("gromacs/liquid_md builds LJ argon only; give other fluids as .gro/.top files")
+        return "atomic", build.MODELS["argon-lj"], (None, None), lj
+    molecule = (system.molecule or system.name).lower()
+    try:
+        model = build.model_for(molecule, pot.force_field)
+    except InputError as err:
+        raise RequestError(str(err)) from None
+    if pot.force_field is None:
+        log("force_field", model.label,
+            "TIP4P/2005: the best rigid model for condensed-phase water (Vega & Abascal, "
+            "PCCP 13, 19663, 2011)" if molecule == "water" else "the model GROMACS ships")
+    return "molecular", model, (None, None), (None, None)
+
+
+def _state_point(cond: Conditions, ensemble: str | None, kind: str, supplied_gro: str | None,
+                 log: DefaultsLog) -> tuple[float, float | None, float | None, str]:
+    """(temperature K, pressure bar or None, density g/cm^3 or None, production ensemble)."""
+    if cond.temperature is None:
+        raise RequestError("a liquid MD run needs a temperature")
+    temperature = to_canonical(cond.temperature, "temperature").value
+    if cond.temperature.unit == "reduced":
+        raise RequestError("give the temperature in K for a GROMACS run")
+    pressure = density = None
+    if cond.pressure is not None:
+        if cond.pressure.unit == "reduced":
+            raise RequestError("give the pressure in bar (or atm, Pa...) for a GROMACS run")
+        pressure = to_canonical(cond.pressure, "pressure").value
+    if cond.density is not None:
+        if cond.density.unit == "reduced":
+            raise RequestError("give the density in g/cm^3 or kg/m^3 for a GROMACS run")
+        density = to_canonical(cond.density, "density").value
+    if supplied_gro and density is not None:
+        raise RequestError("a supplied system runs in its own box (NVT) or at a pressure (NPT), not at a "
+                           "given density")
+    if density is not None and pressure is not None:
+        if ensemble == "npt":
+            log("density", f"{density:g} g/cm^3 (starting box only)", "NPT run requested")
+        else:
+            log("conditions.pressure", "ignored", "fixed-density run: pressure is an output")
+            pressure = None
+    if density is None and pressure is None:
+        if kind == "atomic":
+            raise RequestError("liquid argon needs a density (fixed volume) or a pressure")
+        pressure = 1.0
+        log("pressure", "1 bar", "ambient pressure")
+    if pressure is None and ensemble == "npt":
+        raise RequestError("an NPT run needs a pressure")
+    if ensemble is None:
+        ensemble = "npt" if pressure is not None else "nvt"
+        log("production_ensemble", ensemble.upper(),
+            "pressure given" if pressure is not None else "density given: fixed volume")
+    return temperature, pressure, density, ensemble
+
+
+def _molecule_count(ctrl: SimulationControls, model: build.MoleculeModel | None, supplied_gro: str | None,
+                    supplied_top: str | None, density: float | None, cutoff: float, log: DefaultsLog) -> int:
+    """Molecules in the box: those of a supplied system, else as requested (or the default), at least
+    as many as a box 2.1 cutoffs wide holds."""
+    if supplied_gro:
+        try:
+            system_files = build.supplied_system(Path(supplied_gro), Path(supplied_top))
+        except InputError as err:
+            raise RequestError(str(err)) from None
+        if min(system_files.box_nm) < 2.1 * cutoff:
+            raise RequestError(f"the supplied box ({min(system_files.box_nm):g} nm) is shorter than 2.1 x the "
+                               f"cutoff ({cutoff:g} nm): give a shorter cutoff or a larger system")
+        return sum(count for _, count in system_files.molecules) or 1
+    n_molecules = int(log.take("n_molecules", ctrl.n_atoms))
+    start_density = density or model.start_density
+    min_n = math.ceil(n_molecules * (2.1 * cutoff / build.box_edge_nm(n_molecules, model.molar_mass,
+                                                                      start_density)) ** 3)
+    if min_n > n_molecules:
+        n_molecules = min_n
+        log("n_molecules", n_molecules, "box edge must exceed 2.1 x the cutoff")
+    return n_molecules
+
+
+def _fcc_count(n_molecules: int, log: DefaultsLog) -> int:
+    """The nearest 4 k^3 atoms (an fcc start lattice of k^3 cells) at or above n_molecules."""
+    k = round((n_molecules / 4) ** (1 / 3))
+    if 4 * k**3 < n_molecules:
+        k += 1
+    if 4 * k**3 != n_molecules:
+        n_molecules = 4 * k**3
+        log("n_molecules", n_molecules, "nearest 4 k^3 (fcc start lattice)")
+    return n_molecules
+
+
+def _thermostat(ctrl: SimulationControls, timestep: float, log: DefaultsLog) -> tuple[str, float]:
+    """(GROMACS tcoupl, tau_t in ps)."""
+    thermostat, tau_t = "v-rescale", float(log.default("tau_t").value)
+    if ctrl.thermostat is None:
+        log("thermostat", "v-rescale", log.default("tau_t").reason)
+    elif ctrl.thermostat in THERMOSTATS:
+        thermostat = THERMOSTATS[ctrl.thermostat]
+        if thermostat == "nose-hoover" and ctrl.thermostat_damping is None:
+            tau_t = max(1.0, 200 * timestep)
+            log("tau_t", f"{tau_t:g} ps", "Nose-Hoover needs tau_t >= 20 x nsttcouple x dt")
+    else:
+        raise RequestError(f"gromacs/liquid_md offers the v-rescale and Nose-Hoover thermostats, "
+                           f"not {ctrl.thermostat}")
+    if ctrl.thermostat_damping is not None:
+        tau_t = _time_ps(ctrl.thermostat_damping, timestep)
+    return thermostat, tau_t
+
+
+def _barostat(ctrl: SimulationControls, pressure: float | None, timestep: float,
+              log: DefaultsLog) -> tuple[str, float, int]:
+    """(GROMACS pcoupl, tau_p in ps, grompp warnings accepted)."""
+    barostat, tau_p, max_warnings = "C-rescale", 2.0, 0
+    if pressure is None:
+        return barostat, tau_p, max_warnings
+    if ctrl.barostat is None:
+        log("barostat", "C-rescale, tau_p = 2 ps",
+            "correct NPT ensemble and robust from a non-equilibrated start (Bernetti & Bussi, "
+            "J. Chem. Phys. 153, 114107, 2020)")
+    elif ctrl.barostat in BAROSTATS:
+        barostat = BAROSTATS[ctrl.barostat]
+        if barostat == "Parrinello-Rahman" and ctrl.barostat_damping is None:
+            tau_p = 5.0
+            log("tau_p", "5 ps", "Parrinello-Rahman oscillates with short tau_p")
+        if barostat == "Berendsen":
+            max_warnings = 1
+            log("max_warnings", 1, "requested Berendsen barostat: grompp warns that it "
+                "does not sample the NPT ensemble; the warning is accepted and listed in the results")
+    else:
+        raise RequestError(f"gromacs/liquid_md offers C-rescale, Parrinello-Rahman and Berendsen "
+                           f"barostats, not {ctrl.barostat}")
+    if ctrl.barostat_damping is not None:
+        tau_p = _time_ps(ctrl.barostat_damping, timestep)
+    return barostat, tau_p, max_warnings
+
+
 @register
 class LiquidMD(Protocol):
     name = "gromacs/liquid_md"
@@ -320,7 +489,7 @@ class LiquidMD(Protocol):
         system = spec.system
         if system is None or system.kind not in ("molecular_fluid", "atomic_fluid"):
             raise RequestError("gromacs/liquid_md needs a molecular liquid (e.g. water) or liquid argon")
-        defaults: list[DefaultApplied] = []
+        log = DefaultsLog()
         pot = spec.potential or PotentialSpec()
         names = {p.name for p in spec.properties}
         unknown = names - self.properties
@@ -331,186 +500,57 @@ class LiquidMD(Protocol):
                 raise RequestError("gromacs/liquid_md reports averages or the last frame, not a given step")
             if prop.at == "last_step" and prop.name not in THERMO:
                 raise RequestError(f"{prop.name} is a time average; at={prop.at!r} is not available")
-
-        lj_sigma = lj_epsilon = None
-        supplied_gro = supplied_top = None
-        if system.structure and system.structure.endswith(".gro"):
-            kind, model = "molecular", None
-            supplied_gro, supplied_top = _supplied_paths(system.structure)
-            unsupported = names - SUPPLIED_PROPERTIES
-            if unsupported:
-                raise RequestError(f"for a supplied .gro/.top system gromacs/liquid_md computes thermodynamic "
-                                   f"averages and energy components, not {', '.join(sorted(unsupported))}")
-        elif system.kind == "atomic_fluid":
-            kind = "atomic"
-            model = build.MODELS["argon-lj"]
-            if pot.lj_epsilon is not None and pot.lj_sigma is not None:
-                lj_epsilon, lj_sigma = _energy_kj(pot.lj_epsilon), _length_nm(pot.lj_sigma)
-            elif system.elements == ["Ar"]:
-                lj_epsilon, lj_sigma = ARGON_EPSILON_K * R_KJ_PER_MOL_K, ARGON_SIGMA_NM
-                _record(defaults, "lj_epsilon, lj_sigma", "120 K (eps/kB), 3.4 angstrom", "Rahman (1964) argon")
-            else:
-                raise RequestError(f"give the LJ epsilon and sigma for {system.elements[0]}")
-            if system.elements != ["Ar"]:
-                raise RequestError("gromacs/liquid_md builds LJ argon only; give other fluids as .gro/.top files")
-        else:
-            kind = "molecular"
-            molecule = (system.molecule or system.name).lower()
-            try:
-                model = build.model_for(molecule, pot.force_field)
-            except InputError as err:
-                raise RequestError(str(err)) from None
-            if pot.force_field is None:
-                _record(defaults, "force_field", model.label,
-                        "TIP4P/2005: the best rigid model for condensed-phase water (Vega & Abascal, "
-                        "PCCP 13, 19663, 2011)" if molecule == "water" else "the model GROMACS ships")
-        table = _DEFAULTS[kind]
-
-        def pick(name: str, given: object = None) -> object:
-            if given is not None:
-                return given
-            value, reason = table[name]
-            _record(defaults, name, value, reason)
-            return value
-
-        cond = spec.conditions
-        if cond.temperature is None:
-            raise RequestError("a liquid MD run needs a temperature")
-        temperature = to_canonical(cond.temperature, "temperature").value
-        if cond.temperature.unit == "reduced":
-            raise RequestError("give the temperature in K for a GROMACS run")
-        pressure = density = None
-        if cond.pressure is not None:
-            if cond.pressure.unit == "reduced":
-                raise RequestError("give the pressure in bar (or atm, Pa...) for a GROMACS run")
-            pressure = to_canonical(cond.pressure, "pressure").value
-        if cond.density is not None:
-            if cond.density.unit == "reduced":
-                raise RequestError("give the density in g/cm^3 or kg/m^3 for a GROMACS run")
-            density = to_canonical(cond.density, "density").value
-        ensemble = spec.controls.ensemble
-        if supplied_gro and density is not None:
-            raise RequestError("a supplied system runs in its own box (NVT) or at a pressure (NPT), not at a "
-                               "given density")
-        if density is not None and pressure is not None:
-            if ensemble == "npt":
-                _record(defaults, "density", f"{density:g} g/cm^3 (starting box only)", "NPT run requested")
-            else:
-                _record(defaults, "conditions.pressure", "ignored", "fixed-density run: pressure is an output")
-                pressure = None
-        if density is None and pressure is None:
-            if kind == "atomic":
-                raise RequestError("liquid argon needs a density (fixed volume) or a pressure")
-            pressure = 1.0
-            _record(defaults, "pressure", "1 bar", "ambient pressure")
-        if pressure is None and ensemble == "npt":
-            raise RequestError("an NPT run needs a pressure")
-        if ensemble is None:
-            production_ensemble = "npt" if pressure is not None else "nvt"
-            _record(defaults, "production_ensemble", production_ensemble.upper(),
-                    "pressure given" if pressure is not None else "density given: fixed volume")
-        else:
-            production_ensemble = ensemble
+        kind, model, (supplied_gro, supplied_top), (lj_epsilon, lj_sigma) = _system_model(system, pot, names, log)
+        log.declared = LiquidParams.DEFAULTS[kind]
+        temperature, pressure, density, production_ensemble = _state_point(
+            spec.conditions, spec.controls.ensemble, kind, supplied_gro, log)
 
         ctrl = spec.controls
-        timestep = float(pick("timestep", _timestep_ps(ctrl.timestep) if ctrl.timestep else None))
-        cutoff = float(pick("cutoff", _length_nm(pot.cutoff) if pot.cutoff and pot.cutoff.unit != "sigma"
-                            else (pot.cutoff.value * lj_sigma if pot.cutoff and lj_sigma else None)))
-        if supplied_gro:
-            try:
-                system_files = build.supplied_system(Path(supplied_gro), Path(supplied_top))
-            except InputError as err:
-                raise RequestError(str(err)) from None
-            n_molecules = sum(count for _, count in system_files.molecules) or 1
-            if min(system_files.box_nm) < 2.1 * cutoff:
-                raise RequestError(f"the supplied box ({min(system_files.box_nm):g} nm) is shorter than 2.1 x the "
-                                   f"cutoff ({cutoff:g} nm): give a shorter cutoff or a larger system")
-        else:
-            n_molecules = int(pick("n_molecules", ctrl.n_atoms))
-            start_density = density or model.start_density
-            min_n = math.ceil(n_molecules * (2.1 * cutoff / build.box_edge_nm(n_molecules, model.molar_mass,
-                                                                              start_density)) ** 3)
-            if min_n > n_molecules:
-                n_molecules = min_n
-                _record(defaults, "n_molecules", n_molecules, "box edge must exceed 2.1 x the cutoff")
+        timestep = float(log.take("timestep", _timestep_ps(ctrl.timestep) if ctrl.timestep else None))
+        cutoff = float(log.take("cutoff", _length_nm(pot.cutoff) if pot.cutoff and pot.cutoff.unit != "sigma"
+                                else (pot.cutoff.value * lj_sigma if pot.cutoff and lj_sigma else None)))
+        n_molecules = _molecule_count(ctrl, model, supplied_gro, supplied_top, density, cutoff, log)
         if kind == "atomic":
-            k = round((n_molecules / 4) ** (1 / 3))
-            if 4 * k**3 < n_molecules:
-                k += 1
-            if 4 * k**3 != n_molecules:
-                n_molecules = 4 * k**3
-                _record(defaults, "n_molecules", n_molecules, "nearest 4 k^3 (fcc start lattice)")
+            n_molecules = _fcc_count(n_molecules, log)
             vdw_modifier = "Potential-shift" if pot.shifted else "None"
             dispersion = bool(pot.tail_correction)
-            _record(defaults, "vdw_modifier", vdw_modifier, "shifted LJ requested" if pot.shifted
-                    else "plain truncated LJ, as in the LAMMPS protocol (pair_modify shift no)")
-            _record(defaults, "dispersion_correction", "EnerPres" if dispersion else "no",
-                    "tail correction requested" if dispersion else "no tail correction requested")
+            log("vdw_modifier", vdw_modifier, "shifted LJ requested" if pot.shifted
+                else "plain truncated LJ, as in the LAMMPS protocol (pair_modify shift no)")
+            log("dispersion_correction", "EnerPres" if dispersion else "no",
+                "tail correction requested" if dispersion else "no tail correction requested")
             coulomb, has_h = "Cut-off", False
         else:
             vdw_modifier, dispersion, coulomb = "Potential-shift", True, "PME"
             has_h = model.has_hydrogen if model else True  # supplied: constrain bonds to H (2 fs)
-        melt_steps = int(pick("melt_steps"))
-        nvt_steps = int(pick("nvt_steps"))
-        npt_steps = int(pick("npt_steps", ctrl.equilibration_steps)) if pressure is not None else 0
-        production_steps = int(pick("production_steps", ctrl.production_steps))
+        melt_steps = int(log.take("melt_steps"))
+        nvt_steps = int(log.take("nvt_steps"))
+        npt_steps = int(log.take("npt_steps", ctrl.equilibration_steps)) if pressure is not None else 0
+        production_steps = int(log.take("production_steps", ctrl.production_steps))
         seed = ctrl.seed if ctrl.seed is not None else 12345
         if ctrl.seed is None:
-            _record(defaults, "seed", seed, "fixed seed for the start structure and velocities")
-        thermostat, tau_t = "v-rescale", float(table["tau_t"][0])
-        if ctrl.thermostat is None:
-            _record(defaults, "thermostat", "v-rescale", table["tau_t"][1])
-        elif ctrl.thermostat in THERMOSTATS:
-            thermostat = THERMOSTATS[ctrl.thermostat]
-            if thermostat == "nose-hoover" and ctrl.thermostat_damping is None:
-                tau_t = max(1.0, 200 * timestep)
-                _record(defaults, "tau_t", f"{tau_t:g} ps", "Nose-Hoover needs tau_t >= 20 x nsttcouple x dt")
-        else:
-            raise RequestError(f"gromacs/liquid_md offers the v-rescale and Nose-Hoover thermostats, "
-                               f"not {ctrl.thermostat}")
-        if ctrl.thermostat_damping is not None:
-            tau_t = _time_ps(ctrl.thermostat_damping, timestep)
-        barostat, tau_p, max_warnings = "C-rescale", 2.0, 0
-        if pressure is not None:
-            if ctrl.barostat is None:
-                _record(defaults, "barostat", "C-rescale, tau_p = 2 ps",
-                        "correct NPT ensemble and robust from a non-equilibrated start (Bernetti & Bussi, "
-                        "J. Chem. Phys. 153, 114107, 2020)")
-            elif ctrl.barostat in BAROSTATS:
-                barostat = BAROSTATS[ctrl.barostat]
-                if barostat == "Parrinello-Rahman" and ctrl.barostat_damping is None:
-                    tau_p = 5.0
-                    _record(defaults, "tau_p", "5 ps", "Parrinello-Rahman oscillates with short tau_p")
-                if barostat == "Berendsen":
-                    max_warnings = 1
-                    _record(defaults, "max_warnings", 1, "requested Berendsen barostat: grompp warns that it "
-                            "does not sample the NPT ensemble; the warning is accepted and listed in the results")
-            else:
-                raise RequestError(f"gromacs/liquid_md offers C-rescale, Parrinello-Rahman and Berendsen "
-                                   f"barostats, not {ctrl.barostat}")
-            if ctrl.barostat_damping is not None:
-                tau_p = _time_ps(ctrl.barostat_damping, timestep)
+            log("seed", seed, "fixed seed for the start structure and velocities")
+        thermostat, tau_t = _thermostat(ctrl, timestep, log)
+        barostat, tau_p, max_warnings = _barostat(ctrl, pressure, timestep, log)
         want_traj = bool(names & (STRUCTURE | {DIFFUSION, GYRATION}))
         if GYRATION in names and kind == "atomic":
             raise RequestError("the radius of gyration of a single atom is zero: ask for it for molecules")
         if model is None:
-            _record(defaults, "compressibility", "4.5e-5 1/bar", "water's value; it only sets the barostat's "
-                    "response time")
+            log("compressibility", "4.5e-5 1/bar", "water's value; it only sets the barostat's response time")
         params = LiquidParams(
             model=model.key if model else SUPPLIED, supplied_gro=supplied_gro, supplied_top=supplied_top,
             n_molecules=n_molecules, temperature=temperature, pressure=pressure,
             density=density, lj_sigma=lj_sigma, lj_epsilon=lj_epsilon, cutoff=cutoff,
             vdw_modifier=vdw_modifier, dispersion_correction=dispersion, coulomb=coulomb, timestep=timestep,
-            em_steps=int(pick("em_steps")), melt_steps=melt_steps, nvt_steps=nvt_steps, npt_steps=npt_steps,
+            em_steps=int(log.take("em_steps")), melt_steps=melt_steps, nvt_steps=nvt_steps, npt_steps=npt_steps,
             production_steps=production_steps, production_ensemble=production_ensemble,
             thermostat=thermostat, tau_t=tau_t, barostat=barostat, tau_p=tau_p, max_warnings=max_warnings,
             compressibility=COMPRESSIBILITY[model.molecule] if model else 4.5e-5,
-            energy_every=int(table["energy_every"][0]),
-            trajectory_every=int(table["trajectory_every"][0]) if want_traj else 0,
+            energy_every=int(log.default("energy_every").value),
+            trajectory_every=int(log.default("trajectory_every").value) if want_traj else 0,
             seed=seed, has_hydrogen=has_h, rdf=bool(names & STRUCTURE), msd=DIFFUSION in names,
             gyration=GYRATION in names,
         )
-        return params, defaults
+        return params, log.applied
 
     # -- jobs ---------------------------------------------------------------------------------
 

@@ -23,12 +23,14 @@ import math
 import re
 import warnings
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import DefaultApplied, Job, Quantity, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration
 from tools.lammps.inputs import render
@@ -38,7 +40,6 @@ from tools.lammps.protocols.fluid_common import (
     check_averaged_properties,
     check_finite_columns,
     check_full_production,
-    defaults_log,
     finished_output,
     md_job,
 )
@@ -49,15 +50,9 @@ CONFORMATION = frozenset({RG, REE})
 
 WCA_CUTOFF = 2.0 ** (1.0 / 6.0)
 DATA_FILE = "chains.data"
+KG_1990 = "Kremer & Grest, J. Chem. Phys. 92, 5057 (1990)"
 MAX_CHAIN_LENGTH = 100  # beyond N_e ~ 85 (KG melt) brute-force MD cannot equilibrate the chains
 
-# Kremer & Grest 1990 model and run settings (each default applied is reported)
-KG_DEFAULTS = {
-    "density": (0.85, "bead density of the Kremer-Grest melt (Kremer & Grest 1990)"),
-    "temperature": (1.0, "T* = 1 of the Kremer-Grest melt (Kremer & Grest 1990)"),
-    "timestep": (0.01, "0.01 tau: stable for FENE/WCA at T* = 1 (Kremer & Grest used 0.006-0.013)"),
-    "langevin_damp": (2.0, "Gamma = 0.5/tau, the Langevin friction of Kremer & Grest (1990)"),
-}
 START_BOND_LENGTH = 0.97  # the mean KG bond length at T* = 1 (Kremer & Grest 1990)
 START_MIN_SECOND_NEIGHBOUR = 1.02  # Kremer & Grest's random-walk start: no immediate back-folding
 PUSHOFF_PREFACTOR = 60.0  # final amplitude of the soft repulsion (eps); beads end ~0.9 sigma apart
@@ -164,6 +159,15 @@ def data_file_text(chains: np.ndarray, box: float, title: str) -> str:
 class ChainMeltParams(BaseModel):
     """Kremer-Grest melt in reduced LJ units (eps = sigma = m = 1)."""
 
+    # Kremer & Grest 1990 model and run settings, each with its reason (every one applied is reported)
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        "density": Default(0.85, "bead density of the Kremer-Grest melt (Kremer & Grest 1990)", KG_1990),
+        "temperature": Default(1.0, "T* = 1 of the Kremer-Grest melt (Kremer & Grest 1990)", KG_1990),
+        "timestep": Default(0.01, "0.01 tau: stable for FENE/WCA at T* = 1 (Kremer & Grest used 0.006-0.013)",
+                            KG_1990),
+        "langevin_damp": Default(2.0, "Gamma = 0.5/tau, the Langevin friction of Kremer & Grest (1990)", KG_1990),
+    }
+
     chain_length: int = Field(ge=2, le=MAX_CHAIN_LENGTH)
     n_chains: int = Field(ge=1)
     density: float = Field(gt=0, lt=1.2, description="beads per sigma^3")
@@ -210,7 +214,19 @@ class ChainMeltParams(BaseModel):
         return self
 
 
-def melt_parameters(spec: TaskSpec, name: str, record, need_trajectory: bool) -> ChainMeltParams:
+def reduced_state_value(key: str, quantity: Quantity | None) -> float | None:
+    """The melt's density or temperature as a positive reduced value (None: not given)."""
+    if quantity is None:
+        return None
+    unit = norm_unit(quantity.unit)
+    if unit not in REDUCED | {"sigma^-3", "rho*", "t*", "epsilon/k_b", "epsilon/kb"}:
+        raise RequestError(f"give the bead-spring melt's {key} in reduced units, not {quantity.unit!r}")
+    if quantity.value <= 0:
+        raise RequestError(f"{key} must be positive, got {quantity}")
+    return quantity.value
+
+
+def melt_parameters(spec: TaskSpec, name: str, record: DefaultsLog, need_trajectory: bool) -> ChainMeltParams:
     """Kremer-Grest melt parameters from a polymer spec (chain length required)."""
     system = spec.system
     if system is None or system.kind != "polymer":
@@ -244,32 +260,17 @@ def melt_parameters(spec: TaskSpec, name: str, record, need_trajectory: bool) ->
             "2^(1/6) sigma, shifted: purely repulsive WCA beads, a good-solvent melt (Kremer & Grest 1990)",
         )
     cond, ctrl = spec.conditions, spec.controls
-    values: dict[str, float] = {}
-    for key, quantity in (("density", cond.density), ("temperature", cond.temperature)):
-        if quantity is None:
-            value, reason = KG_DEFAULTS[key]
-            record(key, value, reason)
-        else:
-            unit = norm_unit(quantity.unit)
-            if unit not in REDUCED | {"sigma^-3", "rho*", "t*", "epsilon/k_b", "epsilon/kb"}:
-                raise RequestError(f"give the bead-spring melt's {key} in reduced units, not {quantity.unit!r}")
-            value = quantity.value
-            if value <= 0:
-                raise RequestError(f"{key} must be positive, got {quantity}")
-        values[key] = value
+    record.declared = ChainMeltParams.DEFAULTS
+    values = {key: record.take(key, reduced_state_value(key, quantity))
+              for key, quantity in (("density", cond.density), ("temperature", cond.temperature))}
     if cond.pressure is not None:
         record("conditions.pressure", "ignored", "fixed-density run: pressure is an output")
     if values["density"] >= 1.2:
         raise RequestError(f"bead density {values['density']:g} is beyond a liquid melt (KG: 0.85)")
     if ctrl.ensemble in ("npt", "nve"):
         raise RequestError("the Kremer-Grest protocol runs Langevin NVT (fixed density)")
-    if ctrl.timestep is not None:
-        timestep = timestep_in(ctrl.timestep, "lj")
-    else:
-        timestep, reason = KG_DEFAULTS["timestep"]
-        record("timestep", timestep, reason)
-    damp, reason = KG_DEFAULTS["langevin_damp"]
-    record("langevin_damp", damp, reason)
+    timestep = record.take("timestep", timestep_in(ctrl.timestep, "lj") if ctrl.timestep is not None else None)
+    damp = record.take("langevin_damp")
     # enough chains for the average and a box wider than twice the expected end-to-end distance
     # (Kremer & Grest: <R^2> ~ 1.7 (N - 1) for long chains), so a chain does not meet its own image
     expected_ree = math.sqrt(1.7 * (chain_length - 1))
@@ -381,7 +382,8 @@ class ChainConformation(Protocol):
         return bool(spec.properties) and {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[ChainMeltParams, list[DefaultApplied]]:
-        defaults, record = defaults_log()
+        record = DefaultsLog()
+        defaults = record.applied
         check_averaged_properties(spec, self.name, self.properties, "an average over chains and time")
         for prop in spec.properties:
             if norm_unit(prop.unit) not in REDUCED | {"sigma"}:

@@ -25,7 +25,7 @@ from simagent.materials.rdf import rdf_peak_and_cn
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average
-from tools.lammps.described import EROT_COLUMN, GK_COLUMNS, MSD_COLUMN, RDF_FILE, SLOPE_COLUMN, render
+from tools.lammps.described import EROT_COLUMN, GK_COLUMNS, MSD_COLUMN, MSD_COM, RDF_FILE, SLOPE_COLUMN, render
 from tools.lammps.parse import read_output
 
 JOB_ID = "described"
@@ -89,8 +89,11 @@ class DescribedRun(Protocol):
                                "not render; simagent runs no substitute for a prescribed protocol")
         if not desc.renderable:
             raise RequestError("the description does not state " + ", ".join(desc.missing or ["any run"]))
+        notes = dict(desc.defaults)
+        if any(p.name in MOTION_PROPERTIES for p in spec.properties):
+            notes["msd"] = MSD_COM
         defaults = [DefaultApplied(parameter=k, value=v.split(": ", 1)[0], reason=v.split(": ", 1)[-1])
-                    for k, v in desc.defaults.items()]  # each default is written 'value: reason'
+                    for k, v in notes.items()]  # each default is written 'value: reason'
         return DescribedParams(description=desc, properties=[p.name for p in spec.properties]), defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:

@@ -20,6 +20,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from simagent.defaults import DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
@@ -38,7 +39,6 @@ from tools.lammps.protocols.fluid_common import (
     as_params,
     check_full_production,
     check_sample_count,
-    defaults_log,
     finished_output,
     md_job,
 )
@@ -142,7 +142,8 @@ class EnergyComponents(Protocol):
         return bool(spec.properties) and {p.name for p in spec.properties} == {ENERGY}
 
     def parameters(self, spec: TaskSpec) -> tuple[EnergyComponentsParams, list[DefaultApplied]]:
-        defaults, record = defaults_log()
+        record = DefaultsLog()
+        defaults = record.applied
         if {p.name for p in spec.properties} != {ENERGY}:
             raise RequestError(f"{self.name} computes {ENERGY} only")
         for prop in spec.properties:

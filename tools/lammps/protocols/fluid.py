@@ -25,12 +25,13 @@ from __future__ import annotations
 import math
 import warnings
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
 from simagent import plots
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError, set_point_missed
 from simagent.materials.rdf import rdf_peak_and_cn
 from simagent.models import (
@@ -54,7 +55,6 @@ from tools.lammps.protocols.fluid_common import (
     as_params,
     check_finite_columns,
     check_sample_count,
-    defaults_log,
     finished_output,
     md_job,
 )
@@ -116,25 +116,6 @@ MIXTURES: dict[str, dict] = {
         "pattern": r"kob[- ]?(?:and|&)?[- ]?andersen|\bka (?:mixture|model|liquid|system)\b|\bka[- ]?lj\b",
     },
 }
-DEFAULTS = {
-    "lj": {
-        "n_cells": (5, "N = 500, as in the NIST LJ reference simulations (SRSW)"),
-        "timestep": (0.005, "0.005 tau, usual for LJ MD (Allen & Tildesley)"),
-        "melt_steps": (1000, "5 tau at twice the target T melts the fcc start (~3 tau needed)"),
-        "equilibration_steps": (3000, "15 tau NVT, then equilibration detection trims more"),
-        "production_steps": (20000, "100 tau: U/N to ~0.05 %, P to ~1.5 % at N = 500"),
-        "dump_every": (20, "0.1 tau between MSD frames"),
-    },
-    "metal": {
-        "n_cells": (6, "N = 864, as in Rahman's argon MD (Phys. Rev. 136, A405, 1964)"),
-        "timestep": (0.01, "10 fs as in Rahman (1964) for argon (~0.005 tau)"),
-        "melt_steps": (1000, "10 ps at twice the target temperature melts the fcc start"),
-        "equilibration_steps": (3000, "30 ps NVT, then equilibration detection trims more"),
-        "production_steps": (10000, "100 ps: five 20 ps blocks for the diffusion error"),
-        "dump_every": (10, "0.1 ps between MSD frames"),
-    },
-}
-
 # ---------------------------------------------------------------------------------------------
 # Units: requests arrive as strings; every conversion lives here, in code.
 # ---------------------------------------------------------------------------------------------
@@ -508,7 +489,7 @@ def near_cubic_cells(n_atoms: int, lattice: str, dimension: int) -> list[int]:
 
 
 def box_cells(ctrl: SimulationControls, lattice: str, dimension: int, record: Record,
-              default_n_cells: tuple[int, str]) -> list[int]:
+              default_n_cells: Default) -> list[int]:
     """Unit cells along each axis: as given, or for the requested N (exactly when a box with at
     most a 2:1 edge ratio holds it), or the protocol default."""
     basis = BASIS[lattice]
@@ -534,7 +515,7 @@ def box_cells(ctrl: SimulationControls, lattice: str, dimension: int, record: Re
         cells = near_cubic_cells(DEFAULT_ATOMS_2D, lattice, 2)
         record("cells", "x".join(map(str, cells)), f"about {DEFAULT_ATOMS_2D} atoms in a near-square box")
         return cells
-    n, reason = default_n_cells
+    n, reason = default_n_cells.value, default_n_cells.reason
     if lattice == "fcc":
         record("n_cells", n, reason)
         return [n, n, n]
@@ -562,9 +543,212 @@ def averaging_window(window: str | None, production_steps: int, record: Record) 
 # ---------------------------------------------------------------------------------------------
 
 
+# ---------------------------------------------------------------------------------------------
+# The parts of lammps/fluid_md's parameters (each reports the defaults it applies to `record`)
+# ---------------------------------------------------------------------------------------------
+
+
+def check_mixture(mixture: str | None, units: str, names: set[str], ctrl: SimulationControls,
+                  pot: PotentialSpec) -> None:
+    """One species, or a named mixture with its own masses and pair parameters."""
+    if mixture is None:
+        check_one_species(ctrl)
+        return
+    if units != "lj":
+        raise RequestError("the Kob-Andersen mixture is defined in reduced LJ units")
+    if DIFFUSION in names:
+        raise RequestError("self-diffusion of a mixture needs per-species MSDs, which "
+                           "lammps/fluid_md does not compute yet")
+    if ctrl.masses or pot.lj_epsilon is not None or pot.lj_sigma is not None or ctrl.mixing_rule:
+        raise RequestError("the Kob-Andersen mixture fixes its own masses and pair parameters "
+                           f"({MIXTURES[mixture]['citation']}); a different mixture is not supported")
+
+
+def fluid_particle(system: SystemSpec, pot: PotentialSpec, ctrl: SimulationControls, units: str,
+                   record: Record) -> tuple[str | None, float, float, float, float | None]:
+    """(element, mass, epsilon, sigma, epsilon/kB in K or None) of the fluid's particle."""
+    if units != "lj":
+        element, mass, epsilon, sigma = monatomic_particle(
+            system, pot, record, "Rahman (1964)", ctrl.masses[0] if ctrl.masses else None
+        )
+        return element, mass, epsilon, sigma, None
+    mass, epsilon, sigma, epsilon_k = 1.0, 1.0, 1.0, None
+    for name, q in (("epsilon", pot.lj_epsilon), ("sigma", pot.lj_sigma)):
+        if q is not None and norm_unit(q.unit) in REDUCED and q.value != 1.0:
+            raise RequestError(f"in reduced LJ units {name} is 1 by definition, not {q.value:g}")
+    if ctrl.masses:
+        mass = reduced_mass(ctrl.masses[0])
+    stated = {"epsilon": pot.lj_epsilon is not None, "sigma": pot.lj_sigma is not None,
+              "mass": bool(ctrl.masses)}
+    unstated = [name for name, given in stated.items() if not given]
+    if unstated:
+        record(", ".join(unstated), 1, "reduced LJ units define them as 1")
+    if pot.lj_epsilon is not None and norm_unit(pot.lj_epsilon.unit) == "k":
+        epsilon_k = pot.lj_epsilon.value
+    return None, mass, epsilon, sigma, epsilon_k
+
+
+def pair_details(pot: PotentialSpec, ctrl: SimulationControls, units: str, sigma: float, mixture: str | None,
+                 npt: bool, record: Record) -> tuple[float, bool, bool]:
+    """(cutoff in sigma, tail correction, shifted): a cutoff only the protocol text gave, e.g. "cut at
+    3 sigma", counts too."""
+    if pot.cutoff is None and ctrl.pair_cutoff is not None:
+        pot = pot.model_copy(update={"cutoff": ctrl.pair_cutoff})
+    if pot.cutoff is None and mixture is not None:
+        cutoff_sigma = MIXTURES[mixture]["cutoff_sigma"]
+        record("cutoff", f"{cutoff_sigma} sigma_ab per pair", f"model definition ({MIXTURES[mixture]['citation']})")
+    else:
+        cutoff_sigma = lj_cutoff_sigma(pot, units, sigma, record, "usual LJ truncation (Allen & Tildesley)")
+    tail = pot.tail_correction
+    if npt and not tail and not pot.shifted and mixture is None:
+        tail = True
+        record("tail_correction", "yes", "constant pressure: the long-range correction restores the "
+               "untruncated LJ pressure, without it the density is biased low")
+    elif not tail:
+        record("tail_correction", "no", "not requested (pair_modify tail no)")
+    shifted = pot.shifted
+    if mixture is not None and MIXTURES[mixture]["shifted"]:
+        shifted = True
+        if not pot.shifted:
+            record("shifted", "yes", f"each pair shifted to zero at its cutoff ({MIXTURES[mixture]['citation']})")
+    elif not pot.shifted:
+        record("shifted", "no", "not requested: truncated, unshifted LJ")
+    return cutoff_sigma, tail, shifted
+
+
+def fitted_cells(ctrl: SimulationControls, lattice: str, dimension: int, number_density: float,
+                 cutoff_sigma: float, sigma: float, log: DefaultsLog) -> list[int]:
+    """The box's unit cells (box_cells), with cells added along the short edges so the cutoff fits."""
+    cells = box_cells(ctrl, lattice, dimension, log, log.declared["n_cells"])
+    a = lattice_constant(lattice, number_density, dimension)
+    shape = CELL_SHAPE[lattice]
+    wanted = [math.ceil((2 * cutoff_sigma + SKIN_SIGMA) * sigma / (a * shape[i]) - 1e-9) for i in range(dimension)]
+    grown = [max(c, w) for c, w in zip(cells, wanted, strict=True)]
+    if grown != cells:
+        cells = grown
+        log("n_atoms", BASIS[lattice] * math.prod(cells), "box edge must exceed 2 x cutoff + skin")
+    return cells
+
+
+def production_ensemble(ensemble: str | None, names: set[str], npt: bool, record: Record) -> str:
+    """The production run's ensemble: as requested, else NVE for diffusion, NPT at a pressure, else NVT."""
+    if HEAT_CAPACITY in names and (ensemble == "nve" or DIFFUSION in names):
+        raise RequestError("a heat capacity comes from the energy fluctuations of a thermostatted run "
+                           "(NVT: C_V, NPT: C_P), a diffusion coefficient from an NVE run: ask for them separately")
+    if ensemble is not None:
+        return ensemble
+    if DIFFUSION in names:
+        ensemble, why = "nve", "a thermostat perturbs the dynamics"
+        if npt:
+            why += "; run at the mean volume of the NPT equilibration"
+    elif npt:
+        ensemble, why = "npt", "the request gives a pressure, not a density"
+    else:
+        ensemble, why = "nvt", "canonical sampling"
+    record("production_ensemble", ensemble, why)
+    return ensemble
+
+
+def barostat_damping_time(ctrl: SimulationControls, npt: bool, timestep: float, units: str,
+                          record: Record) -> float | None:
+    """The Nose-Hoover (MTK) barostat's relaxation time of an NPT run (None: fixed volume)."""
+    if not npt:
+        if ctrl.barostat is not None or ctrl.barostat_damping is not None:
+            raise RequestError("a barostat needs a pressure to hold (the request gives a density)")
+        return None
+    if ctrl.barostat not in (None, "nose-hoover"):
+        raise RequestError(f"lammps/fluid_md offers the Nose-Hoover (MTK) barostat, not {ctrl.barostat}")
+    if ctrl.barostat_damping is not None:
+        return damping_time(ctrl.barostat_damping, timestep, units, "barostat")
+    damping = 1000 * timestep
+    record("barostat_damping", f"{damping:g} (1000 timesteps)", "LAMMPS manual's advice for fix npt")
+    return damping
+
+
+def thermostat_settings(ctrl: SimulationControls, ensemble: str, pressure: float | None, timestep: float,
+                        units: str, epsilon_k: float | None,
+                        log: DefaultsLog) -> tuple[str, float | None, float | None, bool]:
+    """(thermostat, its damping time or None, initial velocity temperature or None, thermostatted)."""
+    thermostat = ctrl.thermostat or "nose-hoover"
+    if thermostat not in THERMOSTATS:
+        raise RequestError(f"lammps/fluid_md offers the {', '.join(THERMOSTATS)} thermostats, not {thermostat}")
+    if ctrl.thermostat is None:
+        log("thermostat", thermostat, "Nose-Hoover (fix nvt): deterministic canonical sampling")
+    damping = None
+    if ctrl.thermostat_damping is not None:
+        damping = damping_time(ctrl.thermostat_damping, timestep, units, "thermostat")
+    else:
+        log("thermostat_damping", f"{100 * timestep:g} (100 timesteps)", "LAMMPS manual's advice for fix nvt")
+    velocity_temperature = None
+    if ctrl.velocity_temperature is not None:
+        velocity_temperature = temperature_in(ctrl.velocity_temperature, units, epsilon_k)
+        if velocity_temperature <= 0:
+            raise RequestError(f"initial velocity temperature must be positive, got {ctrl.velocity_temperature}")
+    # NVE started from velocities at a stated temperature, with no thermostat: that temperature
+    # starts the run and is no target (the temperature it settles at is a result); the run is
+    # executed as described
+    thermostatted = not (ensemble == "nve" and not ctrl.holds_temperature and velocity_temperature is not None
+                         and pressure is None)
+    if not thermostatted:  # nothing thermostats this run: the thermostat defaults do not apply
+        log.drop("thermostat", "thermostat_damping")
+    return thermostat, damping, velocity_temperature, thermostatted
+
+
+def sampled_thermo_every(properties: list[PropertyRequest], units: str, thermo_every: int,
+                         production_steps: int) -> int:
+    """The thermo output interval, so that every step a property is asked at is printed (and every
+    requested unit can be given)."""
+    for prop in properties:
+        output_unit(KIND[prop.name], units, prop.unit)  # fail now on a unit we cannot give
+        if prop.at != "average" and prop.name not in THERMO_PROPERTIES:
+            raise RequestError(f"{prop.name} is a time average; at={prop.at!r} is not possible")
+        if prop.at == "step":
+            if prop.step is None or not 0 <= prop.step <= production_steps:
+                raise RequestError(f"step must lie in 0..{production_steps} (production run)")
+            thermo_every = math.gcd(thermo_every, prop.step) or thermo_every
+    return thermo_every
+
+
+def mixture_counts(mixture: str | None, ctrl: SimulationControls, n_atoms: int, record: Record) -> list[int] | None:
+    """Atoms of types A and B of a named mixture: as requested when they add up to N, else the model's share."""
+    if mixture is None:
+        return None
+    if len(ctrl.type_counts) == 2 and sum(ctrl.type_counts) == n_atoms:
+        return list(ctrl.type_counts)
+    n_b = round(MIXTURES[mixture]["fraction_b"] * n_atoms)
+    type_counts = [n_atoms - n_b, n_b]
+    record("type_counts", f"{type_counts[0]} A + {type_counts[1]} B",
+           f"{100 * (1 - MIXTURES[mixture]['fraction_b']):g}:{100 * MIXTURES[mixture]['fraction_b']:g} "
+           f"composition of the model" + (f" (the requested {ctrl.type_counts} do not add up to "
+                                          f"N = {n_atoms})" if ctrl.type_counts else ""))
+    return type_counts
+
+
 class FluidMDParams(BaseModel):
     """Everything that fixes the run. Units style lj: sigma, epsilon, tau, reduced T; metal:
     angstrom, eV, ps, K, mass in g/mol."""
+
+    # Run defaults per units style, each with its reason (every one applied is reported in the answer)
+    DEFAULTS: ClassVar[dict[str, dict[str, Default]]] = {
+        "lj": {
+            "n_cells": Default(5, "N = 500, as in the NIST LJ reference simulations (SRSW)", "NIST SRSW"),
+            "timestep": Default(0.005, "0.005 tau, usual for LJ MD (Allen & Tildesley)", "Allen & Tildesley"),
+            "melt_steps": Default(1000, "5 tau at twice the target T melts the fcc start (~3 tau needed)"),
+            "equilibration_steps": Default(3000, "15 tau NVT, then equilibration detection trims more"),
+            "production_steps": Default(20000, "100 tau: U/N to ~0.05 %, P to ~1.5 % at N = 500"),
+            "dump_every": Default(20, "0.1 tau between MSD frames"),
+        },
+        "metal": {
+            "n_cells": Default(6, "N = 864, as in Rahman's argon MD (Phys. Rev. 136, A405, 1964)",
+                               "Rahman, Phys. Rev. 136, A405 (1964)"),
+            "timestep": Default(0.01, "10 fs as in Rahman (1964) for argon (~0.005 tau)",
+                                "Rahman, Phys. Rev. 136, A405 (1964)"),
+            "melt_steps": Default(1000, "10 ps at twice the target temperature melts the fcc start"),
+            "equilibration_steps": Default(3000, "30 ps NVT, then equilibration detection trims more"),
+            "production_steps": Default(10000, "100 ps: five 20 ps blocks for the diffusion error"),
+            "dump_every": Default(10, "0.1 ps between MSD frames"),
+        },
+    }
 
     units: Literal["lj", "metal"]
     element: str | None = None
@@ -721,45 +905,15 @@ class FluidMD(Protocol):
         names = {p.name for p in spec.properties}
         if not names or not names <= self.properties:
             raise RequestError(f"lammps/fluid_md computes {', '.join(sorted(self.properties))}")
-        defaults, record = defaults_log()
-        units = fluid_units(system, spec.units_style, record)
+        log = DefaultsLog()
+        units = fluid_units(system, spec.units_style, log)
         pot = spec.potential or PotentialSpec(family="lj")
         if pot.family not in (None, "lj"):
             raise RequestError(f"lammps/fluid_md uses a Lennard-Jones potential, not {pot.family}")
-
-        # particle: mass, epsilon, sigma
         ctrl = spec.controls
         mixture = requested_mixture(spec)
-        if mixture is None:
-            check_one_species(ctrl)
-        else:
-            if units != "lj":
-                raise RequestError("the Kob-Andersen mixture is defined in reduced LJ units")
-            if DIFFUSION in names:
-                raise RequestError("self-diffusion of a mixture needs per-species MSDs, which "
-                                   "lammps/fluid_md does not compute yet")
-            if ctrl.masses or pot.lj_epsilon is not None or pot.lj_sigma is not None or ctrl.mixing_rule:
-                raise RequestError("the Kob-Andersen mixture fixes its own masses and pair parameters "
-                                   f"({MIXTURES[mixture]['citation']}); a different mixture is not supported")
-        element, epsilon_k = None, None
-        if units == "lj":
-            mass, epsilon, sigma = 1.0, 1.0, 1.0
-            for name, q in (("epsilon", pot.lj_epsilon), ("sigma", pot.lj_sigma)):
-                if q is not None and norm_unit(q.unit) in REDUCED and q.value != 1.0:
-                    raise RequestError(f"in reduced LJ units {name} is 1 by definition, not {q.value:g}")
-            if ctrl.masses:
-                mass = reduced_mass(ctrl.masses[0])
-            stated = {"epsilon": pot.lj_epsilon is not None, "sigma": pot.lj_sigma is not None,
-                      "mass": bool(ctrl.masses)}
-            unstated = [name for name, given in stated.items() if not given]
-            if unstated:
-                record(", ".join(unstated), 1, "reduced LJ units define them as 1")
-            if pot.lj_epsilon is not None and norm_unit(pot.lj_epsilon.unit) == "k":
-                epsilon_k = pot.lj_epsilon.value
-        else:
-            element, mass, epsilon, sigma = monatomic_particle(
-                system, pot, record, "Rahman (1964)", ctrl.masses[0] if ctrl.masses else None
-            )
+        check_mixture(mixture, units, names, ctrl, pot)
+        element, mass, epsilon, sigma, epsilon_k = fluid_particle(system, pot, ctrl, units, log)
 
         # state point
         cond = spec.conditions
@@ -771,143 +925,42 @@ class FluidMD(Protocol):
         pressure = None
         if npt:
             temperature, pressure, number_density = constant_pressure_state(
-                cond, units, mass, epsilon, sigma, epsilon_k, system.phase, record)
+                cond, units, mass, epsilon, sigma, epsilon_k, system.phase, log)
         else:
-            temperature, number_density = fixed_density_state(cond, units, mass, sigma, epsilon_k, self.name, record)
+            temperature, number_density = fixed_density_state(cond, units, mass, sigma, epsilon_k, self.name, log)
+        cutoff_sigma, tail, shifted = pair_details(pot, ctrl, units, sigma, mixture, npt, log)
 
-        # potential details (a cutoff only the protocol text gave, e.g. "cut at 3 sigma", counts too)
-        if pot.cutoff is None and ctrl.pair_cutoff is not None:
-            pot = pot.model_copy(update={"cutoff": ctrl.pair_cutoff})
-        if pot.cutoff is None and mixture is not None:
-            cutoff_sigma = MIXTURES[mixture]["cutoff_sigma"]
-            record("cutoff", f"{cutoff_sigma} sigma_ab per pair", f"model definition ({MIXTURES[mixture]['citation']})")
-        else:
-            cutoff_sigma = lj_cutoff_sigma(pot, units, sigma, record, "usual LJ truncation (Allen & Tildesley)")
-        tail = pot.tail_correction
-        if npt and not tail and not pot.shifted and mixture is None:
-            tail = True
-            record("tail_correction", "yes", "constant pressure: the long-range correction restores the "
-                   "untruncated LJ pressure, without it the density is biased low")
-        elif not tail:
-            record("tail_correction", "no", "not requested (pair_modify tail no)")
-        shifted = pot.shifted
-        if mixture is not None and MIXTURES[mixture]["shifted"]:
-            shifted = True
-            if not pot.shifted:
-                record("shifted", "yes", f"each pair shifted to zero at its cutoff ({MIXTURES[mixture]['citation']})")
-        elif not pot.shifted:
-            record("shifted", "no", "not requested: truncated, unshifted LJ")
-
-        # run controls
-        table = DEFAULTS[units]
-
-        def pick(name: str, given: object) -> object:
-            if given is not None:
-                return given
-            value, reason = table[name]
-            record(name, value, reason)
-            return value
-
-        timestep = pick("timestep", timestep_in(ctrl.timestep, units) if ctrl.timestep else None)
-        lattice, dimension = start_lattice(ctrl, record)
+        # run controls: the request's values, else the model's declared defaults for the units style
+        log.declared = FluidMDParams.DEFAULTS[units]
+        timestep = log.take("timestep", timestep_in(ctrl.timestep, units) if ctrl.timestep else None)
+        lattice, dimension = start_lattice(ctrl, log)
         if mixture is not None and len(ctrl.type_counts) == 2 and ctrl.n_atoms is None and not ctrl.cells:
             # "800 A and 200 B particles": the box holds their sum
             ctrl = ctrl.model_copy(update={"n_atoms": sum(ctrl.type_counts)})
-        cells = box_cells(ctrl, lattice, dimension, record, table["n_cells"])
-        # the cutoff must fit in the box: add cells along the short edges
-        a = lattice_constant(lattice, number_density, dimension)
-        shape = CELL_SHAPE[lattice]
-        wanted = [math.ceil((2 * cutoff_sigma + SKIN_SIGMA) * sigma / (a * shape[i]) - 1e-9) for i in range(dimension)]
-        grown = [max(c, w) for c, w in zip(cells, wanted, strict=True)]
-        if grown != cells:
-            cells = grown
-            record("n_atoms", BASIS[lattice] * math.prod(cells), "box edge must exceed 2 x cutoff + skin")
-        ensemble = ctrl.ensemble
-        if HEAT_CAPACITY in names and (ensemble == "nve" or DIFFUSION in names):
-            raise RequestError("a heat capacity comes from the energy fluctuations of a thermostatted run "
-                               "(NVT: C_V, NPT: C_P), a diffusion coefficient from an NVE run: ask for them separately")
-        if ensemble is None:
-            if DIFFUSION in names:
-                ensemble, why = "nve", "a thermostat perturbs the dynamics"
-                if npt:
-                    why += "; run at the mean volume of the NPT equilibration"
-            elif npt:
-                ensemble, why = "npt", "the request gives a pressure, not a density"
-            else:
-                ensemble, why = "nvt", "canonical sampling"
-            record("production_ensemble", ensemble, why)
-        barostat_damping = None
-        if npt:
-            if ctrl.barostat not in (None, "nose-hoover"):
-                raise RequestError(f"lammps/fluid_md offers the Nose-Hoover (MTK) barostat, not {ctrl.barostat}")
-            if ctrl.barostat_damping is not None:
-                barostat_damping = damping_time(ctrl.barostat_damping, timestep, units, "barostat")
-            else:
-                barostat_damping = 1000 * timestep
-                record("barostat_damping", f"{barostat_damping:g} (1000 timesteps)",
-                       "LAMMPS manual's advice for fix npt")
-        elif ctrl.barostat is not None or ctrl.barostat_damping is not None:
-            raise RequestError("a barostat needs a pressure to hold (the request gives a density)")
-        thermostat = ctrl.thermostat or "nose-hoover"
-        if thermostat not in THERMOSTATS:
-            raise RequestError(f"lammps/fluid_md offers the {', '.join(THERMOSTATS)} thermostats, not {thermostat}")
-        if ctrl.thermostat is None:
-            record("thermostat", thermostat, "Nose-Hoover (fix nvt): deterministic canonical sampling")
-        damping = None
-        if ctrl.thermostat_damping is not None:
-            damping = damping_time(ctrl.thermostat_damping, timestep, units, "thermostat")
-        else:
-            record("thermostat_damping", f"{100 * timestep:g} (100 timesteps)", "LAMMPS manual's advice for fix nvt")
-        velocity_temperature = None
-        if ctrl.velocity_temperature is not None:
-            velocity_temperature = temperature_in(ctrl.velocity_temperature, units, epsilon_k)
-            if velocity_temperature <= 0:
-                raise RequestError(f"initial velocity temperature must be positive, got {ctrl.velocity_temperature}")
+        cells = fitted_cells(ctrl, lattice, dimension, number_density, cutoff_sigma, sigma, log)
+        ensemble = production_ensemble(ctrl.ensemble, names, npt, log)
+        barostat_damping = barostat_damping_time(ctrl, npt, timestep, units, log)
+        thermostat, damping, velocity_temperature, thermostatted = thermostat_settings(
+            ctrl, ensemble, pressure, timestep, units, epsilon_k, log)
         described = ctrl.velocity_temperature is not None or ctrl.equilibration_steps is not None
-        # NVE started from velocities at a stated temperature, with no thermostat: that temperature
-        # starts the run and is no target (the temperature it settles at is a result); the run is
-        # executed as described
-        thermostatted = not (ensemble == "nve" and not ctrl.holds_temperature and velocity_temperature is not None
-                             and pressure is None)
-        if not thermostatted:  # nothing thermostats this run: the thermostat defaults do not apply
-            defaults[:] = [d for d in defaults if d.parameter not in ("thermostat", "thermostat_damping")]
         if system.phase == "solid":
             melt_steps = 0
-            record("melt_steps", 0, "a solid was asked for: the fcc lattice is kept")
+            log("melt_steps", 0, "a solid was asked for: the fcc lattice is kept")
         elif described:
             melt_steps = 0
-            record("melt_steps", 0, "the request describes its run protocol: no extra melting stage")
+            log("melt_steps", 0, "the request describes its run protocol: no extra melting stage")
         else:
-            melt_steps = pick("melt_steps", None)
-        equilibration_steps = pick("equilibration_steps", ctrl.equilibration_steps)
-        if npt and defaults and defaults[-1].parameter == "equilibration_steps":  # the table's reasons say NVT
-            defaults[-1] = defaults[-1].model_copy(update={"reason": defaults[-1].reason.replace("NVT", "NPT")})
-        production_steps = pick("production_steps", ctrl.production_steps)
-        seed = velocity_seed(ctrl.seed, record)
-        window, last_steps = averaging_window(ctrl.average_window, production_steps, record)
-
-        thermo_every = ctrl.thermo_every or 10
-        for prop in spec.properties:
-            output_unit(KIND[prop.name], units, prop.unit)  # fail now on a unit we cannot give
-            if prop.at != "average" and prop.name not in THERMO_PROPERTIES:
-                raise RequestError(f"{prop.name} is a time average; at={prop.at!r} is not possible")
-            if prop.at == "step":
-                if prop.step is None or not 0 <= prop.step <= production_steps:
-                    raise RequestError(f"step must lie in 0..{production_steps} (production run)")
-                thermo_every = math.gcd(thermo_every, prop.step) or thermo_every
+            melt_steps = log.take("melt_steps")
+        equilibration_steps = log.take("equilibration_steps", ctrl.equilibration_steps)
+        if npt and log.applied and log.applied[-1].parameter == "equilibration_steps":  # the reasons say NVT
+            last = log.applied[-1]
+            log.applied[-1] = last.model_copy(update={"reason": last.reason.replace("NVT", "NPT")})
+        production_steps = log.take("production_steps", ctrl.production_steps)
+        seed = velocity_seed(ctrl.seed, log)
+        window, last_steps = averaging_window(ctrl.average_window, production_steps, log)
+        thermo_every = sampled_thermo_every(spec.properties, units, ctrl.thermo_every or 10, production_steps)
         rdf_blocks = 5 if production_steps % 5 == 0 else 1
-        type_counts = None
-        if mixture is not None:
-            n_atoms = BASIS[lattice] * math.prod(cells)
-            if len(ctrl.type_counts) == 2 and sum(ctrl.type_counts) == n_atoms:
-                type_counts = list(ctrl.type_counts)
-            else:
-                n_b = round(MIXTURES[mixture]["fraction_b"] * n_atoms)
-                type_counts = [n_atoms - n_b, n_b]
-                record("type_counts", f"{type_counts[0]} A + {type_counts[1]} B",
-                       f"{100 * (1 - MIXTURES[mixture]['fraction_b']):g}:{100 * MIXTURES[mixture]['fraction_b']:g} "
-                       f"composition of the model" + (f" (the requested {ctrl.type_counts} do not add up to "
-                                                      f"N = {n_atoms})" if ctrl.type_counts else ""))
+        type_counts = mixture_counts(mixture, ctrl, BASIS[lattice] * math.prod(cells), log)
         params = FluidMDParams(
             units=units, element=element, mass=mass, epsilon=epsilon, sigma=sigma,
             temperature=temperature, number_density=number_density, n_cells=cells[0],
@@ -922,9 +975,9 @@ class FluidMD(Protocol):
             thermostatted=thermostatted, rescale_nve=velocity_temperature is None,
             thermo_every=thermo_every, seed=seed, rdf=bool(names & RDF_PROPERTIES),
             rdf_blocks=rdf_blocks, rdf_every=math.gcd(100, production_steps // rdf_blocks),
-            msd=DIFFUSION in names, dump_every=table["dump_every"][0],
+            msd=DIFFUSION in names, dump_every=FluidMDParams.DEFAULTS[units]["dump_every"].value,
         )  # fmt: skip
-        return params, defaults
+        return params, log.applied
 
     # -- jobs ---------------------------------------------------------------------------------
 

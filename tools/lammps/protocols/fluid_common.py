@@ -15,6 +15,7 @@ from typing import TypeVar
 import numpy as np
 from pydantic import BaseModel
 
+from simagent.defaults import DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.models import DefaultApplied, Job, TaskSpec
 from tools.lammps.parse import LammpsOutput, read_output
@@ -31,14 +32,11 @@ MIN_THERMO_SAMPLES = 20
 # ---------------------------------------------------------------------------------------------
 
 
-def defaults_log() -> tuple[list[DefaultApplied], Record]:
-    """(list of defaults applied, record(name, value, reason) appending to it)."""
-    defaults: list[DefaultApplied] = []
-
-    def record(name: str, value: object, reason: str) -> None:
-        defaults.append(DefaultApplied(parameter=name, value=str(value), reason=reason))
-
-    return defaults, record
+def defaults_log() -> tuple[list[DefaultApplied], DefaultsLog]:
+    """(the applied defaults, the log that records them): a simagent.defaults.DefaultsLog, for the
+    protocols written as `defaults, record = defaults_log()`."""
+    log = DefaultsLog()
+    return log.applied, log
 
 
 def as_params(model: type[ParamsT], params: BaseModel | dict) -> ParamsT:

@@ -36,6 +36,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.defaults import DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.models import DefaultApplied, Job, PotentialSpec, Result, TaskSpec
 from simagent.protocols import Protocol, register
@@ -62,7 +63,6 @@ from tools.lammps.protocols.fluid_common import (
     Record,
     as_params,
     check_full_production,
-    defaults_log,
     finished_output,
     md_job,
 )
@@ -564,7 +564,8 @@ class FluidTransportProtocol(Protocol):
 
     def _fluid(self, spec: TaskSpec) -> tuple[list[DefaultApplied], Record, dict]:
         """(defaults log, its record function, the fluid basis) after the property checks."""
-        defaults, record = defaults_log()
+        record = DefaultsLog()
+        defaults = record.applied
         basis = fluid_basis(spec, self.name, record)
         _check_properties(spec, self.quantity, basis["units"], self.name)
         return defaults, record, basis

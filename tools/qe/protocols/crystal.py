@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
-from simagent.protocols import register
+from simagent.protocols import Protocol, register
 from tools import crystals
 from tools.crystals import crystal
 from tools.qe import engine, pseudos
@@ -42,6 +42,7 @@ DEGAUSS_RY = 0.02
 # Cost model from measured serial pw.x times (benchmarks/dft_timings.py): seconds per SCF scale as
 # (electrons x irreducible-k-points x plane waves), calibrated on Si2 at 60 Ry, 7x7x7 (~3 s).
 COST_LIMIT_S = 3600.0
+WALLTIME_FRACTION = 0.9  # max_seconds of each pw.x run, as a fraction of the job's time limit
 
 
 class QeCrystalParams(BaseModel):
@@ -131,7 +132,9 @@ class QeCrystalProtocol(crystals.NamedEngineCrystalProtocol):
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)
-        wf = self.workflow(p)
+        # a pw.x run that alone nears the job's time limit stops cleanly with its restart files (max_seconds)
+        # and the runner continues it (recovery.Walltime) instead of losing it to the kill
+        wf = self.workflow(p).model_copy(update={"max_seconds": round(WALLTIME_FRACTION * p.time_limit_s)})
         return [Job(id=JOB_ID, protocol=self.name, engine="qe", stage="dft", params=p.model_dump(mode="json"),
                     inputs={JOB_FILE: wf.model_dump_json(indent=1)},  # the runner writes each <step>.in
                     time_limit_s=p.time_limit_s)]
@@ -150,6 +153,17 @@ class QeCrystalProtocol(crystals.NamedEngineCrystalProtocol):
                 f"cutoff {conv['chosen_Ry']:g} Ry (converged to {p.cutoff_tol_meV_per_atom:g} meV/atom against "
                 f"{max(conv['cutoffs_Ry']):g} Ry), {'x'.join(map(str, p.kpts))} k-points, {occupations}, "
                 f"SCF conv_thr {p.conv_thr_Ry:g} Ry/atom")
+
+
+class PricedOnly(Protocol):
+    """A DFT protocol that prices a request and refuses it here (its parameters() raises RequestError with
+    the cost and the nearest thing simagent can do); it never writes or analyses a job."""
+
+    def jobs(self, params: BaseModel) -> list[Job]:
+        raise RequestError(f"{self.name} never runs (see parameters)")
+
+    def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
+        raise RequestError(f"{self.name} never runs (see parameters)")
 
 
 def functional_of(spec: TaskSpec) -> str | None:
@@ -171,13 +185,19 @@ def cost_estimate_s(p: QeCrystalParams, atoms) -> float:
     """Rough serial wall time: Si2 at 60 Ry with 7x7x7 k-points took ~3 s per SCF here; the cost grows
     with electrons^2 x k-points x cutoff^1.5 x volume; times the number of SCF runs of the job."""
     per_scf = scf_seconds(p.z_valence * len(atoms), math.prod(p.kpts), max(p.cutoffs_Ry), atoms.get_volume())
-    atom = 2 * scf_seconds(p.z_valence, 1, max(p.cutoffs_Ry), p.atom_box_A**3 * 1.155) if p.cohesive else 0.0
+    atom = atom_scf_seconds(p.z_valence, max(p.cutoffs_Ry), p.atom_box_A**3 * 1.155) if p.cohesive else 0.0
     return per_scf * (len(p.cutoffs_Ry) * 0.2 + len(p.strains) + 2) + atom
 
 
 def scf_seconds(electrons: float, kpoints: int, cutoff_Ry: float, volume_A3: float) -> float:
     """Serial seconds of one SCF, scaled from Si2 at 60 Ry, 7x7x7 k-points (343), 40 A^3: ~3 s here."""
     return 3.0 * (electrons / 8) ** 2 * (kpoints / 343) * (cutoff_Ry / 60) ** 1.5 * (volume_A3 / 40.0)
+
+
+def atom_scf_seconds(electrons: float, cutoff_Ry: float, volume_A3: float) -> float:
+    """Serial seconds of the spin-polarised isolated-atom SCF (one k-point, a large FFT box), scaled from
+    Si in the 10 x 10.5 x 11 A box at 50 Ry: 25 s CPU here (benchmarks/dft_timings.py, energies)."""
+    return 25.0 * max(1.0, electrons / 4) * (cutoff_Ry / 50) ** 1.5 * (volume_A3 / 1155.0)
 
 
 def read_convergence(job_dir: Path) -> dict:

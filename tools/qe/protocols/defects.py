@@ -6,27 +6,26 @@ the nearest thing simagent does (mlp/vacancy, 'with CHGNet')."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
 from ase.build import bulk
 from pydantic import BaseModel
 
 from simagent.errors import RequestError
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import DefaultApplied, TaskSpec
 from simagent.protocols import register
 from tools import crystals
 from tools.qe import pseudos
 from tools.qe.inputs import mesh_for_spacing
-from tools.qe.protocols.crystal import COST_LIMIT_S, KSPACING_METAL, is_metal, scf_seconds
+from tools.qe.protocols.crystal import COST_LIMIT_S, KSPACING_METAL, PricedOnly, is_metal, scf_seconds
 
 # The smallest cell the ML protocol uses (2x2x2 conventional cells, one site empty), a k mesh at the
-# metals' spacing, 60 Ry; two end-point relaxations (~10 ionic steps each) and a 5-image band
+# metals' spacing, 60 Ry; two end-point relaxations (~10 ionic steps each) and a 3-image band
 # (~50 NEB iterations), each ionic step one SCF.
 REPEAT = 2
 CUTOFF_RY = 60.0
 ENDPOINT_STEPS = 10
-IMAGES = 5
+IMAGES = 3
 NEB_STEPS = 50
 
 
@@ -41,7 +40,7 @@ def neb_cost_s(element: str, lattice: str, a: float) -> tuple[int, float, tuple[
 
 
 @register
-class QeVacancyMigration(crystals.NamedEngineCrystalProtocol):
+class QeVacancyMigration(PricedOnly, crystals.NamedEngineCrystalProtocol):
     name = "qe/vacancy_migration"
     engine = "qe"
     properties: ClassVar[frozenset[str]] = frozenset({"vacancy_migration_energy"})
@@ -62,9 +61,3 @@ class QeVacancyMigration(crystals.NamedEngineCrystalProtocol):
             "measured pw.x timings). simagent does not answer a DFT request with another method. Nearest thing it "
             f"can do: the same barrier with the CHGNet ML potential (mlp/vacancy), e.g. 'Vacancy migration barrier "
             f"in {choice.element} with CHGNet'")
-
-    def jobs(self, params: BaseModel) -> list[Job]:
-        raise RequestError("qe/vacancy_migration never runs (see parameters)")
-
-    def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
-        raise RequestError("qe/vacancy_migration never runs (see parameters)")

@@ -6,17 +6,16 @@ does (mlp/guest_binding, 'with CHGNet')."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
 from pydantic import BaseModel
 
 from simagent.errors import RequestError
 from simagent.materials.guest_binding import GuestBindingParams, framework_and_guest, is_guest_binding
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
-from simagent.protocols import Protocol, register
+from simagent.models import DefaultApplied, TaskSpec
+from simagent.protocols import register
 from tools.qe import pseudos
-from tools.qe.protocols.crystal import COST_LIMIT_S, scf_seconds
+from tools.qe.protocols.crystal import COST_LIMIT_S, PricedOnly, scf_seconds
 
 # A Gamma-point calculation at the highest cutoff the ONCV scan uses; a relaxation of the guest takes
 # tens of SCF cycles per placement (counted here as 30 ionic steps for each of 3 placements, plus the
@@ -34,7 +33,7 @@ def dft_cost_s(symbols: list[str], volume_A3: float) -> tuple[float, float]:
 
 
 @register
-class QeGuestBinding(Protocol):
+class QeGuestBinding(PricedOnly):
     name = "qe/guest_binding"
     engine = "qe"
     properties: ClassVar[frozenset[str]] = frozenset({"interaction_energy"})
@@ -58,9 +57,3 @@ class QeGuestBinding(Protocol):
             f"timings). simagent does not answer a DFT request with another method. Nearest thing it can do: the "
             f"same binding energy with the CHGNet ML potential (mlp/guest_binding), e.g. 'Binding energy of "
             f"{guest} in {spec.system.name or resolved.name} with CHGNet'")
-
-    def jobs(self, params: BaseModel) -> list[Job]:
-        raise RequestError("qe/guest_binding never runs (see parameters)")
-
-    def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
-        raise RequestError("qe/guest_binding never runs (see parameters)")

@@ -25,6 +25,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.defaults import DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.materials import forcefields as ff
 from simagent.materials import frameworks as fw
@@ -248,7 +249,9 @@ def default_force_field(structure: fw.FrameworkStructure, guests: list[str]) -> 
 
 
 def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra: dict
-                      ) -> tuple[AdsorptionParams, list[DefaultApplied]]:
+                      ) -> tuple[AdsorptionParams, DefaultsLog]:
+    """Parameters every adsorption protocol shares, and the log of the defaults applied (the protocol
+    notes its own on it)."""
     system = spec.system
     if system is None or system.kind != "framework":
         raise RequestError("adsorption protocols need a framework (MOF or zeolite)")
@@ -259,7 +262,7 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
     guests = extra.pop("guests", None) or _requested_guests(spec)
     if not guests:
         raise RequestError("say which gas adsorbs (e.g. CH4, CO2, N2)")
-    defaults: list[DefaultApplied] = []
+    log = DefaultsLog()
     temperature = _quantity_K(spec.conditions.temperature, "temperature")
 
     potential = spec.potential
@@ -284,12 +287,12 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
     else:
         force_field, why = default_force_field(structure, guests)
         compare, guest_model_names = [], {}
-        defaults.append(DefaultApplied(parameter="framework force field", value=force_field, reason=why))
+        log.note(parameter="framework force field", value=force_field, reason=why)
     guest_models = ff.default_guest_models(force_field, guests)
     guest_models.update(guest_model_names)
-    defaults.append(DefaultApplied(
+    log.note(
         parameter="guest models", value=", ".join(f"{g}: {m}" for g, m in guest_models.items()),
-        reason="the framework force field's own guest models where it has them, else TraPPE"))
+        reason="the framework force field's own guest models where it has them, else TraPPE")
 
     precision, precision_why = requested_precision(spec.request)
     controls = spec.controls
@@ -299,42 +302,42 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
     if controls.production_steps is not None:
         cycles["production_cycles"] = controls.production_steps
 
-    defaults.append(DefaultApplied(parameter="blocked pockets", value="none",
+    log.note(parameter="blocked pockets", value="none",
                                    reason="no blocking file given (block_file, or blocking 'raspa' for a "
-                                          "structure RASPA ships with one)"))
-    defaults.append(DefaultApplied(
+                                          "structure RASPA ships with one)")
+    log.note(
         parameter="helium void fraction", value=f"measured: Widom insertion of helium at {HELIUM_TEMPERATURE_K:g} K",
-        reason="needed for excess loadings (RASPA convention)"))
+        reason="needed for excess loadings (RASPA convention)")
     charged = [g for g in guests if ff.guest_model(g, guest_models[g]).charged]
     if "framework_charges" not in extra and charged and force_field in ff.GENERIC_FORCE_FIELDS \
             and not structure.has_charges:
         extra["framework_charges"] = "eqeq"
-        defaults.append(DefaultApplied(
+        log.note(
             parameter="framework charges", value="EQeq charge equilibration",
             reason=f"{', '.join(charged)} carries charges (a quadrupole) and the CIF has none: without framework "
-                   "charges the answer would be LJ-only"))
+                   "charges the answer would be LJ-only")
     params = params_cls(
         framework=resolved.name, framework_cif=str(resolved.path), framework_source=resolved.source,
         force_field=force_field, compare_force_fields=compare, guests=guests, guest_models=guest_models,
         temperature_K=temperature, precision=precision, seed=controls.seed, **cycles, **extra)
     if len(cycles) < 2:
-        defaults.append(DefaultApplied(
+        log.note(
             parameter="MC cycles", value=f"{params.initialization_cycles} initialization + "
             f"{params.production_cycles} production",
             reason=f"'{precision}' precision ({precision_why}; block errors ~{PRECISION_ERROR[precision]:g} % "
-                   "for small guests in MOFs); a cycle is max(20, N) moves"))
+                   "for small guests in MOFs); a cycle is max(20, N) moves")
     typed = ff.type_framework(structure, params.force_field, params.framework_charges, params.cutoff_A)
     cells = params.unit_cells or fw.unit_cells_for_cutoff(structure.cell, typed.cutoff_A)
     widths = fw.perpendicular_widths(structure.cell)
-    defaults.append(DefaultApplied(
+    log.note(
         parameter="supercell", value=f"{'x'.join(map(str, cells))} unit cells",
         reason=f"perpendicular widths {', '.join(f'{w:.2f}' for w in widths)} A; each must be at least twice the "
-               f"{typed.cutoff_A:g} A cutoff"))
+               f"{typed.cutoff_A:g} A cutoff")
     models = [ff.guest_model(g, params.guest_models.get(g)) for g in params.guests]
     _, electro = ff.electrostatics(typed, models, params.charge_method)
-    defaults.append(DefaultApplied(parameter="electrostatics", value=electro,
-                                   reason="Ewald only when framework and guests both carry charges"))
-    return params, defaults
+    log.note(parameter="electrostatics", value=electro,
+                                   reason="Ewald only when framework and guests both carry charges")
+    return params, log
 
 
 # ---------------------------------------------------------------------------------------------
@@ -539,9 +542,9 @@ class GCMCUptake(_FrameworkProtocol):
         guests = _requested_guests(spec)
         if len(guests) != 1:
             raise RequestError("raspa/gcmc_uptake simulates one gas; use raspa/gcmc_mixture for mixtures")
-        params, defaults = common_parameters(spec, GCMCParams, {"pressures_Pa": _pressures_Pa(spec),
+        params, log = common_parameters(spec, GCMCParams, {"pressures_Pa": _pressures_Pa(spec),
                                                                   "guests": guests})
-        return params, defaults
+        return params, log.applied
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = GCMCParams.model_validate(params.model_dump())
@@ -662,12 +665,12 @@ class GCMCMixture(_FrameworkProtocol):
         if total <= 0 or any(v <= 0 for v in composition.values()):
             raise RequestError("mole fractions must be positive")
         fractions = [composition[g] / total for g in guests]
-        params, defaults = common_parameters(spec, MixtureParams, {
+        params, log = common_parameters(spec, MixtureParams, {
             "pressures_Pa": _pressures_Pa(spec), "guests": guests, "mole_fractions": fractions})
         if abs(total - 1.0) > 1e-6:
-            defaults.append(DefaultApplied(parameter="mole fractions", value=", ".join(
-                f"{g} {y:.4g}" for g, y in zip(guests, fractions, strict=True)), reason="normalised to sum to 1"))
-        return params, defaults
+            log.note(parameter="mole fractions", value=", ".join(
+                f"{g} {y:.4g}" for g, y in zip(guests, fractions, strict=True)), reason="normalised to sum to 1")
+        return params, log.applied
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = MixtureParams.model_validate(params.model_dump())
@@ -766,15 +769,15 @@ class WidomInsertion(_FrameworkProtocol):
 
     def parameters(self, spec: TaskSpec) -> tuple[WidomParams, list[DefaultApplied]]:
         guests = _requested_guests(spec)
-        params, defaults = common_parameters(spec, WidomParams, {"guests": guests, "helium_void_fraction": 1.0})
+        params, log = common_parameters(spec, WidomParams, {"guests": guests, "helium_void_fraction": 1.0})
         if "heat_of_adsorption" in {p.name for p in spec.properties}:
             flexible = [g for g in params.guests if not ff.guest_model(g, params.guest_models.get(g)).rigid]
             if flexible:
                 raise RequestError(f"the Widom heat of adsorption needs the ideal-gas intramolecular energy of "
                                    f"flexible {', '.join(flexible)}, which this protocol does not compute yet; ask "
                                    "for the Henry coefficient only")
-        defaults = [d for d in defaults if d.parameter != "helium void fraction"]
-        return params, defaults
+        log.drop("helium void fraction")
+        return params, log.applied
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = WidomParams.model_validate(params.model_dump())

@@ -19,6 +19,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from simagent.defaults import DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
@@ -163,7 +164,7 @@ class PoreGeometry(Protocol):
         if not refs:
             raise RequestError("say which framework: a MOF name (e.g. HKUST-1), a CSD REFCODE, a CoRE MOF entry "
                                "or the path to a CIF file")
-        structures, defaults = [], []
+        structures, log = [], DefaultsLog()
         for ref, called in refs:
             resolved = _resolve_with_provenance(ref, called)
             report, structure = checked(resolved, "geometry")
@@ -178,9 +179,9 @@ class PoreGeometry(Protocol):
             ))
             formula = structure.composition.hill_formula
             alternatives = f"; other candidates: {', '.join(resolved.candidates[:4])}" if resolved.candidates else ""
-            defaults.append(DefaultApplied(parameter="structure", value=f"{resolved.name}, {len(structure)} atoms, "
+            log.note(parameter="structure", value=f"{resolved.name}, {len(structure)} atoms, "
                                            f"{formula}",
-                                           reason=f"{resolved.how}{alternatives}"))
+                                           reason=f"{resolved.how}{alternatives}")
         names = [p.name for p in spec.properties]
         params = PoreGeometryParams(structures=structures, properties=names)
         tasks = set(params.tasks())
@@ -201,35 +202,35 @@ class PoreGeometry(Protocol):
             params = params.model_copy(update={radius_field[t]: r for t, r in own.items() if t in radius_field}
                                        | {"probe_from_request": True})
         params = PoreGeometryParams.model_validate(params.model_dump())
-        defaults.append(DefaultApplied(parameter="Zeo++ network", value=f"high accuracy -ha {params.high_accuracy}, "
+        log.note(parameter="Zeo++ network", value=f"high accuracy -ha {params.high_accuracy}, "
                                        "Zeo++ default (CCDC) atomic radii, P1 cell as given",
                                        reason="the settings behind the CoRE MOF 2019 tables (LCD/PLD match them to "
-                                       "the printed digit; without -ha only ~40 % within 1 %)"))
+                                       "the printed digit; without -ha only ~40 % within 1 %)")
         if probe is None:
             if "surface_area" in tasks and "surface_area" not in own:
-                defaults.append(DefaultApplied(
+                log.note(
                     parameter="surface-area probe radius", value=f"{params.sa_probe_radius:g} angstrom "
                     f"(channel = probe; {params.sa_samples_per_atom} Monte Carlo samples per atom)",
                     reason="half the TraPPE N2 sigma (3.31 A), the CoRE MOF 2019 convention; ASA is 0 when the "
-                    "pore-limiting diameter is below 3.31 A"))
+                    "pore-limiting diameter is below 3.31 A")
             if "volume" in tasks and "volume" not in own:
-                defaults.append(DefaultApplied(
+                log.note(
                     parameter="void-volume probe radius", value=f"{params.vol_probe_radius:g} angstrom "
                     f"({params.vol_samples} Monte Carlo samples per cell)",
-                    reason="geometric void fraction and pore volume (point probe), the CoRE MOF 2019 convention"))
+                    reason="geometric void fraction and pore volume (point probe), the CoRE MOF 2019 convention")
             for task, key, what in (("psd", "psd_probe_radius", "pore-size distribution probe radius"),
                                     ("channels", "channel_probe_radius", "channel probe radius"),
                                     ("pov", "pov_probe_radius", "probe-occupiable volume probe radius")):
                 if task in tasks and task not in own:
-                    defaults.append(DefaultApplied(parameter=what, value=f"{getattr(params, key):g} angstrom",
-                                                   reason="N2-sized probe, as for the surface area"))
+                    log.note(parameter=what, value=f"{getattr(params, key):g} angstrom",
+                                                   reason="N2-sized probe, as for the surface area")
         if "psd" in tasks:
-            defaults.append(DefaultApplied(parameter="pore-size distribution samples", value=str(params.psd_samples),
-                                           reason="0.1 A histogram bins (Zeo++ -psd); standard Voronoi network"))
+            log.note(parameter="pore-size distribution samples", value=str(params.psd_samples),
+                                           reason="0.1 A histogram bins (Zeo++ -psd); standard Voronoi network")
         if "pov" in tasks:
-            defaults.append(DefaultApplied(parameter="probe-occupiable volume grid", value=f"{params.pov_spacing:g} "
-                                           "angstrom spacing", reason="grid method, error ~1 % of the volume"))
-        return params, defaults
+            log.note(parameter="probe-occupiable volume grid", value=f"{params.pov_spacing:g} "
+                                           "angstrom spacing", reason="grid method, error ~1 % of the volume")
+        return params, log.applied
 
     # -----------------------------------------------------------------------------------------
 
