@@ -147,7 +147,9 @@ def test_no_benchmark_request_naming_an_unavailable_method_is_read_as_answerable
     assert len(refused) >= 30
     for entry in refused:
         found = capabilities(entry["request"])
-        if entry["id"] == "scope-13":  # 'GaAs': the reader stops at the unknown compound (asks)
+        # the reader stops at an unknown material and asks ('GaAs'; 'graphene', whose band structure
+        # the DFT engine computes for the crystals simagent knows): nothing is answered
+        if entry["id"] in {"scope-13", "scope-18"}:
             continue
         assert set(entry["expect_unsupported"]) <= found, entry["id"]
     wrongly = [e["id"] for e in entries if not e.get("expect_unsupported") and capabilities(e["request"])]
