@@ -104,9 +104,9 @@ def check(protocol: str):
 
 # Protocols whose recording is not in the repository yet (each stays listed here until it is).
 PENDING = frozenset({
-    "lammps/shear_viscosity", "lammps/thermal_conductivity", "lammps/energy_components", "lammps/framework_eos",
-    "gromacs/liquid_md", "raspa/gcmc_uptake", "raspa/gcmc_mixture", "raspa/widom", "qe/band_gap", "qe/eos",
-    "mlp/crystal", "mlp/guest_binding", "vasp/band_gap",
+    "lammps/energy_components",
+    "gromacs/liquid_md", "raspa/gcmc_mixture", "raspa/widom", "qe/band_gap", "qe/eos",
+    "mlp/guest_binding",
 })
 
 
@@ -514,3 +514,35 @@ def check_qe_vacancy_migration(replayed):
     error = replayed.answer.error
     assert "31 atoms" in error and "would take about" in error and "with CHGNet" in error
     assert not replayed.job_dirs
+
+
+@check("raspa/gcmc_uptake")
+def check_raspa_gcmc_uptake(replayed):
+    # the absolute loading RASPA printed (its block average and error), read from its output file
+    job_dir = replayed.job_dirs["gcmc_uptake-gcmc-0"]
+    (output,) = (job_dir / "Output" / "System_0").glob("output_*.data")
+    found = re.search(r"Average loading absolute \[mol/kg framework\]\s+(\S+) \+/-\s+(\S+)", output.read_text())
+    result = replayed.result("uptake")
+    assert result.unit == "mol/kg" and math.isclose(result.value, float(found.group(1)), rel_tol=1e-9)
+    assert math.isclose(result.uncertainty, float(found.group(2)), rel_tol=1e-6)
+    check_provenance(replayed, result, "gcmc-0")
+
+
+@check("lammps/shear_viscosity")
+def check_shear_viscosity(replayed):
+    result = replayed.result("shear_viscosity")
+    # Ferrario et al. (1991): eta* = 3.24 +/- 0.04 at T* = 0.722, rho* = 0.8442; a 256-atom, 200 tau
+    # Green-Kubo run: 3 standard errors plus 5 % (the band of tests/test_transport_protocols.py)
+    assert result.unit == "reduced" and 0 < result.uncertainty < 0.2 * result.value
+    assert abs(result.value - 3.24) < 3 * math.hypot(result.uncertainty, 0.04) + 0.05 * 3.24
+    check_provenance(replayed, result, "md")
+
+
+@check("lammps/thermal_conductivity")
+def check_thermal_conductivity(replayed):
+    result = replayed.result("thermal_conductivity")
+    # Muller-Plathe (1997) and the values compared there: kappa* = 6.6-7.0 at the LJ triple point
+    # (the band and NEMD allowance of tests/test_transport_protocols.py)
+    assert result.unit == "reduced" and result.uncertainty > 0
+    assert 6.6 - 3 * result.uncertainty - 0.05 * 7.0 < result.value < 7.0 + 3 * result.uncertainty + 0.05 * 7.0
+    check_provenance(replayed, result, "md")
