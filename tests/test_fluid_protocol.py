@@ -9,10 +9,8 @@ import numpy as np
 import pytest
 
 from simagent.errors import CalculationFailed, RequestError
-from simagent.jobrun import run_plan
 from simagent.models import (
     Conditions,
-    Plan,
     PotentialSpec,
     PropertyRequest,
     Quantity,
@@ -62,18 +60,6 @@ def argon_spec(props, t=94.4, rho=1.374) -> TaskSpec:
         ),
         properties=props,
     )
-
-
-def simulate(spec: TaskSpec, root: Path, **overrides):
-    """Parameters (with overrides), run, analyse; returns (params, results by quantity, dir)."""
-    protocol = FluidMD()
-    params, _ = protocol.parameters(spec)
-    if overrides:
-        params = protocol.validate_params({**params.model_dump(), **overrides})
-    records = run_plan(Plan(jobs=protocol.jobs(params)), root)
-    assert records["md"].status == "succeeded", records["md"].message
-    results = protocol.analyze(params, {"md": root / "md"}, spec)
-    return params, results, root / "md"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -233,7 +219,7 @@ def test_rdf_peak_and_cn_of_ideal_shell():
 
 
 @pytest.fixture(scope="module")
-def lj_nist(tmp_path_factory):
+def lj_nist(tmp_path_factory, run_protocol):
     """LJ fluid at the NIST state point, default protocol settings (N = 500, 100 tau NVT)."""
     spec = lj_spec(
         [
@@ -245,7 +231,8 @@ def lj_nist(tmp_path_factory):
             PropertyRequest(name="pressure", at="step", step=5000),
         ]
     )
-    return simulate(spec, tmp_path_factory.mktemp("lj_nist"))
+    run = run_protocol(FluidMD(), spec, tmp_path_factory.mktemp("lj_nist"))
+    return run.params, run.results, run.dirs["md"]
 
 
 @pytest.mark.engine
@@ -284,7 +271,7 @@ def test_last_step_and_step_values_match_log(lj_nist):
 
 
 @pytest.mark.engine
-def test_argon_self_diffusion_rahman(tmp_path):
+def test_argon_self_diffusion_rahman(tmp_path, run_protocol):
     spec = argon_spec(
         [
             PropertyRequest(name="self_diffusion_coefficient"),
@@ -292,7 +279,8 @@ def test_argon_self_diffusion_rahman(tmp_path):
             PropertyRequest(name="density"),
         ]
     )
-    params, results, job_dir = simulate(spec, tmp_path)
+    run = run_protocol(FluidMD(), spec, tmp_path)
+    params, results, job_dir = run.params, run.results, run.dirs["md"]
     diffusion, temperature, density = results
     print(f"D = {diffusion.value:.3e} +/- {diffusion.uncertainty:.1e} cm^2/s (Rahman {RAHMAN_D})")
     print(f"T = {temperature.value:.2f} +/- {temperature.uncertainty:.2f} K")
@@ -306,7 +294,7 @@ def test_argon_self_diffusion_rahman(tmp_path):
 
 
 @pytest.mark.engine
-def test_fcc_crystal_rdf_and_coordination(tmp_path):
+def test_fcc_crystal_rdf_and_coordination(tmp_path, run_protocol):
     """Exact geometric reference: fcc at rho* = 1.1 and T* = 0.1 stays solid; 12 nearest
     neighbours at a / sqrt(2)."""
     spec = lj_spec(
@@ -314,7 +302,8 @@ def test_fcc_crystal_rdf_and_coordination(tmp_path):
         t=0.1, rho=1.1, cutoff=2.5, tail=False, phase="solid",
         equilibration_steps=1000, production_steps=2000,
     )  # fmt: skip
-    params, (peak, cn), _ = simulate(spec, tmp_path)
+    run = run_protocol(FluidMD(), spec, tmp_path)
+    params, (peak, cn) = run.params, run.results
     nearest = params.lattice_constant / math.sqrt(2)
     bin_width = params.cutoff / params.rdf_bins
     print(f"first peak {peak.value:.4f} (a/sqrt2 = {nearest:.4f}), CN = {cn.value:.3f}")
@@ -323,25 +312,25 @@ def test_fcc_crystal_rdf_and_coordination(tmp_path):
 
 
 @pytest.mark.engine
-def test_gate_crystal_is_not_diffusive(tmp_path):
+def test_gate_crystal_is_not_diffusive(tmp_path, run_protocol):
     spec = lj_spec(
         [PropertyRequest(name="self_diffusion_coefficient")],
         t=0.1, rho=1.1, cutoff=2.5, tail=False, phase="solid",
         equilibration_steps=1000, production_steps=2000,
     )  # fmt: skip
     with pytest.raises(CalculationFailed, match="not diffusive"):
-        simulate(spec, tmp_path)
+        run_protocol(FluidMD(), spec, tmp_path)
 
 
 @pytest.mark.engine
-def test_gate_temperature_not_reached(tmp_path):
+def test_gate_temperature_not_reached(tmp_path, run_protocol):
     """NVE from a perfect lattice without equilibration: equipartition halves the temperature."""
     spec = lj_spec(
         [PropertyRequest(name="temperature")], t=0.5, rho=1.1, cutoff=2.5, tail=False,
         phase="solid", ensemble="nve", equilibration_steps=0, production_steps=1000,
     )  # fmt: skip
     with pytest.raises(CalculationFailed, match="temperature"):
-        simulate(spec, tmp_path)
+        run_protocol(FluidMD(), spec, tmp_path)
     thermo = read_output(tmp_path / "md").last_run()
     assert thermo["Temp"][-100:].mean() < 0.4
 
@@ -400,11 +389,10 @@ def test_kob_andersen_from_the_reader_and_refusals():
 
 
 @pytest.mark.engine
-def test_kob_andersen_pressure_at_its_melting_point(tmp_path):
+def test_kob_andersen_pressure_at_its_melting_point(tmp_path, run_protocol):
     """N = 500, 50 tau of NVT production (~20 s): P within 3 standard errors (~0.05 each) plus
     1 % of Pedersen et al.'s 10.19."""
-    params, results, _ = simulate(ka_spec(production_steps=10000), tmp_path)
-    by = {r.quantity: r for r in results}
+    by = run_protocol(FluidMD(), ka_spec(production_steps=10000), tmp_path).by_quantity
     pressure, energy = by["pressure"], by["potential_energy_per_atom"]
     print(f"KA: P = {pressure.value:.3f} +/- {pressure.uncertainty:.3f} (ref {KA_P}); U/N = {energy.value:.4f}")
     assert abs(pressure.value - KA_P) < 3 * pressure.uncertainty + KA_P_SYSTEMATIC

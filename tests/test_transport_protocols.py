@@ -22,10 +22,8 @@ import pytest
 
 from simagent.engines import get_engine
 from simagent.errors import CalculationFailed, RequestError
-from simagent.jobrun import run_plan
 from simagent.models import (
     Conditions,
-    Plan,
     PotentialSpec,
     PropertyRequest,
     Quantity,
@@ -33,7 +31,6 @@ from simagent.models import (
     SystemSpec,
     TaskSpec,
 )
-from tools.lammps.parse import read_output
 from tools.lammps.protocols import transport
 from tools.lammps.protocols.transport import (
     ShearViscosity,
@@ -72,18 +69,6 @@ def argon_spec(prop: str, request: str = "test", t: float = 90.0, rho: float = 1
         properties=[PropertyRequest(name=prop, unit=unit)],
         controls=SimulationControls(**controls),
     )
-
-
-def simulate(protocol, spec: TaskSpec, root: Path, **overrides):
-    params, defaults = protocol.parameters(spec)
-    if overrides:
-        params = protocol.validate_params({**params.model_dump(), **overrides})
-    records = run_plan(Plan(jobs=protocol.jobs(params)), root)
-    assert records["md"].status == "succeeded", records["md"].message
-    results = protocol.analyze(params, {"md": root / "md"}, spec)
-    out = read_output(root / "md")
-    print(f"LAMMPS loop time {out.engine_time_s:.1f} s")
-    return params, results, root / "md"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -426,7 +411,7 @@ def test_muller_plathe_area_and_factor_two(tmp_path):
 
 
 @pytest.mark.engine
-def test_green_kubo_viscosity_lj_triple_point_short(tmp_path):
+def test_green_kubo_viscosity_lj_triple_point_short(tmp_path, run_protocol):
     """200 tau of NVE at N = 256 (~10 s of CPU): eta* within 3 standard errors (~0.3) plus 5 % of
     Ferrario et al.'s 3.24 (the plateau window of a short run truncates the slow tail)."""
     spec = lj_spec(
@@ -435,7 +420,8 @@ def test_green_kubo_viscosity_lj_triple_point_short(tmp_path):
         n_atoms=256,
         production_steps=40000,
     )
-    params, (eta,), job_dir = simulate(ShearViscosity(), spec, tmp_path)
+    done = run_protocol(ShearViscosity(), spec, tmp_path)
+    params, (eta,), job_dir = done.params, done.results, done.dirs["md"]
     print(f"eta* = {eta.value:.3f} +/- {eta.uncertainty:.3f} (Ferrario 1991: {ETA_FERRARIO})")
     assert params.method == "green_kubo" and eta.unit == "reduced"
     assert 0 < eta.uncertainty < 0.2 * eta.value
@@ -445,9 +431,10 @@ def test_green_kubo_viscosity_lj_triple_point_short(tmp_path):
 
 
 @pytest.mark.engine
-def test_muller_plathe_viscosity_lj_triple_point_short(tmp_path):
+def test_muller_plathe_viscosity_lj_triple_point_short(tmp_path, run_protocol):
     spec = lj_spec("shear_viscosity", "viscosity by the Müller-Plathe method", production_steps=20000)
-    params, (eta,), _ = simulate(ShearViscosity(), spec, tmp_path)
+    done = run_protocol(ShearViscosity(), spec, tmp_path)
+    params, (eta,) = done.params, done.results
     print(f"eta* = {eta.value:.3f} +/- {eta.uncertainty:.3f} (Ferrario 1991: {ETA_FERRARIO})")
     assert params.method == "muller_plathe" and 0 < eta.uncertainty < 0.15 * eta.value
     tolerance = 3 * math.hypot(eta.uncertainty, ETA_FERRARIO_SE) + NEMD_SYSTEMATIC * ETA_FERRARIO
@@ -456,9 +443,10 @@ def test_muller_plathe_viscosity_lj_triple_point_short(tmp_path):
 
 
 @pytest.mark.engine
-def test_thermal_conductivity_lj_triple_point_short(tmp_path):
+def test_thermal_conductivity_lj_triple_point_short(tmp_path, run_protocol):
     spec = lj_spec("thermal_conductivity", t=0.722, rho=0.8442, production_steps=21000)
-    params, (kappa,), job_dir = simulate(ThermalConductivity(), spec, tmp_path)
+    done = run_protocol(ThermalConductivity(), spec, tmp_path)
+    (kappa,), job_dir = done.results, done.dirs["md"]
     print(f"kappa* = {kappa.value:.3f} +/- {kappa.uncertainty:.3f} (Muller-Plathe 1997: {KAPPA_MP97})")
     lo, hi = KAPPA_MP97
     allowance = 3 * kappa.uncertainty + NEMD_SYSTEMATIC * hi
@@ -468,7 +456,7 @@ def test_thermal_conductivity_lj_triple_point_short(tmp_path):
 
 
 @pytest.mark.engine
-def test_green_kubo_thermal_conductivity_lj_triple_point_short(tmp_path):
+def test_green_kubo_thermal_conductivity_lj_triple_point_short(tmp_path, run_protocol):
     """200 tau of NVE at N = 256 (~25 s): kappa* within 3 standard errors of the 6.6-7.0 band.
 
     The block error of such a run is ~0.3 (4 %); no systematic allowance is added: a short
@@ -480,7 +468,8 @@ def test_green_kubo_thermal_conductivity_lj_triple_point_short(tmp_path):
         n_atoms=256,
         production_steps=40000,
     )
-    params, (kappa,), job_dir = simulate(ThermalConductivity(), spec, tmp_path)
+    done = run_protocol(ThermalConductivity(), spec, tmp_path)
+    params, (kappa,), job_dir = done.params, done.results, done.dirs["md"]
     print(f"kappa* = {kappa.value:.3f} +/- {kappa.uncertainty:.3f} (band {KAPPA_MP97})")
     assert params.method == "green_kubo" and kappa.unit == "reduced"
     assert 0 < kappa.uncertainty < 0.1 * kappa.value
@@ -491,11 +480,12 @@ def test_green_kubo_thermal_conductivity_lj_triple_point_short(tmp_path):
 
 
 @pytest.mark.engine
-def test_ehex_thermal_conductivity_lj_triple_point_short(tmp_path):
+def test_ehex_thermal_conductivity_lj_triple_point_short(tmp_path, run_protocol):
     """eHEX, N = 768, ~110 tau of NVE (~25-50 s): the same band and allowance as Muller-Plathe
     (the imposed flux is exact, so the error is that of the gradient: ~10 % in so short a run)."""
     spec = lj_spec("thermal_conductivity", "thermal conductivity by eHEX", production_steps=21000)
-    params, (kappa,), job_dir = simulate(ThermalConductivity(), spec, tmp_path)
+    done = run_protocol(ThermalConductivity(), spec, tmp_path)
+    params, (kappa,), job_dir = done.params, done.results, done.dirs["md"]
     print(f"kappa* = {kappa.value:.3f} +/- {kappa.uncertainty:.3f} (band {KAPPA_MP97})")
     assert params.method == "ehex" and 0 < kappa.uncertainty < 0.2 * kappa.value
     lo, hi = KAPPA_MP97
@@ -505,36 +495,36 @@ def test_ehex_thermal_conductivity_lj_triple_point_short(tmp_path):
 
 
 @pytest.mark.engine
-def test_gate_energy_drift_with_a_huge_timestep(tmp_path):
+def test_gate_energy_drift_with_a_huge_timestep(tmp_path, run_protocol):
     """dt = 0.024 tau in NVE at the triple point runs but does not conserve energy (measured: ~20 %
     of the kinetic energy in 50 tau): the gate must say so instead of reporting a viscosity."""
     spec = lj_spec("shear_viscosity", "NEMD", production_steps=2000, timestep=Quantity(value=0.024, unit="reduced"))
     with pytest.raises(CalculationFailed, match="energy drifted"):
-        simulate(ShearViscosity(), spec, tmp_path)
+        run_protocol(ShearViscosity(), spec, tmp_path)
 
 
 @pytest.mark.slow
-def test_green_kubo_viscosity_lj_triple_point_long(tmp_path):
+def test_green_kubo_viscosity_lj_triple_point_long(tmp_path, run_protocol):
     """Default protocol (N = 500, 1000 tau): eta* to ~5 %, compared with Ferrario et al. (1991)."""
     spec = lj_spec("shear_viscosity", "by Green-Kubo")
-    _, (eta,), _ = simulate(ShearViscosity(), spec, tmp_path)
+    (eta,) = run_protocol(ShearViscosity(), spec, tmp_path).results
     print(f"eta* = {eta.value:.3f} +/- {eta.uncertainty:.3f} (Ferrario 1991: {ETA_FERRARIO})")
     assert eta.uncertainty < 0.08 * eta.value
     assert abs(eta.value - ETA_FERRARIO) < 3 * math.hypot(eta.uncertainty, ETA_FERRARIO_SE) + 0.03 * ETA_FERRARIO
 
 
 @pytest.mark.slow
-def test_muller_plathe_viscosity_lj_triple_point_long(tmp_path):
+def test_muller_plathe_viscosity_lj_triple_point_long(tmp_path, run_protocol):
     spec = lj_spec("shear_viscosity", "by reverse NEMD (Muller-Plathe)")
-    _, (eta,), _ = simulate(ShearViscosity(), spec, tmp_path)
+    (eta,) = run_protocol(ShearViscosity(), spec, tmp_path).results
     print(f"eta* = {eta.value:.3f} +/- {eta.uncertainty:.3f} (Ferrario 1991: {ETA_FERRARIO})")
     tolerance = 3 * math.hypot(eta.uncertainty, ETA_FERRARIO_SE) + NEMD_SYSTEMATIC * ETA_FERRARIO
     assert abs(eta.value - ETA_FERRARIO) < tolerance
 
 
 @pytest.mark.slow
-def test_thermal_conductivity_lj_triple_point_long(tmp_path):
-    _, (kappa,), _ = simulate(ThermalConductivity(), lj_spec("thermal_conductivity"), tmp_path)
+def test_thermal_conductivity_lj_triple_point_long(tmp_path, run_protocol):
+    (kappa,) = run_protocol(ThermalConductivity(), lj_spec("thermal_conductivity"), tmp_path).results
     print(f"kappa* = {kappa.value:.3f} +/- {kappa.uncertainty:.3f} (Muller-Plathe 1997: {KAPPA_MP97})")
     lo, hi = KAPPA_MP97
     allowance = 3 * kappa.uncertainty + NEMD_SYSTEMATIC * hi
@@ -542,9 +532,9 @@ def test_thermal_conductivity_lj_triple_point_long(tmp_path):
 
 
 @pytest.mark.slow
-def test_green_kubo_thermal_conductivity_lj_triple_point_long(tmp_path):
+def test_green_kubo_thermal_conductivity_lj_triple_point_long(tmp_path, run_protocol):
     """Default Green-Kubo protocol (N = 500, 1000 tau): kappa* to ~2-3 % inside the band."""
-    _, (kappa,), _ = simulate(ThermalConductivity(), lj_spec("thermal_conductivity", "by Green-Kubo"), tmp_path)
+    (kappa,) = run_protocol(ThermalConductivity(), lj_spec("thermal_conductivity", "by Green-Kubo"), tmp_path).results
     print(f"kappa* = {kappa.value:.3f} +/- {kappa.uncertainty:.3f} (band {KAPPA_MP97})")
     assert kappa.uncertainty < 0.05 * kappa.value
     lo, hi = KAPPA_MP97
@@ -552,7 +542,7 @@ def test_green_kubo_thermal_conductivity_lj_triple_point_long(tmp_path):
 
 
 @pytest.mark.slow
-def test_green_kubo_thermal_conductivity_argon_metal_units(tmp_path):
+def test_green_kubo_thermal_conductivity_argon_metal_units(tmp_path, run_protocol):
     """Liquid argon at the LJ triple point in metal units by Green-Kubo: kappa in W/(m K), mapped back
     to reduced units, must match the LJ band (checks the metal-unit heat-flux conversion)."""
     from ase import units
@@ -563,7 +553,7 @@ def test_green_kubo_thermal_conductivity_argon_metal_units(tmp_path):
         "thermal_conductivity", "thermal conductivity of liquid argon by Green-Kubo", t=t, rho=rho,
         n_atoms=256, production_steps=40000,
     )  # fmt: skip
-    _, (kappa,), _ = simulate(ThermalConductivity(), spec, tmp_path)
+    (kappa,) = run_protocol(ThermalConductivity(), spec, tmp_path).results
     assert kappa.unit == "W/(m*K)"
     reduced = kappa.value * (3.4e-10) ** 2 * math.sqrt(39.948e-3 / units._Nav / (120.0 * units._k)) / units._k
     reduced_se = kappa.uncertainty * reduced / kappa.value
@@ -573,9 +563,9 @@ def test_green_kubo_thermal_conductivity_argon_metal_units(tmp_path):
 
 
 @pytest.mark.slow
-def test_ehex_thermal_conductivity_lj_triple_point_long(tmp_path):
+def test_ehex_thermal_conductivity_lj_triple_point_long(tmp_path, run_protocol):
     """eHEX with the protocol defaults (N = 768, 500 tau)."""
-    _, (kappa,), _ = simulate(ThermalConductivity(), lj_spec("thermal_conductivity", "by eHEX"), tmp_path)
+    (kappa,) = run_protocol(ThermalConductivity(), lj_spec("thermal_conductivity", "by eHEX"), tmp_path).results
     print(f"kappa* = {kappa.value:.3f} +/- {kappa.uncertainty:.3f} (band {KAPPA_MP97})")
     lo, hi = KAPPA_MP97
     allowance = 3 * kappa.uncertainty + NEMD_SYSTEMATIC * hi
@@ -583,7 +573,7 @@ def test_ehex_thermal_conductivity_lj_triple_point_long(tmp_path):
 
 
 @pytest.mark.slow
-def test_thermal_conductivity_argon_metal_units(tmp_path):
+def test_thermal_conductivity_argon_metal_units(tmp_path, run_protocol):
     """Liquid argon (LJ 120 K / 3.4 A) at the LJ triple point in metal units: kappa in W/(m K),
     mapped back to reduced units kappa* = kappa sigma^2 sqrt(m/eps) / kB, must match the LJ band."""
     from ase import units
@@ -591,7 +581,7 @@ def test_thermal_conductivity_argon_metal_units(tmp_path):
     t = 0.722 * 120.0
     rho = 0.8442 / (3.4e-8) ** 3 * 39.948 / units._Nav  # g/cm^3
     spec = argon_spec("thermal_conductivity", "thermal conductivity of liquid argon, Muller-Plathe", t=t, rho=rho)
-    _, (kappa,), _ = simulate(ThermalConductivity(), spec, tmp_path)
+    (kappa,) = run_protocol(ThermalConductivity(), spec, tmp_path).results
     assert kappa.unit == "W/(m*K)"
     eps = 120.0 * units._k
     mass = 39.948e-3 / units._Nav
