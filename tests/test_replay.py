@@ -105,7 +105,7 @@ def check(protocol: str):
 # Protocols whose recording is not in the repository yet (each stays listed here until it is).
 PENDING = frozenset({
     "lammps/energy_components",
-    "gromacs/liquid_md", "raspa/gcmc_mixture", "raspa/widom", "qe/band_gap",
+    "gromacs/liquid_md", "raspa/gcmc_mixture", "qe/band_gap",
     "mlp/guest_binding",
 })
 
@@ -546,3 +546,14 @@ def check_thermal_conductivity(replayed):
     assert result.unit == "reduced" and result.uncertainty > 0
     assert 6.6 - 3 * result.uncertainty - 0.05 * 7.0 < result.value < 7.0 + 3 * result.uncertainty + 0.05 * 7.0
     check_provenance(replayed, result, "md")
+
+
+@check("raspa/widom")
+def check_raspa_widom(replayed):
+    # the Henry coefficient RASPA printed from its Widom insertions (block average and error)
+    (output,) = (replayed.job_dirs["widom-widom"] / "Output" / "System_0").glob("output_*.data")
+    found = re.search(r"\[CO2\] Average Henry coefficient:\s+(\S+) \+/-\s+(\S+) \[mol/kg/Pa\]", output.read_text())
+    result = replayed.result("henry_coefficient")
+    assert result.unit == "mol/kg/Pa" and math.isclose(result.value, float(found.group(1)), rel_tol=1e-9)
+    assert math.isclose(result.uncertainty, float(found.group(2)), rel_tol=1e-6)
+    check_provenance(replayed, result, "widom")
