@@ -102,7 +102,8 @@ _VOLATILE = [(re.compile(r"^Created on .*$", re.MULTILINE), "Created on @DATE@")
 
 
 def _normalise(text: str) -> str:
-    for mark, place in _PLACES.items():
+    # the longer place first: a virtualenv inside the checkout (a fresh clone's .venv) is the prefix
+    for mark, place in sorted(_PLACES.items(), key=lambda item: -len(item[1])):
         text = text.replace(place, mark)
     for pattern, mark in _VOLATILE:
         text = pattern.sub(mark, text)
