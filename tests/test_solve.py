@@ -477,3 +477,44 @@ def test_a_stated_dimension_the_protocol_cannot_run_is_refused():
     backend = TaskBackend(ExpertBackend(), lambda spec: read_metrics(task, True), [], task.engine)
     with pytest.raises(RequestError, match="dimension = 2"):
         plan_runs(backend.task_spec(text), SimpleNamespace(backend=backend))
+
+
+# The old reading path asks which stage an N-step run is; when the described path is blocked by a
+# prescription it does not render, solve names that blocker instead of the (useless) question.
+CONTROLLED = ("Lennard-Jones atoms in reduced units sit on an fcc lattice of density 0.8442 inside a 10 x 10 x 10 "
+              "box, cutoff 2.5. Velocities are drawn at a temperature of 1.5. The sample is first warmed up over 500 "
+              "steps, after which a feedback controller (fix controller) steers the Langevin set point during 5000 "
+              "steps. Report the average temperature.")  # written for this test
+MDGYM_DEV = Path("/work/shared/mdgym")
+
+
+@pytest.mark.parametrize("text", [
+    CONTROLLED,
+    # the same run worded differently: a thermostat retargeted by a feedback loop after an NVE warm-up
+    "Reduced LJ units; an fcc crystal at density 0.8442, box 10 x 10 x 10, cutoff 2.5 sigma, velocities at 1.5. "
+    "Integrate NVE for 500 steps. Then a feedback controller retunes a Langevin thermostat's target for 5000 more "
+    "steps; give the average temperature.",
+])  # fmt: skip
+def test_a_described_run_blocked_by_an_unrendered_prescription_names_it_not_the_stage_question(text):
+    from simagent.backends.expert import ExpertBackend
+    from simagent.backends.expert.protocol_text import complete_conditions, unplaced_run_lengths
+    from simagent.solve import TaskBackend
+
+    old = complete_conditions(ExpertBackend().task_spec(text))
+    assert unplaced_run_lengths(text, old.controls) or old.missing  # the old path alone would ask a question
+    task = MDGymTask(id="c", problem_description=text, engine="lammps", metrics=["average_temperature"])
+    backend = TaskBackend(ExpertBackend(), lambda spec: read_metrics(task, True), [], task.engine)
+    with pytest.raises(RequestError, match=r"prescribes fix controller .*which simagent does not render") as info:
+        backend.task_spec(text)
+    assert "stated, not understood" not in str(info.value)
+
+
+@pytest.mark.skipif(not (MDGYM_DEV / "lammps" / "44_controller.json").is_file(), reason="MDGym dev set not here")
+def test_the_controller_dev_task_reports_its_real_blocker(tmp_path, settings):
+    from simagent.solve import solve
+
+    outcome = solve(MDGYM_DEV / "lammps" / "44_controller.json", tmp_path / "w", settings=settings)
+    assert outcome.final_answer == {}
+    reason = outcome.not_computed["average_temperature"]
+    assert "fix controller" in reason and "does not render" in reason and "stated, not understood" not in reason
+    assert "fix controller" in (tmp_path / "w" / "report.md").read_text().split("## Not computed", 1)[1]
