@@ -64,6 +64,20 @@ def test_eam_named_by_family_only_takes_the_documented_default_file():
     assert "pair_coeff * * Ni_u3.eam" in render(d)
 
 
+@pytest.mark.parametrize("text, file", [
+    ("described by Zhou's embedded-atom potential for Al", "Al_zhou.eam.alloy"),
+    ("described by the EAM parameterisation of Zhou for aluminium", "Al_zhou.eam.alloy"),
+])
+def test_a_potential_named_after_its_author_is_that_authors_file(text, file):
+    d = read_description("Metal units: fcc lattice with lattice constant 4.05 angstrom, 4 x 4 x 4 unit cells, "
+                         f"{text}. Velocities at 300 K; NVE for 100 steps.")
+    assert d.potential.file == file and d.origin["potential"].source == "rules"
+    # an author with no shipped file for the element is refused by name, not replaced by the default
+    other = read_description(f"Metal units: fcc lattice, lattice constant 4.05 angstrom, 4 x 4 x 4 cells, "
+                             f"{text.replace('Zhou', 'Ercolessi')}. Velocities at 300 K; NVE for 100 steps.")
+    assert other.potential is None and any("Ercolessi" in u for u in other.unsupported), other.unsupported
+
+
 def test_a_named_file_is_used_as_named_and_never_replaced():
     text = ("Metal units; a bcc iron crystal, lattice constant 2.855 angstrom, in a box of 5 x 5 x 5 unit cells. "
             "Interactions from the EAM file Fe_custom2019.eam.fs supplied with this job. Velocities at 300 K, "

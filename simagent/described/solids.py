@@ -175,7 +175,7 @@ def read_potential(desc: SimulationDescription, low: str, text: str) -> None:
         return
     desc.unsupported = [u for u in desc.unsupported if u != MANYBODY_NAME]
     desc.potential = potential
-    desc.note("potential", "rules" if named else "default", how)
+    desc.note("potential", "rules" if named or "request: " in how else "default", how)
     _types(desc, text)
 
 
@@ -204,7 +204,7 @@ def _resolve(family: str | None, file: str | None, text: str) -> tuple[Potential
         elements = _mentioned(text, None)
         if not elements:
             return None, f"the element(s) of the {family} potential"
-        entry = find_potential(elements, family=family)
+        entry = find_potential(elements, family=family, name_hint=author_named(text))
     stated = type_elements_stated(text)
     mentioned = _mentioned(text, entry.elements)
     if stated:
@@ -216,7 +216,7 @@ def _resolve(family: str | None, file: str | None, text: str) -> tuple[Potential
     if not types or any(t is None or t not in entry.elements for t in types):
         return None, f"the element of each atom type for {entry.file} (it holds {', '.join(entry.elements)})"
     how = (f"{entry.file} ({entry.pair_style}; {entry.citation})" if file else
-           f"{entry.file} ({entry.pair_style}): {entry.chosen_by.removeprefix('default: ')}")
+           f"{entry.file} ({entry.pair_style}; {entry.citation}): {entry.chosen_by.removeprefix('default: ')}")
     labels = entry.meam_labels
     if entry.meam_library and len(entry.elements) == 1 and (label := _library_label(text, entry.elements[0],
                                                                                      entry.meam_library)):
@@ -242,6 +242,23 @@ def _library_label(text: str, element: str, library: str) -> str | None:
     if not hit or folder is None or not (folder / library).is_file():
         return None
     return hit.group(1) if f"'{hit.group(1)}'" in (folder / library).read_text(errors="replace") else None
+
+
+_AUTHOR = re.compile(r"\b([A-Z][a-z]+(?:[- ][A-Z][a-z]+)?)(?:'s| et al\.?| and [A-Z][a-z]+)(?: \(?(?:19|20)\d\d\)?)?"
+                     r"(?: [\w-]+){0,3}? (?:potential|EAM|MEAM|parameteri[sz]ation|parametri[sz]ation|force field)|"
+                     r"\b(?:potential|parameteri[sz]ation|parametri[sz]ation) (?:of|by|from) ([A-Z][a-z]+)")
+_NOT_AUTHORS = {"Nose", "Nosé", "Hoover", "Langevin", "Berendsen", "Verlet", "Lennard", "Jones", "Stillinger", "Weber",
+                "Tersoff", "The", "This", "A", "An"}
+
+
+def author_named(text: str) -> str | None:
+    """An author the potential is named after ('Mishin's EAM', 'the potential of Zhou et al.'): the
+    lookup must then find that author's file or refuse, never take another."""
+    for hit in _AUTHOR.finditer(text):
+        name = hit.group(1) or hit.group(2)
+        if not set(re.split(r"[- ]", name)) & _NOT_AUTHORS:
+            return name
+    return None
 
 
 def _types(desc: SimulationDescription, text: str) -> None:
