@@ -1041,6 +1041,11 @@ def _stage_line(stage: Any) -> str:
     d = stage.dynamics
     how = d.ensemble + (f" + {d.thermostat}" if d.thermostat and d.ensemble == "nve" else "")
     target = f" at T {d.t_stop:g}" if d.t_stop is not None else ""
+    if d.ensemble in ("npt", "nph") and d.p_stop is not None:
+        target += f", P {d.p_stop:g}" + (f" on {d.p_axes}" if d.p_axes else "")
+    deform = getattr(stage, "deform", None)
+    if deform is not None:
+        target += f", box deformed along {deform.axis} ({deform.style} {deform.rate:g})"
     return f"{stage.name}: {stage.steps} steps {how}{target}" + (" (timestep reset)" if stage.reset_timestep else "")
 
 
