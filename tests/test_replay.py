@@ -108,10 +108,7 @@ def check(protocol: str):
 
 
 # Protocols whose recording is not in the repository yet (each stays listed here until it is).
-PENDING = frozenset({
-    "lammps/energy_components",
-    "mlp/guest_binding",
-})
+PENDING: frozenset[str] = frozenset()
 
 
 def test_every_protocol_in_precedence_has_a_replay_case():
@@ -597,3 +594,67 @@ def check_raspa_gcmc_mixture(replayed):
     # CO2 binds more strongly than CH4 (its quadrupole and larger dispersion): the gas is enriched in CO2
     assert result.value - 2 * result.uncertainty > 1
     check_provenance(replayed, result, "mixture-0")
+
+
+EV_IN_KJ_PER_MOL = 96.48533212  # CODATA 2018: e x N_A / 1000
+
+
+def ase_log_energies(log: Path) -> list[float]:
+    """The energies (eV) of an ASE optimizer log ('BFGS:  step  time  energy  fmax'), in step order."""
+    return [float(line.split()[3]) for line in log.read_text().splitlines() if line.startswith("BFGS:")]
+
+
+@check("mlp/guest_binding")
+def check_mlp_guest_binding(replayed):
+    # E_bind = E(framework + CO2, relaxed) - E(framework) - E(CO2, relaxed alone): the complex's energy and
+    # forces from our own read of the relaxed extxyz, the isolated guest's from its optimizer log
+    (job_dir,) = replayed.job_dirs.values()
+    data = json.loads((job_dir / "results.json").read_text())
+    lines = (job_dir / "relaxed_0.xyz").read_text().splitlines()
+    natoms, comment = int(lines[0]), lines[1]
+    e_complex = float(re.search(r"\benergy=(\S+)", comment).group(1))
+    atoms = [line.split() for line in lines[2:2 + natoms]]  # species x y z move_mask fx fy fz magmom
+    guest = [a for a in atoms if a[4] == "T"]  # the framework is held fixed (move_mask F)
+    assert [a[0] for a in guest] == ["C", "O", "O"] and natoms - len(guest) == data["natoms_framework"]
+    params = job_params(job_dir)
+    assert max(math.dist((0, 0, 0), [float(f) for f in a[5:8]]) for a in guest) <= params["fmax"]  # relaxed
+    carbon, *oxygens = (np.array([float(x) for x in a[1:4]]) for a in guest)
+    # still a CO2 molecule: C=O 1.16 A in the gas (NIST CCCBDB), nearly linear
+    assert all(1.10 < np.linalg.norm(o - carbon) < 1.25 for o in oxygens)
+    assert np.dot(oxygens[0] - carbon, oxygens[1] - carbon) < 0
+    assert math.isclose(ase_log_energies(job_dir / "relax_0.log")[-1], e_complex, abs_tol=1e-5)
+    e_guest = ase_log_energies(job_dir / "guest_relax.log")[-1]
+    e_bind = (e_complex - data["framework_energy_eV"] - e_guest) * EV_IN_KJ_PER_MOL
+    result = replayed.result("interaction_energy")
+    assert result.unit == "kJ/mol" and math.isclose(result.value, e_bind, abs_tol=0.01), (result.value, e_bind)
+    assert result.value < 0  # the lowest relaxed placement is bound, not repelled
+    assert "CHGNet" in result.method
+    check_provenance(replayed, result, job_dir.name)
+
+
+@check("lammps/energy_components")
+def check_energy_components(replayed):
+    # the production (the log's last thermo table, our own read): each term per bead is the mean of its
+    # column from one common sample on (the protocol's equilibration point), over the 200 beads
+    log = replayed.job_dirs["energy_components-md"] / "log.lammps"
+    table = {column: np.asarray(values) for column, values in thermo_blocks(log)[-1].items()}
+    n = int(table["Atoms"][0])
+    assert n == 20 * 10  # 20 chains of 10 beads (the case's melt)
+    got = {r.quantity.removeprefix("energy_components_"): r for r in replayed.answer.answers}
+    potential = table["PotEng"] / n
+    tails = np.cumsum(potential[::-1])[::-1] / np.arange(len(potential), 0, -1)
+    (start,) = np.flatnonzero(np.isclose(tails, got["potential"].value, rtol=1e-9, atol=0))[:1]
+    columns = {"bond": "E_bond", "angle": "E_angle", "dihedral": "E_dihed", "improper": "E_impro",
+               "vdwl": "E_vdwl", "coul": "E_coul", "long": "E_long", "potential": "PotEng"}
+    for name, column in columns.items():
+        result, series = got[name], table[column][start:] / n
+        assert result.unit == "reduced/atom" and math.isclose(result.value, float(np.mean(series)),
+                                                             rel_tol=1e-9, abs_tol=1e-12), (name, result.value)
+        # a Kremer-Grest melt has FENE bonds and WCA pairs only: the other terms are exactly zero
+        assert (result.uncertainty is None) == (name not in ("bond", "vdwl", "potential")), name
+        if result.uncertainty is not None:
+            assert 0 < result.uncertainty < np.std(series)  # a standard error of a mean
+        check_provenance(replayed, result, "md")
+    # the terms add up to the potential energy (an identity of the thermo output)
+    assert math.isclose(sum(got[name].value for name in columns if name != "potential"), got["potential"].value,
+                        rel_tol=1e-9)
