@@ -171,6 +171,7 @@ class MetricTarget:
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"drag|force on (?:the )?obstacle|obstacle force", "drag_force"),
+    (r"shear stress", "shear_stress"),
     (r"diffusi|\bd ?self\b|^d(?: |$)", "self_diffusion_coefficient"),
     (r"\bmsd\b|mean (?:squared?|sq) (?:displacement|deviation)", "mean_squared_displacement"),
     (r"coordination|\bcn\b|number of (?:nearest )?neighbou?rs|neighbou?r count", "coordination_number"),
