@@ -58,7 +58,8 @@ class DescribedParams(BaseModel):
 
 
 def _description(spec: TaskSpec) -> SimulationDescription:
-    return read_description(spec.request)
+    """The description solve read (rules, then the LLM's quoted readings), else the rules' reading."""
+    return spec.described if spec.described is not None else read_description(spec.request)
 
 
 @register
