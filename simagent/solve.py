@@ -407,7 +407,7 @@ class TaskBackend(DecisionBackend):
         if described is not None:  # every stage is placed and the system is stated: run it as written
             spec.engine, spec.units_style, spec.missing = "lammps", described.units, []
             if self.fill.filled:  # the described protocol runs what the LLM's quotes completed
-                spec.described = described
+                spec.described = described.model_dump(mode="json")
         elif spec.missing and self.description is not None and self.description.unsupported:
             # the question would not help: the run prescribed needs something simagent does not render
             raise RequestError(not_rendered(self.description))
