@@ -386,7 +386,9 @@ class TaskBackend(DecisionBackend):
             described = self.description if self.description.renderable else None
         try:
             spec = complete_conditions(self.inner.task_spec(request))
-        except SimagentError:
+        except SimagentError as err:
+            if described is None and self.description is not None and self.description.unsupported:
+                raise RequestError(not_rendered(self.description)) from err  # the real blocker, not the misreading
             if described is None:
                 raise
             spec = TaskSpec(request=request)  # the description itself says what to run
@@ -396,6 +398,9 @@ class TaskBackend(DecisionBackend):
                                 + " run is (stated, not understood)")
         if described is not None:  # every stage is placed and the system is stated: run it as written
             spec.engine, spec.units_style, spec.missing = "lammps", described.units, []
+        elif spec.missing and self.description is not None and self.description.unsupported:
+            # the question would not help: the run prescribed needs something simagent does not render
+            raise RequestError(not_rendered(self.description))
         self.reader_properties = [p.name for p in spec.properties]
         probes = {p.name: p.probe_radius for p in spec.properties if p.probe_radius is not None}
         self.targets = self.targets_for(spec)
@@ -433,8 +438,7 @@ class TaskBackend(DecisionBackend):
                 return ProtocolSelection(items=[ProtocolSelection.Item(protocol=DESCRIBED, properties=properties)],
                                          rationale="the description prescribes the whole simulation: run literally")
         if desc is not None and desc.unsupported and not desc.missing:
-            raise RequestError("the description prescribes " + ", ".join(desc.unsupported) + ", which simagent "
-                               "does not render; simagent runs no substitute for a prescribed protocol")
+            raise RequestError(not_rendered(desc))
         selection = self.inner.select_protocols(spec, candidates)
         self._check_literal(spec, selection)
         return selection
@@ -486,6 +490,14 @@ class TaskBackend(DecisionBackend):
         if name == "inner":
             raise AttributeError(name)
         return getattr(self.inner, name)
+
+
+def not_rendered(desc: SimulationDescription) -> str:
+    """Why a described run cannot be run: what it prescribes that simagent does not render (and what
+    it does not state), the real blocker whatever question another reading would ask."""
+    lacks = f" (it also does not state {', '.join(desc.missing)})" if desc.missing else ""
+    return (f"the description prescribes {', '.join(desc.unsupported)}, which simagent does not render{lacks}; "
+            "simagent runs no substitute for a prescribed protocol")
 
 
 # Controls a description states that the chosen protocol must run exactly as stated.

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from simagent.described.model import Dynamics, SimulationDescription, Stage
+from tools.lammps import described_solids as solids
 
 THERMO = "step temp pe ke etotal press vol density atoms"
 EROT_COLUMN = "c_erot"  # rotational kinetic energy of finite spheres (compute erotate/sphere)
@@ -42,12 +43,13 @@ def _system(desc: SimulationDescription) -> list[str]:
     assert desc.lattice is not None and desc.box is not None and desc.units is not None
     box = desc.box
     extents = " ".join(f"{_fmt(lo)} {_fmt(hi)}" for lo, hi in zip(box.lo, box.hi, strict=True))
-    style = "hybrid sphere dipole" if desc.dipoles else "atomic"
+    style = "hybrid sphere dipole" if desc.dipoles else desc.atom_style
     lines = [f"units           {desc.units}", f"dimension       {desc.dimension}",
              f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
-             f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}",
+             f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}{solids.lattice_suffix(desc)}",
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
              f"create_box      {desc.atom_types} box", "create_atoms    1 box"]
+    lines += solids.substitution_lines(desc)
     if desc.dipoles:  # finite spheres carry per-atom masses
         lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
         lines.append(f"set             group all dipole/random {desc.dipoles.seed} {_fmt(desc.dipoles.magnitude)}")
@@ -58,9 +60,12 @@ def _system(desc: SimulationDescription) -> list[str]:
 
 def _interactions(desc: SimulationDescription) -> list[str]:
     pair = desc.pair
-    assert pair is not None
     lines = []
-    if pair.three_body is None:
+    if desc.potential is not None:
+        lines += solids.potential_lines(desc)
+    elif pair is None:
+        raise ValueError("the description states no interactions")
+    elif pair.three_body is None:
         lines.append(f"pair_style      {pair.style} {_fmt(pair.cutoff)}")
         lines += [f"pair_coeff      {c.i} {c.j} {_fmt(c.epsilon)} {_fmt(c.sigma)}"
                   + (f" {_fmt(c.cutoff)}" if c.cutoff else "") for c in pair.coeffs]
@@ -70,8 +75,8 @@ def _interactions(desc: SimulationDescription) -> list[str]:
                      f"{_fmt(tb.cutoff_triple)}")
         lines += [f"pair_coeff      {c.i} {c.j} {pair.style} {_fmt(c.epsilon)} {_fmt(c.sigma)}" for c in pair.coeffs]
         lines.append(f"pair_coeff      * * atm * {_fmt(tb.nu)}")  # i j, then k of the triple
-    modify = [f"{key} yes" for key, on in (("shift", pair.shift), ("tail", pair.tail)) if on]
-    if pair.mixing:
+    modify = [f"{key} yes" for key, on in (("shift", pair.shift), ("tail", pair.tail)) if on] if pair else []
+    if pair and pair.mixing:
         modify.append(f"mix {pair.mixing}")
     if modify:
         lines.append("pair_modify     " + " ".join(modify))
@@ -101,7 +106,8 @@ def dynamics_fixes(dyn: Dynamics, spheres: bool = False) -> list[str]:
     if dyn.ensemble == "nvt":
         return [f"fix             dyn1 all nvt temp {temp}"]
     if dyn.ensemble in ("npt", "nph"):
-        press = f"{dyn.p_coupling} {_fmt(dyn.p_start)} {_fmt(dyn.p_stop)} {_fmt(dyn.p_damp)}"
+        press = " ".join(f"{axis} {_fmt(dyn.p_start)} {_fmt(dyn.p_stop)} {_fmt(dyn.p_damp)}"
+                         for axis in (dyn.p_axes or [dyn.p_coupling]))
         if dyn.ensemble == "nph":
             return [f"fix             dyn1 all nph {press}"]
         return [f"fix             dyn1 all npt temp {temp} {press}"]
@@ -179,10 +185,12 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             continue
         assert stage.dynamics is not None
         fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None)
+        if stage.deform is not None:
+            fixes += solids.deform_lines(desc, stage)
         if desc.dimension == 2:
             fixes.append("fix             e2d all enforce2d")  # last: it zeroes what the other fixes set
         lines += fixes
-        active = [f.split()[1] for f in fixes]
+        active = [f.split()[1] for f in fixes if f.startswith("fix ")]
         if index == desc.average_stage:
             extra = _measurements(desc, stage, rdf, msd, diffusion)
             columns = [MSD_COLUMN] * (msd or diffusion) + [SLOPE_COLUMN] * diffusion

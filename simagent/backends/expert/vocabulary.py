@@ -30,8 +30,9 @@ PROPERTY_PATTERNS: dict[str, list[str]] = {
     "pressure": [r"\bpressures?\b", r"\bp\*"],
     "temperature": [r"(?<!melting )(?<!fusion )\btemperatures?\b"],
     "melting_point": [r"melting (?:point|temperature)", r"\btemperature of (?:melting|fusion)\b",
-                      r"\bdoes \w+ melt\b",
-                      r"(?<!\ba )(?<!\bthe )(?<!\bof )\bmelts? (?:at|with|under)\b",
+                      r"\b(?:do|does|did|will|would|can|could) \w+ melt\b",
+                      # the verb 'melts at' ('a/the melt at', 'polymer melt with': the noun)
+                      r"(?<!\ba )(?<!\bthe )(?<!\bof )\bmelts (?:at|with|under)\b",
                       # 'Tm' unless it is thulium next to a lattice or phase word ('hcp Tm', 'Tm crystal';
                       # the words expert.reader._elements takes as naming an element)
                       r"(?<!fcc )(?<!bcc )(?<!hcp )(?<!diamond )(?<!bulk )(?<!crystalline )(?<!solid )(?<!liquid )"

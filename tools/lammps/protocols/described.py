@@ -26,6 +26,7 @@ from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average
 from tools.lammps.described import EROT_COLUMN, GK_COLUMNS, MSD_COLUMN, MSD_COM, RDF_FILE, SLOPE_COLUMN, render
+from tools.lammps.described_solids import youngs_modulus
 from tools.lammps.parse import read_output
 
 JOB_ID = "described"
@@ -40,6 +41,7 @@ STRUCTURE_PROPERTIES = ("coordination_number", "rdf")
 MOTION_PROPERTIES = {"mean_squared_displacement": MSD_COLUMN, "self_diffusion_coefficient": SLOPE_COLUMN}
 VISCOSITY = "shear_viscosity"  # Green-Kubo, when the description states its sampling
 ROTATION = "rotational_energy_per_atom"  # finite spheres (dipolar), compute erotate/sphere
+YOUNG = "youngs_modulus"  # from the stress-strain record of a deformation stage (tools.lammps.described_solids)
 # the unit of each thermo quantity per unit style (LAMMPS units command)
 UNITS: dict[str, dict[str, str]] = {
     "lj": {"energy": "reduced", "temperature": "reduced", "pressure": "reduced", "volume": "reduced",
@@ -66,7 +68,7 @@ class DescribedRun(Protocol):
     name = "lammps/described"
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
-        frozenset(MOTION_PROPERTIES) | {VISCOSITY, ROTATION}
+        frozenset(MOTION_PROPERTIES) | {VISCOSITY, ROTATION, YOUNG}
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -79,8 +81,10 @@ class DescribedRun(Protocol):
         desc = _description(spec)
         wants_gk = any(p.name == VISCOSITY for p in spec.properties)
         wants_rotation = any(p.name == ROTATION for p in spec.properties)
+        wants_young = any(p.name == YOUNG for p in spec.properties)
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
-            desc.dipoles is not None or not wants_rotation)
+            desc.dipoles is not None or not wants_rotation) and (
+            any(s.deform for s in desc.stages) or not wants_young)
 
     def parameters(self, spec: TaskSpec) -> tuple[BaseModel, list[DefaultApplied]]:
         desc = _description(spec)
@@ -129,6 +133,8 @@ class DescribedRun(Protocol):
                 results.append(_thermo(name, block, units, where))
             elif name == VISCOSITY:
                 results.append(_viscosity(block, desc, where))
+            elif name == YOUNG:
+                results.append(youngs_modulus(job_dir, desc, JOB_ID))
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)
