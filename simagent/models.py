@@ -29,6 +29,7 @@ PropertyName = Literal[
     "coordination_number",
     "self_diffusion_coefficient",
     "mean_squared_displacement",
+    "drag_force",
     "heat_capacity",
     "melting_point",
     # mechanical, defect and transport properties of solids and liquids (MD protocol library)
