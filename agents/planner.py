@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from simagent.backends.base import ProtocolInfo
+from simagent.engines import all_engines
 from simagent.errors import SimagentError
 from simagent.models import Decision, Plan, PropertyRequest, ProtocolRun, TaskSpec
 from simagent.protocols import all_protocols, engine_allowed, get_protocol
@@ -52,8 +53,6 @@ def computable_instead(spec: TaskSpec, uncovered: list[str]) -> str:
             f"for {', '.join(uncovered)}: ask for it if that helps")
 
 
-ENGINE_NAMES = {"lammps": "LAMMPS", "gromacs": "GROMACS", "raspa": "RASPA", "zeopp": "Zeo++", "qe": "Quantum ESPRESSO",
-                "mlp": "an ML potential", "vasp": "VASP"}
 # how a request names a classical engine (the others are set only by the method words that name them)
 ENGINE_WORDS = {"lammps": r"\blammps\b", "gromacs": r"\bgromacs\b|\bgmx\b", "raspa": r"\braspa\b",
                 "zeopp": r"\bzeo\+\+|\bzeopp\b"}
@@ -65,8 +64,9 @@ def other_engine_routes(spec: TaskSpec, uncovered: list[str]) -> str:
     named_word = ENGINE_WORDS.get(spec.engine)
     if spec.system is None or (named_word and not re.search(named_word, spec.request.lower())):
         return ""  # the engine was chosen by simagent, not named: computable_instead says what there is
+    labels = {adapter.name: adapter.label for adapter in all_engines()}
     offers = []
-    for engine in ENGINE_NAMES:
+    for engine in labels:
         if engine == spec.engine:
             continue
         trial = spec.model_copy(update={"engine": engine,
@@ -74,11 +74,11 @@ def other_engine_routes(spec: TaskSpec, uncovered: list[str]) -> str:
         for protocol in all_protocols():
             sub = restrict(trial, list(protocol.properties))
             if protocol.engine == engine and sub.properties and protocol.applies_to(sub):
-                offers.append(f"{', '.join(p.name for p in sub.properties)} with {ENGINE_NAMES[engine]} "
+                offers.append(f"{', '.join(p.name for p in sub.properties)} with {labels[engine]} "
                               f"({protocol.name})")
     if not offers:
         return ""
-    named = ENGINE_NAMES.get(spec.engine, spec.engine)
+    named = labels.get(spec.engine, spec.engine)
     return (f". simagent has no {named} route for {spec.system.name}; it computes {'; '.join(offers)}. "
             f"It does not run another engine in place of {named}: ask again naming that engine if it helps")
 
