@@ -170,6 +170,7 @@ class MetricTarget:
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
+    (r"drag|force on (?:the )?obstacle|obstacle force", "drag_force"),
     (r"diffusi|\bd ?self\b|^d(?: |$)", "self_diffusion_coefficient"),
     (r"\bmsd\b|mean (?:squared?|sq) (?:displacement|deviation)", "mean_squared_displacement"),
     (r"coordination|\bcn\b|number of (?:nearest )?neighbou?rs|neighbou?r count", "coordination_number"),
@@ -343,6 +344,9 @@ def _label(target: MetricTarget, words: str, elastic_example: bool) -> None:
             target.label = CUBIC_SHEAR_LABELS[n - 1]
     elif target.property == "poisson_ratio" and elastic_example:
         target.label = CUBIC_POISSON_LABEL
+    elif target.property == "drag_force":  # which obstacle: 'on obstacle 2', 'obstacle_2', the first if unnumbered
+        number = re.search(r"(?:obstacle|indenter|sphere|cylinder|disc|disk) ?_?(\d+)\b|\b(\d+)$", words)
+        target.label = f"obstacle{next(g for g in number.groups() if g) if number else 1}"
 
 
 def follows_elastic_example(task: MDGymTask) -> bool:

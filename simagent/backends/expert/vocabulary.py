@@ -30,8 +30,9 @@ PROPERTY_PATTERNS: dict[str, list[str]] = {
     "pressure": [r"\bpressures?\b", r"\bp\*"],
     "temperature": [r"(?<!melting )(?<!fusion )\btemperatures?\b"],
     "melting_point": [r"melting (?:point|temperature)", r"\btemperature of (?:melting|fusion)\b",
-                      r"\bdoes \w+ melt\b",
-                      r"(?<!\ba )(?<!\bthe )(?<!\bof )\bmelts? (?:at|with|under)\b", r"\bt_?m\b",
+                      r"\b(?:do|does|did|will|would|can|could) \w+ melt\b",
+                      # the verb 'melts at' ('a/the melt at', 'polymer melt with': the noun)
+                      r"(?<!\ba )(?<!\bthe )(?<!\bof )\bmelts (?:at|with|under)\b", r"\bt_?m\b",
                       r"solid[- ]liquid coexistence"],
     "heat_capacity": [r"heat capacit", r"specific heat", r"\bc_?[vp]\b"],
     "density": [r"\bdensity\b(?! functional)(?! of states)", r"\bdensities\b", r"\bhow dense\b"],
