@@ -82,8 +82,8 @@ class ScreenSpec(BaseModel):
     max_atoms: int = Field(default=1000, ge=1, description="atoms per unit cell")
     prescreen: Literal["gcmc", "henry"] = Field(
         default="gcmc", description="gcmc: short GCMC at the conditions; henry: Widom K_H (low pressure)")
-    prescreen_init_cycles: int = Field(default=30, ge=0)
-    prescreen_cycles: int = Field(default=60, ge=1)
+    prescreen_init_cycles: int = Field(default=60, ge=0)
+    prescreen_cycles: int = Field(default=30, ge=1)
     prescreen_z: float = Field(default=2.0, ge=0, description="a short-run uptake more than z combined standard "
                                "errors below the N-th best is cut")
     gcmc_keep: int | None = Field(default=None, ge=1, description="most entries passed from the pre-screen to "

@@ -56,6 +56,7 @@ def main() -> None:
     parser.add_argument("--deadline", help="UTC HH:MM: start no chunk after this")
     parser.add_argument("--out", type=Path, default=Path("/tmp/i15/prescreen"))
     parser.add_argument("--result", type=Path, default=Path("benchmarks/results/screen_prescreen.json"))
+    parser.add_argument("--first", type=int, help="run only the first FIRST sampled entries")
     parser.add_argument("--calibrate", nargs="+", metavar="ENTRY")
     parser.add_argument("--full-init", type=int, default=100)
     parser.add_argument("--full-cycles", type=int, default=300)
@@ -64,7 +65,7 @@ def main() -> None:
     if args.calibrate:
         calibrate(args, spec)
         return
-    entries = sample_entries(args.n, args.seed, args.max_atoms)
+    entries = sample_entries(args.n, args.seed, args.max_atoms)[:args.first]
     table = core_table(spec.dataset)
     previous = json.loads(args.result.read_text()) if args.result.exists() else {}
     rows = {r["entry"]: r for r in previous.get("rows", [])}

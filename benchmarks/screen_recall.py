@@ -271,7 +271,7 @@ def main() -> None:
         prescreen = json.loads(args.evaluate.read_text())
         report["prescreen_evaluation"] = evaluate_all(report, prescreen)
         args.result.write_text(json.dumps(report, indent=2))
-        plot_prescreen(report, prescreen, args.result.with_name(args.result.stem + "_prescreen.png"))
+        plot_prescreen(report, prescreen, args.result.with_suffix(".png"))
         print(json.dumps(report["prescreen_evaluation"], indent=1))
         return
     args.out.mkdir(parents=True, exist_ok=True)

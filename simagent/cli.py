@@ -286,8 +286,8 @@ def screen(
     max_atoms: Annotated[int, typer.Option("--max-atoms", help="per unit cell")] = 1000,
     prescreen: Annotated[str, typer.Option("--prescreen", help="gcmc: short GCMC at the conditions; henry: "
                                            "Widom K_H")] = "gcmc",
-    prescreen_init_cycles: Annotated[int, typer.Option("--prescreen-init-cycles")] = 30,
-    prescreen_cycles: Annotated[int, typer.Option("--prescreen-cycles")] = 60,
+    prescreen_init_cycles: Annotated[int, typer.Option("--prescreen-init-cycles")] = 60,
+    prescreen_cycles: Annotated[int, typer.Option("--prescreen-cycles")] = 30,
     keep: Annotated[int | None, typer.Option("--keep", help="most entries passed from the pre-screen to GCMC "
                                              "(default 3 x top)")] = None,
     widom_cycles: Annotated[int, typer.Option("--widom-cycles")] = 2000,

@@ -211,8 +211,8 @@ run_screen(ScreenSpec.model_validate_json(sys.argv[1]), Path(sys.argv[2]))
 
 @pytest.mark.slow  # ~1-3 min of RASPA on a loaded 2-core machine
 def test_screen_ranks_resumes_after_sigkill_and_writes_table_and_plot(tmp_path):
-    spec = ScreenSpec(entries=SMALL, top_n=2, gcmc_keep=3, prescreen_init_cycles=20, prescreen_cycles=40,
-                      gcmc_init_cycles=100, gcmc_cycles=300)
+    spec = ScreenSpec(entries=SMALL, top_n=2, gcmc_keep=3, prescreen_init_cycles=10, prescreen_cycles=20,
+                      gcmc_init_cycles=50, gcmc_cycles=150)
     out = tmp_path / "screen"
     owner = subprocess.Popen([sys.executable, "-c", SCREEN, spec.model_dump_json(), str(out)],
                              env={**os.environ, "PYTHONPATH": str(ROOT)})
