@@ -21,7 +21,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from simagent import gates
-from simagent.assessment import EXTEND_HANDLER, assess_failed, assess_finished
+from simagent.assessment import EXTEND_HANDLER, assess_failed, assess_finished, prescribed_changes
 from simagent.engines import get_engine
 from simagent.errors import SimagentError
 from simagent.handlers import (
@@ -120,6 +120,7 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
     failures: list[str] = []
     planned: dict[int, list[tuple[Job, Diagnosis]]] = {}
     only_extensions = True
+    prescribed = not context.settings.gate_extensions  # solve: the description prescribes every run
 
     for job in jobs:
         if job.status not in (JobStatus.succeeded, JobStatus.failed) or not job.workdir:
@@ -127,12 +128,13 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
         job_dir = Path(job.workdir)
         index = _run_index(runs, job)
         if job.status == JobStatus.succeeded:
-            verdict = assess_finished(job_dir, job, log, extend=context.settings.gate_extensions, param_only=True)
+            verdict = assess_finished(job_dir, job, log, extend=context.settings.gate_extensions, param_only=True,
+                                      prescribed=prescribed)
             decisions += [Decision(decision="repair", backend="handlers", detail=f"{job.id}: {note}")
                           for note in verdict.notes]
             if verdict.verdict == "pass":
-                if verdict.gates.outcome == gates.Outcome.EXTEND:
-                    # the run length is prescribed: the number stands, the finding goes with it
+                if verdict.gates.outcome != gates.Outcome.PASS:
+                    # the run is prescribed: the number stands, the finding goes with it
                     decisions.append(Decision(decision="warning", backend="gates",
                                               detail=f"{job.id}: run kept as prescribed; {'; '.join(verdict.reasons)}"))
                     continue
@@ -155,14 +157,18 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
                 continue
             if found is not None:
                 reasons.append(f"{found.handler}: {found.summary()}")
+            reasons += [note for note in verdict.notes if note.startswith("not repaired")]
             job.status = JobStatus.failed
             job.message = "physics gate failed: " + "; ".join(reasons)
             failures.append(f"{job.id}: no result reported, the physics gates failed: {'; '.join(reasons)}")
             continue
         # a failed job
         only_extensions = False
-        verdict = assess_failed(job_dir, job, log, param_only=True)
+        verdict = assess_failed(job_dir, job, log, param_only=True, prescribed=prescribed)
         found = verdict.diagnosis
+        if prescribed and verdict.notes and found is not None and found.fixable:  # a repair it may not make
+            failures.append(f"{job.id} failed: {found.summary()}; {'; '.join(verdict.notes)}")
+            continue
         if index is None:
             failures.append(f"{job.id} failed: {found.summary() if found else job.message}")
             continue
@@ -181,7 +187,10 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
                 continue
             decisions.append(Decision(decision="repair", backend=context.backend.name,
                                       detail="; ".join(found.errors)))
-        if found.fixable:
+        if found.fixable and prescribed and prescribed_changes(found.actions):
+            failures.append(f"{job.id} failed: {'; '.join(found.errors)}; not repaired: the repair would change the "
+                            f"{', '.join(prescribed_changes(found.actions))} that the description prescribes")
+        elif found.fixable:
             planned.setdefault(index, []).append((job, found))
         else:
             why = f" ({found.blocked})" if found.blocked else ""

@@ -8,6 +8,7 @@ from pathlib import Path
 from langgraph.runtime import Runtime
 
 from simagent.handlers import CorrectionLog
+from simagent.knowledge import comparison
 from simagent.models import Answer, Correction, Result, TaskSpec
 from simagent.state import RunContext, RunState
 
@@ -96,6 +97,8 @@ def write_answer(answer: Answer, root: Path) -> Path:
 
 def response(state: RunState, runtime: Runtime[RunContext]) -> dict:
     answer = build_answer(state)
+    if state.knowledge is None and state.screen is None:  # a computed answer: the user's papers beside it
+        answer = comparison.add_literature(answer, state.spec, runtime.context.extra.get("literature_kb"))
     write_answer(answer, Path(state.root))
     runtime.context.report("stage", name="response", detail=answer.status)
     return {"answer": answer}

@@ -6,10 +6,16 @@ The one way a protocol records what it chose that the request did not say:
 - `DefaultsLog.take(name, given)` returns the request's value, or the declared default, and then
   reports that default with its declared reason: what is reported is computed from what the
   request did not set, never typed again at the call site;
+- `DefaultsLog.report(name, **fields)` reports a declared setting the protocol always applies (a
+  minimiser, an MD schedule): its value text is the declared `shown` template filled from the
+  parameters the protocol built, its reason the declared one;
 - `DefaultsLog.note(parameter, value, reason)` (also `log(parameter, value, reason)`) reports a
   decision derived from the request, e.g. a box enlarged so the cutoff fits.
-Declared so far: lammps/fluid_md (FluidMDParams), gromacs/liquid_md (LiquidParams) and the
-Kremer-Grest melt (ChainMeltParams); the other protocols still note their defaults by hand.
+A `Default`'s `shown` and `reason` are format templates over `value` and the fields the protocol
+passes, so one declaration serves every request (e.g. "{value:g} K", "reference structure of
+{element}", "cg, ftol {p.ftol:g} eV/A" with p the parameters built); `parameter` names the
+answer's entry when several declared variants report one parameter (e.g. the strain of a static
+and of a finite-temperature run).
 """
 
 from __future__ import annotations
@@ -29,6 +35,16 @@ class Default:
     value: Any
     reason: str
     source: str | None = None
+    shown: str | None = None  # how the value reads in the answer: a template over `value` and fields
+    parameter: str | None = None  # the answer's name for it (a template too), when it is not the declared key
+
+    def applied(self, name: str, **fields: Any) -> DefaultApplied:
+        """The answer's entry for this default, its templates filled from `fields`."""
+        value = self.shown.format(value=self.value, **fields) if self.shown else str(self.value)
+        if not fields:
+            return DefaultApplied(parameter=self.parameter or name, value=value, reason=self.reason)
+        return DefaultApplied(parameter=(self.parameter or name).format(**fields), value=value,
+                              reason=self.reason.format(value=self.value, **fields))
 
 
 class DefaultsLog:
@@ -48,12 +64,16 @@ class DefaultsLog:
         declared = self.declared[name]
         return declared if isinstance(declared, Default) else Default(*declared)
 
-    def take(self, name: str, given: object = None) -> Any:
+    def take(self, name: str, given: object = None, **fields: Any) -> Any:
         """The request's value when it gave one; else the declared default, reported with its reason."""
         if given is not None:
             return given
+        return self.report(name, **fields)
+
+    def report(self, name: str, **fields: Any) -> Any:
+        """Report the declared default `name` as applied (templates filled from `fields`); its value."""
         declared = self.default(name)
-        self.note(name, declared.value, declared.reason)
+        self.applied.append(declared.applied(name, **fields))
         return declared.value
 
     def drop(self, *parameters: str) -> None:

@@ -9,6 +9,7 @@ from enum import Enum
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 # ---------------------------------------------------------------------------------------------
 # Vocabulary
@@ -29,6 +30,7 @@ PropertyName = Literal[
     "coordination_number",
     "self_diffusion_coefficient",
     "mean_squared_displacement",
+    "drag_force",
     "heat_capacity",
     "melting_point",
     # mechanical, defect and transport properties of solids and liquids (MD protocol library)
@@ -247,6 +249,10 @@ class TaskSpec(BaseModel):
         default_factory=list, description="method/scope words simagent cannot honour (never substituted)"
     )
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    # The typed simulation description (simagent.described.model.SimulationDescription, as JSON) when
+    # the reading went beyond the rules (the LLM filled gaps, simagent.described.llm_fill); None: the
+    # described protocol reads `request` itself. Not part of any LLM's answer schema.
+    described: SkipJsonSchema[dict[str, Any] | None] = None
 
 
 class Clarification(BaseModel):
@@ -437,6 +443,19 @@ class Citation(BaseModel):
     score: float | None = Field(default=None, description="cosine similarity to the question")
 
 
+class LiteratureValue(BaseModel):
+    """A number quoted by a passage of the user's own corpus, shown beside a computed result for
+    comparison: never a result, never mixed with one (simagent.knowledge.comparison)."""
+
+    property: str = Field(description="the computed property it is compared with")
+    value: float = Field(description="the number as the passage quotes it")
+    unit: str = Field(description="the unit as the passage quotes it")
+    value_in_result_unit: float = Field(description="the same number in the unit of the computed result")
+    result_unit: str
+    quote: str = Field(description="the sentence that states it")
+    citation: int = Field(description="key of the Citation of its passage in Answer.citations")
+
+
 class Answer(BaseModel):
     status: Literal["answered", "needs_clarification", "failed"]
     request: str
@@ -448,5 +467,7 @@ class Answer(BaseModel):
     jobs: list[str] = Field(default_factory=list, description="job folders used")
     summary: str = ""
     citations: list[Citation] = Field(default_factory=list, description="passages the summary cites as [n]")
+    literature: list[LiteratureValue] = Field(
+        default_factory=list, description="values quoted by the user's corpus, for comparison with `answers` only")
     thread_id: str | None = None
     error: str | None = None

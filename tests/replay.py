@@ -253,6 +253,18 @@ class Replayed:
         return found[0]
 
 
+def _override(params: dict, overrides: dict, where: str) -> dict:
+    """The parameters with the overrides applied; a dict override of a nested parameter model (e.g.
+    the melt of lammps/energy_components) changes only the fields it names."""
+    unknown = set(overrides) - set(params)
+    assert not unknown, f"{where}: overrides that are not parameters: {sorted(unknown)}"
+    merged = dict(params)
+    for name, value in overrides.items():
+        nested = isinstance(value, dict) and isinstance(params[name], dict)
+        merged[name] = _override(params[name], value, f"{where}.{name}") if nested else value
+    return merged
+
+
 def replay_request(case: ReplayCase, settings, monkeypatch) -> Replayed:
     """The graph from request to answer with the engine replaced (or recorded, see the module doc)."""
     import simagent.session as session_module
@@ -260,13 +272,11 @@ def replay_request(case: ReplayCase, settings, monkeypatch) -> Replayed:
 
     record = recording()
     protocol = get_protocol(case.protocol)
-    unknown = set(case.overrides) - set(protocol.Params.model_fields)
-    assert not unknown, f"{case.protocol}: overrides that are not parameters: {sorted(unknown)}"
     original = protocol.parameters
 
     def small(spec):
         params, defaults = original(spec)
-        return protocol.validate_params({**params.model_dump(), **case.overrides}), defaults
+        return protocol.validate_params(_override(params.model_dump(), case.overrides, case.protocol)), defaults
 
     monkeypatch.setattr(protocol, "parameters", small)
     if case.select:

@@ -72,6 +72,8 @@ def test_report_reasons_map_to_the_triage_categories():
     assert reason_category(reason("metric names not computed: average_hbond"))[0] == "metric"
     assert reason_category(reason("the metric name 'avg_msd' names no property simagent computes"))[0] == "metric"
     assert reason_category(reason("description lacks: density"))[0] == "clarification"
+    assert reason_category(reason("the run failed: the description prescribes fix deposit, which simagent does not "
+                                  "render; simagent runs no substitute"))[0] == "not rendered"
     assert reason_category(reason("no protocol computes total_energy_per_atom for silicon"))[0] == "protocol"
     assert reason_category(reason("unknown material 'total magnetization'"))[0] == "reading"
     assert reason_category(reason("LAMMPS stopped: lost atoms"))[0] == "run"

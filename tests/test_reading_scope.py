@@ -278,6 +278,11 @@ def test_typo_repair_still_fixes_slips():
     ("end-to-end distance in the melt at rho* = 0.85 and T* = 1.0", False),
     ("at what temperature does copper melt with the Mishin potential?", True),
     ("nickel melts at which temperature with the Foiles EAM?", True),  # the verb
+    ("energy components of a Kremer-Grest polymer melt with chains of 10 beads", False),
+    ("density of a polyethylene melt at 450 K and 1 atm", False),
+    ("bond energy of a bead-spring melt under 2 epsilon/sigma^3 of pressure", False),
+    ("at what temperature will aluminium melt under 5 GPa with the Mishin EAM?", True),
+    ("at what temperature would silver melt with the Williams EAM?", True),
 ])
 def test_melt_as_a_noun_is_not_a_melting_point(text, is_melting):
     from simagent.backends.expert.reader import read_request

@@ -15,6 +15,7 @@ import pytest
 
 from agents.planner import candidates
 from simagent.backends.expert import ExpertBackend
+from simagent.defaults import DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
 from simagent.models import (
     PotentialSpec,
@@ -26,7 +27,7 @@ from simagent.models import (
 from simagent.protocols import all_protocols, get_protocol
 from tools.lammps import potentials
 from tools.lammps.protocols.elastic import check_tensor, cubic_tensor, independent_constants
-from tools.lammps.protocols.expansion import fit_alpha, temperature_list
+from tools.lammps.protocols.expansion import ExpansionParams, fit_alpha, temperature_list
 from tools.lammps.protocols.planar import facets_in_request
 from tools.lammps.protocols.solid_common import minimization_stats, requested_method
 from tools.lammps.protocols.tensile import fit_linear_region
@@ -203,12 +204,14 @@ def test_surface_facets_and_temperatures_from_the_request():
     assert params.facets == ["110"] and not params.gsf_shifts
     params, defaults = get_protocol(PLANAR).parameters(spec("Cu", ["surface_energy"]))
     assert params.facets == ["111"] and "surface" in {d.parameter for d in defaults}
-    temps, ref, note = temperature_list(spec("Cu", ["thermal_expansion_coefficient"], temperature=300))
-    assert temps == [200, 250, 300, 350, 400] and ref == 300 and note is not None
-    temps, ref, _ = temperature_list(spec("Cu", ["thermal_expansion_coefficient"], temperatures=(100, 500)))
+    log = DefaultsLog(ExpansionParams.DEFAULTS)
+    temps, ref = temperature_list(spec("Cu", ["thermal_expansion_coefficient"], temperature=300), log)
+    assert temps == [200, 250, 300, 350, 400] and ref == 300
+    assert [d.parameter for d in log.applied] == ["temperatures"] and "+/-100 K around 300 K" in log.applied[0].reason
+    temps, ref = temperature_list(spec("Cu", ["thermal_expansion_coefficient"], temperatures=(100, 500)), log)
     assert temps == [100, 200, 300, 400, 500] and ref == 300
-    temps, ref, note = temperature_list(spec("Cu", ["thermal_expansion_coefficient"], temperature=50))
-    assert min(temps) == 25 and note is not None
+    temps, ref = temperature_list(spec("Cu", ["thermal_expansion_coefficient"], temperature=50), log)
+    assert min(temps) == 25 and log.applied[-1].parameter == "temperatures" and "+/-25 K" in log.applied[-1].reason
 
 
 def test_linear_region_fit_on_synthetic_curves():

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from simagent.errors import RequestError
+from simagent.errors import RequestError, SimagentError
 from simagent.executor import LocalExecutor, read_record, write_inputs
 from simagent.models import Answer, Job, JobStatus, Result
 from simagent.solve import (
@@ -423,9 +423,10 @@ def test_the_task_engine_is_honoured():
     task = MDGymTask(id="w", problem_description=text, engine="lammps", metrics=["average_temperature"])
     backend = TaskBackend(ExpertBackend(), lambda spec: read_metrics(task, False), [], task.engine)
     spec = backend.task_spec(text)
-    with pytest.raises(RequestError, match="LAMMPS task") as info:
+    assert spec.engine == "lammps"  # the engine the text names is kept (the planner then finds no LAMMPS route)
+    with pytest.raises(SimagentError, match="LAMMPS") as info:
         plan_runs(spec, SimpleNamespace(backend=backend))
-    assert "gromacs/liquid_md" in str(info.value)
+    assert "gromacs/liquid_md" in str(info.value) and "in place of LAMMPS" in str(info.value)
 
 
 def test_a_prescribed_lammps_style_the_protocol_does_not_run_is_refused():
@@ -477,3 +478,79 @@ def test_a_stated_dimension_the_protocol_cannot_run_is_refused():
     backend = TaskBackend(ExpertBackend(), lambda spec: read_metrics(task, True), [], task.engine)
     with pytest.raises(RequestError, match="dimension = 2"):
         plan_runs(backend.task_spec(text), SimpleNamespace(backend=backend))
+
+
+# The old reading path asks which stage an N-step run is; when the described path is blocked by a
+# prescription it does not render, solve names that blocker instead of the (useless) question.
+CONTROLLED = ("Lennard-Jones atoms in reduced units sit on an fcc lattice of density 0.8442 inside a 10 x 10 x 10 "
+              "box, cutoff 2.5. Velocities are drawn at a temperature of 1.5. The sample is first warmed up over 500 "
+              "steps, after which a feedback controller (fix controller) steers the Langevin set point during 5000 "
+              "steps. Report the average temperature.")  # written for this test
+MDGYM_DEV = Path("/work/shared/mdgym")
+
+
+@pytest.mark.parametrize("text", [
+    CONTROLLED,
+    # the same run worded differently: a thermostat retargeted by a feedback loop after an NVE warm-up
+    "Reduced LJ units; an fcc crystal at density 0.8442, box 10 x 10 x 10, cutoff 2.5 sigma, velocities at 1.5. "
+    "Integrate NVE for 500 steps. Then a feedback controller retunes a Langevin thermostat's target for 5000 more "
+    "steps; give the average temperature.",
+])  # fmt: skip
+def test_a_described_run_blocked_by_an_unrendered_prescription_names_it_not_the_stage_question(text):
+    from simagent.backends.expert import ExpertBackend
+    from simagent.backends.expert.protocol_text import complete_conditions, unplaced_run_lengths
+    from simagent.solve import TaskBackend
+
+    old = complete_conditions(ExpertBackend().task_spec(text))
+    assert unplaced_run_lengths(text, old.controls) or old.missing  # the old path alone would ask a question
+    task = MDGymTask(id="c", problem_description=text, engine="lammps", metrics=["average_temperature"])
+    backend = TaskBackend(ExpertBackend(), lambda spec: read_metrics(task, True), [], task.engine)
+    with pytest.raises(RequestError, match=r"prescribes fix controller .*which simagent does not render") as info:
+        backend.task_spec(text)
+    assert "stated, not understood" not in str(info.value)
+
+
+@pytest.mark.skipif(not (MDGYM_DEV / "lammps" / "44_controller.json").is_file(), reason="MDGym dev set not here")
+def test_the_controller_dev_task_reports_its_real_blocker(tmp_path, settings):
+    from simagent.solve import solve
+
+    outcome = solve(MDGYM_DEV / "lammps" / "44_controller.json", tmp_path / "w", settings=settings)
+    assert outcome.final_answer == {}
+    reason = outcome.not_computed["average_temperature"]
+    assert "fix controller" in reason and "does not render" in reason and "stated, not understood" not in reason
+    assert "fix controller" in (tmp_path / "w" / "report.md").read_text().split("## Not computed", 1)[1]
+
+
+# Texts written for this test: an NVE run whose short unshifted cutoff makes the total energy wander
+# (measured: ~0.75 kT per atom over 1000 steps), and one whose timestep (0.03 tau) loses atoms.
+DRIFTING = ("Lennard-Jones particles in reduced units on an fcc lattice at a density of 0.8442 in a 4 x 4 x 4 box, "
+            "cutoff 1.3. Velocities are created at a temperature of 3.0. The timestep is 0.005. Integrate in the NVE "
+            "ensemble for 1000 steps. Report the average potential energy per atom.")
+
+
+@pytest.mark.engine
+def test_gates_never_change_a_prescribed_timestep_or_run_length(tmp_path, settings):
+    def task(name, text):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"id": name, "problem_description": text, "level": 1, "ground_truth": {},
+                                    "metrics": ["average_potential_energy_per_atom"], "time_limit": 60,
+                                    "engine": "lammps"}))
+        return solve(path, tmp_path / name, settings=settings)
+
+    drift = task("drift", DRIFTING)
+    report = (tmp_path / "drift" / "report.md").read_text()
+    # the energy-drift gate fails; its handler would halve the timestep: the prescribed run is kept instead
+    assert "run kept as prescribed; energy drift: NVE total energy per atom wandered" in report
+    assert "## Corrections" not in report and len(drift.answer.jobs) == 1
+    inputs = (tmp_path / "drift" / INPUTS / "described-described" / "in.lammps").read_text()
+    assert "timestep        0.005\n" in inputs and "run             1000\n" in inputs
+    # the number is the run's own: PotEng / atoms averaged over the stage's thermo lines
+    log = (Path(drift.answer.jobs[0]) / "log.lammps").read_text().split("Step ", 1)[1].split("Loop time")[0]
+    header, *rows = [line.split() for line in ("Step " + log).strip().splitlines()]
+    pe = [float(r[header.index("PotEng")]) / float(r[header.index("Atoms")]) for r in rows]
+    assert drift.final_answer["average_potential_energy_per_atom"] == pytest.approx(sum(pe) / len(pe), rel=1e-9)
+
+    crash = task("crash", DRIFTING.replace("0.005", "0.03").replace("cutoff 1.3", "cutoff 2.5"))
+    reason = crash.not_computed["average_potential_energy_per_atom"]
+    assert "not repaired" in reason and "would change the timestep that the description prescribes" in reason
+    assert crash.final_answer == {} and len(crash.answer.jobs) == 1  # no second run with another timestep

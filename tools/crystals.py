@@ -1,30 +1,56 @@
-"""Shared by the DFT and ML-potential protocols (tools/qe, tools/mlp, tools/vasp): the one-element
-crystal a request names (element, lattice, starting lattice constant, every default recorded) and
-the equation-of-state fit (ase.eos) with its physics gates and plot."""
+"""Shared by the crystal protocols of every engine (tools/lammps, tools/qe, tools/mlp, tools/vasp):
+the one-element crystal a request names (element, lattice, starting lattice constant, each default
+declared in CRYSTAL_DEFAULTS and reported when the request left it out) and the equation-of-state
+fit (ase.eos) with its physics gates and plot."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from ase import Atoms
 from ase.build import bulk
-from ase.data import atomic_numbers, reference_states
+from ase.data import atomic_numbers, covalent_radii, reference_states
 from ase.eos import EquationOfState
 from ase.units import GPa
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
 from simagent.models import DefaultApplied, TaskSpec
 from simagent.protocols import Protocol
-from tools.lammps.protocols.crystal import initial_lattice_constant
 
 CUBIC = ("fcc", "bcc", "diamond", "sc")
 EOS_FORM = "birchmurnaghan"  # third-order Birch-Murnaghan, ase.eos
 # Linear strains of the EOS: +-3 % in a is +-9 % in volume, inside the range where the third-order
 # Birch-Murnaghan form fits DFT energies to well below 1 meV/atom.
 DEFAULT_STRAINS = (0.97, 0.98, 0.99, 1.0, 1.01, 1.02, 1.03)
+
+# Nearest-neighbour distance as a fraction of the lattice constant a (LAMMPS `lattice` conventions;
+# hcp built with the ideal c/a = sqrt(8/3)).
+NN_OVER_A = {
+    "fcc": 1 / math.sqrt(2),
+    "bcc": math.sqrt(3) / 2,
+    "sc": 1.0,
+    "diamond": math.sqrt(3) / 4,
+    "hcp": 1.0,
+}
+
+# What a crystal request may leave out: the lattice (the element's reference structure) and where
+# the starting lattice constant comes from (the relaxation or the fit removes its influence).
+_START_A = {"shown": "{a} angstrom", "parameter": "initial lattice constant"}
+CRYSTAL_DEFAULTS: dict[str, Default] = {
+    "lattice": Default("the reference structure", "reference structure of {element} (ase.data)",
+                       "ase.data.reference_states", shown="{lattice}"),
+    "a from experiment": Default("experimental", "experimental {lattice} lattice constant (ase.data.reference_states)",
+                                 "ase.data.reference_states", **_START_A),
+    "a from neighbours": Default("nearest-neighbour distance",
+                                 "nearest-neighbour distance of the reference {symmetry} structure (ase.data)",
+                                 "ase.data.reference_states", **_START_A),
+    "a from radii": Default("covalent radii", "twice the covalent radius (ase.data, Cordero 2008)",
+                            "Cordero et al., Dalton Trans. 2832 (2008)", **_START_A),
+}
 
 
 def crystal(element: str, lattice: str, a: float, c_over_a: float | None = None) -> Atoms:
@@ -45,12 +71,52 @@ class NamedEngineCrystalProtocol(Protocol):
         return {p.name for p in spec.properties} <= self.properties
 
 
+def _start_a(element: str, lattice: str) -> tuple[float, str, dict]:
+    """Starting a (angstrom), the CRYSTAL_DEFAULTS key saying where it came from, and its fields.
+
+    ase.data.reference_states (experimental structures) when its symmetry is the requested lattice;
+    otherwise the reference nearest-neighbour distance (or twice the covalent radius, Cordero 2008)
+    converted to the requested lattice."""
+    state = reference_states[atomic_numbers[element]] or {}
+    symmetry = state.get("symmetry")
+    if symmetry == lattice and "a" in state:
+        return float(state["a"]), "a from experiment", {"lattice": lattice}
+    if symmetry in NN_OVER_A and "a" in state:
+        nn, key = state["a"] * NN_OVER_A[symmetry], "a from neighbours"
+    else:
+        nn, key = 2 * float(covalent_radii[atomic_numbers[element]]), "a from radii"
+    return round(nn / NN_OVER_A[lattice], 4), key, {"symmetry": symmetry}
+
+
+def initial_lattice_constant(element: str, lattice: str, log: DefaultsLog | None = None) -> tuple[float, str]:
+    """Starting a (angstrom) and where it came from (reported to `log` when one is given). The
+    relaxation removes the guess's influence."""
+    a, key, fields = _start_a(element, lattice)
+    applied = CRYSTAL_DEFAULTS[key].applied(key, a=a, **fields)
+    if log is not None:
+        log.applied.append(applied)
+    return a, applied.reason
+
+
+def reference_lattice(element: str, given: str | None, lattices: tuple[str, ...], log: DefaultsLog,
+                      refusal: str) -> str:
+    """The lattice the request names, else the element's reference structure (reported); RequestError
+    with `refusal` (formatted with element, symmetry) when that is not one of `lattices`."""
+    if given is not None:
+        return given
+    symmetry = (reference_states[atomic_numbers[element]] or {}).get("symmetry")
+    if symmetry not in lattices:
+        raise RequestError(refusal.format(element=element, symmetry=symmetry, lattices=", ".join(lattices)))
+    log.applied.append(CRYSTAL_DEFAULTS["lattice"].applied("lattice", element=element, lattice=symmetry))
+    return symmetry
+
+
 @dataclass
 class CrystalChoice:
     element: str
     lattice: str
     a_initial: float
-    defaults: list[DefaultApplied] = field(default_factory=list)
+    defaults: list[DefaultApplied]
 
 
 def crystal_from_spec(spec: TaskSpec, lattices: tuple[str, ...] = CUBIC) -> CrystalChoice:
@@ -63,20 +129,13 @@ def crystal_from_spec(spec: TaskSpec, lattices: tuple[str, ...] = CUBIC) -> Crys
     element = system.elements[0].strip().capitalize()
     if element not in atomic_numbers or element == "X":
         raise RequestError(f"unknown chemical element {system.elements[0]!r}")
-    defaults = []
-    lattice = system.lattice
-    if lattice is None:
-        lattice = (reference_states[atomic_numbers[element]] or {}).get("symmetry")
-        if lattice not in lattices:
-            raise RequestError(f"say which lattice {element} should have ({', '.join(lattices)}); its reference "
-                               f"structure ({lattice}) is not one of these")
-        defaults.append(DefaultApplied(parameter="lattice", value=lattice,
-                                       reason=f"reference structure of {element} (ase.data)"))
+    log = DefaultsLog()
+    lattice = reference_lattice(element, system.lattice, lattices, log, "say which lattice {element} should have "
+                                "({lattices}); its reference structure ({symmetry}) is not one of these")
     if lattice not in lattices:
         raise RequestError(f"lattice {lattice!r} is not supported here ({', '.join(lattices)})")
-    a, source = initial_lattice_constant(element, lattice)
-    defaults.append(DefaultApplied(parameter="initial lattice constant", value=f"{a} angstrom", reason=source))
-    return CrystalChoice(element, lattice, a, defaults)
+    a, _ = initial_lattice_constant(element, lattice, log)
+    return CrystalChoice(element, lattice, a, log.applied)
 
 
 @dataclass

@@ -51,7 +51,7 @@ def triage(path: Path) -> dict:
     try:
         spec = backend.task_spec(task.problem_description)
     except SimagentError as err:
-        return {**row, "stage": "reading", "detail": str(err), "description": described(backend)}
+        return {**row, "stage": stage_of(err, "reading"), "detail": str(err), "description": described(backend)}
     row["description"] = described(backend)
     unread = [t.metric for t in backend.targets if t.property is None]
     if unread:
@@ -62,9 +62,14 @@ def triage(path: Path) -> dict:
     try:
         runs, defaults, _ = plan_runs(spec, context)
     except SimagentError as err:
-        return {**row, "stage": "protocol", "detail": str(err)[:300]}
+        return {**row, "stage": stage_of(err, "protocol"), "detail": str(err)[:300]}
     plan = "; ".join(f"{r.protocol}: {', '.join(r.properties)}" for r in runs)
     return {**row, "stage": "planned", "detail": plan, "defaults": len(defaults)}
+
+
+def stage_of(err: Exception, otherwise: str) -> str:
+    """'not rendered' when the described run names something simagent does not render (solve's message)."""
+    return "not rendered" if "which simagent does not render" in str(err) else otherwise
 
 
 def described(backend) -> str:
@@ -84,7 +89,7 @@ def described(backend) -> str:
 
 
 def by_level(rows: list[dict]) -> list[str]:
-    stages = ["planned", "file", "metric", "clarification", "protocol", "reading"]
+    stages = ["planned", "file", "metric", "not rendered", "clarification", "protocol", "reading"]
     lines = ["| level | tasks | " + " | ".join(stages) + " |", "|---" * (len(stages) + 2) + "|"]
     for level in sorted({r["level"] for r in rows}) + ["all"]:
         chosen = [r for r in rows if level in ("all", r["level"])]

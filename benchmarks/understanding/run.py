@@ -175,9 +175,33 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
+def _expert_fields(backend, entry: dict[str, Any]) -> dict[str, bool] | None:
+    """The score of the hybrid's own rules on this request (None for other backends), so a run
+    shows whether the LLM changed any score."""
+    expert = getattr(backend, "expert", None)
+    if expert is None:
+        return None
+    try:
+        return score(entry, expert.task_spec(entry["request"]), None)
+    except SimagentError as err:
+        return score(entry, None, str(err))
+
+
+def _llm_latency(backend, routes_before: int) -> float | None:
+    """Seconds the LLM took on the last request (None: the request was not routed to it)."""
+    routes = getattr(backend, "routes", None)
+    if not routes or len(routes) <= routes_before:
+        return None
+    latency = routes[-1].llm_latency_s
+    return None if latency is None else round(latency, 3)
+
+
 def run(backend_name: str, model: str, limit: int | None, threshold: float | None,
         only: str | None, label: str | None, every: int | None = None,
-        split: str = "all") -> dict[str, Any]:
+        split: str = "all", resume: bool = False) -> dict[str, Any]:
+    """Run the requests and write results/<label>.json after every request (`"partial": true`
+    until the last), so an interrupted run still has figures; `resume` keeps the records of an
+    earlier partial file and runs only the requests it lacks."""
     entries = load_requests()
     if split != "all":
         entries = [e for e in entries if e.get("split") == split]
@@ -187,12 +211,33 @@ def run(backend_name: str, model: str, limit: int | None, threshold: float | Non
         entries = entries[::every]
     if limit:
         entries = entries[:limit]
+    name = label or (backend_name if backend_name == "expert" else f"{backend_name}-{model}")
+    if split != "all" and not label:
+        name += f"-{split}"
+    wanted = {e["id"] for e in entries}
+    records: list[dict[str, Any]] = []
+    if resume and (RESULTS / f"{name}.json").exists():
+        records = [r for r in json.loads((RESULTS / f"{name}.json").read_text())["records"] if r["id"] in wanted]
+    done = {r["id"] for r in records}
     started = time.perf_counter()
     backend = make_backend(backend_name, model, threshold)
     startup_s = time.perf_counter() - started
-    records = []
+    meta = {"backend": backend_name, "model": None if backend_name == "expert" else MODELS.get(model, model),
+            "label": name, "threshold": getattr(backend, "threshold", None), "startup_s": round(startup_s, 2),
+            "planned": len(entries)}
+    RESULTS.mkdir(parents=True, exist_ok=True)
+
+    def write(partial: bool) -> dict[str, Any]:
+        result = {**meta, "partial": partial, "summary": summarize(records), "records": records}
+        (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=1))
+        (RESULTS / f"{name}.md").write_text(markdown([result]))
+        return result
+
     try:
         for i, entry in enumerate(entries, 1):
+            if entry["id"] in done:
+                continue
+            routes_before = len(getattr(backend, "routes", []) or [])
             began = time.perf_counter()
             spec: TaskSpec | None = None
             error = None
@@ -201,6 +246,7 @@ def run(backend_name: str, model: str, limit: int | None, threshold: float | Non
             except SimagentError as err:
                 error = str(err)
             latency = time.perf_counter() - began
+            llm_latency = _llm_latency(backend, routes_before)
             fields = score(entry, spec, error)
             asked = error is not None or bool(spec and spec.missing)
             record = {
@@ -210,15 +256,18 @@ def run(backend_name: str, model: str, limit: int | None, threshold: float | Non
                 "style": entry.get("style"),
                 "request": entry["request"],
                 "latency_s": round(latency, 3),
+                "llm_latency_s": llm_latency,
                 "decider": getattr(backend, "last_decider", backend_name),
                 "route": getattr(backend, "last_detail", ""),
                 "error": error,
                 "asked": asked,
                 "expect_clarification": bool(entry.get("expect_clarification", False)),
                 "fields": fields,
+                "expert_fields": _expert_fields(backend, entry),
                 "spec": spec.model_dump(mode="json", exclude_defaults=True) if spec else None,
             }
             records.append(record)
+            write(partial=True)
             wrong = [f for f, ok in fields.items() if not ok]
             print(f"[{i}/{len(entries)}] {entry['id']:<10} {latency:6.2f} s  {record['decider']:<7} "
                   f"{'ok' if not wrong else 'wrong: ' + ', '.join(wrong)}", flush=True)
@@ -226,16 +275,7 @@ def run(backend_name: str, model: str, limit: int | None, threshold: float | Non
         close = getattr(backend, "close", None)
         if callable(close):
             close()
-    name = label or (backend_name if backend_name == "expert" else f"{backend_name}-{model}")
-    if split != "all" and not label:
-        name += f"-{split}"
-    result = {"backend": backend_name, "model": None if backend_name == "expert" else MODELS.get(model, model),
-              "label": name, "threshold": getattr(backend, "threshold", None), "startup_s": round(startup_s, 2),
-              "summary": summarize(records), "records": records}
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"{name}.json").write_text(json.dumps(result, indent=1))
-    (RESULTS / f"{name}.md").write_text(markdown([result]))
-    return result
+    return write(partial=len(records) < len(entries))
 
 
 def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -253,8 +293,15 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     for split in ("dev", "test"):
         part = [r for r in records if r.get("split") == split]
         by_split[split] = {"n": len(part), "all_fields_correct": sum(1 for r in part if all(r["fields"].values()))}
+    llm_latencies = [r["llm_latency_s"] for r in records if r.get("llm_latency_s") is not None]
+    changed = [r["id"] for r in records if r.get("expert_fields") is not None
+               and all(r["fields"].values()) != all(r["expert_fields"].values())]
     return {
         "by_split": by_split,
+        "routed_to_llm": len(llm_latencies),
+        "llm_latency_s": {"median": statistics.median(llm_latencies) if llm_latencies else None,
+                          "max": max(llm_latencies) if llm_latencies else None},
+        "llm_changed_all_fields_correct": changed,
         "n": len(records),
         "accuracy": accuracy,
         "all_fields_correct": all_ok,
@@ -289,11 +336,17 @@ def markdown(results: list[dict[str, Any]]) -> str:
     row("clarification precision", lambda s: _fmt(s["clarification"]["precision"]))
     row("clarification recall", lambda s: _fmt(s["clarification"]["recall"]))
     row("request errors", lambda s: str(s["errors"]))
+    row("routed to the LLM", lambda s: str(s.get("routed_to_llm", "-")))
     row("decided by the LLM", lambda s: str(s["decided_by_llm"]))
+    row("LLM latency median / max (s)", lambda s: "-" if not s.get("llm_latency_s", {}).get("median")
+        else f"{s['llm_latency_s']['median']:.1f} / {s['llm_latency_s']['max']:.1f}")
+    row("LLM changed all-fields-correct", lambda s: ", ".join(s.get("llm_changed_all_fields_correct", [])) or "-"
+        if "llm_changed_all_fields_correct" in s else "-")
     row("latency median (s)", lambda s: _fmt(s["latency_s"]["median"], 3))
     row("latency p90 (s)", lambda s: _fmt(s["latency_s"]["p90"], 3))
     row("requests", lambda s: str(s["n"]))
     notes = [f"- {r['label']}: model {r['model'] or '-'}, threshold {r['threshold']}, start-up {r['startup_s']} s"
+             + (f"; PARTIAL: {r['summary']['n']} of {r['planned']} requests" if r.get("partial") else "")
              for r in results]
     return ("Field accuracy in % (requests with that field scored). Latency per request on this machine.\n\n"
             + "\n".join(lines) + "\n\n" + "\n".join(notes) + "\n")
@@ -332,13 +385,15 @@ def main() -> None:
     parser.add_argument("--label", default=None, help="result file name (default backend-model)")
     parser.add_argument("--split", choices=["all", "dev", "test"], default="all",
                         help="the frozen split to run (see README: the test split is never tuned to)")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the records of an earlier (partial) result file and run the rest")
     parser.add_argument("--summary", action="store_true", help="combine results/*.json into summary.md")
     args = parser.parse_args()
     if args.summary:
         print(combined())
         return
     result = run(args.backend, args.model, args.limit, args.threshold, args.only, args.label, args.every,
-                 args.split)
+                 args.split, args.resume)
     print(markdown([result]))
 
 

@@ -17,6 +17,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.described.groups import Layout
+from simagent.described.solids import Deform, PotentialFile, Substitution
+
 Source = Literal["rules", "llm", "default"]
 UnitsName = Literal["lj", "real", "metal"]
 LatticeStyle = Literal["fcc", "bcc", "sc", "diamond", "sq", "sq2", "hex"]
@@ -35,6 +38,9 @@ class Lattice(BaseModel):
     style: LatticeStyle
     scale: float = Field(gt=0, description="LAMMPS lattice scale: reduced density in lj units, a constant otherwise")
     scale_is: Literal["density", "constant"] = "constant"
+    orient: tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]] | None = Field(
+        default=None, description="crystal directions along x, y, z (LAMMPS lattice orient)")
+    origin: tuple[float, float, float] | None = None
 
 
 class Box(BaseModel):
@@ -113,6 +119,7 @@ class Dynamics(BaseModel):
     p_stop: float | None = None
     p_damp: float | None = None
     p_coupling: Literal["iso", "aniso"] = "iso"
+    p_axes: str | None = Field(default=None, description="barostat on these axes only, each on its own ('yz')")
     rescale_every: int | None = None  # fix temp/rescale N
     rescale_window: float | None = None
     seed: int | None = None  # fix langevin
@@ -137,6 +144,7 @@ class Stage(BaseModel):
     dynamics: Dynamics | None = None
     minimize: Minimize | None = None
     reset_timestep: bool = False
+    deform: Deform | None = None
     evidence: str = ""
 
     @model_validator(mode="after")
@@ -154,9 +162,12 @@ class SimulationDescription(BaseModel):
     boundary: tuple[str, str, str] = ("p", "p", "p")
     lattice: Lattice | None = None
     box: Box | None = None
+    atom_style: Literal["atomic", "full"] = "atomic"
     atom_types: int = Field(default=1, ge=1)
     masses: dict[int, float] = Field(default_factory=dict)
     pair: Pair | None = None
+    potential: PotentialFile | None = Field(default=None, description="a many-body potential read from a file")
+    substitutions: list[Substitution] = Field(default_factory=list)
     dipoles: Dipoles | None = None
     neighbor_skin: float | None = None
     neighbor_every: int | None = None
@@ -166,6 +177,7 @@ class SimulationDescription(BaseModel):
     stages: list[Stage] = Field(default_factory=list)
     green_kubo: GreenKubo | None = None
     average_stage: int | None = Field(default=None, description="index of the stage whose thermo the metrics average")
+    layout: Layout | None = Field(default=None, description="regions, groups and what acts on them")
     origin: dict[str, Origin] = Field(default_factory=dict)
     unsupported: list[str] = Field(default_factory=list, description="prescribed, not rendered (named)")
     missing: list[str] = Field(default_factory=list, description="needed for a literal run, not stated")

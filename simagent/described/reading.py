@@ -24,6 +24,8 @@ from simagent.backends.expert.protocol_text import (
     read_controls,
     read_dynamics,
 )
+from simagent.described import solids
+from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.model import (
     Box,
     Dipoles,
@@ -80,7 +82,10 @@ _REDUCED = r"\blj units?\b|\(lj\)|units lj|\breduced\b|lennard[- ]jones units|in
 def normalise(text: str) -> str:
     low = text.lower().replace("−", "-").replace("–", "-").replace("ε", "epsilon ").replace("ϵ", "epsilon ")
     low = low.replace("σ", " sigma").replace("×", " x ").replace("å", " angstrom")
-    return plain_numbers(re.sub(r"\s+", " ", low))
+    low = plain_numbers(re.sub(r"\s+", " ", low))
+    # 'r_c = 2^(1/6) sigma = 1.12246': a power and its worked value; the value stands for both
+    return re.sub(r"\b\d+(?:\.\d+)?\s*\^\s*\(?\s*[\d.]+\s*(?:/\s*[\d.]+\s*)?\)?\s*(?:sigma\s*)?(?:=|≈|~)\s*(?="
+                  + NUM + ")", "", low)
 
 
 def read_description(text: str) -> SimulationDescription:
@@ -99,8 +104,12 @@ def read_description(text: str) -> SimulationDescription:
         desc.note("dimension", "rules", f"{ctl['dimension']}D")
     _boundary(desc, low)
     _lattice_and_box(desc, low, ctl)
-    _masses(desc, low, ctl)
-    _pair(desc, low, ctl)
+    solids.read_orientation(desc, low)
+    solids.read_potential(desc, low, text)
+    solids.read_atom_style(desc, low)
+    if desc.potential is None:
+        _masses(desc, low, ctl)
+        _pair(desc, low, ctl)
     _dipoles(desc, low)
     _velocity(desc, low, ctl)
     _timestep(desc, ctl)
@@ -108,6 +117,12 @@ def read_description(text: str) -> SimulationDescription:
         desc.thermo_every = ctl["thermo_every"]
         desc.note("thermo_every", "rules", f"every {desc.thermo_every} steps")
     _stages(desc, low, reduced)
+    read_boundary(desc, low)
+    read_layout(desc, low, _sentence_dynamics, _complete_dynamics)
+    _velocity_for_thermostat(desc)
+    if any(s.deform for s in desc.stages) and not re.search(r"shear(?:ed|ing)? (?:flow|velocity)|velocity (?:ramp|"
+                                                            r"gradient)|\bramp", low):
+        desc.unsupported = [u for u in desc.unsupported if u != solids.DEFORM_NAME]
     _green_kubo(desc, low)
     return desc
 
@@ -176,8 +191,9 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
             if re.search(rf"(?:{pattern})\)?(?:\s+\w+){{0,2}}\s+lattice\b", low):
                 style = name
                 break
-    if re.search(r"\bdiamond(?: cubic)?(?: lattice| structure| crystal)", low):
+    if re.search(r"\bdiamond(?:[- ]cubic)?(?: lattice| structure| crystal)", low):
         style = "diamond"
+    style = style or solids.crystal_word(low)
     if style is None:
         desc.missing.append("initial configuration (lattice)")
         return
@@ -364,6 +380,24 @@ def _velocity(desc: SimulationDescription, low: str, ctl: dict) -> None:
     desc.note("velocity.zero_momentum", "default", "mom yes: LAMMPS's velocity default, the net momentum is zeroed")
 
 
+def _velocity_for_thermostat(desc: SimulationDescription) -> None:
+    """No velocity creation stated, but the first run holds a deterministic thermostat at T > 0:
+    velocities are created at its set point. From rest, a crystal on its lattice feels no force and
+    a Nose-Hoover, Berendsen or rescaling thermostat (which scale velocities) cannot heat it, so the
+    prescribed temperature would never be reached."""
+    runs = [s for s in desc.stages if s.kind == "run"]
+    if desc.velocity is not None or desc.origin.get("velocity", None) is None or desc.origin["velocity"].source != \
+            "default" or not runs:
+        return
+    dyn = runs[0].dynamics
+    if dyn is None or dyn.thermostat not in ("nose-hoover", "berendsen", "velocity-rescale") or not dyn.t_stop:
+        return
+    desc.velocity = Velocity(temperature=dyn.t_stop, seed=DEFAULT_SEED)
+    desc.note("velocity", "default", f"created at {dyn.t_stop:g} (seed {DEFAULT_SEED}, uniform, zero momentum): the "
+              f"text states no velocities but a {dyn.thermostat} thermostat at {dyn.t_stop:g} for the first run, "
+              "which cannot heat atoms that start at rest on their lattice sites")
+
+
 def _timestep(desc: SimulationDescription, ctl: dict) -> None:
     q = ctl.get("timestep")
     if q is not None:
@@ -456,11 +490,20 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
     current: Dynamics | None = None
     reset_next = False
     minimized = False
+    deform: solids.Deform | None = None  # stated, waiting for the run it applies to
     for sentence in re.split(r"(?<=[.;])\s+", low):
         dyn = _sentence_dynamics(sentence, reduced, current, desc.velocity.temperature if desc.velocity else None)
         if dyn is not None:
             current = dyn
+        elif current is not None:
+            _later_set_points(desc, sentence, current, deform is not None)
         events: list[tuple[int, str, int]] = []
+        stated_deform, deform_words = solids.read_deform(sentence, desc.units)
+        if stated_deform is not None:
+            events.append((re.search(r"deform|tensile|stretch|elongat|compress|strain rate", sentence).start(),
+                           "deform", 0))
+        elif deform_words:
+            desc.missing.append(deform_words)
         off = _OFF.search(sentence)
         if off:  # applies to the runs stated after it
             events.append((off.start(), "off", 0))
@@ -476,6 +519,12 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                                                     sentence[max(0, mini.start() - 12):mini.start()]):
             events.append((mini.start(), "minimize", 0))
         for _, kind, steps in sorted(events):
+            if kind == "deform":
+                deform = stated_deform
+                current, why = solids.deform_dynamics(current, dyn, deform, sentence)
+                desc.note(f"deform{len(desc.stages) + 1}", "rules", deform_words)
+                desc.note(f"deform{len(desc.stages) + 1}.dynamics", "default", f"{current.ensemble}: {why}")
+                continue
             if kind == "reset":
                 reset_next = True
                 continue
@@ -494,10 +543,15 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                 desc.missing.append(f"the dynamics (ensemble) of the {steps}-step run")
                 continue
             stage = Stage(name=f"run{len(desc.stages) + 1}", steps=steps, dynamics=current.model_copy(),
-                          reset_timestep=reset_next, evidence=sentence[:160])
+                          reset_timestep=reset_next, evidence=sentence[:160], deform=deform)
             reset_next = False
+            if deform is not None and current.ensemble in ("npt", "nph") and deform.axis in (current.p_axes or "xyz"):
+                desc.unsupported.append("a barostat on the deformed axis")
+            deform = None
             _complete_dynamics(desc, stage, low)
             desc.stages.append(stage)
+    if deform is not None:
+        desc.missing.append("the length of the deformation run (steps)")
     if not any(s.kind == "run" for s in desc.stages):
         desc.missing.append("a run length (steps)")
     elif desc.average_stage is None:
@@ -505,6 +559,19 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         name = desc.stages[desc.average_stage].name
         desc.note("average_stage", "default", f"{name}: the metrics average the thermo output of the last run stage, "
                   "the production run the text states last")
+
+
+def _later_set_points(desc: SimulationDescription, sentence: str, current: Dynamics, deforming: bool) -> None:
+    """Set points stated in a sentence after the one naming the ensemble: a barostat pressure
+    ('zero external pressure'), or the temperature kept during a deformation."""
+    if current.ensemble in ("npt", "nph") and current.p_stop is None and (p := solids.stated_pressure(sentence)):
+        current.p_start = current.p_stop = p[0]
+        desc.note("pressure", "rules", p[1])
+    if deforming and (t := solids.maintained_temperature(sentence)) is not None:
+        if current.thermostat is None:
+            current.ensemble, current.thermostat = "nvt", "nose-hoover"
+        current.t_start = current.t_stop = t
+        desc.note("deform.temperature", "rules", f"maintained at {t:g} K")
 
 
 def _complete_dynamics(desc: SimulationDescription, stage: Stage, desc_text: str) -> None:

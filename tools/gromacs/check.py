@@ -104,7 +104,7 @@ def mdp_problems(text: str, has_hydrogen: bool = True) -> list[str]:
     return problems
 
 
-def dry_run(inputs: dict[str, str], time_limit_s: float = 60) -> list[str]:
+def dry_run(inputs: dict[str, str], time_limit_s: float = engine.GROMPP_DRY_RUN_LIMIT_S) -> list[str]:
     """grompp WARNING/ERROR messages for every grompp step of the job, run on a scratch copy."""
     steps = StepList.model_validate_json(inputs[engine.STEPS_FILE])
     scratch = Path(tempfile.mkdtemp(prefix="simagent-grompp-"))

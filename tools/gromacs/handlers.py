@@ -27,7 +27,7 @@ import numpy as np
 from simagent.errors import InputError
 from simagent.handlers import ErrorHandler, Finding
 from simagent.models import Job
-from tools.gromacs.engine import environment, gmx_binary, share_top
+from tools.gromacs.engine import GROMPP_DRY_RUN_LIMIT_S, environment, gmx_binary, share_top
 from tools.gromacs.mdp import parse_mdp
 
 SCREEN = "stdout.txt"
@@ -736,7 +736,7 @@ def grompp_command(job: Job, tpr: str = "topol.tpr") -> list[str]:
     return command
 
 
-def dry_run(job: Job, time_limit_s: float = 60) -> list[str]:
+def dry_run(job: Job, time_limit_s: float = GROMPP_DRY_RUN_LIMIT_S) -> list[str]:
     """Errors of `gmx grompp` on a scratch copy (empty: the inputs are accepted)."""
     scratch = Path(tempfile.mkdtemp(prefix="simagent-grompp-"))
     try:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 
 from simagent.described.model import Dynamics, SimulationDescription, Stage
+from tools.lammps import described_groups
+from tools.lammps import described_solids as solids
 
 THERMO = "step temp pe ke etotal press vol density atoms"
 EROT_COLUMN = "c_erot"  # rotational kinetic energy of finite spheres (compute erotate/sphere)
@@ -42,25 +44,31 @@ def _system(desc: SimulationDescription) -> list[str]:
     assert desc.lattice is not None and desc.box is not None and desc.units is not None
     box = desc.box
     extents = " ".join(f"{_fmt(lo)} {_fmt(hi)}" for lo, hi in zip(box.lo, box.hi, strict=True))
-    style = "hybrid sphere dipole" if desc.dipoles else "atomic"
+    style = "hybrid sphere dipole" if desc.dipoles else desc.atom_style
     lines = [f"units           {desc.units}", f"dimension       {desc.dimension}",
              f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
-             f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}",
+             f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}{solids.lattice_suffix(desc)}",
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
              f"create_box      {desc.atom_types} box", "create_atoms    1 box"]
+    lines += solids.substitution_lines(desc)
     if desc.dipoles:  # finite spheres carry per-atom masses
         lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
         lines.append(f"set             group all dipole/random {desc.dipoles.seed} {_fmt(desc.dipoles.magnitude)}")
     else:
         lines += [f"mass            {t} {_fmt(m)}" for t, m in sorted(desc.masses.items())]
+    if desc.layout is not None:
+        lines += described_groups.setup(desc.layout)
     return lines
 
 
 def _interactions(desc: SimulationDescription) -> list[str]:
     pair = desc.pair
-    assert pair is not None
     lines = []
-    if pair.three_body is None:
+    if desc.potential is not None:
+        lines += solids.potential_lines(desc)
+    elif pair is None:
+        raise ValueError("the description states no interactions")
+    elif pair.three_body is None:
         lines.append(f"pair_style      {pair.style} {_fmt(pair.cutoff)}")
         lines += [f"pair_coeff      {c.i} {c.j} {_fmt(c.epsilon)} {_fmt(c.sigma)}"
                   + (f" {_fmt(c.cutoff)}" if c.cutoff else "") for c in pair.coeffs]
@@ -70,8 +78,8 @@ def _interactions(desc: SimulationDescription) -> list[str]:
                      f"{_fmt(tb.cutoff_triple)}")
         lines += [f"pair_coeff      {c.i} {c.j} {pair.style} {_fmt(c.epsilon)} {_fmt(c.sigma)}" for c in pair.coeffs]
         lines.append(f"pair_coeff      * * atm * {_fmt(tb.nu)}")  # i j, then k of the triple
-    modify = [f"{key} yes" for key, on in (("shift", pair.shift), ("tail", pair.tail)) if on]
-    if pair.mixing:
+    modify = [f"{key} yes" for key, on in (("shift", pair.shift), ("tail", pair.tail)) if on] if pair else []
+    if pair and pair.mixing:
         modify.append(f"mix {pair.mixing}")
     if modify:
         lines.append("pair_modify     " + " ".join(modify))
@@ -82,17 +90,26 @@ def _interactions(desc: SimulationDescription) -> list[str]:
     return lines
 
 
+def _thermo_modify(desc: SimulationDescription) -> str:
+    """Extensive thermo energies; the temperature of the thermostatted group when a thermostat acts on
+    a group (held walls would otherwise count as cold atoms)."""
+    temp = described_groups.temperature_compute(desc.layout)
+    return "thermo_modify   norm no" + (f" temp {temp}" if temp else "")
+
+
 def _velocity(desc: SimulationDescription) -> list[str]:
     v = desc.velocity
+    held = described_groups.at_rest(desc.layout) if desc.layout is not None else []
     if v is None:
-        return []
+        return held
     return [f"velocity        all create {_fmt(v.temperature)} {v.seed} dist {v.distribution} "
-            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}"]
+            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}"] + held
 
 
-def dynamics_fixes(dyn: Dynamics, spheres: bool = False) -> list[str]:
+def dynamics_fixes(dyn: Dynamics, spheres: bool = False, group: str = "all") -> list[str]:
     """The fixes of one run stage (ids dyn1, dyn2), the integrator first. `spheres`: dipolar spheres,
-    integrated by nve/sphere with their dipoles updated (NVE only)."""
+    integrated by nve/sphere with their dipoles updated (NVE only). `group`: the atoms an NVE
+    thermostat acts on."""
     if spheres:
         if dyn.ensemble != "nve" or dyn.thermostat is not None:
             raise ValueError("dipolar spheres are rendered with NVE (nve/sphere update dipole) only")
@@ -101,17 +118,18 @@ def dynamics_fixes(dyn: Dynamics, spheres: bool = False) -> list[str]:
     if dyn.ensemble == "nvt":
         return [f"fix             dyn1 all nvt temp {temp}"]
     if dyn.ensemble in ("npt", "nph"):
-        press = f"{dyn.p_coupling} {_fmt(dyn.p_start)} {_fmt(dyn.p_stop)} {_fmt(dyn.p_damp)}"
+        press = " ".join(f"{axis} {_fmt(dyn.p_start)} {_fmt(dyn.p_stop)} {_fmt(dyn.p_damp)}"
+                         for axis in (dyn.p_axes or [dyn.p_coupling]))
         if dyn.ensemble == "nph":
             return [f"fix             dyn1 all nph {press}"]
         return [f"fix             dyn1 all npt temp {temp} {press}"]
     fixes = ["fix             dyn1 all nve"]
     if dyn.thermostat == "langevin":
-        fixes.append(f"fix             dyn2 all langevin {temp} {dyn.seed}")
+        fixes.append(f"fix             dyn2 {group} langevin {temp} {dyn.seed}")
     elif dyn.thermostat == "berendsen":
-        fixes.append(f"fix             dyn2 all temp/berendsen {temp}")
+        fixes.append(f"fix             dyn2 {group} temp/berendsen {temp}")
     elif dyn.thermostat == "velocity-rescale":
-        fixes.append(f"fix             dyn2 all temp/rescale {dyn.rescale_every} {_fmt(dyn.t_start)} "
+        fixes.append(f"fix             dyn2 {group} temp/rescale {dyn.rescale_every} {_fmt(dyn.t_start)} "
                      f"{_fmt(dyn.t_stop)} {_fmt(dyn.rescale_window or 0.0)} 1.0")
     return fixes
 
@@ -148,17 +166,18 @@ def _green_kubo(desc: SimulationDescription) -> list[str]:
 
 
 def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False,
-           viscosity: bool = False, rotation: bool = False) -> str:
+           viscosity: bool = False, rotation: bool = False, drag: bool = False) -> str:
     """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
     in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
-    the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy."""
+    the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy;
+    `drag`: the force on each indenter along the flow."""
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
     lines = ["# simagent lammps/described: the task's description, rendered literally",
              "# (the defaults applied where the text is silent are listed in report.md)", ""]
     lines += _system(desc) + _interactions(desc)
-    lines += [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", "thermo_modify   norm no"]
+    lines += [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", _thermo_modify(desc)]
     lines += _velocity(desc)
     active: list[str] = []
     for index, stage in enumerate(desc.stages):
@@ -178,11 +197,16 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
                       f"{m.max_evaluations}"]
             continue
         assert stage.dynamics is not None
-        fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None)
+        fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None,
+                               group=described_groups.thermostat_group(desc.layout))
+        if stage.deform is not None:
+            fixes += solids.deform_lines(desc, stage)
+        if desc.layout is not None:
+            fixes += described_groups.fixes(desc.layout)
         if desc.dimension == 2:
             fixes.append("fix             e2d all enforce2d")  # last: it zeroes what the other fixes set
         lines += fixes
-        active = [f.split()[1] for f in fixes]
+        active = [f.split()[1] for f in fixes if f.startswith("fix ")]
         if index == desc.average_stage:
             extra = _measurements(desc, stage, rdf, msd, diffusion)
             columns = [MSD_COLUMN] * (msd or diffusion) + [SLOPE_COLUMN] * diffusion
@@ -192,8 +216,10 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             if viscosity:
                 extra += _green_kubo(desc)
                 columns += GK_COLUMNS
+            if drag and desc.layout is not None:
+                columns += [described_groups.drag_column(desc.layout, i.name) for i in desc.layout.indenters]
             if columns:  # thermo_style resets thermo_modify
-                extra += [f"thermo_style    custom {THERMO} {' '.join(columns)}", "thermo_modify   norm no"]
+                extra += [f"thermo_style    custom {THERMO} {' '.join(columns)}", _thermo_modify(desc)]
             lines += extra
             active += [w.split()[1] for w in extra if w.startswith("fix ")]
         every = thermo_every(desc, stage)

@@ -145,11 +145,13 @@ def _header_field(header: str, name: str) -> str:
     return match.group(1).strip(" ,") if match else ""
 
 
-def _style_for(name: str) -> str | None:
+def style_for_file(name: str) -> str | None:
+    """The LAMMPS pair style of a potential file, from its name's suffix (None: not known)."""
     for suffix, style in SUFFIX_STYLES.items():
         if name.endswith(suffix):
             return style
     return None
+
 
 
 def _elements_in(path: Path, style: str) -> list[str]:
@@ -201,7 +203,7 @@ def _short(citation: str, limit: int = 140) -> str:
 
 
 def _entry(path: Path) -> PotentialEntry | None:
-    style = _style_for(path.name)
+    style = style_for_file(path.name)
     if style is None or path.name in MEAM_LIBRARIES:
         return None
     text = path.read_text(errors="replace")

@@ -12,12 +12,19 @@ import re
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from ase.data import atomic_numbers, covalent_radii, reference_states
+from ase.data import atomic_numbers
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
+from tools.crystals import (  # noqa: F401 - NN_OVER_A is re-exported to the solid protocols
+    CRYSTAL_DEFAULTS,
+    NN_OVER_A,
+    initial_lattice_constant,
+    reference_lattice,
+)
 from tools.lammps import potentials
 from tools.lammps.inputs import render
 from tools.lammps.parse import read_output
@@ -26,15 +33,6 @@ Lattice = Literal["fcc", "bcc", "hcp", "diamond", "sc"]
 TEMPLATE = "crystal_relax.lmp.j2"
 JOB_ID = "relax"
 
-# Nearest-neighbour distance as a fraction of the lattice constant a (LAMMPS `lattice` conventions;
-# hcp built with the ideal c/a = sqrt(8/3)).
-NN_OVER_A = {
-    "fcc": 1 / math.sqrt(2),
-    "bcc": math.sqrt(3) / 2,
-    "sc": 1.0,
-    "diamond": math.sqrt(3) / 4,
-    "hcp": 1.0,
-}
 # Supercells: ~100-250 atoms, seconds per run. hcp uses LAMMPS' orthogonal 4-atom cell
 # (a, sqrt(3) a, c).
 DEFAULT_REPETITIONS = {
@@ -50,6 +48,17 @@ _VALUE = re.compile(r"(\w+)=(-?[0-9.eE+-]+|nan|-?inf)")
 
 class CrystalRelaxParams(BaseModel):
     """Everything the input depends on; defaults documented per field."""
+
+    # The defaults reported in the answer, each with its reason (templates filled by parameters())
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        **CRYSTAL_DEFAULTS,
+        "supercell": Default("DEFAULT_REPETITIONS", "a perfect periodic crystal needs no more; small cells run in "
+                             "seconds", shown="{reps[0]}x{reps[1]}x{reps[2]} cells ({atoms} atoms)"),
+        "minimiser": Default("cg + fix box/relax", "tight force tolerance so the box converges; aniso for hcp so c/a "
+                             "relaxes", shown="{p.min_style}, etol {p.etol:g}, ftol {p.ftol:g} eV/A, maxiter "
+                             "{p.maxiter}, maxeval {p.maxeval}; fix box/relax {p.box_relax} 0 bar, vmax {p.vmax:g}, "
+                             "{p.relax_passes} passes"),
+    }
 
     element: str
     lattice: Lattice
@@ -85,24 +94,31 @@ class CrystalRelaxParams(BaseModel):
         return self
 
 
-def initial_lattice_constant(element: str, lattice: str) -> tuple[float, str]:
-    """Starting a (angstrom) and where it came from.
+def one_element(spec: TaskSpec, refusal: str) -> str:
+    """The one element of a crystal request; RequestError (`refusal` formatted with elements) otherwise."""
+    system = spec.system
+    if system is None or not system.elements:
+        raise RequestError("say which element the crystal is made of")
+    if len(system.elements) != 1:
+        raise RequestError(refusal.format(elements="-".join(system.elements)))
+    element = system.elements[0].strip().capitalize()
+    if element not in atomic_numbers or element == "X":
+        raise RequestError(f"unknown chemical element {system.elements[0]!r}")
+    return element
 
-    ase.data.reference_states (experimental structures) when its symmetry is the requested lattice;
-    otherwise the reference nearest-neighbour distance (or twice the covalent radius, Cordero 2008)
-    converted to the requested lattice. The relaxation removes the guess's influence."""
-    state = reference_states[atomic_numbers[element]] or {}
-    symmetry = state.get("symmetry")
-    if symmetry == lattice and "a" in state:
-        source = f"experimental {lattice} lattice constant (ase.data.reference_states)"
-        return float(state["a"]), source
-    if symmetry in NN_OVER_A and "a" in state:
-        nn = state["a"] * NN_OVER_A[symmetry]
-        source = f"nearest-neighbour distance of the reference {symmetry} structure (ase.data)"
-    else:
-        nn = 2 * float(covalent_radii[atomic_numbers[element]])
-        source = "twice the covalent radius (ase.data, Cordero 2008)"
-    return round(nn / NN_OVER_A[lattice], 4), source
+
+def metal_potential(spec: TaskSpec, element: str, protocol: str, log: DefaultsLog) -> potentials.PotentialEntry:
+    """The shipped potential for the element (the request's family, name or file when it names one;
+    a library default is reported with why it was chosen); metal units only."""
+    pot = spec.potential
+    entry = potentials.find_potential(
+        [element], pot.family if pot else None, pot.name_hint if pot else None, pot.file if pot else None
+    )
+    if entry.units != "metal":
+        raise RequestError(f"{entry.file} uses {entry.units} units; {protocol} runs in metal units")
+    if entry.defaulted:
+        log.note("potential", f"{entry.file} ({entry.citation})", entry.chosen_by)
+    return entry
 
 
 class SolidProtocol(Protocol):
@@ -127,99 +143,31 @@ class CrystalRelax(SolidProtocol):
     )
 
     def parameters(self, spec: TaskSpec) -> tuple[CrystalRelaxParams, list[DefaultApplied]]:
-        system = spec.system
-        if system is None or not system.elements:
-            raise RequestError("say which element the crystal is made of")
-        if len(system.elements) != 1:
-            raise RequestError(
-                "crystal_relax handles one-element crystals; "
-                f"{'-'.join(system.elements)} compounds "
-                "are not supported yet"
-            )
-        element = system.elements[0].strip().capitalize()
-        if element not in atomic_numbers or element == "X":
-            raise RequestError(f"unknown chemical element {system.elements[0]!r}")
-        defaults: list[DefaultApplied] = []
-
-        lattice = system.lattice
-        if lattice is None:
-            symmetry = (reference_states[atomic_numbers[element]] or {}).get("symmetry")
-            if symmetry not in NN_OVER_A:
-                raise RequestError(
-                    f"say which lattice to relax {element} in (fcc, bcc, hcp, diamond or sc); its "
-                    f"reference structure ({symmetry}) is not one of these"
-                )
-            lattice = symmetry
-            defaults.append(
-                DefaultApplied(
-                    parameter="lattice",
-                    value=lattice,
-                    reason=f"reference structure of {element} (ase.data)",
-                )
-            )
+        log = DefaultsLog(CrystalRelaxParams.DEFAULTS)
+        element = one_element(spec, "crystal_relax handles one-element crystals; {elements} compounds are not "
+                                    "supported yet")
+        lattice = reference_lattice(element, spec.system.lattice, tuple(NN_OVER_A), log,
+                                    "say which lattice to relax {element} in (fcc, bcc, hcp, diamond or sc); its "
+                                    "reference structure ({symmetry}) is not one of these")
         if lattice not in NN_OVER_A:
             raise RequestError(f"lattice {lattice!r} is not supported (fcc, bcc, hcp, diamond, sc)")
-
-        pot = spec.potential
-        entry = potentials.find_potential(
-            [element],
-            pot.family if pot else None,
-            pot.name_hint if pot else None,
-            pot.file if pot else None,
-        )
-        if entry.units != "metal":
-            raise RequestError(f"{entry.file} uses {entry.units} units; crystal_relax runs in metal units")
-        if entry.defaulted:
-            defaults.append(
-                DefaultApplied(
-                    parameter="potential",
-                    value=f"{entry.file} ({entry.citation})",
-                    reason=entry.chosen_by,
-                )
-            )
-
-        a_initial, a_source = initial_lattice_constant(element, lattice)
-        defaults.append(
-            DefaultApplied(parameter="initial lattice constant", value=f"{a_initial} angstrom", reason=a_source)
-        )
+        entry = metal_potential(spec, element, "crystal_relax", log)
+        a_initial, _ = initial_lattice_constant(element, lattice, log)
         repetitions = DEFAULT_REPETITIONS[lattice]
         if spec.controls.n_atoms:
             # the default cell shape, scaled to hold at least the requested number of atoms
             scale = (spec.controls.n_atoms / (ATOMS_PER_CELL[lattice] * math.prod(repetitions))) ** (1 / 3)
             repetitions = tuple(max(1, math.ceil(r * scale - 1e-9)) for r in repetitions)
         else:
-            n = ATOMS_PER_CELL[lattice] * math.prod(repetitions)
-            defaults.append(
-                DefaultApplied(
-                    parameter="supercell",
-                    value=f"{'x'.join(map(str, repetitions))} cells ({n} atoms)",
-                    reason="a perfect periodic crystal needs no more; small cells run in seconds",
-                )
-            )
-        box_relax = "aniso" if lattice == "hcp" else "iso"
+            log.report("supercell", reps=repetitions, atoms=ATOMS_PER_CELL[lattice] * math.prod(repetitions))
         params = CrystalRelaxParams(
-            element=element,
-            lattice=lattice,
-            a_initial=a_initial,
-            repetitions=repetitions,
-            potential_file=entry.file,
-            pair_style=entry.pair_style,
-            pair_lines=potentials.pair_commands(entry, [element]),
-            potential_citation=entry.citation,
-            mass=potentials.mass(element),
-            box_relax=box_relax,
+            element=element, lattice=lattice, a_initial=a_initial, repetitions=repetitions,
+            potential_file=entry.file, pair_style=entry.pair_style, potential_citation=entry.citation,
+            pair_lines=potentials.pair_commands(entry, [element]), mass=potentials.mass(element),
+            box_relax="aniso" if lattice == "hcp" else "iso",
         )
-        defaults.append(
-            DefaultApplied(
-                parameter="minimiser",
-                value=f"{params.min_style}, etol {params.etol:g}, ftol {params.ftol:g} eV/A, "
-                f"maxiter {params.maxiter}, maxeval {params.maxeval}; "
-                f"fix box/relax {box_relax} 0 bar, vmax "
-                f"{params.vmax:g}, {params.relax_passes} passes",
-                reason="tight force tolerance so the box converges; aniso for hcp so c/a relaxes",
-            )
-        )
-        return params, defaults
+        log.report("minimiser", p=params)
+        return params, log.applied
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = CrystalRelaxParams.model_validate(params.model_dump())

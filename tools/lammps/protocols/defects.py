@@ -19,6 +19,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import register
@@ -76,6 +77,20 @@ INTERSTITIALS: dict[str, list[Defect]] = {
 
 
 class PointDefectParams(SolidBase):
+    # Defaults, each with its reason (the interstitial sites are INTERSTITIALS, above)
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        **SolidBase.DEFAULTS,
+        "supercell": Default("5 cells a side (fcc, bcc), else 4", "E_f converges to ~0.01 eV by ~250-500 atoms for "
+                             "short-ranged EAM potentials", shown="{cells} cells ({atoms} atoms)"),
+        "interstitial configurations": Default("INTERSTITIALS", "the lowest relaxed energy is the formation energy; "
+                                               "all are listed in the data file", shown="{names}"),
+        "relaxation": Default(False, "the usual convention for EAM formation energies; set relax_volume for zero "
+                              "pressure", shown="constant volume (atoms relax in the perfect crystal's box)"),
+        "minimiser": Default("cg", "symmetry breaking lets unstable starting sites relax to the nearest minimum",
+                             shown="cg, ftol {p.ftol:g} eV/A, random start displacement {p.perturbation:g} A "
+                             "(seed {p.seed})"),
+    }
+
     repetitions: tuple[int, int, int]
     defects: list[Defect]
     relax_volume: bool = Field(
@@ -110,20 +125,13 @@ class PointDefects(SolidProtocol):
     )
 
     def parameters(self, spec: TaskSpec) -> tuple[PointDefectParams, list[DefaultApplied]]:
+        log = DefaultsLog(PointDefectParams.DEFAULTS)
         wanted = {p.name for p in spec.properties} or set(self.properties)
         lattices = ("fcc", "bcc") if INTERSTITIAL in wanted else ("fcc", "bcc", "hcp", "diamond", "sc")
-        fields, defaults = solid_base(spec, self.name, lattices=lattices)
+        fields = solid_base(spec, self.name, log, lattices=lattices)
         lattice = fields["lattice"]
-        if (note := static_temperature_note(spec, self.name)) is not None:
-            defaults.append(note)
-        reps, note = cubic_repetitions(
-            spec,
-            lattice,
-            5 if lattice in ("fcc", "bcc") else 4,
-            "E_f converges to ~0.01 eV by ~250-500 atoms for short-ranged EAM potentials",
-        )
-        if note:
-            defaults.append(note)
+        static_temperature_note(spec, self.name, log)
+        reps = cubic_repetitions(spec, lattice, 5 if lattice in ("fcc", "bcc") else 4, log)
         defects: list[Defect] = []
         if VACANCY in wanted:
             defects.append(Defect(name="vacancy", remove=True))
@@ -131,34 +139,14 @@ class PointDefects(SolidProtocol):
             if lattice not in INTERSTITIALS:
                 raise RequestError(f"interstitials are set up for fcc and bcc crystals, not {lattice}")
             defects += INTERSTITIALS[lattice]
-            defaults.append(
-                DefaultApplied(
-                    parameter="interstitial configurations",
-                    value=", ".join(d.name for d in INTERSTITIALS[lattice]),
-                    reason="the lowest relaxed energy is the formation energy; all are listed in the data file",
-                )
-            )
+            log.report("interstitial configurations", names=", ".join(d.name for d in INTERSTITIALS[lattice]))
         params = PointDefectParams(
-            **fields,
-            repetitions=reps,
-            defects=defects,
-            box_relax="aniso" if lattice == "hcp" else "iso",
+            **fields, repetitions=reps, defects=defects, box_relax="aniso" if lattice == "hcp" else "iso",
             **({"seed": spec.controls.seed} if spec.controls.seed is not None else {}),
         )
-        defaults += [
-            DefaultApplied(
-                parameter="relaxation",
-                value="constant volume (atoms relax in the perfect crystal's box)",
-                reason="the usual convention for EAM formation energies; set relax_volume for zero pressure",
-            ),
-            DefaultApplied(
-                parameter="minimiser",
-                value=f"cg, ftol {params.ftol:g} eV/A, random start displacement "
-                f"{params.perturbation:g} A (seed {params.seed})",
-                reason="symmetry breaking lets unstable starting sites relax to the nearest minimum",
-            ),
-        ]
-        return params, defaults
+        log.report("relaxation")
+        log.report("minimiser", p=params)
+        return params, log.applied
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

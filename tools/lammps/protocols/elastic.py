@@ -23,6 +23,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed
 from simagent.models import CUBIC_POISSON_LABEL, CUBIC_SHEAR_LABELS, DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import register
@@ -64,6 +65,31 @@ MONTE_CARLO_SAMPLES = 400
 
 
 class ElasticParams(SolidMDBase):
+    # Defaults, each with its reason: a static (0 K) run unless a temperature is given, strains and
+    # cells for each kind of run, and the minimiser or MD schedule the parameters fix
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        **SolidMDBase.DEFAULTS,
+        "temperature": Default(0.0, "no temperature given: static elastic constants by minimisation",
+                               shown="0 K (static)"),
+        "supercell (static)": Default(3, "a perfect crystal needs only a few cells at 0 K (homogeneous strain)",
+                                      shown="{cells} cells ({atoms} atoms)", parameter="supercell"),
+        "supercell (thermal)": Default(4, "finite T: 256-atom fcc cell keeps the stress noise of 10 ps averages near "
+                                       "1 % of C", shown="{cells} cells ({atoms} atoms)", parameter="supercell"),
+        "strain (static)": Default(STATIC_STRAIN, "central differences; linear regime, far above minimiser noise",
+                                   shown="+/-{value:g}", parameter="strain"),
+        "strain (thermal)": Default(THERMAL_STRAIN, "central differences; large enough to beat thermal noise",
+                                    shown="+/-{value:g}", parameter="strain"),
+        "strain directions": Default((1, 4), "cubic symmetry: C11, C12 from the xx strain and C44 from the yz shear "
+                                     "(2 jobs, not 6)", shown="xx and yz"),
+        "MD schedule": Default("NPT, then NVT per strain", "LAMMPS fix nh guidance (damping ~100 / ~1000 steps); "
+                               "block-averaged errors",
+                               shown="NPT {p.npt_equilibration_steps}+{p.npt_average_steps} steps (box averaged), then "
+                               "per strain NVT {p.nvt_equilibration_steps} + {p.production_steps} steps, stress every "
+                               "{p.sample_every}; Nose-Hoover Tdamp {p.tdamp:g} ps, Pdamp {p.pdamp:g} ps"),
+        "minimiser": Default("cg + box/relax", "tight force tolerance so stress differences at 1e-4 strain are exact "
+                             "to ~1e-4 GPa", shown="cg, ftol {p.ftol:g} eV/A; box/relax {p.box_relax} 0 bar"),
+    }
+
     repetitions: tuple[int, int, int]
     temperature: float = Field(default=0.0, ge=0, description="K; 0 = static (minimisation)")
     strain: float = Field(gt=0, le=0.05, description="Voigt strain amplitude e (engineering shear for 4-6)")
@@ -109,79 +135,23 @@ class ElasticConstants(SolidProtocol):
     )
 
     def parameters(self, spec: TaskSpec) -> tuple[ElasticParams, list[DefaultApplied]]:
-        fields, defaults = solid_base(spec, self.name)
+        log = DefaultsLog(ElasticParams.DEFAULTS)
+        fields = solid_base(spec, self.name, log)
         lattice = fields["lattice"]
-        temperature = requested_temperature(spec)
-        if temperature is None:
-            temperature = 0.0
-            defaults.append(
-                DefaultApplied(
-                    parameter="temperature",
-                    value="0 K (static)",
-                    reason="no temperature given: static elastic constants by minimisation",
-                )
-            )
+        temperature = log.take("temperature", requested_temperature(spec))
         thermal = temperature > 0
-        reps, note = cubic_repetitions(
-            spec,
-            lattice,
-            4 if thermal else 3,
-            "finite T: 256-atom fcc cell keeps the stress noise of 10 ps averages near 1 % of C"
-            if thermal
-            else "a perfect crystal needs only a few cells at 0 K (homogeneous strain)",
-        )
-        if note:
-            defaults.append(note)
-        strain = THERMAL_STRAIN if thermal else STATIC_STRAIN
-        defaults.append(
-            DefaultApplied(
-                parameter="strain",
-                value=f"+/-{strain:g}",
-                reason="central differences; "
-                + ("large enough to beat thermal noise" if thermal else "linear regime, far above minimiser noise"),
-            )
-        )
+        run = "thermal" if thermal else "static"
+        reps = cubic_repetitions(spec, lattice, 4 if thermal else 3, log, f"supercell ({run})")
+        strain = log.report(f"strain ({run})")
+        directions = [1, 2, 3, 4, 5, 6]
         if thermal and lattice in CUBIC:
-            directions = [1, 4]
-            defaults.append(
-                DefaultApplied(
-                    parameter="strain directions",
-                    value="xx and yz",
-                    reason="cubic symmetry: C11, C12 from the xx strain and C44 from the yz shear (2 jobs, not 6)",
-                )
-            )
-        else:
-            directions = [1, 2, 3, 4, 5, 6]
-        extra = md_controls(spec, fields["mass"], defaults, "npt_equilibration_steps", "production_steps") \
+            directions = log.report("strain directions")
+        extra = md_controls(spec, fields["mass"], log, "npt_equilibration_steps", "production_steps") \
             if thermal else {}
-        params = ElasticParams(
-            **fields,
-            repetitions=reps,
-            temperature=temperature,
-            strain=strain,
-            strain_directions=directions,
-            box_relax="aniso" if lattice == "hcp" else "iso",
-            **extra,
-        )
-        if thermal:
-            defaults.append(
-                DefaultApplied(
-                    parameter="MD schedule",
-                    value=f"NPT {params.npt_equilibration_steps}+{params.npt_average_steps} steps (box averaged), then "
-                    f"per strain NVT {params.nvt_equilibration_steps} + {params.production_steps} steps, stress "
-                    f"every {params.sample_every}; Nose-Hoover Tdamp {params.tdamp:g} ps, Pdamp {params.pdamp:g} ps",
-                    reason="LAMMPS fix nh guidance (damping ~100 / ~1000 steps); block-averaged errors",
-                )
-            )
-        else:
-            defaults.append(
-                DefaultApplied(
-                    parameter="minimiser",
-                    value=f"cg, ftol {params.ftol:g} eV/A; box/relax {params.box_relax} 0 bar",
-                    reason="tight force tolerance so stress differences at 1e-4 strain are exact to ~1e-4 GPa",
-                )
-            )
-        return params, defaults
+        params = ElasticParams(**fields, repetitions=reps, temperature=temperature, strain=strain,
+                               strain_directions=directions, box_relax="aniso" if lattice == "hcp" else "iso", **extra)
+        log.report("MD schedule" if thermal else "minimiser", p=params)
+        return params, log.applied
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

@@ -18,6 +18,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import register
@@ -51,7 +52,28 @@ RANGE_POINTS = 5
 MAX_MEAN_PRESSURE_BAR = 200.0
 
 
+_TEMPERATURES = {"shown": "{temps} K", "parameter": "temperatures"}
+
+
 class ExpansionParams(SolidMDBase):
+    # Defaults, each with its reason: the temperatures around the one asked (or a range's points),
+    # the cell, the NPT schedule and the fit
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        **SolidMDBase.DEFAULTS,
+        "temperatures (range)": Default(RANGE_POINTS, f"{RANGE_POINTS} points spanning the requested range",
+                                        **_TEMPERATURES),
+        "temperatures": Default(OFFSETS, f"{len(OFFSETS)} temperatures, +/-{{half:g}} K around {{centre:g}} K",
+                                **_TEMPERATURES),
+        "temperatures (none given)": Default(DEFAULT_CENTRE, f"{len(OFFSETS)} temperatures, +/-{{half:g}} K around "
+                                             "{centre:g} K (room temperature: none given)", **_TEMPERATURES),
+        "supercell": Default(4, "256-atom fcc cell: 20 ps averages give <a> to ~1e-5 relative",
+                             shown="{cells} cells ({atoms} atoms)"),
+        "MD schedule": Default("NPT per temperature", "LAMMPS fix nh guidance (100 / 1000 timesteps); block-averaged "
+                               "errors", shown="NPT 0 bar, {p.equilibration_steps} + {p.production_steps} steps at dt "
+                               "{p.timestep:g} ps per temperature; Tdamp {p.tdamp:g} ps, Pdamp {p.pdamp:g} ps"),
+        "fit": Default(1, "a(T) is nearly linear over a +/-100 K window", shown="weighted straight line a(T)"),
+    }
+
     repetitions: tuple[int, int, int]
     temperatures: list[float] = Field(min_length=2, description="K, one NPT job each")
     reference_temperature: float = Field(gt=0, description="K, where alpha is evaluated")
@@ -77,39 +99,27 @@ def job_id(temperature: float) -> str:
     return f"npt_{temperature:g}K".replace(".", "p")
 
 
-def temperature_list(spec: TaskSpec) -> tuple[list[float], float, DefaultApplied | None]:
-    """Temperatures to simulate, the reference temperature, and the default applied (if any)."""
+def temperature_list(spec: TaskSpec, log: DefaultsLog) -> tuple[list[float], float]:
+    """Temperatures to simulate and the reference temperature (a chosen list is reported to `log`)."""
     given = sorted(kelvin(q) for q in spec.conditions.temperatures)
     single = requested_temperature(spec)
     if len(given) >= 3:
         ref = single if single is not None else given[len(given) // 2]
-        return given, ref, None
+        return given, ref
     if len(given) == 2:
         lo, hi = given
         temps = [round(lo + (hi - lo) * i / (RANGE_POINTS - 1), 2) for i in range(RANGE_POINTS)]
         ref = single if single is not None and lo <= single <= hi else temps[RANGE_POINTS // 2]
-        return (
-            temps,
-            ref,
-            DefaultApplied(
-                parameter="temperatures",
-                value=", ".join(f"{t:g}" for t in temps) + " K",
-                reason=f"{RANGE_POINTS} points spanning the requested range",
-            ),
-        )
+        log.report("temperatures (range)", temps=", ".join(f"{t:g}" for t in temps))
+        return temps, ref
     centre = single if single is not None else DEFAULT_CENTRE
     if centre <= 0:
         raise RequestError("thermal expansion needs a temperature above 0 K")
     half = min(HALF_WIDTH_K, 0.5 * centre)
     temps = [round(centre + f * half, 2) for f in OFFSETS]
-    why = f"{len(temps)} temperatures, +/-{half:g} K around {centre:g} K" + (
-        "" if single is not None else " (room temperature: none given)"
-    )
-    return (
-        temps,
-        centre,
-        DefaultApplied(parameter="temperatures", value=", ".join(f"{t:g}" for t in temps) + " K", reason=why),
-    )
+    log.report("temperatures" if single is not None else "temperatures (none given)",
+               temps=", ".join(f"{t:g}" for t in temps), half=half, centre=centre)
+    return temps, centre
 
 
 @register
@@ -124,40 +134,16 @@ class ThermalExpansion(SolidProtocol):
     )
 
     def parameters(self, spec: TaskSpec) -> tuple[ExpansionParams, list[DefaultApplied]]:
-        fields, defaults = solid_base(spec, self.name)
-        temps, ref, note = temperature_list(spec)
-        if note:
-            defaults.append(note)
-        reps, rnote = cubic_repetitions(
-            spec, fields["lattice"], 4, "256-atom fcc cell: 20 ps averages give <a> to ~1e-5 relative"
-        )
-        if rnote:
-            defaults.append(rnote)
-        extra = md_controls(spec, fields["mass"], defaults, production="production_steps")
-        params = ExpansionParams(
-            **fields,
-            repetitions=reps,
-            temperatures=temps,
-            reference_temperature=ref,
-            box_relax="aniso" if fields["lattice"] == "hcp" else "iso",
-            **extra,
-        )
-        defaults.append(
-            DefaultApplied(
-                parameter="MD schedule",
-                value=f"NPT 0 bar, {params.equilibration_steps} + {params.production_steps} steps "
-                f"at dt {params.timestep:g} ps per temperature; Tdamp {params.tdamp:g} ps, Pdamp {params.pdamp:g} ps",
-                reason="LAMMPS fix nh guidance (100 / 1000 timesteps); block-averaged errors",
-            )
-        )
-        defaults.append(
-            DefaultApplied(
-                parameter="fit",
-                value="weighted straight line a(T)",
-                reason="a(T) is nearly linear over a +/-100 K window",
-            )
-        )
-        return params, defaults
+        log = DefaultsLog(ExpansionParams.DEFAULTS)
+        fields = solid_base(spec, self.name, log)
+        temps, ref = temperature_list(spec, log)
+        reps = cubic_repetitions(spec, fields["lattice"], 4, log)
+        extra = md_controls(spec, fields["mass"], log, production="production_steps")
+        params = ExpansionParams(**fields, repetitions=reps, temperatures=temps, reference_temperature=ref,
+                                 box_relax="aniso" if fields["lattice"] == "hcp" else "iso", **extra)
+        log.report("MD schedule", p=params)
+        log.report("fit")
+        return params, log.applied
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

@@ -24,6 +24,7 @@ from typing import ClassVar
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import register
@@ -58,6 +59,23 @@ MAX_PRESSURE_OFF_BAR = 500.0
 
 
 class MeltingParams(SolidMDBase):
+    # Defaults, each with its reason: start temperature, pressure, the coexistence box, MD schedule
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        **SolidMDBase.DEFAULTS,
+        "start temperature (given)": Default("the request's", "the request's temperature starts both phases; NPH "
+                                             "moves to Tm", shown="{guess:g} K", parameter="start temperature"),
+        "start temperature": Default("measured Tm", "measured melting point of {element} (pymatgen data); the NPH "
+                                     "coexistence run moves to the potential's own Tm", shown="{guess:g} K"),
+        "pressure": Default(0.0, "no pressure given", shown="0 bar"),
+        "supercell": Default((6, 6, 18), "two interfaces ~9 cells apart along z; coexistence Tm of EAM metals is "
+                             "within ~10 K of the large-box value at this size", shown="6x6x18"),
+        "MD schedule": Default("coexistence", "NPH interface method (Morris et al. 1994); LAMMPS fix nh damping advice",
+                               "Morris et al., Phys. Rev. B 49, 3109 (1994)",
+                               shown="NPT crystal {p.solid_steps}, melt upper half at " + f"{MELT_FACTOR:g}" +
+                               " x start T {p.melt_steps}, liquid NPT(z) {p.liquid_steps}, NPH coexistence "
+                               "{p.production_steps} steps at dt {p.timestep:g} ps"),
+    }
+
     repetitions: tuple[int, int, int] = Field(description="conventional cells; z is the long axis")
     guess_temperature: float = Field(gt=0, description="K: start temperature of both phases")
     pressure_bar: float = 0.0
@@ -113,52 +131,43 @@ class MeltingPoint(SolidProtocol):
     )
 
     def parameters(self, spec: TaskSpec) -> tuple[MeltingParams, list[DefaultApplied]]:
-        fields, defaults = solid_base(spec, self.name, lattices=("fcc", "hcp", "bcc"))
-        element = fields["element"]
-        cond = spec.conditions
-        if cond.temperature is not None:
-            guess = kelvin(cond.temperature)
-            defaults.append(DefaultApplied(parameter="start temperature", value=f"{guess:g} K",
-                                           reason="the request's temperature starts both phases; NPH moves to Tm"))
+        log = DefaultsLog(MeltingParams.DEFAULTS)
+        fields = solid_base(spec, self.name, log, lattices=("fcc", "hcp", "bcc"))
+        guess = self._start_temperature(spec, fields["element"], log)
+        pressure = 0.0
+        if spec.conditions.pressure is not None:
+            bar = to_canonical(spec.conditions.pressure, "pressure")
+            if bar.unit != "bar":
+                raise RequestError(f"give the pressure in a unit of pressure, not {spec.conditions.pressure.unit!r}")
+            pressure = bar.value
+        else:
+            log.report("pressure")
+        n = 6
+        if spec.controls.n_atoms:
+            per_cell = {"fcc": 4, "bcc": 2, "hcp": 4}[fields["lattice"]]
+            n = max(2, round((spec.controls.n_atoms / (3 * per_cell)) ** (1 / 3)))
+        else:
+            log.report("supercell")
+        extra = md_controls(spec, fields["mass"], log, equilibration="solid_steps", production="production_steps")
+        params = MeltingParams(**fields, repetitions=(n, n, 3 * n), guess_temperature=guess, pressure_bar=pressure,
+                               **extra)
+        log.report("MD schedule", p=params)
+        return params, log.applied
+
+    @staticmethod
+    def _start_temperature(spec: TaskSpec, element: str, log: DefaultsLog) -> float:
+        """The request's temperature, else the element's measured melting point (either reported)."""
+        if spec.conditions.temperature is not None:
+            guess = kelvin(spec.conditions.temperature)
+            log.report("start temperature (given)", guess=guess)
         else:
             guess = experimental_melting_point(element)
             if guess is None:
                 raise RequestError(f"no measured melting point of {element} to start from: give a start temperature")
-            defaults.append(DefaultApplied(
-                parameter="start temperature", value=f"{guess:g} K",
-                reason=f"measured melting point of {element} (pymatgen data); the NPH coexistence run moves to "
-                       "the potential's own Tm"))
+            log.report("start temperature", guess=guess, element=element)
         if guess <= 0:
             raise RequestError("the start temperature must be above 0 K")
-        pressure = 0.0
-        if cond.pressure is not None:
-            bar = to_canonical(cond.pressure, "pressure")
-            if bar.unit != "bar":
-                raise RequestError(f"give the pressure in a unit of pressure, not {cond.pressure.unit!r}")
-            pressure = bar.value
-        else:
-            defaults.append(DefaultApplied(parameter="pressure", value="0 bar", reason="no pressure given"))
-        n = 6
-        reps = (n, n, 3 * n)
-        if spec.controls.n_atoms:
-            per_cell = {"fcc": 4, "bcc": 2, "hcp": 4}[fields["lattice"]]
-            n = max(2, round((spec.controls.n_atoms / (3 * per_cell)) ** (1 / 3)))
-            reps = (n, n, 3 * n)
-        else:
-            defaults.append(DefaultApplied(
-                parameter="supercell", value="x".join(map(str, reps)),
-                reason="two interfaces ~9 cells apart along z; coexistence Tm of EAM metals is within ~10 K of the "
-                       "large-box value at this size"))
-        extra = md_controls(spec, fields["mass"], defaults, equilibration="solid_steps", production="production_steps")
-        params = MeltingParams(**fields, repetitions=reps, guess_temperature=guess, pressure_bar=pressure, **extra)
-        defaults.append(DefaultApplied(
-            parameter="MD schedule",
-            value=f"NPT crystal {params.solid_steps}, melt upper half at {MELT_FACTOR:g} x start T "
-                  f"{params.melt_steps}, "
-                  f"liquid NPT(z) {params.liquid_steps}, NPH coexistence {params.production_steps} steps at "
-                  f"dt {params.timestep:g} ps",
-            reason="NPH interface method (Morris et al. 1994); LAMMPS fix nh damping advice"))
-        return params, defaults
+        return guess
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

@@ -19,6 +19,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import ReadError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import register
@@ -45,6 +46,26 @@ _FIRE_WORDS = ("fire", "fast inertial relaxation")
 
 
 class MinimizeParams(SolidMDBase):
+    # Defaults, each with its reason: cell, minimiser, and the settings the parameters fix
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        **SolidMDBase.DEFAULTS,
+        "supercell": Default(3, "a perfect crystal needs only a few cells", shown="{cells} cells ({atoms} atoms)"),
+        "supercell (snapshots)": Default(4, "256-atom cell for MD snapshots", shown="{cells} cells ({atoms} atoms)",
+                                         parameter="supercell"),
+        "minimiser": Default("cg", "LAMMPS' default and robust line-search minimiser",
+                             shown="cg (Polak-Ribiere conjugate gradient)"),
+        "tolerances": Default("force criterion", "force criterion decides; final largest force gated at "
+                              "{p.max_force_eV_per_A:g} eV/A", shown="etol {p.etol:g}, ftol {p.ftol:g} eV/A (force "
+                              "2-norm), maxiter {p.maxiter}, maxeval {p.maxeval}"),
+        "snapshots": Default("MD quenches", "snapshots 1 ps apart are nearly independent in a dense solid or liquid",
+                             shown="{p.n_snapshots} quenches every {p.snapshot_every} steps after "
+                             "{p.equilibration_steps} NPT steps (NVT between snapshots)"),
+        "box": Default("box/relax", "the minimum of the crystal includes its volume",
+                       shown="fix box/relax {p.box_relax} to 0 bar"),
+        "box (FIRE)": Default(None, "FIRE cannot relax the box in LAMMPS", shown="fixed (initial lattice constant)",
+                              parameter="box"),
+    }
+
     repetitions: tuple[int, int, int]
     temperature: float = Field(default=0.0, ge=0, description="K; > 0: inherent structures of MD snapshots")
     min_style: Literal["cg", "fire", "sd"] = "cg"
@@ -71,6 +92,15 @@ class MinimizeParams(SolidMDBase):
 
 
 
+def named_minimiser(spec: TaskSpec) -> str | None:
+    """The minimiser the request names: a typed field when the spec has one (proposed
+    SimulationControls.minimizer), else the words of the request; None when it names none."""
+    named = getattr(spec.controls, "minimizer", None)
+    if named in ("cg", "fire", "sd"):
+        return named
+    return "fire" if any(w in spec.request.lower() for w in _FIRE_WORDS) else None
+
+
 @register
 class Minimize(SolidProtocol):
     name = "lammps/minimize"
@@ -83,74 +113,24 @@ class Minimize(SolidProtocol):
     )
 
     def parameters(self, spec: TaskSpec) -> tuple[MinimizeParams, list[DefaultApplied]]:
-        fields, defaults = solid_base(spec, self.name)
+        log = DefaultsLog(MinimizeParams.DEFAULTS)
+        fields = solid_base(spec, self.name, log)
         temperature = requested_temperature(spec) or 0.0
-        reps, note = cubic_repetitions(
-            spec,
-            fields["lattice"],
-            4 if temperature > 0 else 3,
-            "256-atom cell for MD snapshots" if temperature > 0 else "a perfect crystal needs only a few cells",
-        )
-        if note:
-            defaults.append(note)
-        # the minimiser named in the request: a typed field when the spec has one (proposed
-        # SimulationControls.minimizer), else the words of the request
-        named = getattr(spec.controls, "minimizer", None)
-        if named in ("cg", "fire", "sd"):
-            min_style = named
-        elif any(w in spec.request.lower() for w in _FIRE_WORDS):
-            min_style = "fire"
-        else:
-            min_style = "cg"
-            defaults.append(
-                DefaultApplied(
-                    parameter="minimiser",
-                    value="cg (Polak-Ribiere conjugate gradient)",
-                    reason="LAMMPS' default and robust line-search minimiser",
-                )
-            )
+        quench = temperature > 0
+        reps = cubic_repetitions(spec, fields["lattice"], 4 if quench else 3, log,
+                                 "supercell (snapshots)" if quench else "supercell")
+        min_style = log.take("minimiser", named_minimiser(spec))
         fire = min_style == "fire"
-        box = None if (temperature > 0 or fire) else ("aniso" if fields["lattice"] == "hcp" else "iso")
-        extra = md_controls(spec, fields["mass"], defaults) if temperature > 0 else {}
+        box = None if (quench or fire) else ("aniso" if fields["lattice"] == "hcp" else "iso")
+        extra = md_controls(spec, fields["mass"], log) if quench else {}
         if spec.controls.seed is not None:  # also the seed of a perturbed 0 K start
             extra["seed"] = spec.controls.seed
         params = MinimizeParams(
             **fields, repetitions=reps, temperature=temperature, min_style=min_style, box_relax=box, **extra
         )
-        defaults.append(
-            DefaultApplied(
-                parameter="tolerances",
-                value=f"etol {params.etol:g}, ftol {params.ftol:g} eV/A (force 2-norm), maxiter "
-                f"{params.maxiter}, maxeval {params.maxeval}",
-                reason=f"force criterion decides; final largest force gated at {params.max_force_eV_per_A:g} eV/A",
-            )
-        )
-        if temperature > 0:
-            defaults.append(
-                DefaultApplied(
-                    parameter="snapshots",
-                    value=f"{params.n_snapshots} quenches every {params.snapshot_every} steps after "
-                    f"{params.equilibration_steps} NPT steps (NVT between snapshots)",
-                    reason="snapshots 1 ps apart are nearly independent in a dense solid or liquid",
-                )
-            )
-        elif box:
-            defaults.append(
-                DefaultApplied(
-                    parameter="box",
-                    value=f"fix box/relax {box} to 0 bar",
-                    reason="the minimum of the crystal includes its volume",
-                )
-            )
-        else:
-            defaults.append(
-                DefaultApplied(
-                    parameter="box",
-                    value="fixed (initial lattice constant)",
-                    reason="FIRE cannot relax the box in LAMMPS",
-                )
-            )
-        return params, defaults
+        log.report("tolerances", p=params)
+        log.report("snapshots" if quench else "box" if box else "box (FIRE)", p=params)
+        return params, log.applied
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

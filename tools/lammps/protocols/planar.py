@@ -20,6 +20,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import register
@@ -71,6 +72,24 @@ _FACET_TEXT = re.compile(r"[({]\s*(-?\d)\s*(-?\d)\s*(-?\d)\s*[)}]")
 
 
 class PlanarParams(SolidBase):
+    # Defaults, each with its reason: the surface, the fault shifts and slabs a request leaves out
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        **SolidBase.DEFAULTS,
+        "surface (fcc)": Default(DEFAULT_FACET, "no (hkl) in the request; the close-packed fcc surface",
+                                 shown="({value})", parameter="surface"),
+        "surface": Default(DEFAULT_FACET, "no (hkl) in the request", shown="({value})"),
+        "gamma line": Default(GSF_LINE, "covers the unstable maximum and the intrinsic fault (b_p = a/sqrt 6)",
+                              shown="0 to 1.2 b_p along [11-2] in 0.05 b_p steps"),
+        "fault shifts": Default(SF_POINTS, "intrinsic fault at b_p; neighbours check that it is a minimum",
+                                shown="0, 0.9, 1.0, 1.1 b_p"),
+        "slab": Default("at least MIN_THICKNESS_A thick", f">= {MIN_THICKNESS_A:g} A thick: surfaces do not interact",
+                        shown="{periods} periods ({atoms} atoms), free surfaces (shrink-wrapped z)",
+                        parameter="({facet}) slab"),
+        "fault slab": Default("SF_REPETITIONS", "rigid in-plane shift, relaxed normal to the plane (standard gamma "
+                              "line)", shown="{layers} (111) layers, relaxation along [111] only, free surfaces"),
+        "minimiser": Default("cg", "energies converged well below 1 mJ/m^2", shown="cg, ftol {p.ftol:g} eV/A"),
+    }
+
     bulk_repetitions: tuple[int, int, int] = (3, 3, 3)
     facets: list[Facet] = Field(default_factory=list, description="surfaces to compute (none: no surface job)")
     slab_repetitions: dict[str, tuple[int, int, int]] = Field(default_factory=dict)
@@ -136,80 +155,36 @@ class PlanarDefects(SolidProtocol):
     )
 
     def parameters(self, spec: TaskSpec) -> tuple[PlanarParams, list[DefaultApplied]]:
+        log = DefaultsLog(PlanarParams.DEFAULTS)
         wanted = {p.name for p in spec.properties} or {SURFACE}
         faults = bool(wanted & {SFE, GSFE})
-        fields, defaults = solid_base(spec, self.name, lattices=("fcc",) if faults else ("fcc", "bcc"))
+        fields = solid_base(spec, self.name, log, lattices=("fcc",) if faults else ("fcc", "bcc"))
         lattice = fields["lattice"]
-        if (note := static_temperature_note(spec, self.name)) is not None:
-            defaults.append(note)
-        facets: list[str] = []
-        if SURFACE in wanted:
-            # a typed field when the spec has one (proposed SystemSpec.facets), else '(hkl)' in the request
-            given = getattr(spec.system, "facets", None) or []
-            facets = facets_in_request(" ".join(f"({f})" for f in given)) if given else facets_in_request(spec.request)
-            if not facets:
-                facets = [DEFAULT_FACET]
-                defaults.append(
-                    DefaultApplied(
-                        parameter="surface",
-                        value="(111)",
-                        reason="no (hkl) in the request; the close-packed fcc surface"
-                        if lattice == "fcc"
-                        else "no (hkl) in the request",
-                    )
-                )
+        static_temperature_note(spec, self.name, log)
+        facets = self._facets(spec, lattice, log) if SURFACE in wanted else []
         slabs = {f: slab_repetitions(lattice, f, fields["a_initial"]) for f in facets}
         shifts: list[float] = []
         if GSFE in wanted:
-            shifts = list(GSF_LINE)
-            defaults.append(
-                DefaultApplied(
-                    parameter="gamma line",
-                    value="0 to 1.2 b_p along [11-2] in 0.05 b_p steps",
-                    reason="covers the unstable maximum and the intrinsic fault (b_p = a/sqrt 6)",
-                )
-            )
+            shifts = list(log.report("gamma line"))
         elif SFE in wanted:
-            shifts = list(SF_POINTS)
-            defaults.append(
-                DefaultApplied(
-                    parameter="fault shifts",
-                    value="0, 0.9, 1.0, 1.1 b_p",
-                    reason="intrinsic fault at b_p; neighbours check that it is a minimum",
-                )
-            )
-        params = PlanarParams(
-            **fields,
-            facets=facets,
-            slab_repetitions=slabs,
-            gsf_shifts=shifts,
-            gsf_chunks=2 if len(shifts) > len(SF_POINTS) else 1,
-        )
+            shifts = list(log.report("fault shifts"))
+        params = PlanarParams(**fields, facets=facets, slab_repetitions=slabs, gsf_shifts=shifts,
+                              gsf_chunks=2 if len(shifts) > len(SF_POINTS) else 1)
         for facet, reps in slabs.items():
             n = round(ATOMS_PER_CELL[lattice] * np.prod(ORIENTATIONS[lattice][facet][1]) * np.prod(reps))
-            defaults.append(
-                DefaultApplied(
-                    parameter=f"({facet}) slab",
-                    value=f"{'x'.join(map(str, reps))} periods ({n} atoms), free surfaces (shrink-wrapped z)",
-                    reason=f">= {MIN_THICKNESS_A:g} A thick: surfaces do not interact",
-                )
-            )
+            log.report("slab", facet=facet, periods="x".join(map(str, reps)), atoms=n)
         if shifts:
-            defaults.append(
-                DefaultApplied(
-                    parameter="fault slab",
-                    value=f"{3 * params.sf_repetitions[2]} (111) layers, relaxation along [111] only, free surfaces",
-                    reason="rigid in-plane shift, relaxed normal to the plane (standard gamma line)",
-                )
-            )
-        defaults.append(
-            DefaultApplied(
-                parameter="minimiser",
-                value=f"cg, ftol {params.ftol:g} eV/A",
-                reason="energies converged well below 1 mJ/m^2",
-            )
-        )
-        return params, defaults
+            log.report("fault slab", layers=3 * params.sf_repetitions[2])
+        log.report("minimiser", p=params)
+        return params, log.applied
+
+    @staticmethod
+    def _facets(spec: TaskSpec, lattice: str, log: DefaultsLog) -> list[str]:
+        """The (hkl) surfaces the request names (a typed field when the spec has one, proposed
+        SystemSpec.facets, else '(hkl)' in its words), or the declared default facet."""
+        given = getattr(spec.system, "facets", None) or []
+        facets = facets_in_request(" ".join(f"({f})" for f in given)) if given else facets_in_request(spec.request)
+        return facets or [log.report("surface (fcc)" if lattice == "fcc" else "surface")]
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

@@ -1,9 +1,11 @@
 """Shared pieces of the solid-state protocols (elastic, tensile, defects, planar, expansion, minimize).
 
 One element, one lattice, one potential from the shipped library: `solid_base` reads those from a
-TaskSpec and records every default; `read_job` checks a finished LAMMPS job and returns its
-'SIMAGENT key=value' lines; `minimization_stats` reads LAMMPS' own minimiser summary; the rest are
-small helpers for temperatures, repetitions, plots and the measurement method named in a request.
+TaskSpec and reports every default to the protocol's DefaultsLog (each declared on the Params
+model: SolidBase.DEFAULTS, SolidMDBase.DEFAULTS and the protocol's own); `read_job` checks a
+finished LAMMPS job and returns its 'SIMAGENT key=value' lines; `minimization_stats` reads LAMMPS'
+own minimiser summary; the rest are small helpers for temperatures, repetitions, plots and the
+measurement method named in a request.
 """
 
 from __future__ import annotations
@@ -11,22 +13,24 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
-from ase.data import atomic_numbers, reference_states
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError, set_point_missed
-from simagent.models import DefaultApplied, Quantity, TaskSpec
+from simagent.models import Quantity, TaskSpec
 from simagent.units import to_canonical
+from tools.crystals import CRYSTAL_DEFAULTS, initial_lattice_constant, reference_lattice
 from tools.lammps import potentials
 from tools.lammps.parse import LammpsOutput, read_output
 from tools.lammps.protocols.crystal import (  # noqa: F401 - SolidProtocol is re-exported
     ATOMS_PER_CELL,
     NN_OVER_A,
     SolidProtocol,
-    initial_lattice_constant,
+    metal_potential,
+    one_element,
 )
 
 Lattice = Literal["fcc", "bcc", "hcp", "diamond", "sc"]
@@ -57,6 +61,14 @@ _SIMAGENT = re.compile(r"(\w+)=(\S+)")
 class SolidBase(BaseModel):
     """What every solid protocol needs to build the crystal and its potential."""
 
+    # Defaults every solid protocol may report (its own Params add theirs): the crystal's, and a
+    # temperature a 0 K protocol does not simulate
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        **CRYSTAL_DEFAULTS,
+        "static temperature": Default(0.0, "{protocol} computes 0 K energies; the requested {t:g} K is not simulated",
+                                      shown="0 K (static relaxation)", parameter="temperature"),
+    }
+
     element: str
     lattice: Lattice
     a_initial: float = Field(gt=0, description="starting lattice constant, angstrom")
@@ -83,6 +95,14 @@ class SolidBase(BaseModel):
 class SolidMDBase(SolidBase):
     """Solid protocols that also run MD: Nose-Hoover damping in units of the timestep."""
 
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        **SolidBase.DEFAULTS,
+        "timestep": Default(0.002, "2 fs: resolves lattice vibrations of elements heavier than {light:g} u",
+                            shown="{value} ps"),
+        "timestep (light)": Default(0.001, "1 fs for a light element (below {light:g} u)", shown="{value} ps",
+                                    parameter="timestep"),
+    }
+
     timestep: float = Field(default=0.002, gt=0, description="ps")
 
     @property
@@ -97,49 +117,22 @@ class SolidMDBase(SolidBase):
 
 
 def solid_base(
-    spec: TaskSpec, protocol: str, lattices: tuple[str, ...] = ("fcc", "bcc", "hcp", "diamond", "sc")
-) -> tuple[dict, list[DefaultApplied]]:
-    """Element, lattice, starting lattice constant and potential for a one-element crystal.
-
-    Returns the SolidBase fields as a dict (protocols extend them) and the defaults applied."""
+    spec: TaskSpec, protocol: str, log: DefaultsLog, lattices: tuple[str, ...] = ("fcc", "bcc", "hcp", "diamond", "sc")
+) -> dict:
+    """Element, lattice, starting lattice constant and potential for a one-element crystal, as the
+    SolidBase fields (protocols extend them); the defaults go to `log`."""
     system = spec.system
     if system is None or system.kind != "crystal":
         raise RequestError(f"{protocol} simulates crystals; say which crystal (element and lattice)")
-    if not system.elements:
-        raise RequestError("say which element the crystal is made of")
-    if len(system.elements) != 1:
-        raise RequestError(f"{protocol} handles one-element crystals; {'-'.join(system.elements)} is not supported yet")
-    element = system.elements[0].strip().capitalize()
-    if element not in atomic_numbers or element == "X":
-        raise RequestError(f"unknown chemical element {system.elements[0]!r}")
-    defaults: list[DefaultApplied] = []
-    lattice = system.lattice
-    if lattice is None:
-        symmetry = (reference_states[atomic_numbers[element]] or {}).get("symmetry")
-        if symmetry not in lattices:
-            raise RequestError(
-                f"say which lattice {element} should have for {protocol} ({', '.join(lattices)}); its reference "
-                f"structure ({symmetry}) is not one of these"
-            )
-        lattice = symmetry
-        defaults.append(
-            DefaultApplied(parameter="lattice", value=lattice, reason=f"reference structure of {element} (ase.data)")
-        )
+    element = one_element(spec, f"{protocol} handles one-element crystals; {{elements}} is not supported yet")
+    lattice = reference_lattice(element, system.lattice, lattices, log, f"say which lattice {{element}} should have "
+                                f"for {protocol} ({{lattices}}); its reference structure ({{symmetry}}) is not one of "
+                                "these")
     if lattice not in lattices:
         raise RequestError(f"{protocol} supports {', '.join(lattices)} lattices, not {lattice}")
-    pot = spec.potential
-    entry = potentials.find_potential(
-        [element], pot.family if pot else None, pot.name_hint if pot else None, pot.file if pot else None
-    )
-    if entry.units != "metal":
-        raise RequestError(f"{entry.file} uses {entry.units} units; {protocol} runs in metal units")
-    if entry.defaulted:
-        defaults.append(
-            DefaultApplied(parameter="potential", value=f"{entry.file} ({entry.citation})", reason=entry.chosen_by)
-        )
-    a_initial, source = initial_lattice_constant(element, lattice)
-    defaults.append(DefaultApplied(parameter="initial lattice constant", value=f"{a_initial} angstrom", reason=source))
-    fields = {
+    entry = metal_potential(spec, element, protocol, log)
+    a_initial, _ = initial_lattice_constant(element, lattice, log)
+    return {
         "element": element,
         "lattice": lattice,
         "a_initial": a_initial,
@@ -149,24 +142,21 @@ def solid_base(
         "potential_citation": entry.citation,
         "mass": potentials.mass(element),
     }
-    return fields, defaults
 
 
-def cubic_repetitions(
-    spec: TaskSpec, lattice: str, default: int, what: str
-) -> tuple[tuple[int, int, int], DefaultApplied | None]:
+def cubic_repetitions(spec: TaskSpec, lattice: str, default: int, log: DefaultsLog,
+                      declared: str = "supercell") -> tuple[int, int, int]:
     """Supercell (conventional cells; hcp: LAMMPS' orthogonal 4-atom cell, doubled along x so the
-    cell is roughly cubic) from controls.n_atoms, or the protocol default (recorded)."""
+    cell is roughly cubic) from controls.n_atoms, or `default` cells a side (the declared default
+    `declared` reported)."""
     shape = (2, 1, 1) if lattice == "hcp" else (1, 1, 1)
     per_cell = ATOMS_PER_CELL[lattice]
     if spec.controls.n_atoms:
         n = max(1, math.ceil((spec.controls.n_atoms / (per_cell * math.prod(shape))) ** (1 / 3) - 1e-9))
-        return tuple(s * n for s in shape), None  # type: ignore[return-value]
+        return tuple(s * n for s in shape)  # type: ignore[return-value]
     reps = tuple(s * default for s in shape)
-    count = per_cell * math.prod(reps)
-    return reps, DefaultApplied(
-        parameter="supercell", value=f"{'x'.join(map(str, reps))} cells ({count} atoms)", reason=what
-    )  # type: ignore[return-value]
+    log.report(declared, cells="x".join(map(str, reps)), atoms=per_cell * math.prod(reps))
+    return reps  # type: ignore[return-value]
 
 
 def kelvin(q: Quantity) -> float:
@@ -182,16 +172,11 @@ def requested_temperature(spec: TaskSpec) -> float | None:
     return kelvin(t) if t is not None else None
 
 
-def static_temperature_note(spec: TaskSpec, protocol: str) -> DefaultApplied | None:
+def static_temperature_note(spec: TaskSpec, protocol: str, log: DefaultsLog) -> None:
     """A 0 K protocol given a temperature says so in the answer instead of ignoring it silently."""
     t = requested_temperature(spec)
-    if t is None or t == 0:
-        return None
-    return DefaultApplied(
-        parameter="temperature",
-        value="0 K (static relaxation)",
-        reason=f"{protocol} computes 0 K energies; the requested {t:g} K is not simulated",
-    )
+    if t is not None and t != 0:
+        log.report("static temperature", protocol=protocol, t=t)
 
 
 _TIME_UNITS_PS = {
@@ -205,12 +190,12 @@ _TIME_UNITS_PS = {
 }
 
 
-def md_controls(spec: TaskSpec, mass: float, defaults: list[DefaultApplied],
+def md_controls(spec: TaskSpec, mass: float, log: DefaultsLog,
                 equilibration: str = "equilibration_steps", production: str | None = None) -> dict:
-    """The MD settings a request fixes, as Params fields: timestep (the default is recorded),
+    """The MD settings a request fixes, as Params fields: timestep (the default is reported),
     equilibration and production steps (under the protocol's field names) and the velocity seed."""
     controls = spec.controls
-    fields: dict = {"timestep": md_timestep(spec, mass, defaults)}
+    fields: dict = {"timestep": md_timestep(spec, mass, log)}
     if controls.equilibration_steps:
         fields[equilibration] = controls.equilibration_steps
     if production and controls.production_steps:
@@ -220,23 +205,15 @@ def md_controls(spec: TaskSpec, mass: float, defaults: list[DefaultApplied],
     return fields
 
 
-def md_timestep(spec: TaskSpec, mass: float, defaults: list[DefaultApplied]) -> float:
-    """MD timestep in ps (metal units): the request's (fs or ps), else the default (recorded)."""
+def md_timestep(spec: TaskSpec, mass: float, log: DefaultsLog) -> float:
+    """MD timestep in ps (metal units): the request's (fs or ps), else the default for the mass (reported)."""
     q = spec.controls.timestep
     if q is None:
-        dt, why = default_timestep(mass)
-        defaults.append(DefaultApplied(parameter="timestep", value=f"{dt} ps", reason=why))
-        return dt
+        return log.report("timestep" if mass >= LIGHT_MASS_U else "timestep (light)", light=LIGHT_MASS_U)
     factor = _TIME_UNITS_PS.get(q.unit.strip().lower())
     if factor is None or q.value <= 0:
         raise RequestError(f"timestep {q} is not a positive time in fs or ps")
     return q.value * factor
-
-
-def default_timestep(mass: float) -> tuple[float, str]:
-    if mass >= LIGHT_MASS_U:
-        return 0.002, f"2 fs: resolves lattice vibrations of elements heavier than {LIGHT_MASS_U:g} u"
-    return 0.001, f"1 fs for a light element (below {LIGHT_MASS_U:g} u)"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import register
@@ -60,6 +61,30 @@ DEFAULT_CELLS = 6
 
 
 class TensileParams(SolidMDBase):
+    # Defaults, each with its reason: the test, its temperature and cell, then the settings the
+    # parameters fix (loading, rate, lateral boundary, fit window, MD schedule)
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        **SolidMDBase.DEFAULTS,
+        "mode": Default("tensile", "no test named in the request"),
+        "temperature": Default(DEFAULT_TEMPERATURE, "room temperature; a tensile test is a finite-temperature MD run",
+                               shown="{value:g} K"),
+        "supercell": Default(DEFAULT_CELLS, f"{4 * DEFAULT_CELLS**3}-atom fcc cell: slope error ~5 % at 300 K and "
+                             "1e9 /s over a 0.5 % strain window (256 atoms: ~10 %, measured for Al)",
+                             shown="{cells} cells ({atoms} atoms)"),
+        "loading axis": Default("x", "a cube axis: E_100 follows from C11 and C12, so the result can be cross-checked",
+                                shown="{p.axis} ([100] for cubic lattices, the a axis for hcp)"),
+        "strain rate": Default(DEFAULT_STRAIN_RATE, "usual MD rate; the elastic slope is rate-independent at it",
+                               shown="{p.strain_rate_per_s:g} 1/s up to {p.max_strain:g}"),
+        "lateral boundary": Default("stress_free", "uniaxial stress, as in a tensile test; first-order barostat has no "
+                                    "oscillation", shown="stress-free (press/berendsen, {p.lateral_pdamp:g} ps, "
+                                    "modulus {p.lateral_modulus_bar:g} bar)"),
+        "fit window": Default(DEFAULT_FIT_END, "slope falls by a few % per 1 % strain in metals; start after the "
+                              "barostat transient", shown="strain {p.start:.4g} to {p.fit_end:g}, shrunk until linear"),
+        "MD schedule": Default("NPT, then loading", "LAMMPS fix nh guidance: Tdamp 100 steps, Pdamp 1000 steps",
+                               shown="NPT {p.equilibration_steps} + {p.average_steps} steps (box averaged), then "
+                               "{p.loading_steps} loading steps at dt {p.timestep:g} ps"),
+    }
+
     repetitions: tuple[int, int, int]
     temperature: float = Field(gt=0, description="K")
     mode: Literal["tensile", "compressive"] = "tensile"
@@ -145,70 +170,19 @@ class TensileTest(SolidProtocol):
         return {p.name for p in spec.properties} <= self.properties and requested_method(spec) is not None
 
     def parameters(self, spec: TaskSpec) -> tuple[TensileParams, list[DefaultApplied]]:
-        fields, defaults = solid_base(spec, self.name, lattices=("fcc", "bcc", "sc", "diamond", "hcp"))
-        mode = requested_method(spec) or "tensile"
-        if requested_method(spec) is None:
-            defaults.append(DefaultApplied(parameter="mode", value="tensile", reason="no test named in the request"))
-        temperature = requested_temperature(spec)
-        if temperature is None:
-            temperature = DEFAULT_TEMPERATURE
-            defaults.append(
-                DefaultApplied(
-                    parameter="temperature",
-                    value=f"{DEFAULT_TEMPERATURE:g} K",
-                    reason="room temperature; a tensile test is a finite-temperature MD run",
-                )
-            )
+        log = DefaultsLog(TensileParams.DEFAULTS)
+        fields = solid_base(spec, self.name, log, lattices=("fcc", "bcc", "sc", "diamond", "hcp"))
+        mode = log.take("mode", requested_method(spec))
+        temperature = log.take("temperature", requested_temperature(spec))
         if temperature <= 0:
             raise RequestError("a tensile MD test needs a temperature above 0 K; for 0 K use the elastic constants")
-        reps, note = cubic_repetitions(
-            spec,
-            fields["lattice"],
-            DEFAULT_CELLS,
-            f"{4 * DEFAULT_CELLS**3}-atom fcc cell: slope error ~5 % at 300 K and 1e9 /s over a 0.5 % strain window "
-            "(256 atoms: ~10 %, measured for Al)",
-        )
-        if note:
-            defaults.append(note)
-        extra = md_controls(spec, fields["mass"], defaults)
-        params = TensileParams(
-            **fields,
-            repetitions=reps,
-            temperature=temperature,
-            mode=mode,
-            box_relax="aniso" if fields["lattice"] == "hcp" else "iso",
-            **extra,
-        )
-        defaults += [
-            DefaultApplied(
-                parameter="loading axis",
-                value=f"{params.axis} ([100] for cubic lattices, the a axis for hcp)",
-                reason="a cube axis: E_100 follows from C11 and C12, so the result can be cross-checked",
-            ),
-            DefaultApplied(
-                parameter="strain rate",
-                value=f"{params.strain_rate_per_s:g} 1/s up to {params.max_strain:g}",
-                reason="usual MD rate; the elastic slope is rate-independent at it",
-            ),
-            DefaultApplied(
-                parameter="lateral boundary",
-                value=f"stress-free (press/berendsen, {params.lateral_pdamp:g} ps, "
-                f"modulus {params.lateral_modulus_bar:g} bar)",
-                reason="uniaxial stress, as in a tensile test; first-order barostat has no oscillation",
-            ),
-            DefaultApplied(
-                parameter="fit window",
-                value=f"strain {params.start:.4g} to {params.fit_end:g}, shrunk until linear",
-                reason="slope falls by a few % per 1 % strain in metals; start after the barostat transient",
-            ),
-            DefaultApplied(
-                parameter="MD schedule",
-                value=f"NPT {params.equilibration_steps} + {params.average_steps} steps "
-                f"(box averaged), then {params.loading_steps} loading steps at dt {params.timestep:g} ps",
-                reason="LAMMPS fix nh guidance: Tdamp 100 steps, Pdamp 1000 steps",
-            ),
-        ]
-        return params, defaults
+        reps = cubic_repetitions(spec, fields["lattice"], DEFAULT_CELLS, log)
+        extra = md_controls(spec, fields["mass"], log)
+        params = TensileParams(**fields, repetitions=reps, temperature=temperature, mode=mode,
+                               box_relax="aniso" if fields["lattice"] == "hcp" else "iso", **extra)
+        for name in ("loading axis", "strain rate", "lateral boundary", "fit window", "MD schedule"):
+            log.report(name, p=params)
+        return params, log.applied
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

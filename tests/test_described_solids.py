@@ -1,0 +1,193 @@
+"""Solids in described simulations: many-body potential files with their element mapping, random
+substitution, oriented lattices, box deformation and the Young's modulus from its stress-strain
+record. Reading rules are tested on wordings written for these tests (never a task's own) and on the
+dev tasks that prompted them (read from ../shared/mdgym when present, not copied)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from simagent.described.reading import read_description
+from simagent.models import PropertyRequest, TaskSpec
+from tools.lammps.described import render
+from tools.lammps.protocols.described import DescribedRun
+
+MDGYM = next((p / "shared" / "mdgym" for p in Path(__file__).resolve().parents if (p / "shared" / "mdgym").is_dir()),
+             None)
+
+SIC_TENSION = ("Silicon carbide alloy under tension, metal units, periodic in all three directions. A diamond-cubic "
+               "crystal with lattice parameter 5.43 Å fills a block of 3 x 3 x 3 unit cells; every atom starts as "
+               "type 1 (Si). Then 30 percent of the Si atoms are swapped at random for C. Atoms interact through the "
+               "Tersoff parameter file SiC.tersoff. Initial velocities are created at a temperature of 300 K. Relax "
+               "the crystal in the NPT ensemble at 300 K and a pressure of 0 bar with a 1 fs timestep for 200 steps. "
+               "Afterwards the box is stretched in the y direction at a true strain rate of 5e10 s^-1, with the "
+               "temperature kept at 300 K, for 400 steps.")
+
+
+def test_tersoff_file_types_substitution_and_uniaxial_tension():
+    d = read_description(SIC_TENSION)
+    assert d.renderable, (d.missing, d.unsupported)
+    pot = d.potential
+    assert (pot.style, pot.file, pot.type_elements, pot.found_in) == ("tersoff", "SiC.tersoff", ["Si", "C"], "shipped")
+    assert d.atom_types == 2
+    # standard atomic masses (IUPAC 2013 conventional values: Si 28.085, C 12.011)
+    assert d.masses[1] == pytest.approx(28.085, abs=1e-3) and d.masses[2] == pytest.approx(12.011, abs=1e-3)
+    (sub,) = d.substitutions
+    assert (sub.from_type, sub.to_type, sub.fraction) == (1, 2, 0.3)
+    assert (d.lattice.style, d.lattice.scale) == ("diamond", 5.43) and d.box.hi == (3, 3, 3)
+    relax, pull = d.stages
+    assert (relax.steps, relax.dynamics.ensemble, relax.dynamics.p_stop, relax.deform) == (200, "npt", 0.0, None)
+    assert (pull.steps, pull.deform.axis, pull.deform.style) == (400, "y", "trate")
+    assert pull.deform.rate == pytest.approx(5e10 * 1e-12)  # 1/s -> 1/ps (metal time unit)
+    # uniaxial tension: the other two axes stay at the barostat's pressure; the temperature is kept
+    assert (pull.dynamics.ensemble, pull.dynamics.p_axes, pull.dynamics.t_stop) == ("npt", "xz", 300.0)
+    assert d.origin["substitution1.seed"].source == "default"
+    text = render(d)
+    assert "pair_coeff * * SiC.tersoff Si C" in text
+    assert "set             type 1 type/fraction 2 0.3" in text
+    assert "fix             dyn1 all npt temp 300 300 0.1 x 0 0 1 z 0 0 1" in text
+    assert "deform all deform 1 y trate 0.05 remap x" in text
+
+
+def test_eam_named_by_family_only_takes_the_documented_default_file():
+    text = ("Nickel crystal in metal units: fcc lattice, lattice constant 3.52 angstrom, a 4 x 4 x 4 block of unit "
+            "cells, periodic. The atoms interact through an embedded-atom method potential for Ni. Velocities are "
+            "assigned at 500 K and the system evolves at constant energy (NVE) for 300 steps.")
+    d = read_description(text)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert (d.potential.file, d.potential.style, d.potential.type_elements) == ("Ni_u3.eam", "eam", ["Ni"])
+    assert d.origin["potential"].source == "default" and "Foiles" in d.origin["potential"].evidence
+    assert "pair_coeff * * Ni_u3.eam" in render(d)
+
+
+def test_a_named_file_is_used_as_named_and_never_replaced():
+    text = ("Metal units; a bcc iron crystal, lattice constant 2.855 angstrom, in a box of 5 x 5 x 5 unit cells. "
+            "Interactions from the EAM file Fe_custom2019.eam.fs supplied with this job. Velocities at 300 K, "
+            "then 500 steps of NVE.")
+    d = read_description(text)
+    pot = d.potential
+    assert (pot.file, pot.style, pot.type_elements, pot.found_in) == ("Fe_custom2019.eam.fs", "eam/fs", ["Fe"],
+                                                                      "supplied")
+    # solve refuses it by name before anything runs when it is not supplied
+    from simagent.solve import MDGymTask, _shipped_potentials, missing_files
+
+    task = MDGymTask(id="x", problem_description=text, metrics=["average_temperature"], time_limit=10, level=1,
+                     engine="lammps")
+    assert missing_files(task, _shipped_potentials()) == ["Fe_custom2019.eam.fs"]
+
+
+def test_meam_library_entry_orientation_and_origin():
+    text = ("A nickel crystal in metal units modelled with the MEAM potential, using the Ni4 parameterisation of the "
+            "library. fcc lattice, lattice constant 3.52 Å, oriented with [1 0 0] along x, [0 1 1] along y and "
+            "[0 -1 1] along z, origin shifted by 0.5 along x; box of 6 x 4 x 3 lattice units. Velocities at 100 K; "
+            "NVE for 50 steps.")
+    d = read_description(text)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert (d.potential.file, d.potential.library, d.potential.labels) == ("Ni.meam", "library.meam", ["Ni4"])
+    assert d.lattice.orient == ((1, 0, 0), (0, 1, 1), (0, -1, 1)) and d.lattice.origin == (0.5, 0.0, 0.0)
+    rendered = render(d)
+    assert "orient x 1 0 0 orient y 0 1 1 orient z 0 -1 1 origin 0.5 0 0" in rendered
+    assert "pair_coeff * * library.meam Ni4 Ni.meam Ni4" in rendered
+
+
+@pytest.mark.parametrize("text, named", [
+    ("Metal units, fcc copper, lattice constant 3.61 angstrom, 4 x 4 x 4 cells, with the COMB3 potential and "
+     "charge equilibration; NVE for 100 steps.", "charge equilibration"),
+    ("Metal units, diamond silicon, lattice constant 5.43 angstrom, 3 x 3 x 3 cells, Tersoff potential. Velocities "
+     "at 300 K; NVE for 100 steps. Finally the box is compressed along z at a strain rate of 1e9 per second.",
+     "box or flow deformation"),  # a deformation with no run of its own: refused by name, not dropped
+])
+def test_what_is_not_rendered_is_named(text, named):
+    d = read_description(text)
+    assert any(named in u for u in d.unsupported) and not d.renderable, d.unsupported
+
+
+def test_a_compression_rate_is_negative_and_per_ns_converts():
+    text = ("Metal units, diamond silicon, lattice constant 5.43 angstrom, 3 x 3 x 3 cells, Stillinger-Weber "
+            "potential. The crystal is compressed along the z-axis at an engineering strain rate of 2 per "
+            "nanosecond for 100 steps in the NVE ensemble.")
+    d = read_description(text)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.potential.file == "Si.sw"
+    (stage,) = d.stages
+    assert (stage.deform.axis, stage.deform.style) == ("z", "erate")
+    assert stage.deform.rate == pytest.approx(-2e-3)  # 2 /ns = 0.002 /ps, compressive
+
+
+@pytest.mark.skipif(MDGYM is None, reason="the MDGym dev set is not here")
+@pytest.mark.parametrize("task, types, fraction, rate", [
+    ("lammps_3/123_pure_Si_stress_strain", ["Si", "C"], None, 1.0),
+    ("lammps/124_Si-75_C-25_per", ["Si", "C"], 0.25, 1.0),
+    ("lammps/125_Si-25_C-75_per_rdf", ["Si", "C"], 0.75, 5.0),
+])
+def test_the_dev_tasks_that_prompted_the_rules_read_completely(task, types, fraction, rate):
+    d = read_description(json.loads((MDGYM / f"{task}.json").read_text())["problem_description"])
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.potential.file == "SiC.tersoff" and d.potential.type_elements == types
+    assert [s.fraction for s in d.substitutions] == ([fraction] if fraction else [])
+    assert d.stages[-1].deform.rate == pytest.approx(rate) and d.stages[0].dynamics.p_stop == 0.0
+    assert d.velocity is not None and d.origin["velocity"].source == "default"  # NPT at 300 K needs motion
+
+
+# ------------------------------------------------------------------------------------------------
+# A real run: the stress-strain slope of a cold crystal against an independent energy curvature
+# ------------------------------------------------------------------------------------------------
+
+COLD_SI = ("Metal units. Silicon on a diamond lattice with lattice constant 5.431 angstrom in a block of 2 x 2 x 2 "
+           "unit cells, periodic. Tersoff potential (Si.tersoff). The atoms start at rest. Run 10 steps of NVE "
+           "with a 1 fs timestep; then stretch the box along x at an engineering strain rate of 1e10 /s for 1200 "
+           "steps, still NVE.")
+
+
+def c11_from_energy_curvature(tmp_path: Path, strain: float = 1e-3) -> float:
+    """Independent calculation: C11 = (E(+e) + E(-e) - 2 E(0)) / (V0 e^2) from static energies of the
+    same crystal strained along x (LAMMPS run 0, no stress involved), in GPa."""
+    from tools.lammps.engine import environment, lmp_binary
+
+    script = ["units metal", "atom_style atomic", "lattice diamond 5.431", "region box block 0 2 0 2 0 2",
+              "create_box 1 box", "create_atoms 1 box", "mass 1 28.0855", "pair_style tersoff",
+              "pair_coeff * * Si.tersoff Si", "thermo_style custom step pe vol", "run 0"]
+    for scale in (1 + strain, 1 / (1 + strain) * (1 - strain)):  # to +e, then from +e to -e
+        script += [f"change_box all x scale {scale!r} remap", "run 0"]
+    work = tmp_path / "curvature"
+    work.mkdir()
+    (work / "in.lammps").write_text("\n".join(script) + "\n")
+    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=work, capture_output=True, text=True,
+                          timeout=60, env=environment())
+    assert done.returncode == 0, done.stdout[-1500:]
+    rows = [line.split() for line in (work / "log.lammps").read_text().splitlines()]
+    values = [(float(r[1]), float(r[2])) for r in rows if len(r) == 3 and r[0] == "0" and r[1][0] in "-0123456789"]
+    (e0, v0), (e_plus, _), (e_minus, _) = values
+    return (e_plus + e_minus - 2 * e0) / (v0 * strain**2) * 160.21766  # eV/A^3 -> GPa
+
+
+def test_young_modulus_of_a_cold_crystal_in_uniaxial_strain_is_c11(tmp_path: Path):
+    """Lateral box fixed (no barostat stated), atoms at rest, [100] strain: the diamond lattice needs
+    no internal relaxation for it, so the stress-strain slope is C11 (Nye, Physical Properties of
+    Crystals, ch. VIII); checked against the energy curvature. Tolerance 3 %: the slope over 0-0.5 %
+    strain carries the third-order term (C111 ~ -800 GPa for Si: -0.5 x 800 x 0.005 / 2 ~ 1 GPa)."""
+    from tools.lammps.engine import environment
+
+    d = read_description(COLD_SI)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.stages[-1].dynamics.ensemble == "nve" and d.stages[-1].deform.rate == pytest.approx(0.01)
+    protocol = DescribedRun()
+    spec = TaskSpec(request=COLD_SI, properties=[PropertyRequest(name="youngs_modulus")])
+    assert protocol.applies_to(spec)
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    job_dir = tmp_path / job.id
+    job_dir.mkdir()
+    (job_dir / "in.lammps").write_text(job.inputs["in.lammps"])
+    from tools.lammps.engine import lmp_binary
+
+    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
+                          timeout=120, env=environment())
+    assert done.returncode == 0, done.stdout[-2000:]
+    (result,) = protocol.analyze(params, {job.id: job_dir}, spec)
+    assert result.unit == "GPa" and "fit window strain 0" in result.method
+    assert result.value == pytest.approx(c11_from_energy_curvature(tmp_path), rel=0.03)

@@ -1,0 +1,123 @@
+"""LAMMPS lines for the solid-state parts of a SimulationDescription (simagent.described.solids):
+a many-body potential from its file, random type substitutions, lattice orientation, and a box
+deformation with its stress-strain record.
+
+The stress-strain record of a deformation stage: every `sample_every` steps, fix ave/time writes the
+engineering strain of the deformed axis, (L - L0)/L0 with L0 the length at the stage's start, and
+the stress along it, -p_axis (LAMMPS pressure is positive in compression), in the unit style's
+pressure unit, to stress_strain.dat. The interval puts at least FIT_SAMPLES samples in the strain
+window the Young's modulus is fitted over (tools.lammps.protocols.described).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from simagent.described.model import SimulationDescription, Stage
+from simagent.errors import ReadError
+from simagent.models import Result
+from tools.lammps.potentials import PotentialEntry, pair_commands
+
+STRESS_STRAIN_FILE = "stress_strain.dat"
+FIT_END = 0.005  # the modulus fit window ends at 0.5 % strain at the least (the tensile protocol's DEFAULT_FIT_END)
+FIT_SAMPLES = 20  # samples at least inside [0, FIT_END] when the rate allows
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.10g}"
+
+
+def lattice_suffix(desc: SimulationDescription) -> str:
+    lat = desc.lattice
+    if lat is None:
+        return ""
+    out = ""
+    if lat.orient:
+        out += "".join(f" orient {axis} {' '.join(map(str, v))}" for axis, v in zip("xyz", lat.orient, strict=True))
+    if lat.origin:
+        out += " origin " + " ".join(_fmt(v) for v in lat.origin)
+    return out
+
+
+def potential_lines(desc: SimulationDescription) -> list[str]:
+    """pair_style and pair_coeff of the many-body potential (tools.lammps.potentials.pair_commands)."""
+    pot = desc.potential
+    assert pot is not None
+    entry = PotentialEntry(file=pot.file, elements=pot.file_elements or pot.type_elements, pair_style=pot.style,
+                           pair_style_args=pot.style_args, citation="", sha256="", keywords=[],
+                           meam_library=pot.library, meam_labels=pot.labels)
+    return pair_commands(entry, pot.type_elements)
+
+
+def substitution_lines(desc: SimulationDescription) -> list[str]:
+    return [f"set             type {s.from_type} type/fraction {s.to_type} {_fmt(s.fraction)} {s.seed}"
+            for s in desc.substitutions]
+
+
+def sample_every(desc: SimulationDescription, stage: Stage) -> int:
+    """Steps between stress-strain samples: FIT_SAMPLES inside the fit window, at least one step."""
+    assert stage.deform is not None and desc.timestep
+    strain_per_step = abs(stage.deform.rate) * desc.timestep
+    return max(1, math.floor(FIT_END / strain_per_step / FIT_SAMPLES))
+
+
+def deform_lines(desc: SimulationDescription, stage: Stage) -> list[str]:
+    """fix deform on the stage's axis (every step, atoms remapped) and the stress-strain record."""
+    d = stage.deform
+    assert d is not None
+    every = sample_every(desc, stage)
+    length = f"l{d.axis}"
+    return [f"fix             deform all deform 1 {d.axis} {d.style} {_fmt(d.rate)} remap x",
+            f"variable        ssL0 equal $({length})",
+            f"variable        ssstrain equal ({length}-v_ssL0)/v_ssL0",
+            f"variable        ssstress equal -p{d.axis}{d.axis}",
+            f"fix             sscurve all ave/time {every} 1 {every} v_ssstrain v_ssstress file {STRESS_STRAIN_FILE}"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Analysis: Young's modulus from the stress-strain record
+# ---------------------------------------------------------------------------------------------
+
+TO_GPA = {"metal": 1e-4, "real": 1.01325e-4}  # bar, atm -> GPa
+LINEARITY_TOLERANCE = 0.05  # slopes of the fit window's halves agree within 5 % (tensile protocol's default)
+
+
+def read_stress_strain(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    rows = [line.split() for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    table = np.array([[float(x) for x in r[1:3]] for r in rows if len(r) == 3])
+    if table.size == 0:
+        raise ReadError(f"{path} holds no stress-strain rows")
+    return table[:, 0], table[:, 1]
+
+
+def youngs_modulus(job_dir: Path, desc: SimulationDescription, job: str) -> Result:
+    """E: slope of the stress-strain curve of the last deformation stage over its initial linear
+    part (tools.lammps.protocols.tensile.fit_linear_region: the window [0, end] halves until its two
+    halves' slopes agree), in GPa (or reduced units)."""
+    from tools.lammps.protocols.tensile import MIN_POINTS, fit_linear_region  # the protocols import this module
+
+    index = max(i for i, s in enumerate(desc.stages) if s.deform is not None)
+    stage = desc.stages[index]
+    assert stage.deform is not None and desc.timestep
+    path = job_dir / STRESS_STRAIN_FILE
+    if not path.is_file():
+        raise ReadError(f"no {STRESS_STRAIN_FILE} in {job_dir}")
+    strain, stress = read_stress_strain(path)
+    sign = 1.0 if stage.deform.rate > 0 else -1.0  # compression: fit the magnitudes
+    strain, stress = sign * strain, sign * stress * TO_GPA.get(desc.units or "lj", 1.0)
+    per_sample = abs(stage.deform.rate) * desc.timestep * sample_every(desc, stage)
+    end = max(FIT_END, 2 * MIN_POINTS * per_sample)
+    fit = fit_linear_region(strain, stress, 0.0, end, min_window=max(0.001, MIN_POINTS * per_sample),
+                            tolerance=LINEARITY_TOLERANCE)
+    unit = "GPa" if desc.units in TO_GPA else "reduced"
+    d, shrunk = stage.deform, ", shrunk until its halves agree within 5 %" if fit["shrunk"] else ""
+    return Result(quantity="youngs_modulus", value=fit["slope"], unit=unit, uncertainty=fit["se"], job=job,
+                  data_file=STRESS_STRAIN_FILE, log="log.lammps",
+                  method=(f"least-squares slope of engineering stress (-p{d.axis}{d.axis}) against engineering strain "
+                          f"of stage {index + 1} ({d.style} {d.rate:g} along {d.axis}), fit window strain "
+                          f"{fit['start']:g} to {fit['end']:.4g} ({fit['points']} samples{shrunk}; half-window slopes "
+                          f"{fit['half_slopes'][0]:.4g} and {fit['half_slopes'][1]:.4g}); ± is the slope's standard "
+                          "error inflated by the residuals' correlation"))
