@@ -16,7 +16,7 @@ and the short run, each with its RASPA CPU time; written under "calibration".
 
 Usage: nice -n 10 .venv/bin/python benchmarks/screen_prescreen.py [--init 30] [--cycles 60] [--chunk 10]
        [--deadline 20:30] [--out /tmp/i15/prescreen] [--result benchmarks/results/screen_prescreen.json]
-       [--calibrate ENTRY ... [--full-init 100] [--full-cycles 300]]
+       [--calibrate ENTRY ... [--full-init 100] [--full-cycles 300] [--full-from OTHER_RESULT.json]]
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ def main() -> None:
     parser.add_argument("--result", type=Path, default=Path("benchmarks/results/screen_prescreen.json"))
     parser.add_argument("--first", type=int, help="run only the first FIRST sampled entries")
     parser.add_argument("--calibrate", nargs="+", metavar="ENTRY")
+    parser.add_argument("--full-from", type=Path, help="reuse the full runs' CPU of this calibration")
     parser.add_argument("--full-init", type=int, default=100)
     parser.add_argument("--full-cycles", type=int, default=300)
     args = parser.parse_args()
@@ -106,13 +107,20 @@ def calibrate(args: argparse.Namespace, spec: ScreenSpec) -> None:
     report = json.loads(args.result.read_text())
     cifs = extract_core_cifs(spec.dataset, args.calibrate)
     executor = LocalExecutor(max_parallel=1)
-    runs = report.get("calibration", {}).get("runs", [])
+    # full runs measured before (--full-from: another calibration with the same full settings) are reused
+    measured = {r["entry"]: r["gcmc"] | {"measured_in": str(args.full_from)}
+                for r in json.loads(args.full_from.read_text())["calibration"]["runs"]} if args.full_from else {}
+    runs: list[dict] = []
     failed: dict[str, str] = {}
     try:
         for entry in args.calibrate:
             row = {"entry": entry, "load_before": round(os.getloadavg()[0], 2)}
+            if entry in measured:
+                row["gcmc"] = measured[entry]
             for kind, init, cycles, seed in (("gcmc", args.full_init, args.full_cycles, args.seed + 1),
                                              ("pregcmc", args.init, args.cycles, args.seed + 2)):
+                if kind in row:
+                    continue
                 cpu = children_cpu()
                 found = gcmc_uptakes(spec, {entry: cifs[entry]}, table, args.out / "calibration", executor,
                                      lambda t: None, failed, kind=kind, init_cycles=init, cycles=cycles, seed=seed)
