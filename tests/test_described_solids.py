@@ -105,6 +105,8 @@ def test_meam_library_entry_orientation_and_origin():
     assert d.lattice.orient == ((1, 0, 0), (0, 1, 1), (0, -1, 1)) and d.lattice.origin == (0.5, 0.0, 0.0)
     rendered = render(d)
     assert "orient x 1 0 0 orient y 0 1 1 orient z 0 -1 1 origin 0.5 0 0" in rendered
+    # the box in the cubic lattice's units (as LAMMPS examples/shear), the atoms on the oriented one
+    assert rendered.index("lattice         fcc 3.52\n") < rendered.index("create_box") < rendered.index("orient x")
     assert "pair_coeff * * library.meam Ni4 Ni.meam Ni4" in rendered
 
 

@@ -47,9 +47,12 @@ def _system(desc: SimulationDescription) -> list[str]:
     style = "hybrid sphere dipole" if desc.dipoles else desc.atom_style
     lines = [f"units           {desc.units}", f"dimension       {desc.dimension}",
              f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
-             f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}{solids.lattice_suffix(desc)}",
+             f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}",
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
-             f"create_box      {desc.atom_types} box", "create_atoms    1 box"]
+             f"create_box      {desc.atom_types} box"]
+    if solids.lattice_suffix(desc):  # the box in the cubic lattice's units, the atoms on the oriented lattice
+        lines.append(f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}{solids.lattice_suffix(desc)}")
+    lines.append("create_atoms    1 box")
     lines += solids.substitution_lines(desc)
     if desc.dipoles:  # finite spheres carry per-atom masses
         lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
