@@ -32,6 +32,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from simagent.backends.base import DecisionBackend, ParameterOverrides, ProtocolInfo, ProtocolSelection, RepairAction
 from simagent.backends.expert.protocol_text import complete_conditions, unplaced_run_lengths
 from simagent.config import Settings, load_settings
+from simagent.described.llm_fill import FillReport
+from simagent.described.llm_fill import fill as fill_gaps
 from simagent.described.model import SimulationDescription
 from simagent.described.reading import read_description
 from simagent.engines import get_engine
@@ -170,6 +172,8 @@ class MetricTarget:
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
+    (r"drag|force on (?:the )?obstacle|obstacle force", "drag_force"),
+    (r"shear stress", "shear_stress"),
     (r"diffusi|\bd ?self\b|^d(?: |$)", "self_diffusion_coefficient"),
     (r"\bmsd\b|mean (?:squared?|sq) (?:displacement|deviation)", "mean_squared_displacement"),
     (r"coordination|\bcn\b|number of (?:nearest )?neighbou?rs|neighbou?r count", "coordination_number"),
@@ -343,6 +347,9 @@ def _label(target: MetricTarget, words: str, elastic_example: bool) -> None:
             target.label = CUBIC_SHEAR_LABELS[n - 1]
     elif target.property == "poisson_ratio" and elastic_example:
         target.label = CUBIC_POISSON_LABEL
+    elif target.property == "drag_force":  # which obstacle: 'on obstacle 2', 'obstacle_2', the first if unnumbered
+        number = re.search(r"(?:obstacle|indenter|sphere|cylinder|disc|disk) ?_?(\d+)\b|\b(\d+)$", words)
+        target.label = f"obstacle{next(g for g in number.groups() if g) if number else 1}"
 
 
 def follows_elastic_example(task: MDGymTask) -> bool:
@@ -378,11 +385,13 @@ class TaskBackend(DecisionBackend):
         self.targets: list[MetricTarget] = []
         self.reader_properties: list[str] = []
         self.description: SimulationDescription | None = None
+        self.fill = FillReport()  # what the LLM read into the description's gaps
 
     def task_spec(self, request: str) -> TaskSpec:
         described = None
         if self.engine in (None, "lammps"):
-            self.description = read_description(request)
+            rules = read_description(request)
+            self.description, self.fill = fill_gaps(rules, request, self.inner)
             described = self.description if self.description.renderable else None
         try:
             spec = complete_conditions(self.inner.task_spec(request))
@@ -398,6 +407,8 @@ class TaskBackend(DecisionBackend):
                                 + " run is (stated, not understood)")
         if described is not None:  # every stage is placed and the system is stated: run it as written
             spec.engine, spec.units_style, spec.missing = "lammps", described.units, []
+            if self.fill.filled:  # the described protocol runs what the LLM's quotes completed
+                spec.described = described.model_dump(mode="json")
         elif spec.missing and self.description is not None and self.description.unsupported:
             # the question would not help: the run prescribed needs something simagent does not render
             raise RequestError(not_rendered(self.description))
@@ -996,6 +1007,8 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
             lines.append("- the typed simulation description was not run: " + "; ".join(
                 [f"not rendered: {', '.join(desc.unsupported)}"] * bool(desc.unsupported)
                 + [f"not stated: {', '.join(desc.missing)}"] * bool(desc.missing)))
+        if backend is not None:
+            lines += [f"- {line}" for line in backend.fill.lines()]
         if spec.unparsed:
             lines.append("- sentences not understood (their content was not used): "
                          + " | ".join(f"“{s}”" for s in spec.unparsed))
@@ -1041,6 +1054,11 @@ def _stage_line(stage: Any) -> str:
     d = stage.dynamics
     how = d.ensemble + (f" + {d.thermostat}" if d.thermostat and d.ensemble == "nve" else "")
     target = f" at T {d.t_stop:g}" if d.t_stop is not None else ""
+    if d.ensemble in ("npt", "nph") and d.p_stop is not None:
+        target += f", P {d.p_stop:g}" + (f" on {d.p_axes}" if d.p_axes else "")
+    deform = getattr(stage, "deform", None)
+    if deform is not None:
+        target += f", box deformed along {deform.axis} ({deform.style} {deform.rate:g})"
     return f"{stage.name}: {stage.steps} steps {how}{target}" + (" (timestep reset)" if stage.reset_timestep else "")
 
 

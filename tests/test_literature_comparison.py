@@ -14,7 +14,7 @@ from replay import replay_request
 from test_replay import CASES
 
 from simagent.knowledge import comparison, embed, library
-from simagent.knowledge.index import VectorIndex
+from simagent.knowledge.index import IndexSettings, VectorIndex
 from simagent.models import Answer, Result, SystemSpec, TaskSpec
 
 # the passage a comparison must find: same material, same guest, a diffusion coefficient in m2 s-1, and
@@ -26,6 +26,7 @@ IRMOF_METHANE = """# Methane mobility in the cubic framework IRMOF-1
 Pulsed-field-gradient NMR was used on the methane-loaded crystals at room temperature.
 The self-diffusion coefficient of methane in IRMOF-1 was 3.0 × 10−8 m2 s−1 at 298 K and low loading.
 The activation energy of methane diffusion in IRMOF-1 was 4.1 kJ/mol.
+For comparison, the self-diffusion coefficient of methane in ZIF-8 is about 1.5 × 10−10 m2 s−1.
 """
 # the same property and guest in another framework
 ZIF8_METHANE = """# Slow methane transport in ZIF-8
@@ -50,12 +51,12 @@ Transition-state theory gives an activation energy of 3.9 kJ/mol for methane dif
 """
 
 
-def user_index(folder: Path, texts: dict[str, str]) -> Path:
+def user_index(folder: Path, texts: dict[str, str], settings: IndexSettings | None = None) -> Path:
     papers = folder / "papers"
     papers.mkdir(parents=True)
     for name, text in texts.items():
         (papers / name).write_text(text)
-    library.add_files(VectorIndex(folder / "rag_index"), sorted(papers.iterdir()), kind="literature")
+    library.add_files(VectorIndex(folder / "rag_index", settings), sorted(papers.iterdir()), kind="literature")
     return folder / "rag_index"
 
 
@@ -91,7 +92,9 @@ def test_replayed_answer_gets_the_cited_literature_value_beside_the_computed_one
     assert reply.status == "answered"
     [result] = reply.answers  # the computed number stays the only result
     assert result.quantity == "self_diffusion_coefficient" and result.unit == "m^2/s"
-    [value] = reply.literature  # not the ZIF-8 value, not the kJ/mol activation energy, nothing about water
+    # not the ZIF-8 values (its own paper, or quoted for comparison in the IRMOF-1 paper), not the kJ/mol
+    # activation energy, nothing about water
+    [value] = reply.literature
     assert value.value == pytest.approx(3.0e-8) and value.unit == "m2/s"
     assert value.value_in_result_unit == pytest.approx(3.0e-8) and value.result_unit == "m^2/s"
     assert "IRMOF-1" in value.quote and "kJ/mol" not in value.quote
@@ -126,3 +129,12 @@ def test_a_failed_answer_gets_no_literature(tmp_path):
     failed = reply.model_copy(update={"status": "failed", "answers": []})
     assert comparison.add_literature(failed, spec, kb) == failed
     assert comparison.add_literature(reply, spec, kb).literature  # the same corpus does answer a computed one
+
+
+def test_a_corpus_indexed_under_other_settings_is_named_not_searched(tmp_path):
+    folder = user_index(tmp_path, {"irmof1.md": IRMOF_METHANE}, IndexSettings(chunk_size=400))
+    kb = library.KnowledgeBase({"user": folder})
+    reply, spec = computed()
+    updated = comparison.add_literature(reply, spec, kb)
+    assert updated.literature == [] and updated.answers == reply.answers and updated.citations == []
+    assert "no literature comparison" in updated.summary and "simagent rag rebuild" in updated.summary

@@ -17,7 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from simagent.described.solids import Deform, PotentialFile, Substitution
+from simagent.described.groups import Layout
+from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitution
 
 Source = Literal["rules", "llm", "default"]
 UnitsName = Literal["lj", "real", "metal"]
@@ -144,6 +145,7 @@ class Stage(BaseModel):
     minimize: Minimize | None = None
     reset_timestep: bool = False
     deform: Deform | None = None
+    shear: ShearFlow | None = None
     evidence: str = ""
 
     @model_validator(mode="after")
@@ -176,6 +178,7 @@ class SimulationDescription(BaseModel):
     stages: list[Stage] = Field(default_factory=list)
     green_kubo: GreenKubo | None = None
     average_stage: int | None = Field(default=None, description="index of the stage whose thermo the metrics average")
+    layout: Layout | None = Field(default=None, description="regions, groups and what acts on them")
     origin: dict[str, Origin] = Field(default_factory=dict)
     unsupported: list[str] = Field(default_factory=list, description="prescribed, not rendered (named)")
     missing: list[str] = Field(default_factory=list, description="needed for a literal run, not stated")

@@ -25,6 +25,7 @@ from simagent.backends.expert.protocol_text import (
     read_dynamics,
 )
 from simagent.described import solids
+from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.model import (
     Box,
     Dipoles,
@@ -81,7 +82,10 @@ _REDUCED = r"\blj units?\b|\(lj\)|units lj|\breduced\b|lennard[- ]jones units|in
 def normalise(text: str) -> str:
     low = text.lower().replace("−", "-").replace("–", "-").replace("ε", "epsilon ").replace("ϵ", "epsilon ")
     low = low.replace("σ", " sigma").replace("×", " x ").replace("å", " angstrom")
-    return plain_numbers(re.sub(r"\s+", " ", low))
+    low = plain_numbers(re.sub(r"\s+", " ", low))
+    # 'r_c = 2^(1/6) sigma = 1.12246': a power and its worked value; the value stands for both
+    return re.sub(r"\b\d+(?:\.\d+)?\s*\^\s*\(?\s*[\d.]+\s*(?:/\s*[\d.]+\s*)?\)?\s*(?:sigma\s*)?(?:=|≈|~)\s*(?="
+                  + NUM + ")", "", low)
 
 
 def read_description(text: str) -> SimulationDescription:
@@ -113,7 +117,13 @@ def read_description(text: str) -> SimulationDescription:
         desc.thermo_every = ctl["thermo_every"]
         desc.note("thermo_every", "rules", f"every {desc.thermo_every} steps")
     _stages(desc, low, reduced)
+    read_boundary(desc, low)
+    read_layout(desc, low, _sentence_dynamics, _complete_dynamics)
     _velocity_for_thermostat(desc)
+    solids.attach_shear(desc, low)
+    if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
+            r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
+        desc.unsupported = [u for u in desc.unsupported if u != solids.SHEAR_NAME]
     if any(s.deform for s in desc.stages) and not re.search(r"shear(?:ed|ing)? (?:flow|velocity)|velocity (?:ramp|"
                                                             r"gradient)|\bramp", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.DEFORM_NAME]

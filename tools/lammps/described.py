@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from simagent.described.model import Dynamics, SimulationDescription, Stage
+from tools.lammps import described_groups
 from tools.lammps import described_solids as solids
 
 THERMO = "step temp pe ke etotal press vol density atoms"
@@ -46,15 +47,20 @@ def _system(desc: SimulationDescription) -> list[str]:
     style = "hybrid sphere dipole" if desc.dipoles else desc.atom_style
     lines = [f"units           {desc.units}", f"dimension       {desc.dimension}",
              f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
-             f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}{solids.lattice_suffix(desc)}",
+             f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}",
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
-             f"create_box      {desc.atom_types} box", "create_atoms    1 box"]
+             f"create_box      {desc.atom_types} box"]
+    if solids.lattice_suffix(desc):  # the box in the cubic lattice's units, the atoms on the oriented lattice
+        lines.append(f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}{solids.lattice_suffix(desc)}")
+    lines.append("create_atoms    1 box")
     lines += solids.substitution_lines(desc)
     if desc.dipoles:  # finite spheres carry per-atom masses
         lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
         lines.append(f"set             group all dipole/random {desc.dipoles.seed} {_fmt(desc.dipoles.magnitude)}")
     else:
         lines += [f"mass            {t} {_fmt(m)}" for t, m in sorted(desc.masses.items())]
+    if desc.layout is not None:
+        lines += described_groups.setup(desc.layout)
     return lines
 
 
@@ -87,17 +93,26 @@ def _interactions(desc: SimulationDescription) -> list[str]:
     return lines
 
 
+def _thermo_modify(desc: SimulationDescription) -> str:
+    """Extensive thermo energies; the temperature of the thermostatted group when a thermostat acts on
+    a group (held walls would otherwise count as cold atoms)."""
+    temp = described_groups.temperature_compute(desc.layout)
+    return "thermo_modify   norm no" + (f" temp {temp}" if temp else "")
+
+
 def _velocity(desc: SimulationDescription) -> list[str]:
     v = desc.velocity
+    held = described_groups.at_rest(desc.layout) if desc.layout is not None else []
     if v is None:
-        return []
+        return held
     return [f"velocity        all create {_fmt(v.temperature)} {v.seed} dist {v.distribution} "
-            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}"]
+            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}"] + held
 
 
-def dynamics_fixes(dyn: Dynamics, spheres: bool = False) -> list[str]:
+def dynamics_fixes(dyn: Dynamics, spheres: bool = False, group: str = "all") -> list[str]:
     """The fixes of one run stage (ids dyn1, dyn2), the integrator first. `spheres`: dipolar spheres,
-    integrated by nve/sphere with their dipoles updated (NVE only)."""
+    integrated by nve/sphere with their dipoles updated (NVE only). `group`: the atoms an NVE
+    thermostat acts on."""
     if spheres:
         if dyn.ensemble != "nve" or dyn.thermostat is not None:
             raise ValueError("dipolar spheres are rendered with NVE (nve/sphere update dipole) only")
@@ -113,11 +128,11 @@ def dynamics_fixes(dyn: Dynamics, spheres: bool = False) -> list[str]:
         return [f"fix             dyn1 all npt temp {temp} {press}"]
     fixes = ["fix             dyn1 all nve"]
     if dyn.thermostat == "langevin":
-        fixes.append(f"fix             dyn2 all langevin {temp} {dyn.seed}")
+        fixes.append(f"fix             dyn2 {group} langevin {temp} {dyn.seed}")
     elif dyn.thermostat == "berendsen":
-        fixes.append(f"fix             dyn2 all temp/berendsen {temp}")
+        fixes.append(f"fix             dyn2 {group} temp/berendsen {temp}")
     elif dyn.thermostat == "velocity-rescale":
-        fixes.append(f"fix             dyn2 all temp/rescale {dyn.rescale_every} {_fmt(dyn.t_start)} "
+        fixes.append(f"fix             dyn2 {group} temp/rescale {dyn.rescale_every} {_fmt(dyn.t_start)} "
                      f"{_fmt(dyn.t_stop)} {_fmt(dyn.rescale_window or 0.0)} 1.0")
     return fixes
 
@@ -154,17 +169,19 @@ def _green_kubo(desc: SimulationDescription) -> list[str]:
 
 
 def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False,
-           viscosity: bool = False, rotation: bool = False) -> str:
+           viscosity: bool = False, rotation: bool = False, drag: bool = False, shear_stress: bool = False) -> str:
     """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
     in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
-    the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy."""
+    the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy;
+    `drag`: the force on each indenter along the flow; `shear_stress`: the pressure-tensor component of
+    the imposed shear flow."""
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
     lines = ["# simagent lammps/described: the task's description, rendered literally",
              "# (the defaults applied where the text is silent are listed in report.md)", ""]
     lines += _system(desc) + _interactions(desc)
-    lines += [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", "thermo_modify   norm no"]
+    lines += [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", _thermo_modify(desc)]
     lines += _velocity(desc)
     active: list[str] = []
     for index, stage in enumerate(desc.stages):
@@ -184,9 +201,14 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
                       f"{m.max_evaluations}"]
             continue
         assert stage.dynamics is not None
-        fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None)
+        fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None,
+                               group=described_groups.thermostat_group(desc.layout))
         if stage.deform is not None:
             fixes += solids.deform_lines(desc, stage)
+        if stage.shear is not None:
+            lines += solids.shear_lines(desc, stage)
+        if desc.layout is not None:
+            fixes += described_groups.fixes(desc.layout)
         if desc.dimension == 2:
             fixes.append("fix             e2d all enforce2d")  # last: it zeroes what the other fixes set
         lines += fixes
@@ -200,10 +222,16 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             if viscosity:
                 extra += _green_kubo(desc)
                 columns += GK_COLUMNS
+            if shear_stress and stage.shear is not None:
+                columns.append(solids.shear_component(stage.shear))
+            if drag and desc.layout is not None:
+                columns += [described_groups.drag_column(desc.layout, i.name) for i in desc.layout.indenters]
             if columns:  # thermo_style resets thermo_modify
-                extra += [f"thermo_style    custom {THERMO} {' '.join(columns)}", "thermo_modify   norm no"]
+                extra += [f"thermo_style    custom {THERMO} {' '.join(columns)}", _thermo_modify(desc)]
             lines += extra
             active += [w.split()[1] for w in extra if w.startswith("fix ")]
+        if stage.shear is not None:  # after thermo_style, which resets thermo_modify
+            lines += solids.shear_thermostat(fixes)
         every = thermo_every(desc, stage)
         if diffusion and index == desc.average_stage:  # the slope is computed on the MSD vector's steps
             every = math.lcm(every, MSD_VECTOR_EVERY)

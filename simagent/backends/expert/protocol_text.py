@@ -134,7 +134,8 @@ def prose_density(low: str) -> Quantity | None:
 _LATTICE_SCALE = re.compile(
     r"\blattice(?: (?:" + "|".join(p for p, _ in LATTICE_WORDS) + r"))?"
     r"(?:,? (?:with|of|having|whose|at|using))?(?: an?| the| its)?(?: lattice)?"
-    r" (?:constant|spacing|parameter|scale(?: factor)?)?\s*(?:of|=|:|is|equal to|set to)?\s*\(?\s*" + NUM + _WHOLE +
+    r" (?:constant|spacing|parameter|scale(?: factor)?)?\s*(?:of|=|:|is|equal to|set to)?\s*(?:a_?0? ?= ?)?\(?\s*" +
+    NUM + _WHOLE +
     r"(?!\s*(?:σ|sigma|\*?\s*σ|a\b|å|nm|angstrom|lattice|x\b|×|\*|by\b|(?:unit |conventional )?cells?\b"
     r"|atoms|particles|sites|points|layers|planes|times|steps|k\b))")
 

@@ -26,7 +26,8 @@ from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average
 from tools.lammps.described import EROT_COLUMN, GK_COLUMNS, MSD_COLUMN, MSD_COM, RDF_FILE, SLOPE_COLUMN, render
-from tools.lammps.described_solids import youngs_modulus
+from tools.lammps.described_groups import drag_column
+from tools.lammps.described_solids import shear_stress, youngs_modulus
 from tools.lammps.parse import read_output
 
 JOB_ID = "described"
@@ -41,6 +42,8 @@ STRUCTURE_PROPERTIES = ("coordination_number", "rdf")
 MOTION_PROPERTIES = {"mean_squared_displacement": MSD_COLUMN, "self_diffusion_coefficient": SLOPE_COLUMN}
 VISCOSITY = "shear_viscosity"  # Green-Kubo, when the description states its sampling
 ROTATION = "rotational_energy_per_atom"  # finite spheres (dipolar), compute erotate/sphere
+DRAG = "drag_force"  # the force of a flow on each indenter obstacle, along the flow
+SHEAR_STRESS = "shear_stress"  # of an imposed shear flow (tools.lammps.described_solids)
 YOUNG = "youngs_modulus"  # from the stress-strain record of a deformation stage (tools.lammps.described_solids)
 # the unit of each thermo quantity per unit style (LAMMPS units command)
 UNITS: dict[str, dict[str, str]] = {
@@ -60,6 +63,9 @@ class DescribedParams(BaseModel):
 
 
 def _description(spec: TaskSpec) -> SimulationDescription:
+    """The description solve read (rules, then the LLM's quoted readings), else the rules' reading."""
+    if spec.described is not None:
+        return SimulationDescription.model_validate(spec.described)
     return read_description(spec.request)
 
 
@@ -68,7 +74,7 @@ class DescribedRun(Protocol):
     name = "lammps/described"
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
-        frozenset(MOTION_PROPERTIES) | {VISCOSITY, ROTATION, YOUNG}
+        frozenset(MOTION_PROPERTIES) | {VISCOSITY, ROTATION, DRAG, YOUNG, SHEAR_STRESS}
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -82,9 +88,13 @@ class DescribedRun(Protocol):
         wants_gk = any(p.name == VISCOSITY for p in spec.properties)
         wants_rotation = any(p.name == ROTATION for p in spec.properties)
         wants_young = any(p.name == YOUNG for p in spec.properties)
+        wants_drag = any(p.name == DRAG for p in spec.properties)
+        obstacles = desc.layout is not None and bool(desc.layout.indenters)
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
             desc.dipoles is not None or not wants_rotation) and (
-            any(s.deform for s in desc.stages) or not wants_young)
+            any(s.deform for s in desc.stages) or not wants_young) and (
+            any(s.shear for s in desc.stages) or all(p.name != SHEAR_STRESS for p in spec.properties)) and (
+            obstacles or not wants_drag)
 
     def parameters(self, spec: TaskSpec) -> tuple[BaseModel, list[DefaultApplied]]:
         desc = _description(spec)
@@ -105,7 +115,8 @@ class DescribedRun(Protocol):
         rdf = any(name in STRUCTURE_PROPERTIES for name in p.properties)
         text = render(p.description, rdf=rdf, msd="mean_squared_displacement" in p.properties,
                       diffusion="self_diffusion_coefficient" in p.properties, viscosity=VISCOSITY in p.properties,
-                      rotation=ROTATION in p.properties)
+                      rotation=ROTATION in p.properties, drag=DRAG in p.properties,
+                      shear_stress=SHEAR_STRESS in p.properties)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text}, time_limit_s=p.time_limit_s)]
 
@@ -133,8 +144,12 @@ class DescribedRun(Protocol):
                 results.append(_thermo(name, block, units, where))
             elif name == VISCOSITY:
                 results.append(_viscosity(block, desc, where))
+            elif name == DRAG:
+                results += _drag(block, desc, where)
             elif name == YOUNG:
                 results.append(youngs_modulus(job_dir, desc, JOB_ID))
+            elif name == SHEAR_STRESS:
+                results.append(shear_stress(block, desc, JOB_ID))
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)
@@ -154,6 +169,26 @@ def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], wher
     return Result(quantity=name, value=mean, unit=unit, uncertainty=err, job=JOB_ID, log="log.lammps",
                   method=f"average of thermo {column}{' / atoms' if per_atom else ''} over {where}, "
                          f"{series.size} samples; standard error by block averaging")
+
+
+def _drag(block: dict[str, np.ndarray], desc: SimulationDescription, where: str) -> list[Result]:
+    """The time-averaged force on each indenter obstacle along the flow, labelled by the obstacle."""
+    layout = desc.layout
+    if layout is None or not layout.indenters:
+        raise ReadError("the description places no obstacle whose drag could be measured")
+    out = []
+    for ind in layout.indenters:
+        column = drag_column(layout, ind.name)
+        if column not in block:
+            raise ReadError(f"thermo column {column} missing")
+        mean, err = block_average(block[column])
+        x, y, z = ind.center
+        out.append(Result(quantity=DRAG, label=ind.name, value=mean, uncertainty=err, job=JOB_ID, log="log.lammps",
+                          unit=UNITS[desc.units or "lj"]["energy"] + ("" if desc.units == "lj" else "/angstrom"),
+                          method=f"average of thermo {column}, the force on indenter {ind.name} (centre {x:g} {y:g} "
+                                 f"{z:g}, radius {ind.radius:g}) along the flow ({layout.flow_axis or 'x'}), over "
+                                 f"{where}, {block[column].size} samples; standard error by block averaging"))
+    return out
 
 
 def _motion(name: str, block: dict[str, np.ndarray], desc: SimulationDescription, where: str) -> Result:

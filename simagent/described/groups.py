@@ -1,0 +1,108 @@
+"""Regions, groups of atoms and what acts on them, in a typed simulation description.
+
+A task that builds walls out of atom layers, drives a fluid with a body force and puts obstacles in
+its way states a layout on top of the bulk system: regions of space (blocks, spheres, cylinders),
+the groups of atoms inside them (and the rest), which groups are held at rest, the forces fixed on
+or added to a group (LAMMPS fix setforce, addforce, aveforce), repulsive indenters (fix indent),
+walls at the box faces (fix wall/lj93, wall/reflect) and the group a thermostat acts on.
+Coordinates are in lattice units unless `lattice_units` is False (LAMMPS's region default).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+Axis = Literal["x", "y", "z"]
+AXES = ("x", "y", "z")
+Vector = tuple[float | None, float | None, float | None]  # None: that component is left alone (NULL)
+
+
+class Region(BaseModel):
+    """A region of space: a block (None bounds are open, INF), a sphere or a cylinder along `axis`."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    style: Literal["block", "sphere", "cylinder"]
+    bounds: tuple[float | None, float | None, float | None, float | None, float | None, float | None] | None = None
+    center: tuple[float, float, float] | None = None
+    radius: float | None = Field(default=None, gt=0)
+    axis: Axis | None = None
+    side: Literal["in", "out"] = "in"
+
+    @model_validator(mode="after")
+    def _shape(self) -> Region:
+        if self.style == "block" and self.bounds is None:
+            raise ValueError("a block region needs its bounds")
+        if self.style in ("sphere", "cylinder") and (self.center is None or self.radius is None):
+            raise ValueError(f"a {self.style} region needs a centre and a radius")
+        if self.style == "cylinder" and self.axis is None:
+            raise ValueError("a cylinder region needs its axis")
+        return self
+
+
+class Group(BaseModel):
+    """Atoms inside `region` when the group is made, or (`rest`) every atom in no other group."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    region: str | None = None
+    rest: bool = False
+
+    @model_validator(mode="after")
+    def _defined(self) -> Group:
+        if (self.region is not None) == self.rest:
+            raise ValueError(f"group {self.name!r} is either a region's atoms or the rest")
+        return self
+
+
+class GroupForce(BaseModel):
+    """A force fixed on a group's atoms: `setforce` sets components (None: left alone), `addforce`
+    adds to every atom, `aveforce` gives every atom the group's average force plus the value (the
+    group moves as one body)."""
+
+    group: str
+    style: Literal["setforce", "addforce", "aveforce"]
+    force: Vector
+
+
+class Indenter(BaseModel):
+    """A repulsive obstacle (LAMMPS fix indent): F(r) = -K (r - R)^2 for atoms of `group` within R of
+    the centre (a sphere; in 2D a disc), or of the axis of a cylinder."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    group: str
+    k: float = Field(gt=0)
+    shape: Literal["sphere", "cylinder"] = "sphere"
+    center: tuple[float, float, float]
+    radius: float = Field(gt=0)
+
+
+class Wall(BaseModel):
+    """Flat walls at box faces: LJ 9-3 (epsilon, sigma, cutoff) or reflecting."""
+
+    style: Literal["lj93", "reflect"]
+    faces: list[Literal["xlo", "xhi", "ylo", "yhi", "zlo", "zhi"]] = Field(min_length=1)
+    epsilon: float | None = None
+    sigma: float | None = None
+    cutoff: float | None = None
+
+    @model_validator(mode="after")
+    def _coefficients(self) -> Wall:
+        if self.style == "lj93" and None in (self.epsilon, self.sigma, self.cutoff):
+            raise ValueError("an LJ 9-3 wall needs epsilon, sigma and a cutoff")
+        return self
+
+
+class Layout(BaseModel):
+    regions: list[Region] = Field(default_factory=list)
+    groups: list[Group] = Field(default_factory=list)
+    cleared: list[str] = Field(default_factory=list, description="regions whose atoms are deleted at the start")
+    at_rest: list[str] = Field(default_factory=list, description="groups whose velocities are set to zero")
+    forces: list[GroupForce] = Field(default_factory=list)
+    indenters: list[Indenter] = Field(default_factory=list)
+    walls: list[Wall] = Field(default_factory=list)
+    thermostat_group: str | None = Field(default=None, description="the group a thermostat acts on (else all)")
+    flow_axis: Axis | None = Field(default=None, description="the direction of a body force driving a flow")
+
+    def group(self, name: str) -> Group | None:
+        return next((g for g in self.groups if g.name == name), None)
