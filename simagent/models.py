@@ -30,6 +30,7 @@ PropertyName = Literal[
     "self_diffusion_coefficient",
     "mean_squared_displacement",
     "drag_force",
+    "wall_force",
     "heat_capacity",
     "melting_point",
     # mechanical, defect and transport properties of solids and liquids (MD protocol library)

@@ -171,6 +171,8 @@ class MetricTarget:
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"drag|force on (?:the )?obstacle|obstacle force", "drag_force"),
+    (r"\bforce (?:in|along) (?:the )?[xyz](?: direction| axis)?\b|"
+     r"\b[xyz][- ]?(?:direction |component (?:of (?:the )?)?)?force\b|\bwall force", "wall_force"),
     (r"diffusi|\bd ?self\b|^d(?: |$)", "self_diffusion_coefficient"),
     (r"\bmsd\b|mean (?:squared?|sq) (?:displacement|deviation)", "mean_squared_displacement"),
     (r"coordination|\bcn\b|number of (?:nearest )?neighbou?rs|neighbou?r count", "coordination_number"),
@@ -344,6 +346,9 @@ def _label(target: MetricTarget, words: str, elastic_example: bool) -> None:
             target.label = CUBIC_SHEAR_LABELS[n - 1]
     elif target.property == "poisson_ratio" and elastic_example:
         target.label = CUBIC_POISSON_LABEL
+    elif target.property == "wall_force":  # along which axis: 'force in the x direction', 'y force'
+        axis = re.search(r"\bforce (?:in|along) (?:the )?([xyz])\b|\b([xyz])[- ]?(?:direction |component )?", words)
+        target.label = next((g for g in axis.groups() if g), None) if axis else None
     elif target.property == "drag_force":  # which obstacle: 'on obstacle 2', 'obstacle_2', the first if unnumbered
         number = re.search(r"(?:obstacle|indenter|sphere|cylinder|disc|disk) ?_?(\d+)\b|\b(\d+)$", words)
         target.label = f"obstacle{next(g for g in number.groups() if g) if number else 1}"
