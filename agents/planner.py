@@ -3,12 +3,14 @@ The jobs themselves (a DAG per protocol) are rendered by the input writer."""
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from simagent.backends.base import ProtocolInfo
+from simagent.engines import all_engines
 from simagent.errors import SimagentError
 from simagent.models import Decision, Plan, PropertyRequest, ProtocolRun, TaskSpec
 from simagent.protocols import all_protocols, engine_allowed, get_protocol
@@ -51,6 +53,36 @@ def computable_instead(spec: TaskSpec, uncovered: list[str]) -> str:
             f"for {', '.join(uncovered)}: ask for it if that helps")
 
 
+# how a request names a classical engine (the others are set only by the method words that name them)
+ENGINE_WORDS = {"lammps": r"\blammps\b", "gromacs": r"\bgromacs\b|\bgmx\b", "raspa": r"\braspa\b",
+                "zeopp": r"\bzeo\+\+|\bzeopp\b"}
+
+
+def other_engine_routes(spec: TaskSpec, uncovered: list[str]) -> str:
+    """When the engine the request named has no protocol for these properties but another engine
+    has, say so and name that route; it is never run in place of the engine asked for."""
+    named_word = ENGINE_WORDS.get(spec.engine)
+    if spec.system is None or (named_word and not re.search(named_word, spec.request.lower())):
+        return ""  # the engine was chosen by simagent, not named: computable_instead says what there is
+    labels = {adapter.name: adapter.label for adapter in all_engines()}
+    offers = []
+    for engine in labels:
+        if engine == spec.engine:
+            continue
+        trial = spec.model_copy(update={"engine": engine,
+                                        "properties": [p for p in spec.properties if p.name in uncovered]})
+        for protocol in all_protocols():
+            sub = restrict(trial, list(protocol.properties))
+            if protocol.engine == engine and sub.properties and protocol.applies_to(sub):
+                offers.append(f"{', '.join(p.name for p in sub.properties)} with {labels[engine]} "
+                              f"({protocol.name})")
+    if not offers:
+        return ""
+    named = labels.get(spec.engine, spec.engine)
+    return (f". simagent has no {named} route for {spec.system.name}; it computes {'; '.join(offers)}. "
+            f"It does not run another engine in place of {named}: ask again naming that engine if it helps")
+
+
 def plan_runs(spec: TaskSpec, context: RunContext) -> tuple[list[ProtocolRun], list, list[Decision]]:
     options = candidates(spec)
     selection = context.backend.select_protocols(spec, options)
@@ -73,7 +105,7 @@ def plan_runs(spec: TaskSpec, context: RunContext) -> tuple[list[ProtocolRun], l
         raise SimagentError(
             f"no protocol computes {', '.join(uncovered)} for {system}"
             + (f" (available here: {', '.join(sorted(known))})" if known else "")
-            + computable_instead(spec, uncovered)
+            + (other_engine_routes(spec, uncovered) or computable_instead(spec, uncovered))
         )
     decision = Decision(decision="protocols", backend=context.backend.name,
                         detail="; ".join(f"{i.protocol}: {', '.join(i.properties)}" for i in selection.items))

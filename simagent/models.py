@@ -9,6 +9,7 @@ from enum import Enum
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 # ---------------------------------------------------------------------------------------------
 # Vocabulary
@@ -249,6 +250,10 @@ class TaskSpec(BaseModel):
         default_factory=list, description="method/scope words simagent cannot honour (never substituted)"
     )
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    # The typed simulation description (simagent.described.model.SimulationDescription, as JSON) when
+    # the reading went beyond the rules (the LLM filled gaps, simagent.described.llm_fill); None: the
+    # described protocol reads `request` itself. Not part of any LLM's answer schema.
+    described: SkipJsonSchema[dict[str, Any] | None] = None
 
 
 class Clarification(BaseModel):

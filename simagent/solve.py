@@ -32,6 +32,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from simagent.backends.base import DecisionBackend, ParameterOverrides, ProtocolInfo, ProtocolSelection, RepairAction
 from simagent.backends.expert.protocol_text import complete_conditions, unplaced_run_lengths
 from simagent.config import Settings, load_settings
+from simagent.described.llm_fill import FillReport
+from simagent.described.llm_fill import fill as fill_gaps
 from simagent.described.model import SimulationDescription
 from simagent.described.reading import read_description
 from simagent.engines import get_engine
@@ -387,11 +389,13 @@ class TaskBackend(DecisionBackend):
         self.targets: list[MetricTarget] = []
         self.reader_properties: list[str] = []
         self.description: SimulationDescription | None = None
+        self.fill = FillReport()  # what the LLM read into the description's gaps
 
     def task_spec(self, request: str) -> TaskSpec:
         described = None
         if self.engine in (None, "lammps"):
-            self.description = read_description(request)
+            rules = read_description(request)
+            self.description, self.fill = fill_gaps(rules, request, self.inner)
             described = self.description if self.description.renderable else None
         try:
             spec = complete_conditions(self.inner.task_spec(request))
@@ -407,6 +411,8 @@ class TaskBackend(DecisionBackend):
                                 + " run is (stated, not understood)")
         if described is not None:  # every stage is placed and the system is stated: run it as written
             spec.engine, spec.units_style, spec.missing = "lammps", described.units, []
+            if self.fill.filled:  # the described protocol runs what the LLM's quotes completed
+                spec.described = described.model_dump(mode="json")
         elif spec.missing and self.description is not None and self.description.unsupported:
             # the question would not help: the run prescribed needs something simagent does not render
             raise RequestError(not_rendered(self.description))
@@ -1005,6 +1011,8 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
             lines.append("- the typed simulation description was not run: " + "; ".join(
                 [f"not rendered: {', '.join(desc.unsupported)}"] * bool(desc.unsupported)
                 + [f"not stated: {', '.join(desc.missing)}"] * bool(desc.missing)))
+        if backend is not None:
+            lines += [f"- {line}" for line in backend.fill.lines()]
         if spec.unparsed:
             lines.append("- sentences not understood (their content was not used): "
                          + " | ".join(f"“{s}”" for s in spec.unparsed))

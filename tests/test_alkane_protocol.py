@@ -253,6 +253,11 @@ def test_hexane_density_at_298_k_against_experiment(tmp_path):
 
 # Linear polyethylene melt at 450 K and 0.1 MPa: V(0, t) = 1.1595 + 8.0394e-4 t cm^3/g (t in deg C), the
 # Tait zero-pressure isobar of HDPE PVT data (Rodgers, J. Appl. Polym. Sci. 48, 1061 (1993)): 0.768 g/cm^3.
+# NOT VERIFIED against the paper: the coefficients (V0 = 1.1595 + 8.0394e-4 t cm^3/g, t in degC) were written
+# from memory. A search of the stored pages (24 Nov 2026) found the paper (title, journal, year: a review of
+# Tait and equation-of-state parameters for 56 polymers) but not its HDPE row, so neither the numbers nor the
+# form of V0(t) (linear, or A*exp(B t), which would give 0.748 g/cm^3 at 450 K) could be confirmed. The linear
+# form agrees with the commonly quoted melt densities of ~0.78 g/cm^3 at 150 degC and ~0.76 at 190 degC.
 # That is high-molecular-weight PE; the default chains are C100, whose chain ends lower the density by a
 # few percent (n-alkane melts approach the polymer's density as 1/n). Tolerance 4 %: chain ends, the
 # model's ~1-2 % on liquid alkane densities, plus 3 standard errors.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from simagent.errors import RequestError
+from simagent.errors import RequestError, SimagentError
 from simagent.executor import LocalExecutor, read_record, write_inputs
 from simagent.models import Answer, Job, JobStatus, Result
 from simagent.solve import (
@@ -423,9 +423,10 @@ def test_the_task_engine_is_honoured():
     task = MDGymTask(id="w", problem_description=text, engine="lammps", metrics=["average_temperature"])
     backend = TaskBackend(ExpertBackend(), lambda spec: read_metrics(task, False), [], task.engine)
     spec = backend.task_spec(text)
-    with pytest.raises(RequestError, match="LAMMPS task") as info:
+    assert spec.engine == "lammps"  # the engine the text names is kept (the planner then finds no LAMMPS route)
+    with pytest.raises(SimagentError, match="LAMMPS") as info:
         plan_runs(spec, SimpleNamespace(backend=backend))
-    assert "gromacs/liquid_md" in str(info.value)
+    assert "gromacs/liquid_md" in str(info.value) and "in place of LAMMPS" in str(info.value)
 
 
 def test_a_prescribed_lammps_style_the_protocol_does_not_run_is_refused():

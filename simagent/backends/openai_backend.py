@@ -237,6 +237,12 @@ class OpenAIBackend(DecisionBackend):
             payload["sources"] = sources
         return self._decide("repair", prompts.REPAIR, _dump(payload), RepairAction, parse)
 
+    def ask(self, decision: str, system: str, user: str, model: type[BaseModel], parse: Callable[[str], T]) -> T:
+        """A constrained question of another module (e.g. simagent.described.llm_fill): the strict
+        schema of `model`, validated by `parse`, with the same retries and errors as a decision
+        (`decision` needs an entry in MAX_TOKENS)."""
+        return self._decide(decision, system, user, model, parse)
+
     # -- machinery -----------------------------------------------------------------------------
 
     def _decide(

@@ -5,9 +5,10 @@ property and the material. A passage contributes a value only when all of these 
 - its cosine similarity to the query reaches the relevance threshold;
 - it names the material (the system's name, or the molecule of a molecular fluid) and every guest
   species (a formula or its name: CH4 / methane), in its text, section or document title;
-- one of its sentences names the property and quotes a number with a unit of the property's
-  dimension (a diffusion coefficient in m2/s, cm^2 s-1, 10^-9 m^2/s ...; an activation energy in
-  kJ/mol next to "diffusion" is not one).
+- one of its sentences names the property, names no other framework-like material (ZIF-8 in a
+  paper on IRMOF-1), and quotes a number with a unit of the property's dimension (a diffusion
+  coefficient in m2/s, cm^2 s-1, 10^-9 m^2/s ...; an activation energy in kJ/mol next to
+  "diffusion" is not one).
 The value is kept as quoted, converted to the result's unit for reading, cited, and listed apart from
 the computed numbers (Answer.literature, a labelled paragraph of the summary): it is never a result.
 Without a user index nothing is searched (and no model is loaded)."""
@@ -118,6 +119,16 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in re.split(r"(?<=[.!?])\s+(?=[A-Z(\[])|\n+", text) if s.strip()]
 
 
+# a framework-like name: letters, a hyphen, a number (ZIF-8, UiO-66, HKUST-1, MIL-53Al)
+_MATERIAL_NAME = re.compile(r"(?<![\w-])[A-Z][A-Za-z]*-\d+[A-Za-z]*(?![\w-])")
+
+
+def _names_another_material(sentence: str, subject: list[list[re.Pattern[str]]]) -> bool:
+    """A sentence of a paper on the material that quotes another one ("for comparison, in ZIF-8 ...")."""
+    return any(not any(p.fullmatch(name) for group in subject for p in group)
+               for name in _MATERIAL_NAME.findall(sentence))
+
+
 def values_in(hit: Hit, result: Result, subject: list[list[re.Pattern[str]]]) -> list[tuple[float, str, str]]:
     """(value, unit, sentence) quoted by a passage for a result's property and material."""
     where = " ".join((hit.title, hit.section, hit.text))
@@ -130,7 +141,7 @@ def values_in(hit: Hit, result: Result, subject: list[list[re.Pattern[str]]]) ->
     out = []
     for sentence in _sentences(hit.text):
         low = sentence.lower()
-        if not all(stem in low for stem in stems):
+        if not all(stem in low for stem in stems) or _names_another_material(sentence, subject):
             continue
         out += [(v, u, sentence) for v, u in quoted_values(sentence) if units.dimension(u) == dimension]
     return out

@@ -59,15 +59,17 @@ def alkane_name(n_carbons: int) -> str:
 
 def smiles_tokens(text: str) -> list[str]:
     """Tokens of the original-case text that are SMILES beyond doubt: SMILES characters only, at least
-    two carbons, and either only 'C' (an n-alkane) or SMILES syntax (branches, bonds, ring digits,
-    brackets). Upper-case words such as FCC or BCC and the 'cc' of 'g/cc' are no SMILES."""
+    two carbons, and either only 'C' (an n-alkane), a plain chain of C with O or N ('CCO', 'OCC',
+    'CCCN'), or SMILES syntax (branches, bonds, ring digits, brackets). Upper-case words such as FCC,
+    BCC or NVT and the 'cc' of 'g/cc' are no SMILES."""
     found = []
     for match in SMILES_TOKEN.finditer(text):
         token = match.group(1)
         if token.count("C") + token.count("c") < 2:
             continue
-        if re.fullmatch(r"C+", token) or (re.search(r"[()=#\[\]]|\d", token) and re.search(r"[Cc]", token)
-                                           and not re.fullmatch(r"[\d.\-+]+", token)):
+        if re.fullmatch(r"C+", token) or re.fullmatch(r"[CNO]{3,}", token) and re.search(r"[NO]", token) \
+                or (re.search(r"[()=#\[\]]|\d", token) and re.search(r"[Cc]", token)
+                    and not re.fullmatch(r"[\d.\-+]+", token)):
             found.append(token)
     return found
 

@@ -22,7 +22,7 @@ from simagent.models import (
     SystemSpec,
     TaskSpec,
 )
-from simagent.units import normalize_unit
+from simagent.units import dimension, normalize_unit, to_canonical
 
 NUM = r"(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
 TEMP_UNIT = r"(k|kelvin|°c|ºc|degc|celsius|°f|degf)\b"
@@ -72,6 +72,7 @@ def read_request(request: str) -> TaskSpec:
 def _read(text: str, low: str, spec: TaskSpec) -> None:
     affirmed = drop_negated(low)  # what the request negates is neither asked nor a condition
     spec.properties = _properties(affirmed)
+    _answer_unit(affirmed, spec.properties)
     spec.conditions = _conditions(affirmed)
     spec.potential = _potential(low)
     spec.system = _system(text, low, spec)
@@ -137,6 +138,33 @@ def _requested_unit(low: str, end: int) -> str | None:
     match = re.match(r"\s*(?:in|\[|\()\s*(" + DENS_UNIT[1:-1] + r"|" + PRES_UNIT[1:-4] +
                      r"|cm\^?2/s|m\^?2/s|ev|kj/mol|kcal/mol|angstrom|nm)", low[end:end + 30])
     return match.group(1) if match else None
+
+
+# The dimension of each property's answer, for a unit asked apart from the property's name
+PROPERTY_DIMENSION: dict[str, str] = {
+    "density": "density", "pressure": "pressure", "bulk_modulus": "pressure", "shear_modulus": "pressure",
+    "youngs_modulus": "pressure", "elastic_constants": "pressure", "self_diffusion_coefficient": "diffusion",
+    "lattice_constant": "length", "radius_of_gyration": "length", "end_to_end_distance": "length",
+    "largest_cavity_diameter": "length", "pore_limiting_diameter": "length", "largest_free_sphere": "length",
+    "cohesive_energy": "energy", "potential_energy_per_atom": "energy", "kinetic_energy_per_atom": "energy",
+    "total_energy_per_atom": "energy", "minimized_energy": "energy", "vacancy_formation_energy": "energy",
+    "vacancy_migration_energy": "energy", "interstitial_formation_energy": "energy",
+    "surface_energy": "energy_per_area", "stacking_fault_energy": "energy_per_area",
+}
+ANSWER_UNIT = (r"\b(?:in|as|expressed in|reported in|given in|in units of|units?:?)\s+(" + DENS_UNIT[1:-1] + "|"
+               + PRES_UNIT[1:-4] + r"|cm\^?2/s|m\^?2/s|a\^?2/ps|nm\^?2/ns|mev|ev|kj/mol|kcal/mol|angstroms?|nm|pm"
+               r"|mj/m\^?2|j/m\^?2)(?![\w/^])")
+
+
+def _answer_unit(low: str, properties: list[PropertyRequest]) -> None:
+    """'density of hexane at 298 K in kg/m3': a unit asked after the conditions is the unit of the one
+    requested property of that dimension (none is set when two properties share it)."""
+    for match in re.finditer(ANSWER_UNIT, low):
+        unit = normalize_unit(match.group(1).rstrip("s") if match.group(1) == "angstroms" else match.group(1))
+        dim = dimension(unit)
+        owners = [p for p in properties if PROPERTY_DIMENSION.get(p.name) == dim]
+        if len(owners) == 1 and owners[0].unit is None:
+            owners[0].unit = unit
 
 
 def _conditions(low: str) -> Conditions:
@@ -249,11 +277,27 @@ def _system(text: str, low: str, spec: TaskSpec) -> SystemSpec | None:
             return SystemSpec(name=name, kind="crystal", elements=elements, lattice=lattice, phase="solid")
         if spec.potential and spec.potential.family == "lj":
             return SystemSpec(name=name, kind="atomic_fluid", elements=elements[:1], phase=phase or "fluid")
+        if _noble_gas_fluid(elements, spec.conditions.temperature):
+            return SystemSpec(name=name, kind="atomic_fluid", elements=elements[:1], phase="fluid")
         return SystemSpec(name=name, kind="crystal", elements=elements, lattice=lattice, phase="solid")
     if lj or reduced:
         return SystemSpec(name="Lennard-Jones " + (phase or "fluid"), kind="lj_fluid",
                           phase=phase or "fluid", lattice=lattice if phase == "solid" else None)
     return None
+
+
+def _noble_gas_fluid(elements: list[str], temperature: Quantity | None) -> bool:
+    """A noble gas named without a phase or lattice word ('specific heat of argon') is the fluid,
+    unless the stated temperature is below its triple point (then it can only be the solid)."""
+    if len(elements) != 1 or elements[0] not in vocab.NOBLE_GAS_TRIPLE_POINT_K:
+        return False
+    if temperature is None or temperature.unit == "reduced":
+        return True
+    try:
+        kelvin = to_canonical(temperature, "temperature").value
+    except RequestError:
+        return True
+    return kelvin >= vocab.NOBLE_GAS_TRIPLE_POINT_K[elements[0]]
 
 
 def _element_word(text: str, elements: list[str]) -> str:

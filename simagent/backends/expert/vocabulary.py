@@ -32,7 +32,11 @@ PROPERTY_PATTERNS: dict[str, list[str]] = {
     "melting_point": [r"melting (?:point|temperature)", r"\btemperature of (?:melting|fusion)\b",
                       r"\b(?:do|does|did|will|would|can|could) \w+ melt\b",
                       # the verb 'melts at' ('a/the melt at', 'polymer melt with': the noun)
-                      r"(?<!\ba )(?<!\bthe )(?<!\bof )\bmelts (?:at|with|under)\b", r"\bt_?m\b",
+                      r"(?<!\ba )(?<!\bthe )(?<!\bof )\bmelts (?:at|with|under)\b",
+                      # 'Tm' unless it is thulium next to a lattice or phase word ('hcp Tm', 'Tm crystal';
+                      # the words expert.reader._elements takes as naming an element)
+                      r"(?<!fcc )(?<!bcc )(?<!hcp )(?<!diamond )(?<!bulk )(?<!crystalline )(?<!solid )(?<!liquid )"
+                      r"\bt_?m\b(?!\s+(?:fcc|bcc|hcp|diamond|crystal|solid|liquid)\b)",
                       r"solid[- ]liquid coexistence"],
     "heat_capacity": [r"heat capacit", r"specific heat", r"\bc_?[vp]\b"],
     "density": [r"\bdensity\b(?! functional)(?! of states)", r"\bdensities\b", r"\bhow dense\b"],
@@ -128,8 +132,15 @@ NAME_HINTS = [
 ]
 
 # Words that look like element symbols but are ordinary English in a request.
+# Symbols that are also common words or abbreviations ("Tm" is the usual symbol of a melting
+# temperature): an element only next to a lattice or phase word ("hcp Tm") or by name ("thulium").
 AMBIGUOUS_SYMBOLS = {"In", "At", "As", "Be", "He", "No", "Am", "I", "S", "C", "P", "K", "B", "U",
-                     "V", "W", "Y", "O", "N", "F", "H", "Es", "Pm", "Ti"}
+                     "V", "W", "Y", "O", "N", "F", "H", "Es", "Pm", "Ti", "Tm"}
+
+# Triple-point temperatures of the noble gases, K (Ne and Ar: ITS-90 defining fixed points, Preston-Thomas,
+# Metrologia 27, 3 (1990); Kr and Xe: CRC Handbook of Chemistry and Physics). Helium has none at
+# ordinary pressure (it stays liquid down to 0 K). Below it, a noble gas named without a phase is a solid.
+NOBLE_GAS_TRIPLE_POINT_K: dict[str, float] = {"He": 0.0, "Ne": 24.5561, "Ar": 83.8058, "Kr": 115.78, "Xe": 161.40}
 
 ELEMENT_NAMES: dict[str, str] = {
     name.lower(): symbol for symbol, name in zip(chemical_symbols, atomic_names, strict=True) if name

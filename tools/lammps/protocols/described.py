@@ -63,6 +63,9 @@ class DescribedParams(BaseModel):
 
 
 def _description(spec: TaskSpec) -> SimulationDescription:
+    """The description solve read (rules, then the LLM's quoted readings), else the rules' reading."""
+    if spec.described is not None:
+        return SimulationDescription.model_validate(spec.described)
     return read_description(spec.request)
 
 

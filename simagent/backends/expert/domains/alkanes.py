@@ -3,9 +3,10 @@
 A linear alkane named by name ('n-hexane', 'hexane', 'normal hexane'), formula (C6H14, n-C6) or
 SMILES (CCCCCC) is read as a molecular liquid for LAMMPS with TraPPE-UA
 (tools/lammps/protocols/alkanes.py). A molecule outside that model (rings, branches, double bonds,
-heteroatoms: benzene, cyclohexane, isobutane, CCO ...) ends the reading with a message naming what
-simagent can model instead; it is never replaced by a linear alkane. Frameworks are left alone
-(an alkane there is a guest), and so are water and the GROMACS liquids set before this module.
+heteroatoms: benzene, cyclohexane, isobutane, CCCO ...; ethanol, CCO, is a GROMACS liquid) ends the
+reading with a message naming what simagent can model instead; it is never replaced by a linear
+alkane. Frameworks are left alone (an alkane there is a guest), and so are water and the GROMACS
+liquids set before this module.
 """
 
 from __future__ import annotations

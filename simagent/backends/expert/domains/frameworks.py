@@ -46,6 +46,10 @@ GUESTS: dict[str, str] = {
 }
 # Element-like guest words ("Ar", "Kr", "Xe") are guests only next to an adsorption word.
 ADSORPTION_WORDS = r"uptake|adsor|isotherm|loading|henry|selectiv|widom|heat of|capacity|mixture|guest"
+# An amount adsorbed asked without a property noun ('How much propane does silicalite-1 adsorb',
+# 'what amount of CH4 gets adsorbed by IRMOF-1', 'how many molecules per unit cell'): the uptake.
+AMOUNT_ADSORBED = (r"\badsorb(?:s|ed|ing)?\b|\badsorption\b|\btakes? up\b|\btaken up\b|\b(?:hold|store)s?\b|"
+                   r"\bmolecules? per (?:unit )?cell\b|\bper unit cell\b|\bmol/kg\b|\bmmol/g\b")
 GENERIC_WORDS = {"a mof", "the mof", "mof", "a framework", "the framework", "framework", "this mof", "it",
                  "a metal-organic framework", "the structure", "this structure", "a structure", "the material",
                  "this material", "a porous material", "a zeolite", "the zeolite"}
@@ -176,6 +180,21 @@ def _dataset(low: str) -> str | None:
     return None
 
 
+# The adsorbent as the subject or agent of an adsorption verb: 'that MFI adsorbs', 'does ZSM-5 take up',
+# 'adsorbed by MFI' (read only when the request names a guest)
+ADSORBENT = (r"\b(?:does|do|can|could|will|would|that|which)\s+([a-z0-9][\w().+-]*(?:[ -][\w().+-]+){0,2}?)\s+"
+             r"(?:adsorbs?|takes? up)\b|\badsorbed\s+(?:by|in|into|on)\s+([a-z0-9][\w().+-]*)")
+ADSORB_VERB = r"\badsorb(?:s|ed|ing)?\b|\badsorption\b|\btakes? up\b|\btaken up\b"
+
+
+def _adsorbent_phrase(low: str) -> str | None:
+    for match in re.finditer(ADSORBENT, low):
+        phrase = (match.group(1) or match.group(2)).strip()
+        if phrase not in GENERIC_WORDS and not any(re.fullmatch(pattern, phrase) for pattern in GUESTS):
+            return phrase
+    return None
+
+
 def _material_phrase(low: str) -> str | None:
     """The first phrase after of/for/in that is not a guest molecule or a generic word ('a MOF')."""
     for match in re.finditer(r"\b(?:of|for|in|on)\s+([a-z0-9][\w().+-]*(?:[ -][\w().+-]+){0,3}?)"
@@ -210,7 +229,10 @@ def refine(text: str, low: str, spec: TaskSpec) -> None:
     properties = {p.name for p in spec.properties}
     framework_props = properties & (GEOMETRY | ADSORPTION)
     mentions = find_mentions(text)
-    if not mentions and not framework_props:
+    adsorbent = None
+    if not mentions and re.search(ADSORB_VERB, low) and _guests(low, adsorption=True):
+        adsorbent = _adsorbent_phrase(low)
+    if not mentions and not framework_props and adsorbent is None:
         return
     dataset = _dataset(low)
     resolved, ambiguous = [], []
@@ -223,7 +245,7 @@ def refine(text: str, low: str, spec: TaskSpec) -> None:
     ambiguous = [(m, err) for m, err in ambiguous
                  if not any(r.id in c or r.ref in c for _m, r in resolved for c in err.candidates)]
     if not mentions:
-        phrase = _material_phrase(low)
+        phrase = adsorbent or _material_phrase(low)
         if phrase:
             try:
                 resolved.append((None, resolve(phrase, dataset=dataset, fetch=False)))
@@ -254,6 +276,9 @@ def refine(text: str, low: str, spec: TaskSpec) -> None:
 
     spec.units_style = None
     _framework_properties(low, spec)
+    if not spec.properties and guests and re.search(AMOUNT_ADSORBED, low):
+        spec.properties.append(PropertyRequest(name="uptake"))
+        properties = {"uptake"}
     probe = _probe_radius(low)
     if probe is not None:
         spec.conditions.probe_radius = probe

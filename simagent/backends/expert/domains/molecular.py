@@ -25,8 +25,11 @@ LIQUIDS: dict[str, str] = {  # molecule -> pattern
     "methanol": r"\bmethanol\b|\bmethyl alcohol\b|\bch3oh\b",
     "ethanol": r"\bethanol\b|\bethyl alcohol\b|\bc2h5oh\b|\bch3ch2oh\b",
 }
+# SMILES of these liquids, matched in the original case (methanol's 'CO' is also carbon monoxide: not read)
+LIQUID_SMILES: dict[str, str] = {"ethanol": r"CCO|OCC|C\(O\)C|C\(C\)O"}
 OPLS = r"\bopls(?:[- ]?aa)?\b"
 GROMACS = r"\bgromacs\b|\bgmx\b"
+OTHER_ENGINE = r"\blammps\b"
 GRO_FILE = r"((?:[\w.~-]*/)*[\w.-]+\.gro)\b"
 
 
@@ -63,6 +66,9 @@ def refine(text: str, low: str, spec: TaskSpec) -> None:
             if re.search(pattern, low):
                 molecule = name
                 break
+        for name, smiles in LIQUID_SMILES.items():
+            if molecule is None and re.search(rf"(?<![\w/])(?:{smiles})(?![\w/])", text):
+                molecule = name
     if molecule is None:
         return
     force_field = model
@@ -74,7 +80,8 @@ def refine(text: str, low: str, spec: TaskSpec) -> None:
     # A molecular force field is not an LJ/EAM family; keep a stated cutoff or tail correction.
     spec.potential = potential.model_copy(update={"family": None, "name_hint": None, "file": None,
                                                   "force_field": force_field or potential.force_field})
-    spec.engine = "gromacs"
+    if not re.search(OTHER_ENGINE, low):  # 'ethanol with LAMMPS' keeps LAMMPS: the planner says what can run
+        spec.engine = "gromacs"
     spec.units_style = None
     if spec.conditions.temperature is None and "temperature" not in spec.missing:
         spec.missing.append("temperature")

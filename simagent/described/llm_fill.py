@@ -1,0 +1,371 @@
+"""The language model fills what the reading rules left open in a SimulationDescription; it may only
+read, never invent.
+
+After the rules (simagent.described.reading), the gaps a description lists (`missing`: the unit
+system, the lattice, the box, the pair parameters, the dynamics of a stated run, a thermostat's set
+point, ...) and a timestep the rules defaulted although the text speaks of one are asked of the
+decision backend's LLM, with a JSON schema made for just those fields: each answer is a value and
+the words of the text it rests on. Code then checks every answer before it is used:
+
+- the quote must occur in the text (case and spacing aside);
+- a number must be written in its quote, and the quote must name the field (a timestep quote says
+  'timestep', 'time step', 'dt', ...; a cutoff quote says 'cut');
+- an ensemble or lattice must be named by a word of its own in the quote ('microcanonical' is nve).
+
+An accepted answer is written into the text in the rules' own words at the place it belongs (a
+stage's set point into that stage's sentence) and the text is read again by the same rules, so
+everything that depends on it (the box in lattice units, the stages) follows as for a stated
+value. The answer is kept only when the gap it was asked for is gone and nothing the text does not
+render was added; its fields then record origin 'llm' with the quote. A rejected answer is listed
+with its reason. The LLM never overrides what the rules read.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError, create_model
+
+from simagent.described.model import LatticeStyle, SimulationDescription
+from simagent.described.reading import normalise, read_description
+from simagent.errors import BackendError
+
+log = logging.getLogger(__name__)
+
+DECISION = "description_gaps"
+MAX_TOKENS = 512  # a handful of fields, each a value and a short quote
+MAX_QUOTE = 200
+
+Ensemble = Literal["nve", "nvt", "npt", "langevin", "berendsen"]
+
+
+class Quoted(BaseModel):
+    """One answer: the value and the exact words of the text it is read from."""
+
+    quote: str = Field(max_length=MAX_QUOTE, description="the words of the text that state the value, copied exactly")
+
+
+def _quoted(name: str, value_type: Any) -> type[BaseModel]:
+    return create_model(name, value=(value_type, ...), __base__=Quoted)
+
+
+@dataclass(frozen=True)
+class Gap:
+    """A field to ask for: its name in the answer, what it means, its value type, the origin keys it
+    fills, the `missing` entry it closes (None: a defaulted field), and (for a stage) the run's steps."""
+
+    name: str
+    meaning: str
+    value_type: Any
+    origin_keys: tuple[str, ...]
+    closes: str | None
+    steps: int | None = None
+    stage: str | None = None
+
+
+# The field's word that a quote must contain (numbers and styles are checked separately).
+FIELD_WORDS = {
+    "units": r"unit|lj\b|lennard|reduced|real|metal",
+    "lattice_style": r"lattice|crystal|cubic|fcc|bcc|diamond|square|hex|sq2?\b|\bsc\b",
+    "lattice_scale": r"densit|lattice|constant|parameter|spacing|rho",
+    "box": r"box|cell|block|domain|region|lattice|unit|extent|size|length|edge|side|container",
+    "mass": r"mass",
+    "lj_epsilon": r"epsilon|well|energy",
+    "lj_sigma": r"sigma|diameter|size|length",
+    "pair_cutoff": r"cut",
+    "timestep": r"time ?step|\bdt\b|step size|increment|integration step|delta ?t",
+    "temperature": r"temperat|\bt\b|\bkt\b|k_?b ?t",
+    "run_steps": r"step|iteration",
+}
+# Words that name each ensemble or thermostat (one of them must be in the quote).
+ENSEMBLE_WORDS = {
+    "nve": r"\bnve\b|micro-?canonical|constant (?:total )?energy|energy[- ]conserving|velocity[- ]verlet|newton",
+    "nvt": r"\bnvt\b|(?<!micro)(?<!micro-)canonical|nos[eé]|hoover|constant temperature",
+    "npt": r"\bnpt\b|isobaric|barostat|constant pressure",
+    "langevin": r"langevin",
+    "berendsen": r"berendsen",
+}
+LATTICE_WORDS = {
+    "fcc": r"fcc|face[- ]cent", "bcc": r"bcc|body[- ]cent", "sc": r"simple cubic|\bsc\b", "diamond": r"diamond",
+    "sq": r"square|\bsq\b", "sq2": r"sq2|centred square|centered square", "hex": r"hex",
+}
+# The rules' own words for an accepted value (simagent.described.reading reads them).
+CANONICAL = {
+    "units": "units {value}",
+    "lattice_style": "{value} lattice",
+    "lattice_scale": "{scale_word} of {value}",
+    "box": "a box of {value} lattice units",
+    "mass": "mass of {value}",
+    "lj_epsilon": "epsilon = {value}",
+    "lj_sigma": "sigma = {value}",
+    "pair_cutoff": "cutoff of {value}",
+    "timestep": "timestep of {value}",
+}
+STAGE_CANONICAL = {
+    "nve": "in the nve ensemble", "nvt": "in the nvt ensemble", "npt": "in the npt ensemble",
+    "langevin": "with a langevin thermostat", "berendsen": "with a berendsen thermostat",
+}
+
+
+def gaps(desc: SimulationDescription, text: str) -> list[Gap]:
+    """The fields of `desc` to ask the LLM for: its listed gaps that one value closes, and a timestep
+    the rules defaulted although the text speaks of a timestep."""
+    found: list[Gap] = []
+    for entry in desc.missing:
+        if entry == "unit system":
+            found.append(Gap("units", "the LAMMPS unit style: lj (reduced Lennard-Jones units), real or metal",
+                             Literal["lj", "real", "metal"], ("units",), entry))
+        elif entry == "initial configuration (lattice)":
+            found.append(Gap("lattice_style", "the lattice the atoms start on", LatticeStyle, ("lattice",), entry))
+        elif entry == "lattice scale (density or lattice constant)":
+            what = "the reduced number density" if desc.units == "lj" else "the lattice constant in angstrom"
+            found.append(Gap("lattice_scale", what + " of the starting lattice", float, ("lattice",), entry))
+        elif entry == "box size":
+            found.append(Gap("box", "the box edges in lattice units (x, y, z; one number for a cube)",
+                             list[float], ("box",), entry))
+        elif entry == "atom masses":
+            found.append(Gap("mass", "the mass of the atoms", float, ("masses",), entry))
+        elif entry in ("LJ epsilon", "LJ sigma"):
+            name = "lj_" + entry.split()[1]
+            found.append(Gap(name, f"the Lennard-Jones {entry.split()[1]}", float, (f"pair.{entry.split()[1]}",),
+                             entry))
+        elif entry == "pair cutoff":
+            found.append(Gap("pair_cutoff", "the cutoff distance of the pair potential", float, ("pair.cutoff",),
+                             entry))
+        elif hit := re.fullmatch(r"the dynamics \(ensemble\) of the (\d+)-step run", entry):
+            steps = int(hit.group(1))
+            found.append(Gap(f"dynamics_of_{steps}_step_run", f"how the atoms move during the {steps}-step run: "
+                             "nve, nvt, npt, or nve with a langevin or berendsen thermostat", Ensemble,
+                             (f"dynamics of the {steps}-step run",), entry, steps=steps))
+        elif hit := re.fullmatch(r"the thermostat temperature of stage (run\d+)", entry):
+            stage = next((s for s in desc.stages if s.name == hit.group(1)), None)
+            if stage is not None:
+                found.append(Gap(f"thermostat_temperature_of_{stage.name}", f"the thermostat's target temperature "
+                                 f"during the {stage.steps}-step run", float, (f"{stage.name}.t_stop",), entry,
+                                 steps=stage.steps, stage=stage.name))
+    origin = desc.origin.get("timestep")
+    if origin is not None and origin.source == "default" and _speaks_of_a_timestep(normalise(text)):
+        found.append(Gap("timestep", f"the integration timestep (in the {desc.units} unit style's time unit)", float,
+                         ("timestep",), None))
+    return found
+
+
+def _speaks_of_a_timestep(low: str) -> bool:
+    """A timestep word with a number soon after it, not a run length ('1000 timesteps') nor a reset."""
+    for hit in re.finditer(FIELD_WORDS["timestep"], low):
+        before = low[max(0, hit.start() - 20):hit.start()]
+        if re.search(r"\d[\d,]*\s*(?:md |more |additional )?$|reset\w*\s+(?:the\s+)?$", before):
+            continue
+        if re.match(r"[^.;]{0,30}?\d", low[hit.end():]):
+            return True
+    return False
+
+
+def answer_model(asked: list[Gap]) -> type[BaseModel]:
+    """The strict schema of one answer: each asked field, a quoted value or null."""
+    fields: dict[str, Any] = {g.name: (_quoted(f"Quoted_{g.name}", g.value_type) | None, ...) for g in asked}
+    return create_model("DescriptionGaps", **fields)
+
+
+SYSTEM = """\
+You read a molecular-dynamics task description and answer with compact JSON.
+For each field asked, give the value the text states and `quote`: the words of the text that state it,
+copied exactly (at most a sentence). If the text does not state the field, answer null.
+Never guess, never use a usual or default value, never compute a value from others: only read."""
+
+
+def question(text: str, asked: list[Gap]) -> str:
+    lines = [f"- {g.name}: {g.meaning}" for g in asked]
+    return "Text:\n" + text.strip() + "\n\nFields:\n" + "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking and applying an answer
+# ---------------------------------------------------------------------------------------------
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"\s+", " ", normalise(text)).strip(" .;,")
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(n) for n in re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", text)]
+
+
+def _written(value: float, quote: str) -> bool:
+    return any(abs(n - value) <= 1e-9 * max(1.0, abs(value)) for n in _numbers(quote))
+
+
+def check(gap: Gap, value: Any, quote: str, text: str) -> str | None:
+    """Why the answer is rejected (None: accepted)."""
+    q = _flat(quote)
+    if not q:
+        return "no quote"
+    if q not in _flat(text):
+        return f"the quote “{quote.strip()[:80]}” is not in the text"
+    key = "temperature" if gap.name.startswith("thermostat_temperature") else gap.name
+    if gap.name.startswith("dynamics_of"):
+        return None if re.search(ENSEMBLE_WORDS[value], q) else f"the quote does not name {value}"
+    if gap.name == "lattice_style":
+        return None if re.search(LATTICE_WORDS[value], q) else f"the quote does not name a {value} lattice"
+    if gap.name == "units":
+        names = {"lj": r"\blj\b|lennard|reduced", "real": r"\breal\b", "metal": r"\bmetal\b"}[value]
+        return None if re.search(names, q) else f"the quote does not name {value} units"
+    if not re.search(FIELD_WORDS[key], q):
+        return f"the quote does not speak of the {gap.name.replace('_', ' ')}"
+    values = value if isinstance(value, list) else [value]
+    if gap.name == "box" and not 1 <= len(values) <= 3:
+        return "a box needs one to three edges"
+    absent = [v for v in values if not _written(float(v), q)]
+    if absent:
+        return f"{', '.join(f'{v:g}' for v in absent)} is not written in the quote"
+    if any(float(v) <= 0 for v in values):
+        return "not a positive number"
+    return None
+
+
+def _sentence_span(low: str, anchor: int) -> tuple[int, int]:
+    start = max(low.rfind(". ", 0, anchor), low.rfind("; ", 0, anchor))
+    ends = [i for i in (low.find(". ", anchor), low.find("; ", anchor)) if i >= 0]
+    return start + 2 if start >= 0 else 0, min(ends) if ends else len(low.rstrip(" ."))
+
+
+def _run_position(low: str, steps: int) -> int | None:
+    hit = re.search(rf"\b{steps}[- ](?:\w+[- ]){{0,3}}?(?:time ?)?steps?\b", low)
+    return hit.end() if hit else None
+
+
+def _insert(low: str, gap: Gap, value: Any, desc: SimulationDescription) -> str | None:
+    """`low` with the value written in the rules' words where it belongs (None: no place found)."""
+    if gap.steps is not None:  # a stage's field: into the sentence of its run
+        at = _run_position(low, gap.steps)
+        if at is None:
+            return None
+        _, end = _sentence_span(low, at)
+        words = STAGE_CANONICAL[value] if gap.name.startswith("dynamics_of") else f"at a temperature of {value:g}"
+        return f"{low[:end]}, {words}{low[end:]}"
+    if gap.name == "box":
+        edges = [float(v) for v in value] * (3 if len(value) == 1 else 1)
+        words = CANONICAL["box"].format(value=" x ".join(f"{v:g}" for v in edges[:3]))
+    elif gap.name == "lattice_scale":
+        scale_word = "reduced density" if desc.units == "lj" else "lattice constant"
+        unit = "" if desc.units == "lj" else " angstrom"
+        words = CANONICAL["lattice_scale"].format(scale_word=scale_word, value=f"{value:g}{unit}")
+    else:
+        words = CANONICAL[gap.name].format(value=value if isinstance(value, str) else f"{value:g}")
+    return low.rstrip(" .") + f". {words}."
+
+
+@dataclass
+class FillReport:
+    """What the LLM filled (field -> value and quote) and what was not used (with the reason)."""
+
+    filled: dict[str, str] = field(default_factory=dict)
+    rejected: list[str] = field(default_factory=list)
+    asked: list[str] = field(default_factory=list)
+    problem: str | None = None  # the LLM was not asked or gave no usable answer at all
+
+    def lines(self) -> list[str]:
+        out = [f"read by the language model: {k} = {v}" for k, v in self.filled.items()]
+        out += [f"the language model's answer was not used: {r}" for r in self.rejected]
+        if self.problem:
+            out.append(f"the language model was not used: {self.problem}")
+        return out
+
+
+def apply(desc: SimulationDescription, text: str, answers: dict[str, Any], asked: list[Gap],
+          report: FillReport) -> SimulationDescription:
+    """Check each answer and, in the rules' words, read the text again with it (module docstring)."""
+    low = normalise(text)
+    current = desc
+    for gap in asked:
+        answer = answers.get(gap.name)
+        if answer is None:
+            continue
+        value, quote = answer["value"], answer["quote"]
+        why = check(gap, value, quote, text)
+        if why is None:
+            changed = _insert(low, gap, value, current)
+            if changed is None:
+                why = f"no {gap.steps}-step run found to give it to"
+            else:
+                again = read_description(changed)
+                if gap.closes is not None and gap.closes in again.missing:
+                    why = f"the value {value} did not close the gap ({gap.closes})"
+                elif set(again.unsupported) - set(current.unsupported):
+                    why = f"the value {value} makes the text prescribe {', '.join(again.unsupported)}"
+                elif moved := [k for k, o in current.origin.items()
+                               if o.source == "rules" and again.origin.get(k) != o]:
+                    why = f"the value {value} would change what the rules read ({', '.join(moved)})"
+                else:
+                    low, current = changed, again
+        if why is not None:
+            report.rejected.append(f"{gap.name} = {value!r}: {why}")
+            continue
+        shown = value if isinstance(value, str) else json.dumps(value)
+        report.filled[gap.name] = f"{shown} (“{quote.strip()}”)"
+    if current is desc:
+        return desc
+    # what the rules read stays theirs; the fields the LLM closed record its quote
+    for gap in asked:
+        if gap.name in report.filled:
+            quote = answers[gap.name]["quote"].strip()
+            for key in gap.origin_keys:
+                current.note(key, "llm", f"“{quote}”")
+    return current
+
+
+def fill(desc: SimulationDescription, text: str, backend: Any) -> tuple[SimulationDescription, FillReport]:
+    """`desc` with the gaps the LLM could read from `text` filled (see the module docstring).
+
+    `backend`: the decision backend whose LLM is asked (reading_llm); the expert backend has none.
+    Only a description that nothing unrenderable blocks is worth asking about."""
+    report = FillReport()
+    asked = gaps(desc, text)
+    if not asked or desc.unsupported:
+        return desc, report
+    report.asked = [g.name for g in asked]
+    llm, why = reading_llm(backend)
+    if llm is None:
+        report.problem = why
+        return desc, report
+    model = answer_model(asked)
+
+    def parse(content: str) -> dict[str, Any]:
+        data = json.loads(content)
+        if not isinstance(data, dict):
+            raise ValueError("the answer must be a JSON object")
+        return model.model_validate(data).model_dump()
+
+    from simagent.backends import openai_backend
+
+    openai_backend.MAX_TOKENS.setdefault(DECISION, MAX_TOKENS)
+    try:
+        answers = llm.ask(DECISION, SYSTEM, question(text, asked), model, parse)
+    except (BackendError, ValidationError) as err:
+        report.problem = str(err)[:300]
+        log.info("description gaps: the LLM gave no usable answer: %s", err)
+        return desc, report
+    return apply(desc, text, answers, asked, report), report
+
+
+def reading_llm(backend: Any) -> tuple[Any | None, str]:
+    """(the LLM behind a decision backend: itself (openai, local) or the hybrid's; why there is none)."""
+    from simagent.backends.openai_backend import OpenAIBackend
+
+    if isinstance(backend, OpenAIBackend):
+        return backend, ""
+    start = getattr(backend, "llm", None)
+    if not callable(start):
+        return None, f"the {getattr(backend, 'name', 'configured')} backend has no language model (rules only)"
+    try:
+        llm = start()
+    except BackendError as err:
+        return None, f"the language model did not start: {err}"[:300]
+    if not isinstance(llm, OpenAIBackend):
+        return None, f"the language model {type(llm).__name__} cannot answer a constrained question"
+    return llm, ""
