@@ -32,6 +32,7 @@ PropertyName = Literal[
     "mean_squared_displacement",
     "drag_force",
     "wall_force",
+    "shear_stress",
     "heat_capacity",
     "melting_point",
     # mechanical, defect and transport properties of solids and liquids (MD protocol library)

@@ -175,6 +175,7 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"drag|force on (?:the )?obstacle|obstacle force", "drag_force"),
     (r"\bforce (?:in|along) (?:the )?[xyz](?: direction| axis)?\b|"
      r"\b[xyz][- ]?(?:direction |component (?:of (?:the )?)?)?force\b|\bwall force", "wall_force"),
+    (r"shear stress", "shear_stress"),
     (r"diffusi|\bd ?self\b|^d(?: |$)", "self_diffusion_coefficient"),
     (r"\bmsd\b|mean (?:squared?|sq) (?:displacement|deviation)", "mean_squared_displacement"),
     (r"coordination|\bcn\b|number of (?:nearest )?neighbou?rs|neighbou?r count", "coordination_number"),
@@ -1058,6 +1059,11 @@ def _stage_line(stage: Any) -> str:
     d = stage.dynamics
     how = d.ensemble + (f" + {d.thermostat}" if d.thermostat and d.ensemble == "nve" else "")
     target = f" at T {d.t_stop:g}" if d.t_stop is not None else ""
+    if d.ensemble in ("npt", "nph") and d.p_stop is not None:
+        target += f", P {d.p_stop:g}" + (f" on {d.p_axes}" if d.p_axes else "")
+    deform = getattr(stage, "deform", None)
+    if deform is not None:
+        target += f", box deformed along {deform.axis} ({deform.style} {deform.rate:g})"
     return f"{stage.name}: {stage.steps} steps {how}{target}" + (" (timestep reset)" if stage.reset_timestep else "")
 
 

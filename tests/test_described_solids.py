@@ -64,6 +64,20 @@ def test_eam_named_by_family_only_takes_the_documented_default_file():
     assert "pair_coeff * * Ni_u3.eam" in render(d)
 
 
+@pytest.mark.parametrize("text, file", [
+    ("described by Zhou's embedded-atom potential for Al", "Al_zhou.eam.alloy"),
+    ("described by the EAM parameterisation of Zhou for aluminium", "Al_zhou.eam.alloy"),
+])
+def test_a_potential_named_after_its_author_is_that_authors_file(text, file):
+    d = read_description("Metal units: fcc lattice with lattice constant 4.05 angstrom, 4 x 4 x 4 unit cells, "
+                         f"{text}. Velocities at 300 K; NVE for 100 steps.")
+    assert d.potential.file == file and d.origin["potential"].source == "rules"
+    # an author with no shipped file for the element is refused by name, not replaced by the default
+    other = read_description(f"Metal units: fcc lattice, lattice constant 4.05 angstrom, 4 x 4 x 4 cells, "
+                             f"{text.replace('Zhou', 'Ercolessi')}. Velocities at 300 K; NVE for 100 steps.")
+    assert other.potential is None and any("Ercolessi" in u for u in other.unsupported), other.unsupported
+
+
 def test_a_named_file_is_used_as_named_and_never_replaced():
     text = ("Metal units; a bcc iron crystal, lattice constant 2.855 angstrom, in a box of 5 x 5 x 5 unit cells. "
             "Interactions from the EAM file Fe_custom2019.eam.fs supplied with this job. Velocities at 300 K, "
@@ -191,3 +205,75 @@ def test_young_modulus_of_a_cold_crystal_in_uniaxial_strain_is_c11(tmp_path: Pat
     (result,) = protocol.analyze(params, {job.id: job_dir}, spec)
     assert result.unit == "GPa" and "fit window strain 0" in result.method
     assert result.value == pytest.approx(c11_from_energy_curvature(tmp_path), rel=0.03)
+
+
+# ------------------------------------------------------------------------------------------------
+# Shear imposed by velocities (layers from the layout of simagent.described.groups)
+# ------------------------------------------------------------------------------------------------
+
+SHEARED_NI = ("Sheared nickel in metal units: an fcc crystal with lattice constant 3.52 Å fills a box of 6 x 8 x 3 "
+              "lattice units, shrink-wrapped in x and y and periodic along z. Interactions: an embedded-atom method "
+              "potential for Ni. Atoms with y below 1.0 form the bottom layer and atoms with y above 7.0 the top "
+              "layer; both layers are held rigid (zero force) and all other atoms are mobile. Velocities for a "
+              "temperature of 300 K are assigned to the atoms. First run 50 steps with a 1 fs timestep in the NVE "
+              "ensemble with a velocity-rescaling thermostat at 300 K on the mobile atoms. Then the top layer is "
+              "given a constant velocity of 1.0 Å/ps in the x direction while a linear velocity profile from 0 to "
+              "1.0 Å/ps is imposed on the mobile atoms along the y axis (1.0 to 7.0). Run 200 steps under this "
+              "shear.")
+
+
+def test_shear_flow_reading_and_rendering():
+    d = read_description(SHEARED_NI)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.boundary == ("s", "s", "p")
+    first, sheared = d.stages
+    assert first.shear is None
+    f = sheared.shear
+    assert (f.moving, f.velocity, f.axis, f.ramp_group) == ("upper", 1.0, "x", "mobile")
+    assert (f.ramp_velocity, f.gradient_axis, f.ramp_extent) == ((0.0, 1.0), "y", (1.0, 7.0))
+    assert d.origin["run2.shear.units"].source == "default"  # lattice units, with its reason
+    text = render(d, shear_stress=True)
+    assert "velocity        upper set 1 0 0" in text and "velocity        mobile ramp vx 0 1 y 1 7 sum yes" in text
+    assert "compute         temp_shear mobile temp/partial 0 1 1" in text
+    assert "fix_modify      dyn2 temp temp_shear" in text and text.rstrip().endswith("run             200")
+    # a shear whose velocities are not stated is not run with invented ones
+    vague = SHEARED_NI.replace("a constant velocity of 1.0 Å/ps in the x direction while a linear velocity profile "
+                               "from 0 to 1.0 Å/ps is imposed on the mobile atoms along the y axis (1.0 to 7.0)",
+                               "a constant lateral velocity to the top layer and a velocity ramp across the "
+                               "mobile atoms")
+    assert not read_description(vague).renderable
+
+
+@pytest.mark.skipif(MDGYM is None, reason="the MDGym dev set is not here")
+def test_the_meam_shear_task_reads_completely():
+    d = read_description(json.loads((MDGYM / "lammps_2/61_meam.json").read_text())["problem_description"])
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.boundary == ("s", "s", "p") and d.potential.labels == ["Ni4"]
+    assert d.stages[-1].shear is not None and d.stages[0].shear is None
+
+
+def test_shear_run_regulates_the_partial_temperature_and_the_layers_drag_the_crystal(tmp_path: Path):
+    """Real run (about 600 atoms, 250 steps). temp/rescale every step with a zero window sets the
+    partial (y, z) temperature to 300 K exactly at every thermo row but the stage's first (before the
+    first rescale), so the mean is 300 K within 0.1 % (a thermostat fed the full temperature, flow
+    included, would hold the y, z part far below 300 K); a top layer moving +x over a
+    bottom layer at rest strains the crystal by a positive shear, so the mean shear stress -Pxy is
+    positive (linear elasticity, sigma_xy = G gamma with G > 0)."""
+    from tools.lammps.engine import environment, lmp_binary
+
+    protocol = DescribedRun()
+    spec = TaskSpec(request=SHEARED_NI, properties=[PropertyRequest(name="shear_stress"),
+                                                    PropertyRequest(name="temperature")])
+    assert protocol.applies_to(spec)
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    job_dir = tmp_path / job.id
+    job_dir.mkdir()
+    (job_dir / "in.lammps").write_text(job.inputs["in.lammps"])
+    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
+                          timeout=120, env=environment())
+    assert done.returncode == 0, done.stdout[-2000:]
+    results = {r.property: r for r in protocol.analyze(params, {job.id: job_dir}, spec)}
+    assert results["temperature"].value == pytest.approx(300.0, rel=1e-3)
+    stress = results["shear_stress"]
+    assert stress.unit == "bar" and stress.value > 3 * stress.uncertainty > 0

@@ -171,12 +171,14 @@ def _green_kubo(desc: SimulationDescription) -> list[str]:
 
 
 def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False,
-           viscosity: bool = False, rotation: bool = False, drag: bool = False, wall_force: bool = False) -> str:
+           viscosity: bool = False, rotation: bool = False, drag: bool = False, wall_force: bool = False,
+           shear_stress: bool = False) -> str:
     """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
     in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
     the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy;
     `drag`: the force on each indenter along the flow; `wall_force`: per axis, the force the atoms
-    exert on the LJ 9-3 walls normal to it."""
+    exert on the LJ 9-3 walls normal to it; `shear_stress`: the pressure-tensor component of the
+    imposed shear flow."""
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
@@ -207,6 +209,8 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
                                group=described_groups.thermostat_group(desc.layout))
         if stage.deform is not None:
             fixes += solids.deform_lines(desc, stage)
+        if stage.shear is not None:
+            lines += solids.shear_lines(desc, stage)
         if desc.layout is not None:
             fixes += described_groups.fixes(desc.layout)
         if desc.dimension == 2:
@@ -227,6 +231,8 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             if viscosity:
                 extra += _green_kubo(desc)
                 columns += GK_COLUMNS
+            if shear_stress and stage.shear is not None:
+                columns.append(solids.shear_component(stage.shear))
             if (drag or wall_force) and desc.layout is not None:
                 extra += described_groups.force_averages(desc.layout, drag, wall_force, every)
                 columns += described_groups.force_columns(desc.layout, drag, wall_force)
@@ -234,5 +240,7 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
                 extra += [f"thermo_style    custom {THERMO} {' '.join(columns)}", _thermo_modify(desc)]
             lines += extra
             active += [w.split()[1] for w in extra if w.startswith("fix ")]
+        if stage.shear is not None:  # after thermo_style, which resets thermo_modify
+            lines += solids.shear_thermostat(fixes)
         lines += [f"thermo          {every}", f"run             {stage.steps}"]
     return "\n".join(lines) + "\n"

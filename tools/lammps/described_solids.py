@@ -12,11 +12,13 @@ window the Young's modulus is fitted over (tools.lammps.protocols.described).
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
 
 from simagent.described.model import SimulationDescription, Stage
+from simagent.described.solids import ShearFlow
 from simagent.errors import ReadError
 from simagent.models import Result
 from tools.lammps.potentials import PotentialEntry, pair_commands
@@ -55,6 +57,36 @@ def potential_lines(desc: SimulationDescription) -> list[str]:
 def substitution_lines(desc: SimulationDescription) -> list[str]:
     return [f"set             type {s.from_type} type/fraction {s.to_type} {_fmt(s.fraction)} {s.seed}"
             for s in desc.substitutions]
+
+
+SHEAR_TEMP = "temp_shear"  # the thermostatted group's temperature without the flow component
+
+
+def shear_lines(desc: SimulationDescription, stage: Stage) -> list[str]:
+    """At the start of a sheared stage: the moving layer's velocity, the ramp over the mobile atoms
+    (the ramp added to their thermal velocities), and the partial temperature compute."""
+    f = stage.shear
+    assert f is not None
+    v = [0.0, 0.0, 0.0]
+    v["xyz".index(f.axis)] = f.velocity
+    flags = " ".join("0" if a == f.axis else "1" for a in "xyz")
+    return [f"velocity        {f.moving} set {' '.join(_fmt(c) for c in v)}",
+            f"velocity        {f.ramp_group} ramp v{f.axis} {_fmt(f.ramp_velocity[0])} {_fmt(f.ramp_velocity[1])} "
+            f"{f.gradient_axis} {_fmt(f.ramp_extent[0])} {_fmt(f.ramp_extent[1])} sum yes",
+            f"compute         {SHEAR_TEMP} {f.ramp_group} temp/partial {flags}"]
+
+
+def shear_component(flow: ShearFlow) -> str:
+    """The thermo keyword of the flow's shear component of the pressure tensor (pxy, pxz, pyz)."""
+    a, b = sorted((flow.axis, flow.gradient_axis))
+    return f"p{a}{b}"
+
+
+def shear_thermostat(fixes: list[str]) -> list[str]:
+    """The thermostat fix of a sheared stage reads the partial temperature; so does the thermo output."""
+    ids = [f.split()[1] for f in fixes if f.startswith("fix ") and re.search(r" (?:temp/rescale|temp/berendsen|"
+                                                                              r"langevin|nvt) ", f)]
+    return [f"fix_modify      {i} temp {SHEAR_TEMP}" for i in ids] + [f"thermo_modify   temp {SHEAR_TEMP}"]
 
 
 def sample_every(desc: SimulationDescription, stage: Stage) -> int:
@@ -121,3 +153,25 @@ def youngs_modulus(job_dir: Path, desc: SimulationDescription, job: str) -> Resu
                           f"{fit['start']:g} to {fit['end']:.4g} ({fit['points']} samples{shrunk}; half-window slopes "
                           f"{fit['half_slopes'][0]:.4g} and {fit['half_slopes'][1]:.4g}); ± is the slope's standard "
                           "error inflated by the residuals' correlation"))
+
+
+def shear_stress(block: dict[str, np.ndarray], desc: SimulationDescription, job: str) -> Result:
+    """The shear stress of the stage the metrics average: the mean of -P_ab over its thermo rows,
+    ab the flow and gradient axes (the sign of LAMMPS compute stress/atom, S = -P V: positive when
+    the layers drag the flow forward), with a block-average standard error."""
+    from simagent.stats import block_average
+
+    index = desc.average_stage if desc.average_stage is not None else desc.run_stages()[-1]
+    stage = desc.stages[index]
+    if stage.shear is None:
+        raise ReadError(f"stage {index + 1} imposes no shear flow whose stress could be measured")
+    column = shear_component(stage.shear)
+    name = column[0].upper() + column[1:]
+    if name not in block:
+        raise ReadError(f"thermo column {name} missing")
+    mean, err = block_average(-block[name])
+    unit = {"metal": "bar", "real": "atm"}.get(desc.units or "lj", "reduced")
+    return Result(quantity="shear_stress", value=mean, unit=unit, uncertainty=err, job=job, log="log.lammps",
+                  method=f"average of -{name} (stress = -pressure, the sign of compute stress/atom) over stage "
+                         f"{index + 1} ({stage.name}, {stage.steps} steps, the shear run), {block[name].size} "
+                         "thermo rows; standard error by block averaging")

@@ -27,7 +27,7 @@ from simagent.protocols import Protocol, register
 from simagent.stats import block_average
 from tools.lammps.described import EROT_COLUMN, GK_COLUMNS, MSD_COLUMN, MSD_COM, RDF_FILE, SLOPE_COLUMN, render
 from tools.lammps.described_groups import averaged_forces, force_columns, wall_force_variables
-from tools.lammps.described_solids import youngs_modulus
+from tools.lammps.described_solids import shear_stress, youngs_modulus
 from tools.lammps.parse import read_output
 
 JOB_ID = "described"
@@ -44,6 +44,7 @@ VISCOSITY = "shear_viscosity"  # Green-Kubo, when the description states its sam
 ROTATION = "rotational_energy_per_atom"  # finite spheres (dipolar), compute erotate/sphere
 DRAG = "drag_force"  # the force of a flow on each indenter obstacle, along the flow
 WALL_FORCE = "wall_force"  # per axis, the force the atoms exert on the LJ 9-3 walls normal to it
+SHEAR_STRESS = "shear_stress"  # of an imposed shear flow (tools.lammps.described_solids)
 YOUNG = "youngs_modulus"  # from the stress-strain record of a deformation stage (tools.lammps.described_solids)
 # the unit of each thermo quantity per unit style (LAMMPS units command)
 UNITS: dict[str, dict[str, str]] = {
@@ -74,7 +75,7 @@ class DescribedRun(Protocol):
     name = "lammps/described"
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
-        frozenset(MOTION_PROPERTIES) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG}
+        frozenset(MOTION_PROPERTIES) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG, SHEAR_STRESS}
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -94,8 +95,9 @@ class DescribedRun(Protocol):
         wants_walls = any(p.name == WALL_FORCE for p in spec.properties)
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
             desc.dipoles is not None or not wants_rotation) and (
-            any(s.deform for s in desc.stages) or not wants_young) and (obstacles or not wants_drag) and (
-            walls or not wants_walls)
+            any(s.deform for s in desc.stages) or not wants_young) and (
+            any(s.shear for s in desc.stages) or all(p.name != SHEAR_STRESS for p in spec.properties)) and (
+            obstacles or not wants_drag) and (walls or not wants_walls)
 
     def parameters(self, spec: TaskSpec) -> tuple[BaseModel, list[DefaultApplied]]:
         desc = _description(spec)
@@ -117,7 +119,7 @@ class DescribedRun(Protocol):
         text = render(p.description, rdf=rdf, msd="mean_squared_displacement" in p.properties,
                       diffusion="self_diffusion_coefficient" in p.properties, viscosity=VISCOSITY in p.properties,
                       rotation=ROTATION in p.properties, drag=DRAG in p.properties,
-                      wall_force=WALL_FORCE in p.properties)
+                      wall_force=WALL_FORCE in p.properties, shear_stress=SHEAR_STRESS in p.properties)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text}, time_limit_s=p.time_limit_s)]
 
@@ -150,6 +152,8 @@ class DescribedRun(Protocol):
                             {x.property for x in results}]
             elif name == YOUNG:
                 results.append(youngs_modulus(job_dir, desc, JOB_ID))
+            elif name == SHEAR_STRESS:
+                results.append(shear_stress(block, desc, JOB_ID))
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)
