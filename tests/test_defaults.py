@@ -11,7 +11,8 @@ def test_take_reports_only_what_the_request_left_unset():
     assert log.applied == []
     assert log.take("timestep", None, light=20) == 0.002
     [entry] = log.applied
-    assert (entry.parameter, entry.value, entry.reason) == ("timestep", "0.002 ps", "2 fs resolves vibrations above 20 u")
+    assert (entry.parameter, entry.value) == ("timestep", "0.002 ps")
+    assert entry.reason == "2 fs resolves vibrations above 20 u"
 
 
 def test_report_fills_templates_from_the_built_parameters_and_names_variants():
