@@ -3,13 +3,26 @@
 Stages (each reported with its rule, how many entries went in and out, and which it removed):
 1. validity: the CoRE table gives LCD, PLD, void fraction and density, and the entry is not flagged
    as disordered;
-2. geometry (CoRE MOF table: Zeo++ values of Chung et al. 2019): PLD above the guest's kinetic diameter
-   (the guest must pass the narrowest window) and void fraction at least `min_void_fraction`;
+2. geometry (CoRE MOF table: Zeo++ values of Chung et al. 2019), `geometry`:
+   - "cavity" (default): the largest cavity (LCD) holds the guest (LCD above its kinetic diameter) and the
+     void fraction is at least `min_void_fraction`. The GCMC below treats the framework as rigid and does
+     not block pockets, so it fills every cavity the guest fits in whatever the window size: a window cut
+     would remove entries the ranking itself puts on top (HAKTAR_clean: PLD 3.27 A < 3.8 A, LCD 8.1 A,
+     among the ten highest CH4 uptakes at 65 bar in benchmarks/results/screen_recall.json). Entries whose
+     PLD is below the kinetic diameter are flagged in the table (`window_below_guest`): their uptake
+     assumes the cages can be reached (framework flexibility), which a rigid model cannot tell;
+   - "window": the previous cut, PLD above the kinetic diameter (the guest passes the narrowest window);
 3. structure and size: the CIF reads and passes the structure checks, at most `max_atoms` atoms per
    unit cell;
-4. Widom insertion (RASPA, raspa/widom protocol): Henry coefficient K_H at the temperature; the
-   `henry_keep` entries with the highest K_H go on (K_H ranks low-pressure affinity; the cut is a
-   knob, its recall at high pressure is measured by benchmarks/screen_recall.py);
+4. pre-screen, `prescreen`:
+   - "gcmc" (default): a short GCMC at the requested temperature and pressure for every entry left
+     (`prescreen_init_cycles` + `prescreen_cycles`, its own seed); an entry goes on unless its short-run
+     uptake is more than 2 combined standard errors below the N-th best short-run uptake (it cannot be
+     excluded from the top N at ~95 %), at most `keep` entries (default 3 x top_n), at least top_n.
+     Loading-aware at any pressure: at 65 bar K_H (a low-pressure affinity) is a poor predictor of
+     methane uptake (benchmarks/results/screen_recall.json);
+   - "henry": Widom insertion (raspa/widom protocol), K_H at the temperature; the `keep` highest go on
+     (sound in the Henry regime, i.e. at low pressure);
 5. GCMC (RASPA, raspa/gcmc_uptake protocol) at the requested temperature and pressure for those;
    ranked by absolute uptake with RASPA's block-error uncertainty.
 
@@ -28,9 +41,11 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import random
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -38,7 +53,7 @@ from simagent.errors import RequestError, SimagentError
 from simagent.executor import Executor
 from simagent.jobrun import PlanProgress, run_plan
 from simagent.materials.structures import CORE_CITATION, CORE_LABEL, core_table, extract_core_cifs
-from simagent.models import Conditions, Job, JobStatus, Plan, PropertyRequest, Quantity, SystemSpec, TaskSpec
+from simagent.models import Conditions, Job, JobStatus, Plan, PropertyRequest, Quantity, Result, SystemSpec, TaskSpec
 
 # Kinetic diameters in angstrom: D. W. Breck, Zeolite Molecular Sieves (Wiley, New York, 1974), Table 8.14.
 KINETIC_DIAMETER_A = {"CH4": 3.8, "CO2": 3.3, "N2": 3.64, "H2": 2.89, "Ar": 3.4, "Kr": 3.6, "Xe": 3.96,
@@ -59,11 +74,20 @@ class ScreenSpec(BaseModel):
     sample: int | None = Field(default=None, ge=1, description="screen a random sample of this size")
     seed: int = 0
     min_void_fraction: float = Field(default=0.3, ge=0, le=1)
+    geometry: Literal["cavity", "window"] = Field(
+        default="cavity", description="cavity: LCD above the guest's kinetic diameter (what a rigid GCMC without "
+        "pocket blocking can fill); window: PLD above it (the guest passes the narrowest window)")
     geometry_cut: bool = Field(default=True, description="False: the geometry stage passes every entry "
                                "(exhaustive reference runs of benchmarks/screen_recall.py)")
     max_atoms: int = Field(default=1000, ge=1, description="atoms per unit cell")
-    henry_keep: int | None = Field(default=None, ge=1, description="entries passed from Widom to GCMC "
-                                   "(default 3 x top_n)")
+    prescreen: Literal["gcmc", "henry"] = Field(
+        default="gcmc", description="gcmc: short GCMC at the conditions; henry: Widom K_H (low pressure)")
+    prescreen_init_cycles: int = Field(default=60, ge=0)
+    prescreen_cycles: int = Field(default=30, ge=1)
+    prescreen_z: float = Field(default=2.0, ge=0, description="a short-run uptake more than z combined standard "
+                               "errors below the N-th best is cut")
+    gcmc_keep: int | None = Field(default=None, ge=1, description="most entries passed from the pre-screen to "
+                                  "GCMC (default 3 x top_n)")
     widom_cycles: int = Field(default=2000, ge=1)
     gcmc_init_cycles: int = Field(default=1000, ge=0)
     gcmc_cycles: int = Field(default=2000, ge=1)
@@ -71,7 +95,7 @@ class ScreenSpec(BaseModel):
 
     @property
     def keep(self) -> int:
-        return self.henry_keep or 3 * self.top_n
+        return self.gcmc_keep or 3 * self.top_n
 
 
 class Stage(BaseModel):
@@ -88,20 +112,35 @@ class Ranked(BaseModel):
     uptake: float
     uptake_error: float
     unit: str
-    henry: float
-    henry_error: float
-    henry_unit: str
+    prescreen: str = Field(description="the pre-screen quantity: short-GCMC uptake or K_H")
+    prescreen_value: float
+    prescreen_error: float
+    prescreen_unit: str
     lcd_A: float
     pld_A: float
     void_fraction: float
+    window_below_guest: bool = Field(description="PLD below the guest's kinetic diameter: the uptake assumes "
+                                     "the cages are reachable")
     gcmc_job: str
-    widom_job: str
+    prescreen_job: str
+
+
+class Prescreened(BaseModel):
+    """One entry's pre-screen value (short-GCMC uptake or K_H), whether or not it went on to GCMC."""
+
+    entry: str
+    value: float
+    error: float
+    unit: str
+    job: str
+    kept: bool
 
 
 class ScreenResult(BaseModel):
     spec: ScreenSpec
     source: str
     stages: list[Stage]
+    prescreened: list[Prescreened] = Field(default_factory=list)
     ranking: list[Ranked]
     top: list[Ranked]
     failed_jobs: dict[str, str] = Field(default_factory=dict)
@@ -136,12 +175,84 @@ def _pass(stages: list[Stage], name: str, rule: str, before: list[str], after: l
     return after
 
 
+def prescreen_keep(values: dict[str, tuple[float, float]], top_n: int, most: int, z: float) -> list[str]:
+    """Entries the pre-screen sends on, best first: those whose value is within z combined standard errors of
+    the top_n-th best (they cannot be excluded from the top N), at least top_n and at most `most`."""
+    ordered = sorted(values, key=lambda e: values[e][0], reverse=True)
+    if len(ordered) <= top_n:
+        return ordered
+    edge, edge_error = values[ordered[top_n - 1]]
+    close = [e for e in ordered if values[e][0] + z * math.hypot(values[e][1], edge_error) >= edge]
+    return close[:max(top_n, most)]
+
+
+def _prescreen_cycles(spec: ScreenSpec) -> str:
+    if spec.prescreen == "gcmc":
+        return f"GCMC {spec.prescreen_init_cycles} + {spec.prescreen_cycles} cycles"
+    return f"Widom {spec.widom_cycles} cycles"
+
+
+def _run_jobs(jobs: dict[str, Job], root: Path, executor: Executor | None, say: ProgressFn, what: str,
+              failed: dict[str, str]) -> dict[str, Path]:
+    """Run the jobs (finished ones reused); entry -> job folder of those that succeeded."""
+    say(f"{what}: {len(jobs)} RASPA job(s)")
+    records = run_plan(Plan(jobs=list(jobs.values())), root, executor,
+                       status=lambda p: say(f"{what}: {p.line()}"), notice=say)
+    done = {}
+    for entry, job in jobs.items():
+        record = records[job.id]
+        if record.status == JobStatus.succeeded:
+            done[entry] = root / job.id
+        else:
+            failed[job.id] = record.message or record.status.value
+    return done
+
+
+def gcmc_uptakes(spec: ScreenSpec, cifs: dict[str, Path], table: dict[str, dict[str, str]], root: Path,
+                 executor: Executor | None, say: ProgressFn, failed: dict[str, str], *, kind: str,
+                 init_cycles: int, cycles: int, seed: int) -> dict[str, tuple[Result, Path]]:
+    """GCMC (raspa/gcmc_uptake) of spec.guest at the spec's conditions for each entry, job folders
+    root/<kind>-<entry>: entry -> (absolute uptake, job folder); failures go to `failed`."""
+    from simagent.materials import forcefields as ff
+    from tools.raspa.protocols.adsorption import GCMCParams, GCMCUptake
+
+    guest = ff.canonical_guest(spec.guest)
+    gcmc = GCMCUptake()
+    uptake_spec = TaskSpec(request="screen", engine="raspa",
+                           system=SystemSpec(name="screen", kind="framework", guests=[guest]),
+                           properties=[PropertyRequest(name="uptake", unit=spec.loading_unit)],
+                           conditions=Conditions(temperature=Quantity(value=spec.temperature_K, unit="K"),
+                                                 pressure=Quantity(value=spec.pressure_bar, unit="bar")))
+    params_by, jobs = {}, {}
+    for entry, cif in cifs.items():
+        params = GCMCParams(framework=entry, framework_cif=str(cif), precision="quick", guests=[guest],
+                            guest_models=ff.default_guest_models("UFF", [guest]), force_field="UFF",
+                            framework_charges="none", temperature_K=spec.temperature_K, blocking="none",
+                            initialization_cycles=init_cycles, production_cycles=cycles, seed=seed,
+                            pressures_Pa=[spec.pressure_bar * 1e5], helium_void_fraction=_float(table[entry], "AV_VF"))
+        (job,) = [j for j in gcmc.jobs(params) if j.stage == "gcmc"]
+        params_by[entry] = (params, job.id)
+        job.id = _job_name(kind, entry)
+        jobs[entry] = job
+    found = {}
+    for entry, job_dir in _run_jobs(jobs, root, executor, say, f"GCMC ({init_cycles} + {cycles} cycles)",
+                                    failed).items():
+        params, local_id = params_by[entry]
+        try:
+            results = gcmc.analyze(params, {local_id: job_dir}, uptake_spec)
+        except SimagentError as exc:
+            failed[_job_name(kind, entry)] = str(exc)
+            continue
+        found[entry] = (next(r for r in results if r.quantity == "uptake"), job_dir)
+    return found
+
+
 def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
                say: ProgressFn | None = None) -> ScreenResult:
     """Run the funnel; finished jobs in out/jobs are reused (resume)."""
     from simagent.materials import forcefields as ff
     from simagent.materials import frameworks as fw
-    from tools.raspa.protocols.adsorption import GCMCParams, GCMCUptake, WidomInsertion, WidomParams
+    from tools.raspa.protocols.adsorption import WidomInsertion, WidomParams
 
     say = say or (lambda _text: None)
     guest = ff.canonical_guest(spec.guest)
@@ -173,12 +284,15 @@ def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
     valid = _pass(stages, "validity", "LCD, PLD, void fraction and density in the CoRE table; not flagged "
                   "DISORDER", pool, [e for e in pool if complete(e)])
     kinetic = KINETIC_DIAMETER_A[guest]
-    cut_rule = (f"PLD > {kinetic:g} A (kinetic diameter of {guest}, Breck 1974) and void fraction >= "
-                f"{spec.min_void_fraction:g} (CoRE MOF 2019 table, Zeo++)")
+    size_key = "LCD" if spec.geometry == "cavity" else "PLD"
+    size_rule = (f"LCD > {kinetic:g} A (the largest cavity holds {guest}, kinetic diameter, Breck 1974)"
+                 if spec.geometry == "cavity" else
+                 f"PLD > {kinetic:g} A ({guest} passes the narrowest window, kinetic diameter, Breck 1974)")
+    cut_rule = f"{size_rule} and void fraction >= {spec.min_void_fraction:g} (CoRE MOF 2019 table, Zeo++)"
     geometric = _pass(
         stages, "geometry", cut_rule if spec.geometry_cut else "not applied (geometry_cut = false)", valid,
         [e for e in valid if not spec.geometry_cut
-         or (_float(table[e], "PLD") > kinetic and _float(table[e], "AV_VF") >= spec.min_void_fraction)])
+         or (_float(table[e], size_key) > kinetic and _float(table[e], "AV_VF") >= spec.min_void_fraction)])
     say(f"geometry: {len(geometric)} of {len(pool)} entries pass; reading their CIFs")
     cifs = extract_core_cifs(spec.dataset, geometric)
     structures, problems = {}, {}
@@ -197,94 +311,87 @@ def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
 
     guest_models = ff.default_guest_models("UFF", [guest])
     common = {"guests": [guest], "guest_models": guest_models, "force_field": "UFF", "framework_charges": "none",
-              "temperature_K": spec.temperature_K, "blocking": "none", "seed": spec.seed + 1}
+              "temperature_K": spec.temperature_K, "blocking": "none"}
     root = out / "jobs"
     failed: dict[str, str] = {}
 
     def run(jobs: dict[str, Job], what: str) -> dict[str, Path]:
-        say(f"{what}: {len(jobs)} RASPA job(s)")
-        records = run_plan(Plan(jobs=list(jobs.values())), root, executor,
-                           status=lambda p: say(f"{what}: {p.line()}"), notice=say)
-        done = {}
-        for entry, job in jobs.items():
-            record = records[job.id]
-            if record.status == JobStatus.succeeded:
-                done[entry] = root / job.id
-            else:
-                failed[job.id] = record.message or record.status.value
-        return done
+        return _run_jobs(jobs, root, executor, say, what, failed)
 
-    # Widom
-    widom = WidomInsertion()
-    widom_params, widom_jobs = {}, {}
-    for entry in sized:
-        params = WidomParams(framework=entry, framework_cif=str(cifs[entry]), precision="quick",
-                             production_cycles=spec.widom_cycles, helium_void_fraction=1.0, **common)
-        (job,) = widom.jobs(params)
-        job.id = _job_name("widom", entry)
-        widom_params[entry], widom_jobs[entry] = params, job
-    widom_dirs = run(widom_jobs, "Widom")
-    henry_spec = TaskSpec(request="screen", engine="raspa", system=SystemSpec(name="screen", kind="framework",
-                          guests=[guest]), properties=[PropertyRequest(name="henry_coefficient")])
-    henry = {}
-    for entry, job_dir in widom_dirs.items():
-        try:
-            (result,) = widom.analyze(widom_params[entry], {"widom": job_dir}, henry_spec)
-        except SimagentError as exc:
-            failed[_job_name("widom", entry)] = str(exc)
-            continue
-        henry[entry] = result
-    ordered = sorted(henry, key=lambda e: henry[e].value, reverse=True)
-    kept = _pass(stages, "Henry coefficient", f"Widom K_H of {guest} at {spec.temperature_K:g} K "
-                 f"({spec.widom_cycles} cycles): the {spec.keep} highest go on", sized, ordered[:spec.keep])
+    def uptakes(entries: list[str], kind: str, init: int, cycles: int, seed: int) -> dict[str, tuple[Result, Path]]:
+        return gcmc_uptakes(spec, {e: cifs[e] for e in entries}, table, root, executor, say, failed,
+                            kind=kind, init_cycles=init, cycles=cycles, seed=seed)
 
-    # GCMC
-    gcmc = GCMCUptake()
-    gcmc_params, gcmc_jobs = {}, {}
-    for entry in kept:
-        params = GCMCParams(framework=entry, framework_cif=str(cifs[entry]), precision="quick",
-                            initialization_cycles=spec.gcmc_init_cycles, production_cycles=spec.gcmc_cycles,
-                            pressures_Pa=[spec.pressure_bar * 1e5],
-                            helium_void_fraction=_float(table[entry], "AV_VF"), **common)
-        (job,) = [j for j in gcmc.jobs(params) if j.stage == "gcmc"]
-        gcmc_params[entry] = (params, job.id)
-        job.id = _job_name("gcmc", entry)
-        gcmc_jobs[entry] = job
-    gcmc_dirs = run(gcmc_jobs, "GCMC")
-    uptake_spec = TaskSpec(request="screen", engine="raspa",
-                           system=SystemSpec(name="screen", kind="framework", guests=[guest]),
-                           properties=[PropertyRequest(name="uptake", unit=spec.loading_unit)],
-                           conditions=Conditions(temperature=Quantity(value=spec.temperature_K, unit="K"),
-                                                 pressure=Quantity(value=spec.pressure_bar, unit="bar")))
+    # pre-screen: short GCMC at the conditions, or Widom K_H
+    if spec.prescreen == "gcmc":
+        short = uptakes(sized, "pregcmc", spec.prescreen_init_cycles, spec.prescreen_cycles, spec.seed + 2)
+        kept_entries = prescreen_keep({e: (r.value, r.uncertainty or 0.0) for e, (r, _) in short.items()},
+                                      spec.top_n, spec.keep, spec.prescreen_z)
+        pre = short
+        pre_rule = (f"short GCMC of {guest} at {spec.temperature_K:g} K and {spec.pressure_bar:g} bar "
+                    f"({spec.prescreen_init_cycles} + {spec.prescreen_cycles} cycles): cut when more than "
+                    f"{spec.prescreen_z:g} combined standard errors below the {spec.top_n}-th best; at most "
+                    f"{spec.keep} go on")
+        pre_name = "short GCMC"
+    else:
+        widom = WidomInsertion()
+        widom_params, widom_jobs = {}, {}
+        for entry in sized:
+            params = WidomParams(framework=entry, framework_cif=str(cifs[entry]), precision="quick",
+                                 production_cycles=spec.widom_cycles, helium_void_fraction=1.0,
+                                 seed=spec.seed + 1, **common)
+            (job,) = widom.jobs(params)
+            job.id = _job_name("widom", entry)
+            widom_params[entry], widom_jobs[entry] = params, job
+        henry_spec = TaskSpec(request="screen", engine="raspa", system=SystemSpec(
+            name="screen", kind="framework", guests=[guest]), properties=[PropertyRequest(name="henry_coefficient")])
+        pre = {}
+        for entry, job_dir in run(widom_jobs, "Widom").items():
+            try:
+                (result,) = widom.analyze(widom_params[entry], {"widom": job_dir}, henry_spec)
+            except SimagentError as exc:
+                failed[_job_name("widom", entry)] = str(exc)
+                continue
+            pre[entry] = (result, job_dir)
+        kept_entries = sorted(pre, key=lambda e: pre[e][0].value, reverse=True)[:spec.keep]
+        pre_rule = f"Widom K_H of {guest} at {spec.temperature_K:g} K ({spec.widom_cycles} cycles): the " \
+                   f"{spec.keep} highest go on"
+        pre_name = "Henry coefficient"
+    kept = _pass(stages, pre_name, pre_rule, sized, kept_entries)
+    prescreened = [Prescreened(entry=e, value=r.value, error=r.uncertainty or 0.0, unit=r.unit, job=str(d),
+                               kept=e in kept) for e, (r, d) in sorted(pre.items(), key=lambda i: -i[1][0].value)]
+
+    # GCMC for those
+    full = uptakes(kept, "gcmc", spec.gcmc_init_cycles, spec.gcmc_cycles, spec.seed + 1)
     rows = []
-    for entry, job_dir in gcmc_dirs.items():
-        params, local_id = gcmc_params[entry]
-        try:
-            results = gcmc.analyze(params, {local_id: job_dir}, uptake_spec)
-        except SimagentError as exc:
-            failed[_job_name("gcmc", entry)] = str(exc)
-            continue
-        absolute = next(r for r in results if r.quantity == "uptake")
+    for entry, (absolute, job_dir) in full.items():
         row = table[entry]
+        first, first_dir = pre[entry]
         rows.append(Ranked(rank=0, entry=entry, uptake=absolute.value, uptake_error=absolute.uncertainty or 0.0,
-                           unit=absolute.unit, henry=henry[entry].value, henry_error=henry[entry].uncertainty or 0.0,
-                           henry_unit=henry[entry].unit, lcd_A=_float(row, "LCD"), pld_A=_float(row, "PLD"),
-                           void_fraction=_float(row, "AV_VF"), gcmc_job=str(job_dir),
-                           widom_job=str(widom_dirs[entry])))
+                           unit=absolute.unit, prescreen=pre_name, prescreen_value=first.value,
+                           prescreen_error=first.uncertainty or 0.0, prescreen_unit=first.unit,
+                           lcd_A=_float(row, "LCD"), pld_A=_float(row, "PLD"), void_fraction=_float(row, "AV_VF"),
+                           window_below_guest=_float(row, "PLD") <= kinetic, gcmc_job=str(job_dir),
+                           prescreen_job=str(first_dir)))
     rows.sort(key=lambda r: r.uptake, reverse=True)
     for index, row in enumerate(rows, 1):
         row.rank = index
     _pass(stages, "GCMC", f"absolute uptake of {guest} at {spec.temperature_K:g} K and {spec.pressure_bar:g} bar "
           f"({spec.gcmc_init_cycles} + {spec.gcmc_cycles} cycles) computed", kept, [r.entry for r in rows])
+    blocked = [r.entry for r in rows[:spec.top_n] if r.window_below_guest]
     result = ScreenResult(
-        spec=spec, source=f"{CORE_LABEL[spec.dataset]}; {CORE_CITATION}", stages=stages, ranking=rows,
+        spec=spec, source=f"{CORE_LABEL[spec.dataset]}; {CORE_CITATION}", stages=stages, prescreened=prescreened,
+        ranking=rows,
         top=rows[:spec.top_n], failed_jobs=failed,
-        simplifications=["framework: UFF Lennard-Jones, no charges; guest: TraPPE "
+        simplifications=["framework: UFF Lennard-Jones, no charges, rigid; guest: TraPPE "
                          f"({guest_models[guest]}), Lorentz-Berthelot mixing",
-                         "no blocking of inaccessible pockets",
+                         "no blocking of inaccessible pockets: every cavity the guest fits in is filled"
+                         + (f"; in the top {spec.top_n}, {', '.join(blocked)} have a PLD below {guest}'s kinetic "
+                            f"diameter ({kinetic:g} A), so their uptake assumes the cages are reachable"
+                            if blocked else ""),
                          "GCMC helium void fraction = the CoRE table's void fraction (affects the excess "
                          "loading only; the ranking uses the absolute loading)",
-                         f"short runs for screening: {spec.widom_cycles} Widom cycles, {spec.gcmc_init_cycles} + "
+                         f"short runs for screening: pre-screen {_prescreen_cycles(spec)}, {spec.gcmc_init_cycles} + "
                          f"{spec.gcmc_cycles} GCMC cycles; uncertainties are RASPA block errors"])
     result.files = write_outputs(result, out)
     return result
@@ -294,12 +401,14 @@ def write_outputs(result: ScreenResult, out: Path) -> dict[str, str]:
     files = {"funnel": out / "funnel.json", "table": out / "results.csv", "plot": out / "uptake_vs_void_fraction.png"}
     with open(files["table"], "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["rank", "entry", "uptake", "uptake_error", "uptake_unit", "henry", "henry_error",
-                         "henry_unit", "LCD_A", "PLD_A", "void_fraction", "top_n", "gcmc_job", "widom_job"])
+        writer.writerow(["rank", "entry", "uptake", "uptake_error", "uptake_unit", "prescreen", "prescreen_value",
+                         "prescreen_error", "prescreen_unit", "LCD_A", "PLD_A", "void_fraction", "window_below_guest",
+                         "top_n", "gcmc_job", "prescreen_job"])
         for r in result.ranking:
-            writer.writerow([r.rank, r.entry, f"{r.uptake:.6g}", f"{r.uptake_error:.3g}", r.unit, f"{r.henry:.6g}",
-                             f"{r.henry_error:.3g}", r.henry_unit, r.lcd_A, r.pld_A, r.void_fraction,
-                             r.rank <= result.spec.top_n, r.gcmc_job, r.widom_job])
+            writer.writerow([r.rank, r.entry, f"{r.uptake:.6g}", f"{r.uptake_error:.3g}", r.unit, r.prescreen,
+                             f"{r.prescreen_value:.6g}", f"{r.prescreen_error:.3g}", r.prescreen_unit, r.lcd_A,
+                             r.pld_A, r.void_fraction, r.window_below_guest, r.rank <= result.spec.top_n, r.gcmc_job,
+                             r.prescreen_job])
     _plot(result, files["plot"])
     payload = result.model_dump(mode="json")
     payload["files"] = {k: str(v) for k, v in files.items()}
@@ -347,4 +456,5 @@ def summary_lines(result: ScreenResult) -> list[str]:
     return lines
 
 
-__all__ = ["EmptyScreen", "PlanProgress", "ScreenResult", "ScreenSpec", "run_screen", "summary_lines"]
+__all__ = ["EmptyScreen", "PlanProgress", "Prescreened", "ScreenResult", "ScreenSpec", "prescreen_keep", "run_screen",
+           "summary_lines"]

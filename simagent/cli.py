@@ -281,23 +281,32 @@ def screen(
     sample: Annotated[int | None, typer.Option("--sample", help="a random sample of this many entries")] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     min_void_fraction: Annotated[float, typer.Option("--min-void-fraction")] = 0.3,
+    geometry: Annotated[str, typer.Option("--geometry", help="cavity: LCD > kinetic diameter; window: PLD > "
+                                          "kinetic diameter")] = "cavity",
     max_atoms: Annotated[int, typer.Option("--max-atoms", help="per unit cell")] = 1000,
-    henry_keep: Annotated[int | None, typer.Option("--henry-keep", help="entries passed to GCMC "
-                                                   "(default 3 x top)")] = None,
+    prescreen: Annotated[str, typer.Option("--prescreen", help="gcmc: short GCMC at the conditions; henry: "
+                                           "Widom K_H")] = "gcmc",
+    prescreen_init_cycles: Annotated[int, typer.Option("--prescreen-init-cycles")] = 60,
+    prescreen_cycles: Annotated[int, typer.Option("--prescreen-cycles")] = 30,
+    keep: Annotated[int | None, typer.Option("--keep", help="most entries passed from the pre-screen to GCMC "
+                                             "(default 3 x top)")] = None,
     widom_cycles: Annotated[int, typer.Option("--widom-cycles")] = 2000,
     gcmc_init_cycles: Annotated[int, typer.Option("--gcmc-init-cycles")] = 1000,
     gcmc_cycles: Annotated[int, typer.Option("--gcmc-cycles")] = 2000,
     json_out: JsonOpt = False, workdir: WorkdirOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
 ) -> None:
-    """Screen CoRE MOF 2019 for the uptake of a gas: validity, geometry, size, Widom K_H, GCMC, ranking.
+    """Screen CoRE MOF 2019 for the uptake of a gas: validity, geometry, size, short GCMC (or Widom K_H),
+    GCMC for the best, ranking.
     Writes results.csv, a plot and funnel.json; a rerun resumes without redoing finished jobs."""
     from agents.screening import ScreenSpec
 
     try:
         spec = ScreenSpec(guest=guest, pressure_bar=pressure, temperature_K=temperature, top_n=top, dataset=dataset,
                           entries=entries or None, sample=sample, seed=seed, min_void_fraction=min_void_fraction,
-                          max_atoms=max_atoms, henry_keep=henry_keep, widom_cycles=widom_cycles,
+                          geometry=geometry, max_atoms=max_atoms, prescreen=prescreen,
+                          prescreen_init_cycles=prescreen_init_cycles, prescreen_cycles=prescreen_cycles,
+                          gcmc_keep=keep, widom_cycles=widom_cycles,
                           gcmc_init_cycles=gcmc_init_cycles, gcmc_cycles=gcmc_cycles)
     except ValueError as exc:
         raise SimagentError(f"invalid screen: {exc}") from None

@@ -36,7 +36,7 @@ from simagent.described.llm_fill import FillReport
 from simagent.described.llm_fill import fill as fill_gaps
 from simagent.described.model import SimulationDescription
 from simagent.described.reading import read_description
-from simagent.engines import get_engine
+from simagent.engines import get_engine, supplying
 from simagent.errors import RequestError, SimagentError
 from simagent.executor import Executor, JobHandle, JobRecord, read_record, write_record
 from simagent.models import (
@@ -173,6 +173,9 @@ class MetricTarget:
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"drag|force on (?:the )?obstacle|obstacle force", "drag_force"),
+    (r"shear stress", "shear_stress"),
+    (r"yield (?:stress|strength|point)", "yield_stress"),
+    (r"ultimate|tensile strength|peak (?:tensile )?stress|maximum (?:tensile )?stress", "ultimate_stress"),
     (r"diffusi|\bd ?self\b|^d(?: |$)", "self_diffusion_coefficient"),
     (r"\bmsd\b|mean (?:squared?|sq) (?:displacement|deviation)", "mean_squared_displacement"),
     (r"coordination|\bcn\b|number of (?:nearest )?neighbou?rs|neighbou?r count", "coordination_number"),
@@ -769,7 +772,7 @@ def solve(
                      if data_root else "no --data-root given")
             raise RequestError(f"input files the task needs are neither supplied ({where}) nor shipped with "
                                f"simagent or GROMACS: {'; '.join(absent)}; nothing was run")
-        with Session(settings, auto_approve=True, progress=progress) as session:
+        with supplying(supplied), Session(settings, auto_approve=True, progress=progress) as session:
             backend = TaskBackend(session.backend, targets_for, known, task.engine)
             executor = BudgetExecutor(session.executor, deadline, supplied, workdir / INPUTS, budget)
             session.backend = session.context.backend = backend
@@ -1053,6 +1056,11 @@ def _stage_line(stage: Any) -> str:
     d = stage.dynamics
     how = d.ensemble + (f" + {d.thermostat}" if d.thermostat and d.ensemble == "nve" else "")
     target = f" at T {d.t_stop:g}" if d.t_stop is not None else ""
+    if d.ensemble in ("npt", "nph") and d.p_stop is not None:
+        target += f", P {d.p_stop:g}" + (f" on {d.p_axes}" if d.p_axes else "")
+    deform = getattr(stage, "deform", None)
+    if deform is not None:
+        target += f", box deformed along {deform.axis} ({deform.style} {deform.rate:g})"
     return f"{stage.name}: {stage.steps} steps {how}{target}" + (" (timestep reset)" if stage.reset_timestep else "")
 
 

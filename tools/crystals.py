@@ -18,7 +18,7 @@ from ase.units import GPa
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
-from simagent.models import DefaultApplied, TaskSpec
+from simagent.models import TaskSpec
 from simagent.protocols import Protocol
 
 CUBIC = ("fcc", "bcc", "diamond", "sc")
@@ -116,11 +116,11 @@ class CrystalChoice:
     element: str
     lattice: str
     a_initial: float
-    defaults: list[DefaultApplied]
 
 
-def crystal_from_spec(spec: TaskSpec, lattices: tuple[str, ...] = CUBIC) -> CrystalChoice:
-    """The element and lattice of a one-element crystal request; RequestError when it is not one."""
+def crystal_from_spec(spec: TaskSpec, log: DefaultsLog, lattices: tuple[str, ...] = CUBIC) -> CrystalChoice:
+    """The element and lattice of a one-element crystal request (defaults reported to `log`);
+    RequestError when it is not one."""
     system = spec.system
     if system is None or not system.elements:
         raise RequestError("say which element the crystal is made of (e.g. 'diamond silicon', 'fcc copper')")
@@ -129,13 +129,12 @@ def crystal_from_spec(spec: TaskSpec, lattices: tuple[str, ...] = CUBIC) -> Crys
     element = system.elements[0].strip().capitalize()
     if element not in atomic_numbers or element == "X":
         raise RequestError(f"unknown chemical element {system.elements[0]!r}")
-    log = DefaultsLog()
     lattice = reference_lattice(element, system.lattice, lattices, log, "say which lattice {element} should have "
                                 "({lattices}); its reference structure ({symmetry}) is not one of these")
     if lattice not in lattices:
         raise RequestError(f"lattice {lattice!r} is not supported here ({', '.join(lattices)})")
     a, _ = initial_lattice_constant(element, lattice, log)
-    return CrystalChoice(element, lattice, a, log.applied)
+    return CrystalChoice(element, lattice, a)
 
 
 @dataclass

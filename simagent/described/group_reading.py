@@ -28,7 +28,7 @@ _REQUEST = re.compile(r"^(?:compute|calculate|determine|find|estimate|report|wha
 _KIND = re.compile(r"(shrink[- ]?wrap\w*(?:,? non-?periodic)?|non-?periodic(?:,? shrink[- ]?wrap\w*)?|"
                    r"(?<![-\w])periodic|fixed(?= (?:\(f\) )?boundar))(?:[^.;]{0,25}?\bboundar\w*(?: conditions?)?)?")
 _AXIS = re.compile(r"\(([xyz])\)|\b([xyz])[- ]?(?:direction|dimension|axis|axes)s?\b|\b([xyz]),? and ([xyz])\b|"
-                   r"\b(?:along|in) (?:the )?([xyz])\b")
+                   r"\b(?:along|in) (?:the )?([xyz])(?:,? and ([xyz]))?\b")
 
 
 def read_boundary(desc: SimulationDescription, low: str) -> None:

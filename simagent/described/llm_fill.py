@@ -148,10 +148,21 @@ def gaps(desc: SimulationDescription, text: str) -> list[Gap]:
                                  f"during the {stage.steps}-step run", float, (f"{stage.name}.t_stop",), entry,
                                  steps=stage.steps, stage=stage.name))
     origin = desc.origin.get("timestep")
-    if origin is not None and origin.source == "default" and re.search(FIELD_WORDS["timestep"], normalise(text)):
+    if origin is not None and origin.source == "default" and _speaks_of_a_timestep(normalise(text)):
         found.append(Gap("timestep", f"the integration timestep (in the {desc.units} unit style's time unit)", float,
                          ("timestep",), None))
     return found
+
+
+def _speaks_of_a_timestep(low: str) -> bool:
+    """A timestep word with a number soon after it, not a run length ('1000 timesteps') nor a reset."""
+    for hit in re.finditer(FIELD_WORDS["timestep"], low):
+        before = low[max(0, hit.start() - 20):hit.start()]
+        if re.search(r"\d[\d,]*\s*(?:md |more |additional )?$|reset\w*\s+(?:the\s+)?$", before):
+            continue
+        if re.match(r"[^.;]{0,30}?\d", low[hit.end():]):
+            return True
+    return False
 
 
 def answer_model(asked: list[Gap]) -> type[BaseModel]:
@@ -263,6 +274,10 @@ class FillReport:
         out += [f"the language model's answer was not used: {r}" for r in self.rejected]
         if self.problem:
             out.append(f"the language model was not used: {self.problem}")
+        unanswered = [a for a in self.asked if a not in self.filled and not any(r.startswith(a + " ") for r in
+                                                                                self.rejected)]
+        if unanswered and not self.problem:
+            out.append(f"the language model found no statement of: {', '.join(unanswered)}")
         return out
 
 

@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from simagent.described.groups import Layout
-from simagent.described.solids import Deform, PotentialFile, Substitution
+from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitution
 
 Source = Literal["rules", "llm", "default"]
 UnitsName = Literal["lj", "real", "metal"]
@@ -145,6 +145,7 @@ class Stage(BaseModel):
     minimize: Minimize | None = None
     reset_timestep: bool = False
     deform: Deform | None = None
+    shear: ShearFlow | None = None
     evidence: str = ""
 
     @model_validator(mode="after")

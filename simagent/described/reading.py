@@ -120,6 +120,10 @@ def read_description(text: str) -> SimulationDescription:
     read_boundary(desc, low)
     read_layout(desc, low, _sentence_dynamics, _complete_dynamics)
     _velocity_for_thermostat(desc)
+    solids.attach_shear(desc, low)
+    if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
+            r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
+        desc.unsupported = [u for u in desc.unsupported if u != solids.SHEAR_NAME]
     if any(s.deform for s in desc.stages) and not re.search(r"shear(?:ed|ing)? (?:flow|velocity)|velocity (?:ramp|"
                                                             r"gradient)|\bramp", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.DEFORM_NAME]

@@ -67,6 +67,23 @@ class Deform(BaseModel):
     rate: float = Field(description="signed: > 0 stretches, < 0 compresses")
 
 
+class ShearFlow(BaseModel):
+    """Shear imposed by velocities at the start of a run stage (as LAMMPS examples/shear): the
+    `moving` group gets a constant velocity along `axis`, the `ramp_group` a linear ramp of that
+    component from ramp_velocity[0] to [1] across `gradient_axis` between ramp_extent[0] and [1];
+    the thermostat then measures the temperature from the other components only (temp/partial),
+    so the flow is not taken for heat. Velocities and coordinates in lattice units (LAMMPS's
+    velocity-command default, as the regions)."""
+
+    moving: str
+    velocity: float
+    axis: Literal["x", "y", "z"]
+    ramp_group: str
+    ramp_velocity: tuple[float, float]
+    gradient_axis: Literal["x", "y", "z"]
+    ramp_extent: tuple[float, float]
+
+
 # ---------------------------------------------------------------------------------------------
 # Many-body potentials
 # ---------------------------------------------------------------------------------------------
@@ -175,7 +192,7 @@ def read_potential(desc: SimulationDescription, low: str, text: str) -> None:
         return
     desc.unsupported = [u for u in desc.unsupported if u != MANYBODY_NAME]
     desc.potential = potential
-    desc.note("potential", "rules" if named else "default", how)
+    desc.note("potential", "rules" if named or "request: " in how else "default", how)
     _types(desc, text)
 
 
@@ -204,7 +221,7 @@ def _resolve(family: str | None, file: str | None, text: str) -> tuple[Potential
         elements = _mentioned(text, None)
         if not elements:
             return None, f"the element(s) of the {family} potential"
-        entry = find_potential(elements, family=family)
+        entry = find_potential(elements, family=family, name_hint=author_named(text))
     stated = type_elements_stated(text)
     mentioned = _mentioned(text, entry.elements)
     if stated:
@@ -216,7 +233,7 @@ def _resolve(family: str | None, file: str | None, text: str) -> tuple[Potential
     if not types or any(t is None or t not in entry.elements for t in types):
         return None, f"the element of each atom type for {entry.file} (it holds {', '.join(entry.elements)})"
     how = (f"{entry.file} ({entry.pair_style}; {entry.citation})" if file else
-           f"{entry.file} ({entry.pair_style}): {entry.chosen_by.removeprefix('default: ')}")
+           f"{entry.file} ({entry.pair_style}; {entry.citation}): {entry.chosen_by.removeprefix('default: ')}")
     labels = entry.meam_labels
     if entry.meam_library and len(entry.elements) == 1 and (label := _library_label(text, entry.elements[0],
                                                                                      entry.meam_library)):
@@ -242,6 +259,23 @@ def _library_label(text: str, element: str, library: str) -> str | None:
     if not hit or folder is None or not (folder / library).is_file():
         return None
     return hit.group(1) if f"'{hit.group(1)}'" in (folder / library).read_text(errors="replace") else None
+
+
+_AUTHOR = re.compile(r"\b([A-Z][a-z]+(?:[- ][A-Z][a-z]+)?)(?:'s| et al\.?| and [A-Z][a-z]+)(?: \(?(?:19|20)\d\d\)?)?"
+                     r"(?: [\w-]+){0,3}? (?:potential|EAM|MEAM|parameteri[sz]ation|parametri[sz]ation|force field)|"
+                     r"\b(?:potential|parameteri[sz]ation|parametri[sz]ation) (?:of|by|from) ([A-Z][a-z]+)")
+_NOT_AUTHORS = {"Nose", "Nosé", "Hoover", "Langevin", "Berendsen", "Verlet", "Lennard", "Jones", "Stillinger", "Weber",
+                "Tersoff", "The", "This", "A", "An"}
+
+
+def author_named(text: str) -> str | None:
+    """An author the potential is named after ('Mishin's EAM', 'the potential of Zhou et al.'): the
+    lookup must then find that author's file or refuse, never take another."""
+    for hit in _AUTHOR.finditer(text):
+        name = hit.group(1) or hit.group(2)
+        if not set(re.split(r"[- ]", name)) & _NOT_AUTHORS:
+            return name
+    return None
 
 
 def _types(desc: SimulationDescription, text: str) -> None:
@@ -297,6 +331,10 @@ def read_orientation(desc: SimulationDescription, low: str) -> None:
     if set(found) == {"x", "y", "z"}:
         desc.lattice.orient = (found["x"], found["y"], found["z"])
         desc.note("lattice.orient", "rules", " ".join(f"{a} [{' '.join(map(str, found[a]))}]" for a in "xyz"))
+        desc.note("box.orientation", "default", "box extents in the cubic (unrotated) lattice's units, the atoms "
+                  "and later regions on the oriented lattice (as LAMMPS examples/shear): the oriented spacings are "
+                  "longer by up to sqrt(3), and a box edge such as 2.828427 = 2 sqrt(2) cubic units is a whole number "
+                  "of the rotated lattice's periods only in the cubic units")
     shift = re.search(r"origin (?:shift(?:ed)?|offset)(?: of| by)?\s*" + NUM + r"\s*(?:along|in) (?:the )?([xyz])",
                       low)
     if shift:
@@ -399,3 +437,62 @@ def stated_pressure(sentence: str) -> tuple[float, str] | None:
     if not hit:
         return None
     return (float(hit.group(1)) if hit.group(1) else 0.0), hit.group(0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Shear flow imposed by velocities
+# ---------------------------------------------------------------------------------------------
+
+SHEAR_NAME = "box or flow deformation"
+_SIDE = {"upper": "upper", "top": "upper", "lower": "lower", "bottom": "lower"}
+_MOVING = re.compile(r"\b(upper|top|lower|bottom) (?:boundary|wall|layer|plate|region)s?\b[^.;]{0,60}?velocity"
+                     r"(?: of)?\s*\(?\s*" + NUM + r"\s*(?:a|angstroms?|å)?\s*/\s*ps\s*\)?[^.;]{0,40}?\b(?:in|along) "
+                     r"the ([xyz])[- ]?(?:direction|axis)?")
+_RAMP = re.compile(r"velocity (?:gradient|ramp|profile)[^.;]{0,80}?\(?\s*" + NUM + r"\s*(?:to|-)\s*" + NUM +
+                   r"\s*(?:a|angstroms?|å)?\s*/\s*ps\s*\)?[^.;]{0,40}?\b(?:along|across) the ([xyz])[- ]?"
+                   r"(?:direction|axis)?\s*\(?\s*" + NUM + r"\s*(?:to|-)\s*" + NUM)
+_FLOW_WORDS = re.compile(r"velocity (?:gradient|ramp|profile)|(?:lateral|constant) velocity to the (?:upper|top|lower|"
+                         r"bottom)")
+
+
+def read_shear(sentence: str, groups: list[str], rest: str | None) -> tuple[ShearFlow | None, str]:
+    """A shear flow imposed by velocities in one sentence: the moving layer's velocity and the
+    mobile atoms' ramp (None and what is missing when the sentence imposes one without its values)."""
+    if not _FLOW_WORDS.search(sentence):
+        return None, ""
+    moving, ramp = _MOVING.search(sentence), _RAMP.search(sentence)
+    if not (moving and ramp):
+        return None, "the velocity of the moving layer and the extent of the velocity ramp"
+    name = _SIDE[moving.group(1)]
+    if name not in groups or rest is None:
+        return None, f"the {name} layer and the mobile atoms as groups"
+    return ShearFlow(moving=name, velocity=float(moving.group(2)), axis=moving.group(3),  # type: ignore[arg-type]
+                     ramp_group=rest, ramp_velocity=(float(ramp.group(1)), float(ramp.group(2))),
+                     gradient_axis=ramp.group(3),  # type: ignore[arg-type]
+                     ramp_extent=(float(ramp.group(4)), float(ramp.group(5)))), moving.group(0) + "; " + ramp.group(0)
+
+
+def attach_shear(desc: SimulationDescription, low: str) -> None:
+    """The shear flow a sentence imposes, on the first run stage stated from that sentence on."""
+    if desc.layout is None:
+        return
+    groups = [g.name for g in desc.layout.groups]
+    rest = next((g.name for g in desc.layout.groups if g.rest), None)
+    for sentence in re.split(r"(?<=[.;])\s+", low):
+        flow, words = read_shear(sentence, groups, rest)
+        if flow is None:
+            if words:
+                desc.missing.append(words)
+            continue
+        at = low.find(sentence)
+        stage = next((s for s in desc.stages if s.kind == "run" and low.find(s.evidence) >= at), None)
+        if stage is None:
+            desc.missing.append("the length of the run under shear (steps)")
+            return
+        stage.shear = flow
+        desc.note(f"{stage.name}.shear", "rules", words)
+        desc.note(f"{stage.name}.shear.units", "default", "lattice units: the velocity command's default, as the "
+                  "regions' (the stated velocities and ramp extent match the box in lattice units)")
+        desc.note(f"{stage.name}.shear.temperature", "default", "temp/partial: the thermostat and the reported "
+                  f"temperature leave out the flow component ({flow.axis}), which is not heat")
+        return

@@ -161,8 +161,9 @@ def add_literature(reply: Answer, spec: TaskSpec | None, kb: library.KnowledgeBa
     if reply.status != "answered" or not reply.answers or spec is None:
         return reply
     kb = kb or library.KnowledgeBase({"user": library.user_index_dir()})
-    if not kb.usable():
-        return reply
+    if not kb.usable():  # no corpus: nothing to say; a corpus built under other settings: say so
+        notes = "".join(f"\nNote: no literature comparison: {p}." for p in kb.problems())
+        return reply.model_copy(update={"summary": reply.summary + notes}) if notes else reply
     subject = subject_patterns(spec.system)
     citations = list(reply.citations)
     keys: dict[tuple[str, str, str], int] = {}

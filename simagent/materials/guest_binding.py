@@ -4,8 +4,11 @@ framework (resolved through the structure library), and the parameters of the pl
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from pydantic import BaseModel, Field
 
+from simagent.defaults import Default
 from simagent.errors import RequestError
 from simagent.materials import forcefields
 from simagent.materials import frameworks as rfw
@@ -13,6 +16,18 @@ from simagent.models import TaskSpec
 
 
 class GuestBindingParams(BaseModel):
+    # Defaults the answer reports, each with its reason (templates filled from the parameters, p)
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        "placements": Default("random", "pre-screen by single-point energies",
+                              shown="{p.placements} random positions and orientations, every guest atom >= "
+                              "{p.min_distance_A:g} A from the framework (seed {p.seed})"),
+        "relaxations": Default("the lowest placements", "the lowest single-point placements are the candidates for "
+                               "the binding minimum", shown="the {p.relaxations} lowest placements, framework fixed, "
+                               "BFGS to fmax {p.fmax:g} eV/A (at most {p.max_steps} steps)"),
+        "framework geometry": Default("as in the CIF", "one guest at 0 K; the framework's own relaxation is not part "
+                                      "of E_bind here", shown="as in the CIF ({p.framework}), not relaxed"),
+    }
+
     model: str
     framework: str
     source: str

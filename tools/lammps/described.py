@@ -47,9 +47,12 @@ def _system(desc: SimulationDescription) -> list[str]:
     style = "hybrid sphere dipole" if desc.dipoles else desc.atom_style
     lines = [f"units           {desc.units}", f"dimension       {desc.dimension}",
              f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
-             f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}{solids.lattice_suffix(desc)}",
+             f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}",
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
-             f"create_box      {desc.atom_types} box", "create_atoms    1 box"]
+             f"create_box      {desc.atom_types} box"]
+    if solids.lattice_suffix(desc):  # the box in the cubic lattice's units, the atoms on the oriented lattice
+        lines.append(f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}{solids.lattice_suffix(desc)}")
+    lines.append("create_atoms    1 box")
     lines += solids.substitution_lines(desc)
     if desc.dipoles:  # finite spheres carry per-atom masses
         lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
@@ -166,11 +169,12 @@ def _green_kubo(desc: SimulationDescription) -> list[str]:
 
 
 def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False,
-           viscosity: bool = False, rotation: bool = False, drag: bool = False) -> str:
+           viscosity: bool = False, rotation: bool = False, drag: bool = False, shear_stress: bool = False) -> str:
     """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
     in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
     the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy;
-    `drag`: the force on each indenter along the flow."""
+    `drag`: the force on each indenter along the flow; `shear_stress`: the pressure-tensor component of
+    the imposed shear flow."""
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
@@ -201,6 +205,8 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
                                group=described_groups.thermostat_group(desc.layout))
         if stage.deform is not None:
             fixes += solids.deform_lines(desc, stage)
+        if stage.shear is not None:
+            lines += solids.shear_lines(desc, stage)
         if desc.layout is not None:
             fixes += described_groups.fixes(desc.layout)
         if desc.dimension == 2:
@@ -216,12 +222,16 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             if viscosity:
                 extra += _green_kubo(desc)
                 columns += GK_COLUMNS
+            if shear_stress and stage.shear is not None:
+                columns.append(solids.shear_component(stage.shear))
             if drag and desc.layout is not None:
                 columns += [described_groups.drag_column(desc.layout, i.name) for i in desc.layout.indenters]
             if columns:  # thermo_style resets thermo_modify
                 extra += [f"thermo_style    custom {THERMO} {' '.join(columns)}", _thermo_modify(desc)]
             lines += extra
             active += [w.split()[1] for w in extra if w.startswith("fix ")]
+        if stage.shear is not None:  # after thermo_style, which resets thermo_modify
+            lines += solids.shear_thermostat(fixes)
         every = thermo_every(desc, stage)
         if diffusion and index == desc.average_stage:  # the slope is computed on the MSD vector's steps
             every = math.lcm(every, MSD_VECTOR_EVERY)

@@ -10,9 +10,16 @@ import importlib.util
 from dataclasses import dataclass
 from importlib import metadata
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import EngineNotFound, RequestError
+from simagent.models import TaskSpec
 
 DEFAULT_MODEL = "chgnet"
+# Reported when a request names no model (every mlp protocol)
+ML_DEFAULTS = {
+    "ML potential": Default(DEFAULT_MODEL, "no model was named; CHGNet is simagent's default universal potential",
+                            shown="{info.label} ({info.citation})"),
+}
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,15 @@ def model_info(name: str | None) -> ModelInfo:
     info = MODELS[key]
     if importlib.util.find_spec(info.package) is None:
         raise EngineNotFound(f"{info.label} needs the Python package {info.package}; install it with `make setup`")
+    return info
+
+
+def requested_model(spec: TaskSpec, log: DefaultsLog) -> ModelInfo:
+    """The model the request names, else the default one (reported to `log`)."""
+    named = spec.potential.name_hint if spec.potential else None
+    info = model_info(named)
+    if named is None:
+        log.applied.append(ML_DEFAULTS["ML potential"].applied("ML potential", info=info))
     return info
 
 

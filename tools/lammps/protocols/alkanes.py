@@ -26,10 +26,12 @@ import math
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
 from simagent.materials.alkanes import MAX_LIQUID_CARBONS, alkane_name
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
@@ -44,7 +46,6 @@ from tools.lammps.protocols.fluid_common import (
     check_finite_columns,
     check_full_production,
     check_sample_count,
-    defaults_log,
     finished_output,
     md_job,
 )
@@ -79,6 +80,18 @@ VAPOUR_DENSITY = 0.2  # g/cm^3: below this the state is a vapour/supercritical, 
 # Equilibration detection trims the production further.
 LIQUID_EQUILIBRATION, LIQUID_PRODUCTION = 30_000, 60_000
 POLYMER_EQUILIBRATION, POLYMER_PRODUCTION = 60_000, 60_000
+
+
+def _run_default(steps: int, reason: str, parameter: str) -> Default:
+    """A run length in 1 fs steps, its reason starting with the time it covers."""
+    return Default(steps, f"{steps / 1000:g} ps NPT at 1 fs{reason}", parameter=parameter)
+
+
+_EQUILIBRATION_REASON = (" (after the push-off and capped relaxation); equilibration detection trims the production "
+                         "further")
+_PRODUCTION_REASON = ": density to a few 0.1 %"
+MIN_EDGE = 2 * (14.0 + 1.0)  # A: twice the cutoff plus 1 A
+TRAPPE_1998 = "Martin & Siepmann, J. Phys. Chem. B 102, 2569 (1998)"
 
 TRANS_PROBABILITY = 0.6  # start conformers: trans, else gauche+ or gauche- (the melt relaxes them)
 PUSHOFF_PREFACTOR = 30.0  # kcal/mol, final amplitude of the soft repulsion
@@ -201,6 +214,30 @@ def data_file_text(molecules: np.ndarray, box: float, title: str) -> str:
 class AlkaneParams(BaseModel):
     """A TraPPE-UA liquid alkane or polyethylene melt under NPT (LAMMPS real units)."""
 
+    # Defaults, each with its reason (templates filled by alkane_parameters)
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        "chain_length": Default(DEFAULT_PE_CARBONS, DEFAULT_PE_REASON,
+                                shown="C{value} (linear chains of {value} carbons)"),
+        "conditions.pressure": Default(1.01325, "ambient pressure: the density is an NPT average",
+                                       shown="1 atm (1.01325 bar)"),
+        "force_field": Default("TraPPE-UA", "Martin & Siepmann, J. Phys. Chem. B 102, 2569 (1998): the united-atom "
+                               "model fitted to n-alkane phase equilibria", TRAPPE_1998),
+        "cutoff": Default(14.0, "as in Martin & Siepmann (1998)", TRAPPE_1998,
+                          shown="14 A + analytic tail corrections"),
+        "bonds": Default("harmonic", "TraPPE-UA fixes bonds; SHAKE cannot hold the connected bonds of a chain, so MD "
+                         "uses this stiff spring (and a 1 fs timestep)", shown="harmonic, k_b/kB = 452,900 K/A^2 at "
+                         "1.54 A"),
+        "n_molecules": Default("enough for MIN_SITES sites", "at least {sites} pseudo-atoms: a box edge of about "
+                               "2 x (cutoff + 1 A) = 30 A at the liquid density", shown="{molecules}"),
+        "equilibration_steps (liquid)": _run_default(LIQUID_EQUILIBRATION, _EQUILIBRATION_REASON,
+                                                     "equilibration_steps"),
+        "equilibration_steps (polymer)": _run_default(POLYMER_EQUILIBRATION, _EQUILIBRATION_REASON,
+                                                      "equilibration_steps"),
+        "production_steps (liquid)": _run_default(LIQUID_PRODUCTION, _PRODUCTION_REASON, "production_steps"),
+        "production_steps (polymer)": _run_default(POLYMER_PRODUCTION, _PRODUCTION_REASON, "production_steps"),
+        "seed": Default(20261124, "fixed seed for the start configuration and velocities: reruns are reproducible"),
+    }
+
     molecule: str = Field(description="e.g. 'n-hexane' or 'polyethylene'")
     n_carbons: int = Field(ge=1, le=MAX_CHAIN_CARBONS, description="carbons (pseudo-atoms) per molecule")
     polymer: bool = False
@@ -259,73 +296,64 @@ def molecule_of(spec: TaskSpec) -> tuple[str, int, bool]:
     raise RequestError(f"{text or 'this system'} is not a TraPPE-UA linear alkane or polyethylene")
 
 
-def alkane_parameters(spec: TaskSpec, record) -> AlkaneParams:
+def alkane_parameters(spec: TaskSpec, log: DefaultsLog) -> AlkaneParams:
     molecule, n_carbons, polymer = molecule_of(spec)
-    if polymer and n_carbons == 0:
-        n_carbons = DEFAULT_PE_CARBONS
-        record("chain_length", f"C{n_carbons} (linear chains of {n_carbons} carbons)", DEFAULT_PE_REASON)
-    if polymer and n_carbons > MAX_CHAIN_CARBONS:
-        raise RequestError(f"polyethylene chains of {n_carbons} carbons are too long for plain MD equilibration "
-                           f"here; at most {MAX_CHAIN_CARBONS}")
-    if polymer and n_carbons < 2:
-        raise RequestError("a polyethylene chain needs at least 2 carbons")
+    if polymer:
+        n_carbons = log.take("chain_length", n_carbons or None)
+        if n_carbons > MAX_CHAIN_CARBONS:
+            raise RequestError(f"polyethylene chains of {n_carbons} carbons are too long for plain MD equilibration "
+                               f"here; at most {MAX_CHAIN_CARBONS}")
+        if n_carbons < 2:
+            raise RequestError("a polyethylene chain needs at least 2 carbons")
+    temperature, pressure = _state(spec, molecule, polymer, log)
+    _force_field(spec, log)
+    ctrl, kind = spec.controls, "polymer" if polymer else "liquid"
+    # size: enough sites, and a final box edge above 2 x (cutoff + 1 A) at a liquid site density
+    site_density = CHAIN_SITE_DENSITY if polymer or n_carbons >= 10 else LIQUID_SITE_DENSITY
+    min_sites = max(MIN_SITES, math.ceil(site_density * MIN_EDGE**3))
+    n_molecules = ctrl.n_atoms  # the reader counts 'N molecules' into n_atoms
+    if n_molecules is None:
+        n_molecules = max(math.ceil(min_sites / n_carbons), 2 if polymer else 1)
+        log.report("n_molecules", sites=min_sites, molecules=n_molecules)
+    thermo_every = 100
+    equilibration = log.take(f"equilibration_steps ({kind})", ctrl.equilibration_steps)
+    production = ctrl.production_steps and thermo_every * max(1, math.ceil(ctrl.production_steps / thermo_every))
+    production = log.take(f"production_steps ({kind})", production or None)
+    return AlkaneParams(
+        molecule=molecule, n_carbons=n_carbons, polymer=polymer, n_molecules=n_molecules, temperature=temperature,
+        pressure=pressure, equilibration_steps=equilibration, production_steps=production, thermo_every=thermo_every,
+        seed=log.take("seed", ctrl.seed),
+    )  # fmt: skip
+
+
+def _state(spec: TaskSpec, molecule: str, polymer: bool, log: DefaultsLog) -> tuple[float, float]:
+    """Temperature (K, required) and pressure (bar; 1 atm when none is given) of the NPT run."""
     cond, ctrl = spec.conditions, spec.controls
     if cond.temperature is None:
         raise RequestError(f"give the temperature of the {molecule} {'melt' if polymer else 'liquid'}")
     temperature = to_canonical(cond.temperature, "temperature").value
     if temperature <= 0:
         raise RequestError(f"temperature must be above absolute zero, got {cond.temperature}")
-    if cond.pressure is None:
-        pressure = 1.01325
-        record("conditions.pressure", "1 atm (1.01325 bar)", "ambient pressure: the density is an NPT average")
-    else:
-        pressure = to_canonical(cond.pressure, "pressure").value
-        if pressure < 0:
-            raise RequestError(f"a negative pressure ({cond.pressure}) is a metastable state; this protocol does not "
-                               "run it")
+    pressure = log.take("conditions.pressure", None if cond.pressure is None
+                        else to_canonical(cond.pressure, "pressure").value)
+    if pressure < 0:
+        raise RequestError(f"a negative pressure ({cond.pressure}) is a metastable state; this protocol does not "
+                           "run it")
     if cond.density is not None:
         raise RequestError("the density is what this protocol computes (NPT): give a pressure instead")
     if ctrl.ensemble in ("nvt", "nve"):
         raise RequestError(f"lammps/trappe_alkane runs NPT (the density is its output), not {ctrl.ensemble.upper()}")
+    return temperature, pressure
+
+
+def _force_field(spec: TaskSpec, log: DefaultsLog) -> None:
+    """TraPPE-UA, the only force field here (another one named is refused); its settings reported."""
     pot = spec.potential
     if pot is not None and pot.force_field and pot.force_field.lower().replace("-", "") not in ("trappe", "trappeua"):
         raise RequestError(f"the force field {pot.force_field!r} is not available for alkanes; simagent uses TraPPE-UA")
-    if pot is None or not pot.force_field:
-        record("force_field", "TraPPE-UA", "Martin & Siepmann, J. Phys. Chem. B 102, 2569 (1998): the united-atom "
-               "model fitted to n-alkane phase equilibria")
-    record("cutoff", "14 A + analytic tail corrections", "as in Martin & Siepmann (1998)")
-    record("bonds", "harmonic, k_b/kB = 452,900 K/A^2 at 1.54 A", "TraPPE-UA fixes bonds; SHAKE cannot hold the "
-           "connected bonds of a chain, so MD uses this stiff spring (and a 1 fs timestep)")
-    # size: enough sites, and a final box edge above 2 x (cutoff + 1 A) at a liquid site density
-    min_edge = 2 * (14.0 + 1.0)
-    site_density = CHAIN_SITE_DENSITY if polymer or n_carbons >= 10 else LIQUID_SITE_DENSITY
-    min_sites = max(MIN_SITES, math.ceil(site_density * min_edge**3))
-    if ctrl.n_atoms is not None:  # the reader counts 'N molecules' into n_atoms
-        n_molecules = ctrl.n_atoms
-    else:
-        n_molecules = max(math.ceil(min_sites / n_carbons), 2 if polymer else 1)
-        record("n_molecules", n_molecules, f"at least {min_sites} pseudo-atoms: a box edge of about 2 x (cutoff + 1 A)"
-               " = 30 A at the liquid density")
-    thermo_every = 100
-    if ctrl.equilibration_steps is not None:
-        equilibration = ctrl.equilibration_steps
-    else:
-        equilibration = POLYMER_EQUILIBRATION if polymer else LIQUID_EQUILIBRATION
-        record("equilibration_steps", equilibration, f"{equilibration / 1000:g} ps NPT at 1 fs (after the push-off"
-               " and capped relaxation); equilibration detection trims the production further")
-    if ctrl.production_steps is not None:
-        production = thermo_every * max(1, math.ceil(ctrl.production_steps / thermo_every))
-    else:
-        production = POLYMER_PRODUCTION if polymer else LIQUID_PRODUCTION
-        record("production_steps", production, f"{production / 1000:g} ps NPT at 1 fs: density to a few 0.1 %")
-    seed = ctrl.seed if ctrl.seed is not None else 20261124
-    if ctrl.seed is None:
-        record("seed", seed, "fixed seed for the start configuration and velocities: reruns are reproducible")
-    return AlkaneParams(
-        molecule=molecule, n_carbons=n_carbons, polymer=polymer, n_molecules=n_molecules, temperature=temperature,
-        pressure=pressure, equilibration_steps=equilibration, production_steps=production, thermo_every=thermo_every,
-        seed=seed,
-    )  # fmt: skip
+    log.take("force_field", pot.force_field if pot is not None and pot.force_field else None)
+    log.report("cutoff")
+    log.report("bonds")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -392,11 +420,11 @@ class TrappeAlkane(Protocol):
         return bool(spec.properties) and {p.name for p in spec.properties} <= self.properties
 
     def parameters(self, spec: TaskSpec) -> tuple[AlkaneParams, list[DefaultApplied]]:
-        defaults, record = defaults_log()
+        log = DefaultsLog(AlkaneParams.DEFAULTS)
         check_averaged_properties(spec, self.name, self.properties, "a time average of an NPT run")
         for prop in spec.properties:
             output_unit("density", "real", prop.unit)  # g/cm^3 or kg/m^3; anything else is refused here
-        return alkane_parameters(spec, record), defaults
+        return alkane_parameters(spec, log), log.applied
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = as_params(AlkaneParams, params)

@@ -27,7 +27,7 @@ from simagent.protocols import Protocol, register
 from simagent.stats import block_average
 from tools.lammps.described import EROT_COLUMN, GK_COLUMNS, MSD_COLUMN, MSD_COM, RDF_FILE, SLOPE_COLUMN, render
 from tools.lammps.described_groups import drag_column
-from tools.lammps.described_solids import youngs_modulus
+from tools.lammps.described_solids import shear_stress, strength, youngs_modulus
 from tools.lammps.parse import read_output
 
 JOB_ID = "described"
@@ -43,7 +43,9 @@ MOTION_PROPERTIES = {"mean_squared_displacement": MSD_COLUMN, "self_diffusion_co
 VISCOSITY = "shear_viscosity"  # Green-Kubo, when the description states its sampling
 ROTATION = "rotational_energy_per_atom"  # finite spheres (dipolar), compute erotate/sphere
 DRAG = "drag_force"  # the force of a flow on each indenter obstacle, along the flow
+SHEAR_STRESS = "shear_stress"  # of an imposed shear flow (tools.lammps.described_solids)
 YOUNG = "youngs_modulus"  # from the stress-strain record of a deformation stage (tools.lammps.described_solids)
+STRENGTHS = frozenset({"yield_stress", "ultimate_stress"})  # of the same stress-strain record
 # the unit of each thermo quantity per unit style (LAMMPS units command)
 UNITS: dict[str, dict[str, str]] = {
     "lj": {"energy": "reduced", "temperature": "reduced", "pressure": "reduced", "volume": "reduced",
@@ -73,7 +75,7 @@ class DescribedRun(Protocol):
     name = "lammps/described"
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
-        frozenset(MOTION_PROPERTIES) | {VISCOSITY, ROTATION, DRAG, YOUNG}
+        frozenset(MOTION_PROPERTIES) | {VISCOSITY, ROTATION, DRAG, YOUNG, SHEAR_STRESS} | STRENGTHS
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -86,12 +88,14 @@ class DescribedRun(Protocol):
         desc = _description(spec)
         wants_gk = any(p.name == VISCOSITY for p in spec.properties)
         wants_rotation = any(p.name == ROTATION for p in spec.properties)
-        wants_young = any(p.name == YOUNG for p in spec.properties)
+        wants_young = any(p.name == YOUNG or p.name in STRENGTHS for p in spec.properties)
         wants_drag = any(p.name == DRAG for p in spec.properties)
         obstacles = desc.layout is not None and bool(desc.layout.indenters)
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
             desc.dipoles is not None or not wants_rotation) and (
-            any(s.deform for s in desc.stages) or not wants_young) and (obstacles or not wants_drag)
+            any(s.deform for s in desc.stages) or not wants_young) and (
+            any(s.shear for s in desc.stages) or all(p.name != SHEAR_STRESS for p in spec.properties)) and (
+            obstacles or not wants_drag)
 
     def parameters(self, spec: TaskSpec) -> tuple[BaseModel, list[DefaultApplied]]:
         desc = _description(spec)
@@ -112,7 +116,8 @@ class DescribedRun(Protocol):
         rdf = any(name in STRUCTURE_PROPERTIES for name in p.properties)
         text = render(p.description, rdf=rdf, msd="mean_squared_displacement" in p.properties,
                       diffusion="self_diffusion_coefficient" in p.properties, viscosity=VISCOSITY in p.properties,
-                      rotation=ROTATION in p.properties, drag=DRAG in p.properties)
+                      rotation=ROTATION in p.properties, drag=DRAG in p.properties,
+                      shear_stress=SHEAR_STRESS in p.properties)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text}, time_limit_s=p.time_limit_s)]
 
@@ -144,6 +149,10 @@ class DescribedRun(Protocol):
                 results += _drag(block, desc, where)
             elif name == YOUNG:
                 results.append(youngs_modulus(job_dir, desc, JOB_ID))
+            elif name == SHEAR_STRESS:
+                results.append(shear_stress(block, desc, JOB_ID))
+            elif name in STRENGTHS:
+                results.append(strength(job_dir, desc, JOB_ID, name))
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)

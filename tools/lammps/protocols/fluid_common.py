@@ -1,7 +1,6 @@
 """Plumbing shared by the LAMMPS fluid-side protocols (fluid_md, shear_viscosity,
-thermal_conductivity, energy_components, chain_conformation): the defaults log, the single MD
-job, the run-level gates on a finished LAMMPS run, and the g(r) first-shell analysis (also used by
-gromacs/liquid_md).
+thermal_conductivity, energy_components, chain_conformation): the single MD job, the run-level
+gates on a finished LAMMPS run, and the g(r) first-shell analysis (also used by gromacs/liquid_md).
 
 Nothing here depends on a protocol module, so each of them can import it.
 """
@@ -15,9 +14,8 @@ from typing import TypeVar
 import numpy as np
 from pydantic import BaseModel
 
-from simagent.defaults import DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
-from simagent.models import DefaultApplied, Job, TaskSpec
+from simagent.models import Job, TaskSpec
 from tools.lammps.parse import LammpsOutput, read_output
 
 Record = Callable[[str, object, str], None]
@@ -30,13 +28,6 @@ MIN_THERMO_SAMPLES = 20
 # ---------------------------------------------------------------------------------------------
 # Parameters and jobs
 # ---------------------------------------------------------------------------------------------
-
-
-def defaults_log() -> tuple[list[DefaultApplied], DefaultsLog]:
-    """(the applied defaults, the log that records them): a simagent.defaults.DefaultsLog, for the
-    protocols written as `defaults, record = defaults_log()`."""
-    log = DefaultsLog()
-    return log.applied, log
 
 
 def as_params(model: type[ParamsT], params: BaseModel | dict) -> ParamsT:

@@ -10,6 +10,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import register
@@ -21,6 +22,15 @@ JOB_ID = "mlp"
 
 
 class MlpCrystalParams(BaseModel):
+    # Defaults reported in the answer, each with its reason
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        "isolated atom": Default(ATOM_BOX_A, "reference energy of the cohesive energy; the models were trained on "
+                                 "crystals (MPtrj), not on isolated atoms", shown="one atom alone in a {value:g} A box "
+                                 "(no neighbours within the model's cutoff)"),
+        "relaxation": Default("BFGS", "atoms and cell relax together to the model's zero-stress crystal",
+                              shown="BFGS with FrechetCellFilter to fmax {p.fmax:g} eV/A, at most {p.max_steps} steps"),
+    }
+
     model: Literal["chgnet", "sevennet"]
     element: str
     lattice: Literal["fcc", "bcc", "diamond", "sc"]
@@ -42,25 +52,16 @@ class MlpCrystal(crystals.NamedEngineCrystalProtocol):
                    "(CHGNet or SevenNet): cell relaxation, then E(V) and a Birch-Murnaghan fit")
 
     def parameters(self, spec: TaskSpec) -> tuple[MlpCrystalParams, list[DefaultApplied]]:
-        choice = crystals.crystal_from_spec(spec)
-        defaults = list(choice.defaults)
-        named = spec.potential.name_hint if spec.potential else None
-        info = models.model_info(named)
-        if named is None:
-            defaults.append(DefaultApplied(
-                parameter="ML potential", value=f"{info.label} ({info.citation})",
-                reason="no model was named; CHGNet is simagent's default universal potential"))
+        log = DefaultsLog(MlpCrystalParams.DEFAULTS)
+        choice = crystals.crystal_from_spec(spec, log)
+        info = models.requested_model(spec, log)
         params = MlpCrystalParams(model=info.key, element=choice.element, lattice=choice.lattice,
                                   a_initial=choice.a_initial,
                                   cohesive=any(p.name == "cohesive_energy" for p in spec.properties))
         if params.cohesive:
-            defaults.append(DefaultApplied(
-                parameter="isolated atom", value=f"one atom alone in a {ATOM_BOX_A:g} A box (no neighbours within "
-                "the model's cutoff)", reason="reference energy of the cohesive energy; the models were trained "
-                "on crystals (MPtrj), not on isolated atoms"))
-        defaults.append(DefaultApplied(parameter="relaxation", value=f"BFGS with FrechetCellFilter to fmax "
-                                       f"{params.fmax:g} eV/A, at most {params.max_steps} steps", reason=""))
-        return params, defaults
+            log.report("isolated atom")
+        log.report("relaxation", p=params)
+        return params, log.applied
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

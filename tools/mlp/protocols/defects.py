@@ -10,6 +10,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import register
@@ -24,6 +25,17 @@ FORMATION = "vacancy_formation_energy"
 
 
 class MlpVacancyParams(BaseModel):
+    # Defaults reported in the answer, each with its reason
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        "supercell": Default(2, "small enough for one core; finite-size effects not corrected",
+                             shown="{p.repeat}x{p.repeat}x{p.repeat} conventional cells ({sites} sites, {atoms} atoms "
+                             "with the vacancy) at the model's relaxed lattice constant, cell fixed"),
+        "relaxation": Default("BFGS", "atoms relax around the vacancy in the fixed cell",
+                              shown="BFGS to fmax {p.fmax:g} eV/A (at most {p.max_steps} steps)"),
+        "NEB": Default(3, "nearest-neighbour hop of the vacancy", shown="{p.images} moving images, climbing image, "
+                       "IDPP interpolation, FIRE to fmax {p.fmax:g} eV/A (ase.mep.NEB)"),
+    }
+
     model: Literal["chgnet", "sevennet"]
     element: str
     lattice: Literal["fcc", "bcc"]
@@ -45,32 +57,20 @@ class MlpVacancy(crystals.NamedEngineCrystalProtocol):
                    "or bcc metal with a universal ML potential (CHGNet or SevenNet), small supercell")
 
     def parameters(self, spec: TaskSpec) -> tuple[MlpVacancyParams, list[DefaultApplied]]:
-        choice = crystals.crystal_from_spec(spec, lattices=("fcc", "bcc"))
-        defaults = list(choice.defaults)
-        named = spec.potential.name_hint if spec.potential else None
-        info = models.model_info(named)
-        if named is None:
-            defaults.append(DefaultApplied(parameter="ML potential", value=f"{info.label} ({info.citation})",
-                                           reason="no model was named; CHGNet is simagent's default"))
+        log = DefaultsLog(MlpVacancyParams.DEFAULTS)
+        choice = crystals.crystal_from_spec(spec, log, lattices=("fcc", "bcc"))
+        info = models.requested_model(spec, log)
         wanted = {p.name for p in spec.properties}
         params = MlpVacancyParams(model=info.key, element=choice.element, lattice=choice.lattice,
                                   a_initial=choice.a_initial)
         if MIGRATION not in wanted:
             params.images = 0
         sites = {"fcc": 4, "bcc": 2}[params.lattice] * params.repeat**3
-        defaults += [
-            DefaultApplied(parameter="supercell", value=f"{params.repeat}x{params.repeat}x{params.repeat} "
-                           f"conventional cells ({sites} sites, {sites - 1} atoms with the vacancy) at the model's "
-                           "relaxed lattice constant, cell fixed",
-                           reason="small enough for one core; finite-size effects not corrected"),
-            DefaultApplied(parameter="relaxation", value=f"BFGS to fmax {params.fmax:g} eV/A (at most "
-                           f"{params.max_steps} steps)", reason=""),
-        ]
+        log.report("supercell", p=params, sites=sites, atoms=sites - 1)
+        log.report("relaxation", p=params)
         if params.images:
-            defaults.append(DefaultApplied(
-                parameter="NEB", value=f"{params.images} moving images, climbing image, IDPP interpolation, FIRE to "
-                f"fmax {params.fmax:g} eV/A (ase.mep.NEB)", reason="nearest-neighbour hop of the vacancy"))
-        return params, defaults
+            log.report("NEB", p=params)
+        return params, log.applied
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

@@ -9,6 +9,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel
 
+from simagent.defaults import DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
 from simagent.materials.guest_binding import GuestBindingParams, framework_and_guest, is_guest_binding
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
@@ -38,25 +39,14 @@ class MlpGuestBinding(Protocol):
         if len(structure.symbols) > MAX_FRAMEWORK_ATOMS:
             raise RequestError(f"{resolved.name} has {len(structure.symbols)} atoms in its cell; the guest binding "
                                f"protocol runs up to {MAX_FRAMEWORK_ATOMS} framework atoms on this machine")
-        named = spec.potential.name_hint if spec.potential else None
-        info = models.model_info(named)
+        log = DefaultsLog(GuestBindingParams.DEFAULTS)
+        info = models.requested_model(spec, log)
         p = GuestBindingParams(model=info.key, framework=resolved.name, source=resolved.source, guest=guest,
                                ase_name=ase_name, cell=structure.cell.tolist(), symbols=list(structure.symbols),
                                fractional=structure.fractional.tolist())
-        defaults = []
-        if named is None:
-            defaults.append(DefaultApplied(parameter="ML potential", value=f"{info.label} ({info.citation})",
-                                           reason="no model was named; CHGNet is simagent's default"))
-        defaults += [
-            DefaultApplied(parameter="placements", value=f"{p.placements} random positions and orientations, every "
-                           f"guest atom >= {p.min_distance_A:g} A from the framework (seed {p.seed})",
-                           reason="pre-screen by single-point energies"),
-            DefaultApplied(parameter="relaxations", value=f"the {p.relaxations} lowest placements, framework fixed, "
-                           f"BFGS to fmax {p.fmax:g} eV/A (at most {p.max_steps} steps)", reason=""),
-            DefaultApplied(parameter="framework geometry", value=f"as in the CIF ({resolved.name}), not relaxed",
-                           reason="one guest at 0 K; the framework's own relaxation is not part of E_bind here"),
-        ]
-        return p, defaults
+        for name in ("placements", "relaxations", "framework geometry"):
+            log.report(name, p=p)
+        return p, log.applied
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

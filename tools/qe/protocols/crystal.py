@@ -18,6 +18,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
@@ -46,6 +47,36 @@ WALLTIME_FRACTION = 0.9  # max_seconds of each pw.x run, as a fraction of the jo
 
 
 class QeCrystalParams(BaseModel):
+    # Defaults reported in the answer, each with its reason (templates filled from the parameters, p)
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        "functional": Default("PBE", "the usual GGA for solids; no functional was named"),
+        "method": Default("DFT with Quantum ESPRESSO", "no method was named; Kohn-Sham DFT is the method here that "
+                          "computes electronic structure"),
+        "isolated atom": Default("spin-polarised atom in a box", "reference energy of the cohesive energy; fractional "
+                                 "occupation of a partly filled shell gives the spherical atom (no symmetry breaking)",
+                                 shown="one {p.element} atom in a {p.atom_box_A:g} x {b:g} x {c:g} A box, Gamma "
+                                 "point, spin-polarised (starting magnetisation 0.5), Gaussian smearing 0.01 Ry, same "
+                                 "cutoff as the crystal"),
+        "pseudopotential": Default("the shipped library", "the free library simagent ships",
+                                   shown="{pp.file} ({library}, {pp.z_valence:g} valence electrons)"),
+        "plane-wave cutoff": Default(DEFAULT_CUTOFFS, "convergence check run before the calculation",
+                                     shown="smallest of {cutoffs} Ry within {p.cutoff_tol_meV_per_atom:g} meV/atom of "
+                                     "the highest (scan on a {mesh} mesh); density cutoff 4x"),
+        "k-points (metal)": Default(KSPACING_METAL, "metal: denser mesh", parameter="k-points",
+                                    shown="{mesh} Monkhorst-Pack (Gamma-centred), spacing <= {p.kspacing:g} "
+                                    "1/angstrom"),
+        "k-points (insulator)": Default(KSPACING_INSULATOR, "insulator/semiconductor", parameter="k-points",
+                                        shown="{mesh} Monkhorst-Pack (Gamma-centred), spacing <= {p.kspacing:g} "
+                                        "1/angstrom"),
+        "occupations (metal)": Default("smearing", "{p.element} is a metal", parameter="occupations",
+                                       shown="Methfessel-Paxton smearing, {p.degauss_Ry:g} Ry"),
+        "occupations (insulator)": Default("fixed", "{p.element} is not a metal", parameter="occupations"),
+        "SCF convergence": Default(1e-9, "SCF energies far below the meV/atom differences the fits resolve",
+                                   shown="conv_thr {p.conv_thr_Ry:g} Ry"),
+        "estimated cost": Default(COST_LIMIT_S, "scaled from measured pw.x timings (benchmarks/dft_timings.py)",
+                                  shown="about {minutes:.0f} min serial"),
+    }
+
     element: str
     lattice: Literal["fcc", "bcc", "diamond", "sc"]
     a_initial: float = Field(gt=0, description="angstrom")
@@ -74,17 +105,11 @@ class QeCrystalProtocol(crystals.NamedEngineCrystalProtocol):
     engine = "qe"
 
     def parameters(self, spec: TaskSpec) -> tuple[QeCrystalParams, list[DefaultApplied]]:
-        choice = crystals.crystal_from_spec(spec)
-        defaults = list(choice.defaults)
-        functional = functional_of(spec)
-        if functional is None:
-            functional = "PBE"
-            defaults.append(DefaultApplied(parameter="functional", value="PBE",
-                                           reason="the usual GGA for solids; no functional was named"))
+        log = DefaultsLog(QeCrystalParams.DEFAULTS)
+        choice = crystals.crystal_from_spec(spec, log)
+        functional = log.take("functional", functional_of(spec))
         if not re.search(r"\bdft\b|density[- ]functional|quantum[- ]?espresso|\bqe\b|pw\.x", spec.request.lower()):
-            defaults.append(DefaultApplied(parameter="method", value="DFT with Quantum ESPRESSO",
-                                           reason="no method was named; Kohn-Sham DFT is the method here that "
-                                           "computes electronic structure"))
+            log.report("method")
         pp = pseudos.pseudo(choice.element, functional)
         metal = is_metal(choice.element)
         spacing = KSPACING_METAL if metal else KSPACING_INSULATOR
@@ -95,37 +120,22 @@ class QeCrystalProtocol(crystals.NamedEngineCrystalProtocol):
                                  functional=functional, pseudo_dir=str(pp.path.parent), pseudo_file=pp.file,
                                  z_valence=pp.z_valence, metal=metal, kspacing=spacing, kpts=kpts, cohesive=cohesive)
         if cohesive:
-            defaults.append(DefaultApplied(
-                parameter="isolated atom", value=f"one {choice.element} atom in a {params.atom_box_A:g} x "
-                f"{params.atom_box_A * 1.05:g} x {params.atom_box_A * 1.1:g} A box, Gamma point, spin-polarised "
-                "(starting magnetisation 0.5), Gaussian smearing 0.01 Ry, same cutoff as the crystal",
-                reason="reference energy of the cohesive energy; fractional occupation of a partly filled shell gives "
-                "the spherical atom (no symmetry breaking)"))
-        defaults += [
-            DefaultApplied(parameter="pseudopotential", value=f"{pp.file} ({pseudos.CITATION} {pseudos.version()}, "
-                           f"{pp.z_valence:g} valence electrons)", reason="the free library simagent ships"),
-            DefaultApplied(parameter="plane-wave cutoff",
-                           value=f"smallest of {', '.join(f'{c:g}' for c in params.cutoffs_Ry)} Ry within "
-                           f"{params.cutoff_tol_meV_per_atom:g} meV/atom of the highest "
-                           f"(scan on a {'x'.join(map(str, params.cutoff_kpts))} mesh); density cutoff 4x",
-                           reason="convergence check run before the calculation"),
-            DefaultApplied(parameter="k-points", value=f"{'x'.join(map(str, kpts))} Monkhorst-Pack (Gamma-centred), "
-                           f"spacing <= {spacing:g} 1/angstrom", reason="metal: denser mesh" if metal else
-                           "insulator/semiconductor"),
-            DefaultApplied(parameter="occupations",
-                           value=f"Methfessel-Paxton smearing, {DEGAUSS_RY:g} Ry" if metal else "fixed",
-                           reason=f"{choice.element} is a metal" if metal else f"{choice.element} is not a metal"),
-            DefaultApplied(parameter="SCF convergence", value=f"conv_thr {params.conv_thr_Ry:g} Ry", reason=""),
-        ]
+            log.report("isolated atom", p=params, b=params.atom_box_A * 1.05, c=params.atom_box_A * 1.1)
+        kind = "metal" if metal else "insulator"
+        log.report("pseudopotential", pp=pp, library=f"{pseudos.CITATION} {pseudos.version()}")
+        log.report("plane-wave cutoff", p=params, cutoffs=", ".join(f"{c:g}" for c in params.cutoffs_Ry),
+                   mesh="x".join(map(str, params.cutoff_kpts)))
+        log.report(f"k-points ({kind})", mesh="x".join(map(str, kpts)), p=params)
+        log.report(f"occupations ({kind})", p=params)
+        log.report("SCF convergence", p=params)
         estimate = cost_estimate_s(params, atoms)
         if estimate > COST_LIMIT_S:
             raise RequestError(f"this DFT calculation ({len(atoms)} atoms, {params.z_valence * len(atoms):g} "
                                f"electrons, {'x'.join(map(str, kpts))} k-points) would take about "
                                f"{estimate / 3600:.1f} h on this machine (limit {COST_LIMIT_S / 3600:g} h); ask for a "
                                "smaller cell or an ML potential (CHGNet)")
-        defaults.append(DefaultApplied(parameter="estimated cost", value=f"about {estimate / 60:.0f} min serial",
-                                       reason="scaled from measured pw.x timings (benchmarks/dft_timings.py)"))
-        return params, defaults
+        log.report("estimated cost", minutes=estimate / 60)
+        return params, log.applied
 
     def workflow(self, p: QeCrystalParams) -> QeWorkflow:
         raise NotImplementedError

@@ -11,6 +11,7 @@ from typing import ClassVar
 from ase.build import bulk
 from pydantic import BaseModel
 
+from simagent.defaults import DefaultsLog
 from simagent.errors import RequestError
 from simagent.models import DefaultApplied, TaskSpec
 from simagent.protocols import register
@@ -48,7 +49,7 @@ class QeVacancyMigration(PricedOnly, crystals.NamedEngineCrystalProtocol):
     description = "DFT vacancy migration barrier (NEB): priced against this machine, refused when too large"
 
     def parameters(self, spec: TaskSpec) -> tuple[BaseModel, list[DefaultApplied]]:
-        choice = crystals.crystal_from_spec(spec, lattices=("fcc", "bcc"))
+        choice = crystals.crystal_from_spec(spec, DefaultsLog(), lattices=("fcc", "bcc"))  # refused: nothing reported
         atoms, electrons, kpts, cost = neb_cost_s(choice.element, choice.lattice, choice.a_initial)
         if cost <= COST_LIMIT_S:  # not reached for any metal the pseudopotential library holds
             raise RequestError("a DFT nudged-elastic-band calculation is not implemented; ask with CHGNet")

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from pymatgen.io.ase import AseAtomsAdaptor
 from pymatgen.io.vasp.inputs import Incar
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, EngineNotFound, InputError, ReadError, RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import register
@@ -29,6 +30,17 @@ ATOMS_PER_CONVENTIONAL = {"fcc": 4, "bcc": 2, "diamond": 8, "sc": 1}
 
 
 class VaspCrystalParams(BaseModel):
+    # Defaults reported in the answer, each with its reason
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        "VASP inputs": Default("pymatgen input set", "the Materials Project's validated settings",
+                               shown="pymatgen {input_set} (Materials Project)"),
+        "POTCAR": Default("PMG_VASP_PSP_DIR", "the configured VASP pseudopotential library (PMG_VASP_PSP_DIR)",
+                          shown="{symbols} from {library}"),
+        "POTCAR (no library)": Default(None, "no VASP pseudopotential library is configured (PMG_VASP_PSP_DIR); VASP "
+                                       "needs the POTCAR concatenated from these PAW datasets",
+                                       shown="not written; POTCAR.spec lists {symbols}", parameter="POTCAR"),
+    }
+
     element: str
     lattice: Literal["fcc", "bcc", "diamond", "sc"]
     a_initial: float = Field(gt=0)
@@ -53,19 +65,14 @@ class VaspCrystalProtocol(crystals.NamedEngineCrystalProtocol):
 
     def input_parameters(self, spec: TaskSpec) -> tuple[VaspCrystalParams, list[DefaultApplied]]:
         """Parameters without the check that VASP can run here (for writing inputs only)."""
-        choice = crystals.crystal_from_spec(spec)
+        log = DefaultsLog(VaspCrystalParams.DEFAULTS)
+        choice = crystals.crystal_from_spec(spec, log)
         params = VaspCrystalParams(element=choice.element, lattice=choice.lattice, a_initial=choice.a_initial)
         vis = self.vasp_set(params)
         library, symbols = potcar_library(), " ".join(vis.potcar_symbols)
-        potcar = (DefaultApplied(parameter="POTCAR", value=f"{symbols} from {library}",
-                                 reason="the configured VASP pseudopotential library (PMG_VASP_PSP_DIR)")
-                  if library else
-                  DefaultApplied(parameter="POTCAR", value=f"not written; POTCAR.spec lists {symbols}",
-                                 reason="no VASP pseudopotential library is configured (PMG_VASP_PSP_DIR); "
-                                 "VASP needs the POTCAR concatenated from these PAW datasets"))
-        return params, [*choice.defaults, DefaultApplied(
-            parameter="VASP inputs", value=f"pymatgen {type(vis).__name__} (Materials Project)",
-            reason="the Materials Project's validated settings"), potcar]
+        log.report("VASP inputs", input_set=type(vis).__name__)
+        log.report("POTCAR" if library else "POTCAR (no library)", symbols=symbols, library=library)
+        return params, log.applied
 
     def structure(self, p: VaspCrystalParams):
         return AseAtomsAdaptor.get_structure(crystal(p.element, p.lattice, p.a_initial))
