@@ -144,6 +144,9 @@ def evaluate_all(report: dict, prescreen: dict) -> dict:
     ratio = prescreen["calibration"]["short_over_full_cpu"]
     halves = {"first 50 (rule checked here)": rows[:50], "other 50 (held out)": rows[50:], "all 100": rows}
     return {"default": "cavity + short GCMC, 2 sigma rule, at most 3 x top N",
+            "chosen": "geometry by physics (the rigid GCMC without pocket blocking fills any cavity the guest fits "
+                      "in); the 2-sigma rule a priori; its cap (3 x top N) and the short run's split of cycles "
+                      "(60 + 30 against 30 + 60, same CPU) on the first 50 sampled entries only",
             "short_gcmc_cycles": [prescreen["settings"]["init"], prescreen["settings"]["cycles"]],
             "short_over_full_cpu": ratio,
             "short_stage_cpu_s": round(sum(c["cpu_s"] for c in prescreen["chunks"]), 1),
@@ -265,11 +268,22 @@ def main() -> None:
     parser.add_argument("--evaluate", type=Path, metavar="PRESCREEN_JSON",
                         help="no runs: evaluate the recorded results with this short-GCMC pre-screen")
     parser.add_argument("--result", type=Path, default=Path("benchmarks/results/screen_recall.json"))
+    parser.add_argument("--compare", type=Path, help="with --evaluate: another short-GCMC split, first 50 only")
     args = parser.parse_args()
     if args.evaluate:
         report = json.loads(args.result.read_text())
         prescreen = json.loads(args.evaluate.read_text())
         report["prescreen_evaluation"] = evaluate_all(report, prescreen)
+        if args.compare:  # another split of the short run's cycles, on the first 50 (where the split was chosen)
+            other = json.loads(args.compare.read_text())
+            first = evaluate_all(report, other)["halves"]["first 50 (rule checked here)"]
+            report["prescreen_evaluation"]["first_50_with_other_split"] = {
+                "file": str(args.compare),
+                "short_gcmc_cycles": [other["settings"]["init"], other["settings"]["cycles"]],
+                "cpu_s_first_50": round(sum(c["cpu_s"] for c in other["chunks"][:5]), 1),
+                "chosen_split_cpu_s_first_50": round(sum(c["cpu_s"] for c in prescreen["chunks"][:5]), 1),
+                "top_10": {k: v for k, v in first["10"]["variants"].items() if "short" in k},
+                "top_3": {k: v for k, v in first["3"]["variants"].items() if "short" in k}}
         args.result.write_text(json.dumps(report, indent=2))
         plot_prescreen(report, prescreen, args.result.with_suffix(".png"))
         print(json.dumps(report["prescreen_evaluation"], indent=1))

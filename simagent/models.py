@@ -33,6 +33,8 @@ PropertyName = Literal[
     "drag_force",
     "wall_force",
     "shear_stress",
+    "yield_stress",
+    "ultimate_stress",
     "heat_capacity",
     "melting_point",
     # mechanical, defect and transport properties of solids and liquids (MD protocol library)

@@ -111,6 +111,7 @@ def test_the_question_is_constrained_to_the_gaps():
     with server as url:
         desc, report = fill(read_description(EDGES), EDGES, endpoint(url))
     assert report.asked == ["box"] and not report.filled and desc.missing == ["box size"]
+    assert report.lines() == ["the language model found no statement of: box"]
     schema = server.requests[0]["response_format"]["json_schema"]
     assert schema["strict"] and list(schema["schema"]["properties"]) == ["box"]
     assert EDGES in server.requests[0]["messages"][1]["content"]

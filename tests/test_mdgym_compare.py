@@ -69,6 +69,8 @@ def test_report_reasons_map_to_the_triage_categories():
         return f"## Not computed\n\n- `m`: {text}\n\n## What was run\n"
 
     assert reason_category(reason("named files not supplied/shipped: Al99.eam.alloy"))[0] == "file"
+    assert reason_category(reason("the run failed: input files the task needs are neither supplied (no --data-root "
+                                  "given) nor shipped with simagent or GROMACS: X.eam.alloy"))[0] == "file"
     assert reason_category(reason("metric names not computed: average_hbond"))[0] == "metric"
     assert reason_category(reason("the metric name 'avg_msd' names no property simagent computes"))[0] == "metric"
     assert reason_category(reason("description lacks: density"))[0] == "clarification"

@@ -374,12 +374,18 @@ def check_qe_band_gap(replayed):
     check_provenance(replayed, result, job_dir.name)
 
 
+def tail_start(series, value: float, rel_tol: float = 1e-9) -> int | None:
+    """The first sample from which on the series' mean is `value` (None: no such sample)."""
+    series = np.asarray(series, dtype=float)
+    tails = np.cumsum(series[::-1])[::-1] / np.arange(len(series), 0, -1)
+    found = np.flatnonzero(np.isclose(tails, value, rtol=rel_tol, atol=0.0))
+    return int(found[0]) if found.size else None
+
+
 def is_tail_mean(series, value: float, rel_tol: float = 1e-9) -> bool:
     """True when `value` is the mean of the series from some sample on (the protocols average the
     production after a detected equilibration point; here only that it is such a mean is checked)."""
-    series = np.asarray(series, dtype=float)
-    tails = np.cumsum(series[::-1])[::-1] / np.arange(len(series), 0, -1)
-    return bool(np.any(np.isclose(tails, value, rtol=rel_tol, atol=0.0)))
+    return tail_start(series, value, rel_tol) is not None
 
 
 @check("gromacs/liquid_md")
@@ -641,9 +647,8 @@ def check_energy_components(replayed):
     n = int(table["Atoms"][0])
     assert n == 20 * 10  # 20 chains of 10 beads (the case's melt)
     got = {r.quantity.removeprefix("energy_components_"): r for r in replayed.answer.answers}
-    potential = table["PotEng"] / n
-    tails = np.cumsum(potential[::-1])[::-1] / np.arange(len(potential), 0, -1)
-    (start,) = np.flatnonzero(np.isclose(tails, got["potential"].value, rtol=1e-9, atol=0))[:1]
+    start = tail_start(table["PotEng"] / n, got["potential"].value)
+    assert start is not None, got["potential"].value
     columns = {"bond": "E_bond", "angle": "E_angle", "dihedral": "E_dihed", "improper": "E_impro",
                "vdwl": "E_vdwl", "coul": "E_coul", "long": "E_long", "potential": "PotEng"}
     for name, column in columns.items():

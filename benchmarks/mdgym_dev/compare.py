@@ -40,7 +40,8 @@ REPORT = "report.md"
 
 # report.md's reasons for a metric not computed, in the categories triage.py gives before any run
 REASON_CATEGORIES = [
-    ("file", r"not supplied|named files? .*(?:missing|not found)|needs? the file|file .* not (?:there|found)"),
+    ("file", r"not supplied|neither supplied|named files? .*(?:missing|not found)|needs? the file"
+             r"|file .* not (?:there|found)"),
     ("metric", r"metric names? not computed|names no property|not a metric simagent computes"
                r"|no analysis (?:computes|for)"),
     ("not rendered", r"which simagent does not render"),  # the described run's blocker, named

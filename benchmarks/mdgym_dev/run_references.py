@@ -159,6 +159,19 @@ def summarise(folder: Path, spec: dict, log: str, wall: float | None) -> dict:
             }
             continue
         block = runs[how.get("run", -1)]
+        if "slope" in how:  # a modulus: least-squares slope of y against x over a stated window of x
+            fit = how["slope"]
+            pairs = [(x, y) for x, y in zip(block[fit["x"]], block[fit["y"]], strict=True)
+                     if fit["x_min"] <= x <= fit["x_max"]]
+            mx, my = fmean(x for x, _ in pairs), fmean(y for _, y in pairs)
+            slope = sum((x - mx) * (y - my) for x, y in pairs) / sum((x - mx) ** 2 for x, _ in pairs)
+            values[metric] = {
+                "value": slope,
+                "how": f"least-squares slope of {fit['y']} against {fit['x']} over {fit['x']} {fit['x_min']:g} to "
+                       f"{fit['x_max']:g} ({len(pairs)} thermo rows) of run {how.get('run', -1)} of "
+                       f"benchmarks/mdgym_dev/{folder.name}/in.lammps",
+            }
+            continue
         skip = how.get("skip_rows", 0)  # leading rows where the quantity is undefined (a slope of one point)
         column = block[how["column"]][skip:]
         scale = how.get("scale", 1.0)
@@ -199,7 +212,9 @@ def main(names: list[str]) -> None:
     rerun = "--reparse" not in names  # --reparse: read the kept logs again, no LAMMPS run
     names = [n for n in names if n != "--reparse"]
     lmp = lammps() if rerun else ""
-    folders = [HERE / n for n in names] if names else sorted(p for p in HERE.iterdir() if (p / "in.lammps").is_file())
+    folders = [HERE / n for n in names] if names else sorted(
+        p for p in HERE.iterdir() if (p / "in.lammps").is_file()
+        and "heavy" not in json.loads((p / "metrics.json").read_text()))  # too heavy to run unasked
     for folder in folders:
         print(f"{folder.name} ...", flush=True)
         try:

@@ -274,6 +274,10 @@ class FillReport:
         out += [f"the language model's answer was not used: {r}" for r in self.rejected]
         if self.problem:
             out.append(f"the language model was not used: {self.problem}")
+        unanswered = [a for a in self.asked if a not in self.filled and not any(r.startswith(a + " ") for r in
+                                                                                self.rejected)]
+        if unanswered and not self.problem:
+            out.append(f"the language model found no statement of: {', '.join(unanswered)}")
         return out
 
 

@@ -331,6 +331,10 @@ def read_orientation(desc: SimulationDescription, low: str) -> None:
     if set(found) == {"x", "y", "z"}:
         desc.lattice.orient = (found["x"], found["y"], found["z"])
         desc.note("lattice.orient", "rules", " ".join(f"{a} [{' '.join(map(str, found[a]))}]" for a in "xyz"))
+        desc.note("box.orientation", "default", "box extents in the cubic (unrotated) lattice's units, the atoms "
+                  "and later regions on the oriented lattice (as LAMMPS examples/shear): the oriented spacings are "
+                  "longer by up to sqrt(3), and a box edge such as 2.828427 = 2 sqrt(2) cubic units is a whole number "
+                  "of the rotated lattice's periods only in the cubic units")
     shift = re.search(r"origin (?:shift(?:ed)?|offset)(?: of| by)?\s*" + NUM + r"\s*(?:along|in) (?:the )?([xyz])",
                       low)
     if shift:

@@ -1,7 +1,8 @@
 """LAMMPS error handlers: one class per failure mode (simagent.handlers.ErrorHandler).
 
-Each handler reads the job folder (screen output `stdout.txt`, `log.lammps`) and the job's inputs,
-and proposes declarative corrections. Messages follow LAMMPS 2025 (e.g. "ERROR: Lost atoms:
+Each handler reads the job folder through tools.lammps.parse.read_output (the reader the analyses
+use too: screen output `stdout.txt`, stderr, `log.lammps`) and the job's inputs, and proposes
+declarative corrections. Messages follow LAMMPS 2025 (e.g. "ERROR: Lost atoms:
 original 500 current 6", followed by "Last input line: ..." naming the failing command).
 
 Order matters: handlers for a specific message come first, then root causes that static reading
@@ -19,7 +20,6 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -28,96 +28,11 @@ import numpy as np
 from simagent.handlers import ErrorHandler, Finding
 from simagent.models import Job
 from tools.lammps import check, engine
+from tools.lammps.parse import LOG, SCREEN, LammpsOutput, read_output
 
 # ---------------------------------------------------------------------------------------------
-# Reading a job folder
+# Reading a job folder: tools.lammps.parse, the one reader of the gates, these handlers and the analyses
 # ---------------------------------------------------------------------------------------------
-
-SCREEN, LOG, STDERR = "stdout.txt", "log.lammps", "stderr.txt"
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf"
-
-
-@dataclass
-class RunOutput:
-    """Errors, warnings, the failing input line and thermo blocks of one job folder."""
-
-    text: str = ""
-    errors: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    last_line: str | None = None
-    thermo: list[dict[str, np.ndarray]] = field(default_factory=list)
-    finished: bool = False
-    dangerous_builds: int = 0
-    exists: bool = False
-
-    @property
-    def error(self) -> str:
-        return self.errors[0] if self.errors else ""
-
-    def has(self, pattern: str) -> re.Match | None:
-        for line in self.errors + self.warnings:
-            found = re.search(pattern, line)
-            if found:
-                return found
-        return None
-
-
-def parse_thermo(text: str) -> list[dict[str, np.ndarray]]:
-    """Thermo blocks (one per run/minimize) from LAMMPS screen or log text, also of a crashed
-    run (the block ends at 'Loop time', an ERROR, or the end of the text). nan/inf are kept."""
-    blocks: list[dict[str, np.ndarray]] = []
-    header: list[str] | None = None
-    rows: list[list[float]] = []
-
-    def close() -> None:
-        if header and rows:
-            data = np.array(rows, dtype=float)
-            blocks.append({name: data[:, i] for i, name in enumerate(header)})
-
-    for line in text.splitlines():
-        words = line.split()
-        if words[:1] == ["Step"] and len(words) > 1 and not re.fullmatch(_NUMBER, words[1]):
-            close()
-            header, rows = words, []
-            continue
-        if header is None:
-            continue
-        if len(words) == len(header) and all(re.fullmatch(_NUMBER, w, flags=re.I) for w in words):
-            rows.append([float(w) for w in words])
-        elif line.startswith(("Loop time", "ERROR")) or (words and words[0] == "WARNING:"):
-            if line.startswith(("Loop time", "ERROR")):
-                close()
-                header, rows = None, []
-    close()
-    return blocks
-
-
-def read_run(job_dir: Path) -> RunOutput:
-    out = RunOutput()
-    texts = []
-    for name in (SCREEN, STDERR, LOG):
-        path = job_dir / name
-        if path.is_file():
-            texts.append(path.read_text(errors="replace"))
-    if not texts:
-        return out
-    out.exists = True
-    out.text = "\n".join(texts)
-    for line in out.text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("ERROR") and stripped not in out.errors:
-            out.errors.append(stripped)
-        elif stripped.startswith("WARNING") and stripped not in out.warnings:
-            out.warnings.append(stripped)
-    lasts = re.findall(r"^Last (?:input )?(?:command|line): (.*)$", out.text, flags=re.M)
-    out.last_line = lasts[-1].strip() if lasts else None
-    thermo_source = (job_dir / LOG).read_text(errors="replace") if (job_dir / LOG).is_file() else texts[0]
-    out.thermo = parse_thermo(thermo_source)
-    out.finished = "Total wall time" in thermo_source
-    builds = [int(n) for n in re.findall(r"^Dangerous builds = (\d+)", thermo_source, flags=re.M)]
-    out.dangerous_builds = max(builds) if builds else 0
-    return out
-
 
 # Symptoms of unstable dynamics: a crash of the integration, not of the input's syntax.
 _SYMPTOMS = (r"Lost atoms", r"Out of range atoms", r"atoms \d+ \d+.* missing", r"atoms? missing",
@@ -125,10 +40,10 @@ _SYMPTOMS = (r"Lost atoms", r"Out of range atoms", r"atoms \d+ \d+.* missing", r
              r"Too many neighbor bins", r"Neighbor list overflow")
 
 
-def unstable(out: RunOutput) -> bool:
+def unstable(out: LammpsOutput) -> bool:
     if any(re.search(p, e) for e in out.errors for p in _SYMPTOMS):
         return True
-    return any(not np.all(np.isfinite(col)) for block in out.thermo for col in block.values())
+    return bool(out.nonfinite())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -269,8 +184,8 @@ def script(job: Job) -> check.ScriptModel:
 class LammpsHandler(ErrorHandler):
     engine = "lammps"
 
-    def _read(self, job_dir: Path) -> RunOutput:
-        self.out = read_run(job_dir)
+    def _read(self, job_dir: Path) -> LammpsOutput:
+        self.out = read_output(job_dir, missing_ok=True)
         return self.out
 
 
@@ -952,7 +867,7 @@ class StaticHandler(LammpsHandler):
         self.model = script(job)
         return self.applies(job, self.model, out)
 
-    def applies(self, job: Job, model: check.ScriptModel, out: RunOutput) -> bool:
+    def applies(self, job: Job, model: check.ScriptModel, out: LammpsOutput) -> bool:
         raise NotImplementedError
 
 
@@ -970,7 +885,7 @@ class DoubleIntegration(StaticHandler):
             return False
         return self.applies(job, self.model, out)
 
-    def applies(self, job: Job, model: check.ScriptModel, out: RunOutput) -> bool:
+    def applies(self, job: Job, model: check.ScriptModel, out: LammpsOutput) -> bool:
         self.extra = []
         for block in model.runs:
             integrators = [f for f in block.fixes if f.style in check.INTEGRATORS]
@@ -1005,7 +920,7 @@ class ThermostatDamping(StaticHandler):
 
     category = "thermostat/barostat"
 
-    def applies(self, job: Job, model: check.ScriptModel, out: RunOutput) -> bool:
+    def applies(self, job: Job, model: check.ScriptModel, out: LammpsOutput) -> bool:
         self.bad = []
         for block in model.runs:
             if block.kind != "run":
@@ -1060,7 +975,7 @@ class FixedBoundaryLoss(StaticHandler):
 
     category = "boundary"
 
-    def applies(self, job: Job, model: check.ScriptModel, out: RunOutput) -> bool:
+    def applies(self, job: Job, model: check.ScriptModel, out: LammpsOutput) -> bool:
         return bool(out.exists and out.has(r"Lost atoms") and "f" in model.boundary)
 
     def correct(self, job_dir: Path, job: Job) -> dict:
@@ -1079,7 +994,7 @@ class OverlappingStart(StaticHandler):
 
     category = "energy divergence"
 
-    def applies(self, job: Job, model: check.ScriptModel, out: RunOutput) -> bool:
+    def applies(self, job: Job, model: check.ScriptModel, out: LammpsOutput) -> bool:
         if model.minimized_first or not (model.random_start or model.data_files) or not model.last_dynamics():
             return False
         if not out.exists:
@@ -1114,7 +1029,7 @@ class TimestepTooLarge(StaticHandler):
 
     category = "timestep"
 
-    def applies(self, job: Job, model: check.ScriptModel, out: RunOutput) -> bool:
+    def applies(self, job: Job, model: check.ScriptModel, out: LammpsOutput) -> bool:
         bound = check.timestep_bound(model)
         runs = [r for r in model.runs if r.kind == "run" and r.steps > 0]
         if not bound or not runs:
@@ -1152,7 +1067,7 @@ class TimestepTooSmall(StaticHandler):
         self.model = script(job)
         return self.applies(job, self.model, out)
 
-    def applies(self, job: Job, model: check.ScriptModel, out: RunOutput) -> bool:
+    def applies(self, job: Job, model: check.ScriptModel, out: LammpsOutput) -> bool:
         bound = check.timestep_bound(model)
         runs = [r for r in model.runs if r.kind == "run" and r.steps > 0]
         if not bound or not runs or model.units == "lj":
@@ -1180,7 +1095,7 @@ class CutoffHalfBox(StaticHandler):
         self.model = script(job)
         return self.applies(job, self.model, out)
 
-    def applies(self, job: Job, model: check.ScriptModel, out: RunOutput) -> bool:
+    def applies(self, job: Job, model: check.ScriptModel, out: LammpsOutput) -> bool:
         cutoff = model.pair_cutoff()
         if not cutoff or not model.box or not model.last_dynamics():
             return False
@@ -1207,7 +1122,7 @@ class ChargesWithoutKspace(StaticHandler):
 
     category = "pair/force field"
 
-    def applies(self, job: Job, model: check.ScriptModel, out: RunOutput) -> bool:
+    def applies(self, job: Job, model: check.ScriptModel, out: LammpsOutput) -> bool:
         return bool(model.charged and model.pair_style and "coul/cut" in model.pair_style and model.kspace is None
                     and all(b == "p" for b in model.boundary) and model.last_dynamics())
 
@@ -1296,12 +1211,10 @@ class NonFinite(LammpsHandler):
         if out.has(r"Non-numeric"):
             self.what = out.has(r"Non-numeric.*").group(0)
             return True
-        for block in out.thermo:
-            for name, column in block.items():
-                if not np.all(np.isfinite(column)):
-                    self.what = f"non-finite {name} in the thermo output"
-                    return True
-        return False
+        found = out.nonfinite()
+        if found:
+            self.what = found[0]
+        return bool(found)
 
     def correct(self, job_dir: Path, job: Job) -> dict:
         return halve_timestep(job, script(job), f"{self.what}: the dynamics diverged")
@@ -1423,7 +1336,7 @@ def run_data(job_dir: Path, job: Job):
     """Thermo series of the last dynamics run, with the ensemble and targets read from the input."""
     from simagent.gates import RunData
 
-    out = read_run(job_dir)
+    out = read_output(job_dir, missing_ok=True)
     if not out.thermo:
         return None
     model = script(job)

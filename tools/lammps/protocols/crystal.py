@@ -192,6 +192,7 @@ class CrystalRelax(SolidProtocol):
             raise CalculationFailed(f"LAMMPS failed in job {JOB_ID}: {out.errors[0]}")
         if not out.finished:
             raise CalculationFailed(f"LAMMPS did not finish job {JOB_ID} (no 'Total wall time' in the log)")
+        out.refuse_nonfinite()
         log = job_dir / "log.lammps"
         values, pass_a = _simagent_values(log.read_text(errors="replace"))
         needed = [

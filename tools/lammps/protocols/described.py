@@ -27,7 +27,7 @@ from simagent.protocols import Protocol, register
 from simagent.stats import block_average
 from tools.lammps.described import EROT_COLUMN, GK_COLUMNS, MSD_COLUMN, MSD_COM, RDF_FILE, SLOPE_COLUMN, render
 from tools.lammps.described_groups import averaged_forces, force_columns, wall_force_variables
-from tools.lammps.described_solids import shear_stress, youngs_modulus
+from tools.lammps.described_solids import shear_stress, strength, youngs_modulus
 from tools.lammps.parse import read_output
 
 JOB_ID = "described"
@@ -46,6 +46,7 @@ DRAG = "drag_force"  # the force of a flow on each indenter obstacle, along the 
 WALL_FORCE = "wall_force"  # per axis, the force the atoms exert on the LJ 9-3 walls normal to it
 SHEAR_STRESS = "shear_stress"  # of an imposed shear flow (tools.lammps.described_solids)
 YOUNG = "youngs_modulus"  # from the stress-strain record of a deformation stage (tools.lammps.described_solids)
+STRENGTHS = frozenset({"yield_stress", "ultimate_stress"})  # of the same stress-strain record
 # the unit of each thermo quantity per unit style (LAMMPS units command)
 UNITS: dict[str, dict[str, str]] = {
     "lj": {"energy": "reduced", "temperature": "reduced", "pressure": "reduced", "volume": "reduced",
@@ -75,7 +76,7 @@ class DescribedRun(Protocol):
     name = "lammps/described"
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
-        frozenset(MOTION_PROPERTIES) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG, SHEAR_STRESS}
+        frozenset(MOTION_PROPERTIES) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG, SHEAR_STRESS} | STRENGTHS
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -88,7 +89,7 @@ class DescribedRun(Protocol):
         desc = _description(spec)
         wants_gk = any(p.name == VISCOSITY for p in spec.properties)
         wants_rotation = any(p.name == ROTATION for p in spec.properties)
-        wants_young = any(p.name == YOUNG for p in spec.properties)
+        wants_young = any(p.name == YOUNG or p.name in STRENGTHS for p in spec.properties)
         wants_drag = any(p.name == DRAG for p in spec.properties)
         obstacles = desc.layout is not None and bool(desc.layout.indenters)
         walls = desc.layout is not None and bool(wall_force_variables(desc.layout))
@@ -154,6 +155,8 @@ class DescribedRun(Protocol):
                 results.append(youngs_modulus(job_dir, desc, JOB_ID))
             elif name == SHEAR_STRESS:
                 results.append(shear_stress(block, desc, JOB_ID))
+            elif name in STRENGTHS:
+                results.append(strength(job_dir, desc, JOB_ID, name))
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)

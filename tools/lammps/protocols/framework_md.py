@@ -23,6 +23,7 @@ from typing import ClassVar
 import numpy as np
 from pydantic import BaseModel, Field
 
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.gates import MSD_SLOPE_RANGE, MSD_WINDOW
 from simagent.materials import forcefields as raspa_ff
@@ -119,6 +120,28 @@ def _resolve(spec: TaskSpec) -> tuple[rfw.ResolvedFramework, rfw.FrameworkStruct
 
 
 class GuestMDParams(BaseModel):
+    # Defaults reported in the answer, each with its reason (values from the parameters, p; the
+    # guest model's citation comes with the model, simagent.materials.forcefields)
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        "framework force field": Default(DEFAULT_FORCE_FIELD, "generic force field for any MOF element; the same "
+                                         "host-guest potential as the GCMC protocols", shown="UFF Lennard-Jones"),
+        "framework": Default("rigid", "the usual approximation for small guests; flexibility can raise D through "
+                             "window breathing (e.g. ZIF-8)",
+                             shown="rigid (frozen atoms, framework-framework pairs excluded)"),
+        "loading": Default(DEFAULT_MOLECULES_PER_CELL, "low loading; for ZIF-8 2 CH4 per sodalite cage (the CoRE "
+                           "primitive cell holds one cage), 1.5 mmol/g", shown="{p.molecules_per_cell} molecules per "
+                           "CIF unit cell"),
+        "cutoff": Default(DEFAULT_CUTOFF_A, "as in the GCMC protocols (forcefields/framework_lj.json)",
+                          shown="{p.cutoff_A:g} A, shifted, no tail correction"),
+        "thermostat": Default(DEFAULT_TDAMP_FS, "weak coupling; the frozen framework cannot exchange energy",
+                              shown="Nose-Hoover on the guests only, damping {tdamp_ps:g} ps"),
+        "timestep": Default(DEFAULT_TIMESTEP_FS, "single-site guest, frozen framework: NVE energy constant to 0.05 % "
+                            "of N kT at 5 fs (measured, CH4 in IRMOF-1)", shown="{p.timestep_fs:g} fs"),
+        "MD length": Default(DEFAULT_PRODUCTION_STEPS, "long enough for cage-to-cage hops of CH4-sized guests at D ~ "
+                             "1e-10-1e-9 m^2/s", shown="{equilibration_ps:g} ps NVT equilibration + {production_ps:g} "
+                             "ps production, frames every {frames_ps:g} ps"),
+    }
+
     framework: str
     framework_cif: str
     framework_source: str = ""
@@ -137,6 +160,44 @@ class GuestMDParams(BaseModel):
     max_insertion_energy_K: float = DEFAULT_MAX_INSERTION_ENERGY_K
     seed: int = DEFAULT_SEED
     time_limit_s: float = 4 * 3600.0
+
+
+def _md_controls(controls) -> dict:
+    """GuestMDParams run fields: the request's, else the module defaults read at call time (tests
+    shorten them with monkeypatch)."""
+    extra: dict = {"timestep_fs": DEFAULT_TIMESTEP_FS, "equilibration_steps": DEFAULT_EQUILIBRATION_STEPS,
+                   "production_steps": DEFAULT_PRODUCTION_STEPS, "dump_every": DEFAULT_DUMP_EVERY,
+                   "thermo_every": DEFAULT_THERMO_EVERY, "molecules_per_cell": DEFAULT_MOLECULES_PER_CELL,
+                   "cutoff_A": DEFAULT_CUTOFF_A}
+    if controls.timestep is not None:
+        unit = (controls.timestep.unit or "fs").lower()
+        extra["timestep_fs"] = controls.timestep.value * {"fs": 1.0, "ps": 1000.0}.get(unit, 1.0)
+    for name in ("equilibration_steps", "production_steps", "seed"):
+        if getattr(controls, name) is not None:
+            extra[name] = getattr(controls, name)
+    if controls.n_atoms is not None:  # the expert reader puts 'N molecules per unit cell' here
+        extra["molecules_per_cell"] = controls.n_atoms
+    return extra
+
+
+def _guest_md_defaults(spec: TaskSpec, p: GuestMDParams, model) -> list[DefaultApplied]:
+    """What the request left to GuestMDParams.DEFAULTS, reported with the values the parameters hold."""
+    log, controls = DefaultsLog(GuestMDParams.DEFAULTS), spec.controls
+    if not (spec.potential and spec.potential.force_field):
+        log.report("framework force field")
+    log.note("guest model", model.label, model.citation)
+    log.report("framework")
+    if controls.n_atoms is None:
+        log.report("loading", p=p)
+    log.report("cutoff", p=p)
+    log.report("thermostat", tdamp_ps=p.tdamp_fs / 1000)
+    if controls.timestep is None:
+        log.report("timestep", p=p)
+    if controls.production_steps is None:
+        ps = p.timestep_fs / 1000
+        log.report("MD length", equilibration_ps=p.equilibration_steps * ps, production_ps=p.production_steps * ps,
+                   frames_ps=p.dump_every * ps)
+    return log.applied
 
 
 def _guest_system(p: GuestMDParams) -> lfw.RigidSystem:
@@ -282,63 +343,15 @@ class FrameworkGuestMD(Protocol):
         if spec.conditions.temperature is None:
             raise RequestError("say the temperature of the MD run (e.g. 300 K)")
         temperature = to_canonical(spec.conditions.temperature, "temperature").value
-        defaults: list[DefaultApplied] = []
         force_field = DEFAULT_FORCE_FIELD
         if spec.potential and spec.potential.force_field:
             force_field = raspa_ff.canonical_force_field(spec.potential.force_field)
             if force_field not in raspa_ff.GENERIC_FORCE_FIELDS:
                 raise RequestError("framework MD supports the generic UFF or DREIDING Lennard-Jones parameters")
-        else:
-            defaults.append(DefaultApplied(parameter="framework force field", value="UFF Lennard-Jones",
-                                           reason="generic force field for any MOF element; the same host-guest "
-                                                  "potential as the GCMC protocols"))
-        defaults += [
-            DefaultApplied(parameter="guest model", value=model.label, reason=model.citation),
-            DefaultApplied(parameter="framework", value="rigid (frozen atoms, framework-framework pairs excluded)",
-                           reason="the usual approximation for small guests; flexibility can raise D through "
-                                  "window breathing (e.g. ZIF-8)"),
-            DefaultApplied(parameter="loading", value=f"{DEFAULT_MOLECULES_PER_CELL} molecules per CIF unit cell",
-                           reason="low loading; for ZIF-8 2 CH4 per sodalite cage (the CoRE primitive cell holds "
-                                  "one cage), 1.5 mmol/g"),
-            DefaultApplied(parameter="cutoff", value=f"{DEFAULT_CUTOFF_A:g} A, shifted, no tail correction",
-                           reason="as in the GCMC protocols (forcefields/framework_lj.json)"),
-            DefaultApplied(parameter="thermostat",
-                           value=f"Nose-Hoover on the guests only, damping {DEFAULT_TDAMP_FS / 1000:g} ps",
-                           reason="weak coupling; the frozen framework cannot exchange energy"),
-        ]
-        controls = spec.controls
-        # module defaults read at call time (tests shorten them with monkeypatch)
-        extra: dict = {"timestep_fs": DEFAULT_TIMESTEP_FS, "equilibration_steps": DEFAULT_EQUILIBRATION_STEPS,
-                       "production_steps": DEFAULT_PRODUCTION_STEPS, "dump_every": DEFAULT_DUMP_EVERY,
-                       "thermo_every": DEFAULT_THERMO_EVERY, "molecules_per_cell": DEFAULT_MOLECULES_PER_CELL,
-                       "cutoff_A": DEFAULT_CUTOFF_A}
-        if controls.timestep is not None:
-            unit = (controls.timestep.unit or "fs").lower()
-            extra["timestep_fs"] = controls.timestep.value * {"fs": 1.0, "ps": 1000.0}.get(unit, 1.0)
-        else:
-            defaults.append(DefaultApplied(parameter="timestep", value=f"{DEFAULT_TIMESTEP_FS:g} fs",
-                                           reason="single-site guest, frozen framework: NVE energy constant to "
-                                                  "0.05 % of N kT at 5 fs (measured, CH4 in IRMOF-1)"))
-        if controls.equilibration_steps is not None:
-            extra["equilibration_steps"] = controls.equilibration_steps
-        if controls.production_steps is not None:
-            extra["production_steps"] = controls.production_steps
-        if controls.seed is not None:
-            extra["seed"] = controls.seed
-        if controls.n_atoms is not None:  # the expert reader puts 'N molecules per unit cell' here
-            extra["molecules_per_cell"] = controls.n_atoms
-            defaults = [d for d in defaults if d.parameter != "loading"]
         params = GuestMDParams(framework=resolved.name, framework_cif=str(resolved.path),
                                framework_source=_source(spec, resolved), force_field=force_field, guest=guests[0],
-                               guest_model=model.model, temperature_K=temperature, **extra)
-        if controls.production_steps is None:
-            defaults.append(DefaultApplied(
-                parameter="MD length",
-                value=f"{params.equilibration_steps * params.timestep_fs / 1000:g} ps NVT equilibration + "
-                      f"{params.production_steps * params.timestep_fs / 1000:g} ps production, frames every "
-                      f"{params.dump_every * params.timestep_fs / 1000:g} ps",
-                reason="long enough for cage-to-cage hops of CH4-sized guests at D ~ 1e-10-1e-9 m^2/s"))
-        return params, defaults
+                               guest_model=model.model, temperature_K=temperature, **_md_controls(spec.controls))
+        return params, _guest_md_defaults(spec, params, model)
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = GuestMDParams.model_validate(params.model_dump())
@@ -437,6 +450,19 @@ def analyze_rdf(job_dir: Path, system: lfw.RigidSystem, head: str) -> list[Resul
 
 
 class FrameworkEOSParams(BaseModel):
+    # Defaults reported in the answer, each with its reason (values from the parameters, p)
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        "force field": Default(DEFAULT_EOS_FORCE_FIELD, "UFF extended to MOF metal nodes (Addicoat et al. 2014; "
+                               "Coupry et al. 2016), typed by lammps-interface (Boyd et al. 2017)",
+                               shown="UFF4MOF (bonds, angles, torsions, inversions; UFF LJ)"),
+        "temperature": Default(0.0, "E-V equation of state of the relaxed framework",
+                               shown="0 K (static: minimised energies)"),
+        "volume strains": Default(DEFAULT_VOLUME_STRAINS, "small isotropic strains around the relaxed cell; "
+                                  "Birch-Murnaghan fit", shown="{strains}"),
+        "cutoff": Default(DEFAULT_EOS_CUTOFF_A, "lammps-interface default", shown="{p.cutoff_A:g} A with tail "
+                          "correction"),
+    }
+
     framework: str
     framework_cif: str
     framework_source: str = ""
@@ -610,19 +636,10 @@ class FrameworkEOS(Protocol):
         params = FrameworkEOSParams(framework=resolved.name, framework_cif=str(resolved.path),
                                     framework_source=_source(spec, resolved),
                                     wanted=sorted({q.name for q in spec.properties}))
-        defaults = [
-            DefaultApplied(parameter="force field", value="UFF4MOF (bonds, angles, torsions, inversions; UFF LJ)",
-                           reason="UFF extended to MOF metal nodes (Addicoat et al. 2014; Coupry et al. 2016), "
-                                  "typed by lammps-interface (Boyd et al. 2017)"),
-            DefaultApplied(parameter="temperature", value="0 K (static: minimised energies)",
-                           reason="E-V equation of state of the relaxed framework"),
-            DefaultApplied(parameter="volume strains",
-                           value=", ".join(f"{s:+g}" for s in params.volume_strains),
-                           reason="small isotropic strains around the relaxed cell; Birch-Murnaghan fit"),
-            DefaultApplied(parameter="cutoff", value=f"{params.cutoff_A:g} A with tail correction",
-                           reason="lammps-interface default"),
-        ]
-        return params, defaults
+        log = DefaultsLog(FrameworkEOSParams.DEFAULTS)
+        for name in ("force field", "temperature", "volume strains", "cutoff"):
+            log.report(name, p=params, strains=", ".join(f"{s:+g}" for s in params.volume_strains))
+        return params, log.applied
 
     def _typed(self, p: FrameworkEOSParams) -> lfw.FlexibleFramework:
         return lfw.flexible_framework(Path(p.framework_cif), p.force_field, p.cutoff_A)

@@ -268,6 +268,7 @@ def read_job(job_dir: Path, job_id: str) -> tuple[LammpsOutput, list[dict[str, f
         raise CalculationFailed(f"LAMMPS failed in job {job_id}: {out.errors[0]}")
     if not out.finished:
         raise CalculationFailed(f"LAMMPS did not finish job {job_id} (no 'Total wall time' in the log)")
+    out.refuse_nonfinite()
     text = (job_dir / "log.lammps").read_text(errors="replace")
     lines = simagent_lines(text)
     if not lines:
