@@ -114,6 +114,18 @@ def test_drag_metric_names(metric, label):
     assert target.property == "drag_force" and target.label == label
 
 
+def run_job(job, tmp_path: Path) -> Path:
+    from tools.lammps.engine import lmp_binary
+
+    job_dir = tmp_path / job.id
+    job_dir.mkdir()
+    (job_dir / "in.lammps").write_text(job.inputs["in.lammps"])
+    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]
+    return job_dir
+
+
 def test_drag_on_an_obstacle_from_a_real_run(tmp_path: Path):
     """A short run of the channel: the fluid, driven along +x, pushes the obstacle downstream (positive
     drag), and over a run started at rest the obstacle cannot take more than the whole driving force
@@ -125,14 +137,7 @@ def test_drag_on_an_obstacle_from_a_real_run(tmp_path: Path):
     params, defaults = protocol.parameters(spec)
     assert any(d.parameter == "indenters.group" for d in defaults)
     (job,) = protocol.jobs(params)
-    from tools.lammps.engine import lmp_binary
-
-    job_dir = tmp_path / job.id
-    job_dir.mkdir()
-    (job_dir / "in.lammps").write_text(job.inputs["in.lammps"])
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stdout[-2000:]
+    job_dir = run_job(job, tmp_path)
     log = (job_dir / "log.lammps").read_text()
     fluid = int(log.split(" atoms in group fluid")[0].split()[-1])
     results = protocol.analyze(params, {job.id: job_dir}, spec)
@@ -202,14 +207,7 @@ def test_lj93_walls_and_the_force_the_atoms_exert_on_them(tmp_path: Path):
     assert protocol.applies_to(spec)
     params, _ = protocol.parameters(spec)
     (job,) = protocol.jobs(params)
-    from tools.lammps.engine import lmp_binary
-
-    job_dir = tmp_path / job.id
-    job_dir.mkdir()
-    (job_dir / "in.lammps").write_text(job.inputs["in.lammps"])
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stdout[-2000:]
+    job_dir = run_job(job, tmp_path)
     atoms = int((job_dir / "log.lammps").read_text().split("Created ")[2].split()[0])
     forces = {r.label: r.value for r in protocol.analyze(params, {job.id: job_dir}, spec)}
     t_run = 4000 * 0.002
