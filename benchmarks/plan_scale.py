@@ -81,6 +81,7 @@ def speedup(name: str, n_jobs: int, steps: int, workdir: Path) -> dict:
         assert all(r.status == JobStatus.succeeded for r in records.values()), records
         engine_cpu = sum(job_cpu_s(root / j.id) for j in jobs)
         result[workers] = {"wall_s": round(wall, 2), "engine_cpu_s": round(engine_cpu, 2),
+                           "load_average_1min_after": round(os.getloadavg()[0], 2),
                            "job_wall_s": round(sum(r.wall_s or 0 for r in records.values()), 2),
                            "children_cpu_s": round((cpu1.children_user + cpu1.children_system)
                                                    - (cpu0.children_user + cpu0.children_system), 2)}
@@ -90,6 +91,7 @@ def speedup(name: str, n_jobs: int, steps: int, workdir: Path) -> dict:
 
 
 def overhead(name: str, n_jobs: int, workdir: Path) -> dict:
+    cpu0 = os.times()
     executor = make_executor(name, 1, workdir / f"parsl-noop-{name}")
     try:
         handles = []
@@ -105,7 +107,14 @@ def overhead(name: str, n_jobs: int, workdir: Path) -> dict:
         wall = time.perf_counter() - start
     finally:
         executor.shutdown()
-    return {"jobs": n_jobs, "wall_s": round(wall, 2), "per_job_s": round(wall / n_jobs, 3)}
+    cpu1 = os.times()
+    own = (cpu1.user + cpu1.system) - (cpu0.user + cpu0.system)
+    children = (cpu1.children_user + cpu1.children_system) - (cpu0.children_user + cpu0.children_system)
+    # CPU: this process (submit/poll, status files) and its reaped children (supervisors, Parsl workers);
+    # executor start-up and shutdown included
+    return {"jobs": n_jobs, "wall_s": round(wall, 2), "per_job_s": round(wall / n_jobs, 3),
+            "cpu_s": round(own + children, 2), "cpu_per_job_s": round((own + children) / n_jobs, 3),
+            "load_average_1min_after": round(os.getloadavg()[0], 2)}
 
 
 def main() -> None:

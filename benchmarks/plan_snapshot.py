@@ -77,6 +77,8 @@ EXTRA = [
     "Thermal conductivity of liquid argon at 100 K and 1.4 g/cm3",
     "Radius of gyration and end-to-end distance of a Kremer-Grest melt of chains of 10 beads at T* = 1 and rho* = 0.85",
     "End-to-end distance of bead-spring chains of 30 beads",
+    "Radius of gyration of 200 Kremer-Grest chains of 50 beads at rho* = 0.85, T* = 1.0, 3000 production steps",
+    "Radius of gyration of a bead-spring melt of chains of 20 beads with 1010 beads, pair cutoff 1.5 sigma",
     "Energy components of a Kremer-Grest polymer melt with chains of 10 beads",
     "Bond and pair energy per molecule of a Kremer-Grest melt of 20 chains of 50 beads at T* = 1.2",
 ]

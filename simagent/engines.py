@@ -41,6 +41,8 @@ import importlib
 import os
 import shutil
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -59,6 +61,20 @@ BUILTIN_ENGINES = ("tools.lammps.adapter", "tools.gromacs.adapter", "tools.zeopp
 
 # Input-stage handlers see a folder that does not exist: "no output yet".
 NO_OUTPUT = Path("/nonexistent-simagent-precheck")
+# Files a task supplies (simagent solve --data-root): the executor copies them into every job folder,
+# so every dry run sees them too (set for the duration of one task by `supplying`).
+_SUPPLIED: list[Path] = []
+
+
+@contextmanager
+def supplying(paths: list[Path]) -> Iterator[None]:
+    """Within this block, dry runs without explicit files get the task's supplied files."""
+    previous = list(_SUPPLIED)
+    _SUPPLIED[:] = list(paths)
+    try:
+        yield
+    finally:
+        _SUPPLIED[:] = previous
 
 
 @dataclass
@@ -257,7 +273,7 @@ class EngineAdapter(ABC):
         findings += self.static_findings(job, seen)
         if dry_run and not job.stage_in and not any(f.severity == "error" for f in findings):
             try:
-                errors = self.dry_run(job, files)
+                errors = self.dry_run(job, files if files is not None else ({p.name: p for p in _SUPPLIED} or None))
             except EngineNotFound as err:
                 if not self.dry_run_optional:
                     raise

@@ -31,7 +31,10 @@ PropertyName = Literal[
     "self_diffusion_coefficient",
     "mean_squared_displacement",
     "drag_force",
+    "wall_force",
     "shear_stress",
+    "yield_stress",
+    "ultimate_stress",
     "heat_capacity",
     "melting_point",
     # mechanical, defect and transport properties of solids and liquids (MD protocol library)

@@ -36,7 +36,7 @@ from simagent.described.llm_fill import FillReport
 from simagent.described.llm_fill import fill as fill_gaps
 from simagent.described.model import SimulationDescription
 from simagent.described.reading import read_description
-from simagent.engines import get_engine
+from simagent.engines import get_engine, supplying
 from simagent.errors import RequestError, SimagentError
 from simagent.executor import Executor, JobHandle, JobRecord, read_record, write_record
 from simagent.models import (
@@ -173,7 +173,11 @@ class MetricTarget:
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"drag|force on (?:the )?obstacle|obstacle force", "drag_force"),
+    (r"\bforce (?:in|along) (?:the )?[xyz](?: direction| axis)?\b|"
+     r"\b[xyz][- ]?(?:direction |component (?:of (?:the )?)?)?force\b|\bwall force", "wall_force"),
     (r"shear stress", "shear_stress"),
+    (r"yield (?:stress|strength|point)", "yield_stress"),
+    (r"ultimate|tensile strength|peak (?:tensile )?stress|maximum (?:tensile )?stress", "ultimate_stress"),
     (r"diffusi|\bd ?self\b|^d(?: |$)", "self_diffusion_coefficient"),
     (r"\bmsd\b|mean (?:squared?|sq) (?:displacement|deviation)", "mean_squared_displacement"),
     (r"coordination|\bcn\b|number of (?:nearest )?neighbou?rs|neighbou?r count", "coordination_number"),
@@ -347,6 +351,9 @@ def _label(target: MetricTarget, words: str, elastic_example: bool) -> None:
             target.label = CUBIC_SHEAR_LABELS[n - 1]
     elif target.property == "poisson_ratio" and elastic_example:
         target.label = CUBIC_POISSON_LABEL
+    elif target.property == "wall_force":  # along which axis: 'force in the x direction', 'y force'
+        axis = re.search(r"\bforce (?:in|along) (?:the )?([xyz])\b|\b([xyz])[- ]?(?:direction |component )?", words)
+        target.label = next((g for g in axis.groups() if g), None) if axis else None
     elif target.property == "drag_force":  # which obstacle: 'on obstacle 2', 'obstacle_2', the first if unnumbered
         number = re.search(r"(?:obstacle|indenter|sphere|cylinder|disc|disk) ?_?(\d+)\b|\b(\d+)$", words)
         target.label = f"obstacle{next(g for g in number.groups() if g) if number else 1}"
@@ -770,7 +777,7 @@ def solve(
                      if data_root else "no --data-root given")
             raise RequestError(f"input files the task needs are neither supplied ({where}) nor shipped with "
                                f"simagent or GROMACS: {'; '.join(absent)}; nothing was run")
-        with Session(settings, auto_approve=True, progress=progress) as session:
+        with supplying(supplied), Session(settings, auto_approve=True, progress=progress) as session:
             backend = TaskBackend(session.backend, targets_for, known, task.engine)
             executor = BudgetExecutor(session.executor, deadline, supplied, workdir / INPUTS, budget)
             session.backend = session.context.backend = backend

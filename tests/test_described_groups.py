@@ -61,12 +61,14 @@ def test_channel_renders_group_fixes_in_order():
     assert ["velocity", "upper", "set", "0.0", "0.0", "0.0"] in lines
     fixes = [(w[1], w[2], w[3]) for w in lines if w[0] == "fix"]
     styles = [f[2] for f in fixes]
-    assert styles == ["nve", "temp/berendsen", "setforce", "setforce", "aveforce", "addforce", "indent", "enforce2d"]
+    assert styles == ["nve", "temp/berendsen", "setforce", "setforce", "aveforce", "addforce", "indent", "enforce2d",
+                      "ave/time"]
     assert ("dyn2", "fluid", "temp/berendsen") in fixes
     # the upper wall is held in x and z, and moves as one body in y under the push
     assert "fix             rest_upper upper setforce 0 NULL 0" in text
     assert "fix             rest_lower lower setforce 0 0 0" in text
-    assert "f_ind_obstacle1[1]" in text and "thermo_modify   norm no temp temp_group" in text
+    assert "ave/time 1 6 6 f_ind_obstacle1[1]" in text and " f_forceavg\n" in text  # every step averaged
+    assert "thermo_modify   norm no temp temp_group" in text
 
 
 @pytest.mark.parametrize("words, boundary", [
@@ -112,6 +114,18 @@ def test_drag_metric_names(metric, label):
     assert target.property == "drag_force" and target.label == label
 
 
+def run_job(job, tmp_path: Path) -> Path:
+    from tools.lammps.engine import lmp_binary
+
+    job_dir = tmp_path / job.id
+    job_dir.mkdir()
+    (job_dir / "in.lammps").write_text(job.inputs["in.lammps"])
+    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]
+    return job_dir
+
+
 def test_drag_on_an_obstacle_from_a_real_run(tmp_path: Path):
     """A short run of the channel: the fluid, driven along +x, pushes the obstacle downstream (positive
     drag), and over a run started at rest the obstacle cannot take more than the whole driving force
@@ -123,14 +137,7 @@ def test_drag_on_an_obstacle_from_a_real_run(tmp_path: Path):
     params, defaults = protocol.parameters(spec)
     assert any(d.parameter == "indenters.group" for d in defaults)
     (job,) = protocol.jobs(params)
-    from tools.lammps.engine import lmp_binary
-
-    job_dir = tmp_path / job.id
-    job_dir.mkdir()
-    (job_dir / "in.lammps").write_text(job.inputs["in.lammps"])
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stdout[-2000:]
+    job_dir = run_job(job, tmp_path)
     log = (job_dir / "log.lammps").read_text()
     fluid = int(log.split(" atoms in group fluid")[0].split()[-1])
     results = protocol.analyze(params, {job.id: job_dir}, spec)
@@ -149,3 +156,72 @@ def test_dev_task_obstacle_flow_is_complete():
     assert desc.boundary == ("p", "s", "p") and desc.lattice is not None and desc.lattice.scale == 0.7
     assert desc.layout is not None and len(desc.layout.indenters) == 2 and desc.layout.thermostat_group
     assert [read_metric(m).label for m in task["metrics"]] == ["obstacle1", "obstacle2"]
+
+
+BOUNCING_DROP = ("Reduced LJ units. Particles start on a square lattice of reduced density 0.7 inside a 30 by 30 box, "
+                 "filling only a disc-shaped patch of radius 6 centred at (15, 15) that is created there. The box is "
+                 "non-periodic in x and y. Pair forces: Lennard-Jones with epsilon = 2, sigma = 1 and cutoff 2.5. "
+                 "Velocities are drawn at a temperature of 0.3, and then a uniform velocity (3, -1) is added to every "
+                 "particle. Reflecting walls bound the box along the x and y axes. Run NVE with a timestep of 0.002 "
+                 "for 500 steps.")
+LJ93_BOX = BOUNCING_DROP.replace("Reflecting walls bound the box along the x and y axes.",
+                                 "Repulsive LJ 9-3 walls (epsilon 0.5, sigma 1.0, cutoff 1.5) confine it along the x "
+                                 "and y axes.")
+
+
+def test_a_square_lattice_is_two_dimensional_and_a_patch_is_filled():
+    desc = read_description(BOUNCING_DROP)
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    assert desc.dimension == 2 and desc.boundary == ("f", "f", "p")
+    layout = desc.layout
+    assert layout is not None and layout.create_in == "cluster_region"
+    (region,) = layout.regions
+    assert (region.style, region.center, region.radius) == ("sphere", (15.0, 15.0, 0.0), 6.0)
+    assert layout.velocity_add == (3.0, -1.0, 0.0)
+    (wall,) = layout.walls
+    assert wall.style == "reflect" and wall.faces == ["xlo", "xhi", "ylo", "yhi"]
+    text = render(desc)
+    assert text.index("region          cluster_region sphere 15 15 0 6") < text.index("create_atoms    1 region")
+    assert text.index("velocity        all create") < text.index("velocity        all set 3 -1 0 sum yes")
+    assert "wall/reflect xlo EDGE xhi EDGE ylo EDGE yhi EDGE" in text
+
+
+def test_a_cluster_without_a_centre_sits_at_the_box_centre_listed():
+    desc = read_description(BOUNCING_DROP.replace(" centred at (15, 15)", ""))
+    assert desc.layout is not None and desc.layout.regions[0].center == (15.0, 15.0, 0.0)
+    assert "cluster.centre" in desc.defaults
+
+
+def test_lj93_walls_and_the_force_the_atoms_exert_on_them(tmp_path: Path):
+    """Atoms thrown at +3 along x against LJ 9-3 walls: the force they exert on the x walls, averaged
+    over the run, points along +x (they push the far wall before any rebound), and on the y walls
+    along -y; both are bounded by the momentum the walls can reverse, 2 N |v| / t_run."""
+    desc = read_description(LJ93_BOX.replace("500 steps", "4000 steps"))
+    (wall,) = desc.layout.walls
+    assert (wall.style, wall.epsilon, wall.sigma, wall.cutoff) == ("lj93", 0.5, 1.0, 1.5)
+    assert read_metric("average_force_in_x_direction").label == "x"
+    assert read_metric("mean y-force").label == "y"
+    protocol = DescribedRun()
+    spec = TaskSpec(request=LJ93_BOX.replace("500 steps", "4000 steps"),
+                    properties=[PropertyRequest(name="wall_force")])
+    assert protocol.applies_to(spec)
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    job_dir = run_job(job, tmp_path)
+    atoms = int((job_dir / "log.lammps").read_text().split("Created ")[2].split()[0])
+    forces = {r.label: r.value for r in protocol.analyze(params, {job.id: job_dir}, spec)}
+    t_run = 4000 * 0.002
+    assert 0.0 < forces["x"] < 2 * atoms * 3.0 / t_run
+    assert -2 * atoms * 1.0 / t_run < forces["y"] < 0.0
+
+
+@pytest.mark.skipif(not (DEV / "lammps" / "38_balance.json").is_file(), reason="MDGym dev set not present")
+def test_dev_task_walled_cluster_is_complete():
+    task = json.loads((DEV / "lammps" / "38_balance.json").read_text())
+    desc = read_description(task["problem_description"])
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    assert desc.dimension == 2 and desc.boundary == ("f", "f", "p")
+    layout = desc.layout
+    assert layout.create_in and layout.velocity_add == (5.0, 2.0, 0.0)
+    assert layout.walls[0].faces == ["xlo", "xhi", "ylo", "yhi"]
+    assert [read_metric(m).label for m in task["metrics"]] == ["x", "y"]

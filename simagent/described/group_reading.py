@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 
 from simagent.backends.expert.protocol_text import NUM
-from simagent.described.groups import AXES, Group, GroupForce, Indenter, Layout, Region
+from simagent.described.groups import AXES, Group, GroupForce, Indenter, Layout, Region, Wall
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 
 LAYOUT_UNSUPPORTED = "regions, walls and groups of atoms"
@@ -122,7 +122,11 @@ def read_layout(desc: SimulationDescription, low: str,
                 layout.thermostat_group = rest
                 desc.note("thermostat_group", "rules", sentence[:120])
                 used.add(n)
-    if not (layout.groups or layout.indenters or layout.forces):
+    for n, sentence in enumerate(sentences):
+        if _cluster(layout, desc, sentence) or _velocity_add(layout, desc, sentence) or _walls(layout, desc, sentence):
+            used.add(n)
+    if not (layout.groups or layout.indenters or layout.forces or layout.create_in or layout.walls
+            or layout.velocity_add):
         return
     desc.layout = layout
     if thermostat is not None and layout.thermostat_group:
@@ -217,3 +221,80 @@ def _indenters(layout: Layout, desc: SimulationDescription, sentence: str, mobil
     if mobile != "all":
         desc.note("indenters.group", "default", f"{mobile}: the obstacles push the moving atoms; the held layers "
                   "are not pushed (none stated)")
+
+
+_CLUSTER = re.compile(r"\b(circular|spherical|round|disc|disk)[- ]?(?:shaped )?(?:cluster|region|droplet|blob|domain|"
+                      r"patch)(?: of (?:particles|atoms))?[^.;]{0,30}?\b(diameter|radius) (?:of |= ?)?" + NUM)
+_CENTRE = re.compile(rf"cent(?:er|re)d? (?:at|on) \(\s*{NUM}\s*,\s*{NUM}(?:\s*,\s*{NUM})?\s*\)")
+
+
+def _cluster(layout: Layout, desc: SimulationDescription, sentence: str) -> bool:
+    """'a circular cluster of particles with diameter 20 was created': the lattice atoms are made
+    inside that circle (sphere) only; centred where stated, else at the box centre (listed)."""
+    hit = _CLUSTER.search(sentence)
+    if not hit or not re.search(r"creat|fill|made|built|placed|generat|form", sentence) or desc.box is None:
+        return False
+    size = float(hit.group(3))
+    radius = size / 2 if hit.group(2) == "diameter" else size
+    centre = _CENTRE.search(sentence)
+    if centre:
+        c = (float(centre.group(1)), float(centre.group(2)), float(centre.group(3) or 0.0))
+    else:
+        c = tuple((lo + hi) / 2 for lo, hi in zip(desc.box.lo, desc.box.hi, strict=True))
+        desc.note("cluster.centre", "default", f"{c[0]:g} {c[1]:g} {c[2]:g}: the centre of the box (the text states "
+                  "no centre for the cluster)")
+    layout.regions.append(Region(name="cluster_region", style="sphere", center=c, radius=radius))
+    layout.create_in = "cluster_region"
+    desc.note("create_in", "rules", hit.group(0) + f": atoms created inside radius {radius:g} only")
+    return True
+
+
+_VXYZ = re.compile(rf"\bv_?x ?= ?{NUM}(?:,? (?:and )?v_?y ?= ?{NUM})?(?:,? (?:and )?v_?z ?= ?{NUM})?")
+_VTUPLE = re.compile(rf"velocity (?:of |vector )?\(\s*{NUM}\s*,\s*{NUM}(?:\s*,\s*{NUM})?\s*\)")
+
+
+def _velocity_add(layout: Layout, desc: SimulationDescription, sentence: str) -> bool:
+    """'a uniform velocity component v_x = 5 and v_y = 2 imposed on all particles' / 'a uniform
+    velocity (5, 2) added to every atom': added to the thermal velocities (velocity set ... sum yes)."""
+    if not re.search(r"uniform velocit|velocity (?:component|offset|shift)|streaming velocit|drift velocit", sentence):
+        return False
+    hit = _VXYZ.search(sentence) or _VTUPLE.search(sentence)
+    if not hit or not re.search(r"\b(?:all|every|each) (?:the )?(?:particles?|atoms?)\b", sentence):
+        return False
+    layout.velocity_add = tuple(float(v) if v else 0.0 for v in hit.groups())  # type: ignore[assignment]
+    desc.note("velocity_add", "rules", hit.group(0) + ": added to every atom's velocity after its creation")
+    return True
+
+
+_WALL_STYLE = re.compile(r"9-3|9/3|lj93|lj 9-3|reflect")
+
+
+def _walls(layout: Layout, desc: SimulationDescription, sentence: str) -> bool:
+    """'walls along the x and y directions using 9-3 LJ potentials (epsilon = 1, sigma = 1, cutoff =
+    2.5)': a wall at both faces of each named axis; 'reflecting walls at the x faces'."""
+    if not (re.search(r"\bwalls?\b", sentence) and _WALL_STYLE.search(sentence)):
+        return False
+    axes = []
+    for m in _AXIS.finditer(sentence):
+        axes += [a for a in m.groups() if a and a not in axes]
+    faces = [f"{a}{side}" for a in axes for side in ("lo", "hi")]
+    if not faces:
+        desc.missing.append("which faces the walls stand at")
+        return True
+    if re.search(r"reflect", sentence):
+        layout.walls.append(Wall(style="reflect", faces=faces))
+        desc.note("walls", "rules", f"reflecting walls at {', '.join(faces)}")
+        return True
+    values = {}
+    for name, pattern in (("epsilon", r"epsilon ?(?:=|of)? ?"), ("sigma", r"sigma ?(?:=|of)? ?"),
+                          ("cutoff", r"cut-?off(?: distance| radius)? ?(?:=|of)? ?")):
+        hit = re.search(pattern + NUM, sentence)
+        if hit:
+            values[name] = float(hit.group(1))
+    if len(values) < 3:
+        desc.missing.append("the LJ 9-3 walls' epsilon, sigma and cutoff")
+        return True
+    layout.walls.append(Wall(style="lj93", faces=faces, **values))
+    desc.note("walls", "rules", f"LJ 9-3 walls at {', '.join(faces)}: epsilon {values['epsilon']:g}, sigma "
+              f"{values['sigma']:g}, cutoff {values['cutoff']:g} (at the box faces)")
+    return True

@@ -96,6 +96,9 @@ class Wall(BaseModel):
 class Layout(BaseModel):
     regions: list[Region] = Field(default_factory=list)
     groups: list[Group] = Field(default_factory=list)
+    create_in: str | None = Field(default=None, description="the region the lattice atoms fill (else the box)")
+    velocity_add: tuple[float, float, float] | None = Field(default=None, description="a uniform velocity added "
+                                                             "to every atom after the velocity creation")
     cleared: list[str] = Field(default_factory=list, description="regions whose atoms are deleted at the start")
     at_rest: list[str] = Field(default_factory=list, description="groups whose velocities are set to zero")
     forces: list[GroupForce] = Field(default_factory=list)

@@ -201,6 +201,9 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
     if style is None:
         desc.missing.append("initial configuration (lattice)")
         return
+    if style in ("hex", "sq", "sq2") and "dimension" not in desc.origin:
+        desc.dimension = 2  # LAMMPS's lattice command allows these styles in 2D only
+        desc.note("dimension", "rules", f"2D: a {style} lattice is two-dimensional")
     scale = None
     if desc.units == "lj":
         q = prose_density(low) or lattice_scale_density(low)

@@ -52,7 +52,11 @@ def _system(desc: SimulationDescription) -> list[str]:
              f"create_box      {desc.atom_types} box"]
     if solids.lattice_suffix(desc):  # the box in the cubic lattice's units, the atoms on the oriented lattice
         lines.append(f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}{solids.lattice_suffix(desc)}")
-    lines.append("create_atoms    1 box")
+    if desc.layout is not None and desc.layout.create_in:  # the region must exist before atoms fill it
+        region = next(r for r in desc.layout.regions if r.name == desc.layout.create_in)
+        lines += [described_groups.region_line(region), f"create_atoms    1 region {region.name}"]
+    else:
+        lines.append("create_atoms    1 box")
     lines += solids.substitution_lines(desc)
     if desc.dipoles:  # finite spheres carry per-atom masses
         lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
@@ -169,12 +173,14 @@ def _green_kubo(desc: SimulationDescription) -> list[str]:
 
 
 def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False,
-           viscosity: bool = False, rotation: bool = False, drag: bool = False, shear_stress: bool = False) -> str:
+           viscosity: bool = False, rotation: bool = False, drag: bool = False, wall_force: bool = False,
+           shear_stress: bool = False) -> str:
     """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
     in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
     the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy;
-    `drag`: the force on each indenter along the flow; `shear_stress`: the pressure-tensor component of
-    the imposed shear flow."""
+    `drag`: the force on each indenter along the flow; `wall_force`: per axis, the force the atoms
+    exert on the LJ 9-3 walls normal to it; `shear_stress`: the pressure-tensor component of the
+    imposed shear flow."""
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
@@ -213,6 +219,11 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             fixes.append("fix             e2d all enforce2d")  # last: it zeroes what the other fixes set
         lines += fixes
         active = [f.split()[1] for f in fixes if f.startswith("fix ")]
+        every = thermo_every(desc, stage)
+        if diffusion and index == desc.average_stage:  # the slope is computed on the MSD vector's steps
+            every = math.lcm(every, MSD_VECTOR_EVERY)
+        if viscosity and index == desc.average_stage and desc.green_kubo:  # correlations exist on these steps
+            every = math.lcm(every, desc.green_kubo.sample_every * desc.green_kubo.correlation_length)
         if index == desc.average_stage:
             extra = _measurements(desc, stage, rdf, msd, diffusion)
             columns = [MSD_COLUMN] * (msd or diffusion) + [SLOPE_COLUMN] * diffusion
@@ -224,18 +235,14 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
                 columns += GK_COLUMNS
             if shear_stress and stage.shear is not None:
                 columns.append(solids.shear_component(stage.shear))
-            if drag and desc.layout is not None:
-                columns += [described_groups.drag_column(desc.layout, i.name) for i in desc.layout.indenters]
+            if (drag or wall_force) and desc.layout is not None:
+                extra += described_groups.force_averages(desc.layout, drag, wall_force, every)
+                columns += described_groups.force_columns(desc.layout, drag, wall_force)
             if columns:  # thermo_style resets thermo_modify
                 extra += [f"thermo_style    custom {THERMO} {' '.join(columns)}", _thermo_modify(desc)]
             lines += extra
             active += [w.split()[1] for w in extra if w.startswith("fix ")]
         if stage.shear is not None:  # after thermo_style, which resets thermo_modify
             lines += solids.shear_thermostat(fixes)
-        every = thermo_every(desc, stage)
-        if diffusion and index == desc.average_stage:  # the slope is computed on the MSD vector's steps
-            every = math.lcm(every, MSD_VECTOR_EVERY)
-        if viscosity and index == desc.average_stage and desc.green_kubo:  # correlations exist on these steps
-            every = math.lcm(every, desc.green_kubo.sample_every * desc.green_kubo.correlation_length)
         lines += [f"thermo          {every}", f"run             {stage.steps}"]
     return "\n".join(lines) + "\n"

@@ -22,7 +22,7 @@ def _bound(x: float | None) -> str:
     return "INF" if x is None else f"{x:.10g}"
 
 
-def _region(r: Region) -> str:
+def region_line(r: Region) -> str:
     if r.style == "block":
         assert r.bounds is not None
         shape = "block " + " ".join(_bound(b) for b in r.bounds)
@@ -40,7 +40,7 @@ def _region(r: Region) -> str:
 def setup(layout: Layout) -> list[str]:
     """Regions, the atoms deleted from cleared regions, groups (the rest group last: all minus the
     others)."""
-    lines = [_region(r) for r in layout.regions]
+    lines = [region_line(r) for r in layout.regions if r.name != layout.create_in]  # that one came first
     lines += [f"delete_atoms    region {r}" for r in layout.cleared]
     named = [g.name for g in layout.groups if not g.rest]
     for g in layout.groups:
@@ -59,7 +59,11 @@ def temperature_compute(layout: Layout | None) -> str | None:
 
 
 def at_rest(layout: Layout) -> list[str]:
-    return [f"velocity        {g} set 0.0 0.0 0.0" for g in layout.at_rest]
+    """After the velocity creation: a uniform velocity added to every atom, held groups at rest."""
+    lines = []
+    if layout.velocity_add is not None:
+        lines.append(f"velocity        all set {' '.join(_fmt(v) for v in layout.velocity_add)} sum yes")
+    return lines + [f"velocity        {g} set 0.0 0.0 0.0" for g in layout.at_rest]
 
 
 def thermostat_group(layout: Layout | None) -> str:
@@ -89,8 +93,49 @@ def fixes(layout: Layout) -> list[str]:
     return lines
 
 
-def drag_column(layout: Layout, name: str) -> str:
-    """Thermo column of the force on indenter `name` along the flow (the indenter fix's vector
-    holds the force on the indenter, the reaction to what it applies to the atoms)."""
+def drag_value(layout: Layout, name: str) -> str:
+    """The force on indenter `name` along the flow (the indenter fix's vector holds the force on the
+    indenter, the reaction to what it applies to the atoms)."""
     axis = AXES.index(layout.flow_axis or "x")
     return f"f_{INDENT_PREFIX}{name}[{axis + 1}]"
+
+
+FORCE_AVERAGE = "forceavg"
+
+
+def averaged_forces(layout: Layout, drag: bool, wall_force: bool) -> list[tuple[str, str, str]]:
+    """(property, label, instantaneous value) of every force measured, in column order: the drag
+    on each indenter, then the force on the walls per axis."""
+    out = [("drag_force", i.name, drag_value(layout, i.name)) for i in layout.indenters] if drag else []
+    if wall_force:
+        out += [("wall_force", axis, f"v_{WALL_FORCE_PREFIX}{axis}") for axis in wall_force_variables(layout)]
+    return out
+
+
+def force_averages(layout: Layout, drag: bool, wall_force: bool, every: int) -> list[str]:
+    """Forces averaged over every step of each thermo interval (fix ave/time 1 N N): a thermo row
+    then holds the mean of the interval before it, not one spiky sample (its first row is 0)."""
+    lines = [line for lines in wall_force_variables(layout).values() for line in lines] if wall_force else []
+    values = " ".join(v for _, _, v in averaged_forces(layout, drag, wall_force))
+    return lines + [f"fix             {FORCE_AVERAGE} all ave/time 1 {every} {every} {values}"]
+
+
+def force_columns(layout: Layout, drag: bool, wall_force: bool) -> list[str]:
+    n = len(averaged_forces(layout, drag, wall_force))
+    return [f"f_{FORCE_AVERAGE}"] if n == 1 else [f"f_{FORCE_AVERAGE}[{k + 1}]" for k in range(n)]  # one: a scalar
+
+
+def wall_force_variables(layout: Layout) -> dict[str, list[str]]:
+    """axis -> the variable lines summing, over every wall normal to that axis, the force the atoms
+    exert on it (a fix wall's vector holds that force per face: the reaction to what the wall
+    applies to the atoms)."""
+    terms: dict[str, list[str]] = {}
+    for n, w in enumerate(layout.walls):
+        if w.style != "lj93":  # wall/reflect records no force
+            continue
+        for k, face in enumerate(w.faces):
+            terms.setdefault(face[0], []).append(f"f_wall{n + 1}[{k + 1}]")
+    return {axis: [f"variable        {WALL_FORCE_PREFIX}{axis} equal {'+'.join(t)}"] for axis, t in terms.items()}
+
+
+WALL_FORCE_PREFIX = "wallforce_"

@@ -19,7 +19,7 @@ import numpy as np
 
 from simagent.described.model import SimulationDescription, Stage
 from simagent.described.solids import ShearFlow
-from simagent.errors import ReadError
+from simagent.errors import CalculationFailed, ReadError
 from simagent.models import Result
 from tools.lammps.potentials import PotentialEntry, pair_commands
 
@@ -125,34 +125,99 @@ def read_stress_strain(path: Path) -> tuple[np.ndarray, np.ndarray]:
     return table[:, 0], table[:, 1]
 
 
-def youngs_modulus(job_dir: Path, desc: SimulationDescription, job: str) -> Result:
-    """E: slope of the stress-strain curve of the last deformation stage over its initial linear
-    part (tools.lammps.protocols.tensile.fit_linear_region: the window [0, end] halves until its two
-    halves' slopes agree), in GPa (or reduced units)."""
-    from tools.lammps.protocols.tensile import MIN_POINTS, fit_linear_region  # the protocols import this module
-
+def _curve(job_dir: Path, desc: SimulationDescription) -> tuple[int, Stage, np.ndarray, np.ndarray]:
+    """The last deformation stage and its stress-strain record (stress in GPa, or reduced units;
+    a compression's signs flipped so that loading is positive)."""
     index = max(i for i, s in enumerate(desc.stages) if s.deform is not None)
     stage = desc.stages[index]
-    assert stage.deform is not None and desc.timestep
+    assert stage.deform is not None
     path = job_dir / STRESS_STRAIN_FILE
     if not path.is_file():
         raise ReadError(f"no {STRESS_STRAIN_FILE} in {job_dir}")
     strain, stress = read_stress_strain(path)
-    sign = 1.0 if stage.deform.rate > 0 else -1.0  # compression: fit the magnitudes
-    strain, stress = sign * strain, sign * stress * TO_GPA.get(desc.units or "lj", 1.0)
+    sign = 1.0 if stage.deform.rate > 0 else -1.0
+    return index, stage, sign * strain, sign * stress * TO_GPA.get(desc.units or "lj", 1.0)
+
+
+def _modulus_fit(desc: SimulationDescription, stage: Stage, strain: np.ndarray, stress: np.ndarray) -> dict:
+    from tools.lammps.protocols.tensile import MIN_POINTS, fit_linear_region  # the protocols import this module
+
+    assert stage.deform is not None and desc.timestep
     per_sample = abs(stage.deform.rate) * desc.timestep * sample_every(desc, stage)
     end = max(FIT_END, 2 * MIN_POINTS * per_sample)
-    fit = fit_linear_region(strain, stress, 0.0, end, min_window=max(0.001, MIN_POINTS * per_sample),
-                            tolerance=LINEARITY_TOLERANCE)
-    unit = "GPa" if desc.units in TO_GPA else "reduced"
-    d, shrunk = stage.deform, ", shrunk until its halves agree within 5 %" if fit["shrunk"] else ""
-    return Result(quantity="youngs_modulus", value=fit["slope"], unit=unit, uncertainty=fit["se"], job=job,
-                  data_file=STRESS_STRAIN_FILE, log="log.lammps",
+    return fit_linear_region(strain, stress, 0.0, end, min_window=max(0.001, MIN_POINTS * per_sample),
+                             tolerance=LINEARITY_TOLERANCE)
+
+
+def _fit_words(fit: dict) -> str:
+    shrunk = ", shrunk until its halves agree within 5 %" if fit["shrunk"] else ""
+    return (f"fit window strain {fit['start']:g} to {fit['end']:.4g} ({fit['points']} samples{shrunk}; half-window "
+            f"slopes {fit['half_slopes'][0]:.4g} and {fit['half_slopes'][1]:.4g})")
+
+
+def youngs_modulus(job_dir: Path, desc: SimulationDescription, job: str) -> Result:
+    """E: slope of the stress-strain curve of the last deformation stage over its initial linear
+    part (tools.lammps.protocols.tensile.fit_linear_region: the window [0, end] halves until its two
+    halves' slopes agree), in GPa (or reduced units)."""
+    index, stage, strain, stress = _curve(job_dir, desc)
+    fit = _modulus_fit(desc, stage, strain, stress)
+    d = stage.deform
+    assert d is not None
+    return Result(quantity="youngs_modulus", value=fit["slope"], unit="GPa" if desc.units in TO_GPA else "reduced",
+                  uncertainty=fit["se"], job=job, data_file=STRESS_STRAIN_FILE, log="log.lammps",
                   method=(f"least-squares slope of engineering stress (-p{d.axis}{d.axis}) against engineering strain "
-                          f"of stage {index + 1} ({d.style} {d.rate:g} along {d.axis}), fit window strain "
-                          f"{fit['start']:g} to {fit['end']:.4g} ({fit['points']} samples{shrunk}; half-window slopes "
-                          f"{fit['half_slopes'][0]:.4g} and {fit['half_slopes'][1]:.4g}); ± is the slope's standard "
-                          "error inflated by the residuals' correlation"))
+                          f"of stage {index + 1} ({d.style} {d.rate:g} along {d.axis}), {_fit_words(fit)}; ± is the "
+                          "slope's standard error inflated by the residuals' correlation"))
+
+
+PEAK_DROP = 0.05  # an ultimate stress needs the curve to fall this far (relative) after its maximum
+YIELD_OFFSET = 0.002  # the 0.2 % offset of the usual engineering yield definition
+
+
+def ultimate_point(strain: np.ndarray, stress: np.ndarray) -> tuple[float, float]:
+    """(strain, stress) at the curve's maximum; CalculationFailed unless the stress then falls by
+    PEAK_DROP of it (else the loading stopped before the peak)."""
+    k = int(np.argmax(stress))
+    peak = float(stress[k])
+    if peak <= 0 or not np.any(stress[k:] < (1 - PEAK_DROP) * peak):
+        raise CalculationFailed(f"the stress still rises at the end of the loading (strain {strain[-1]:.4g}): no "
+                                "ultimate stress was reached")
+    return float(strain[k]), peak
+
+
+def offset_yield(strain: np.ndarray, stress: np.ndarray, modulus: float,
+                 offset: float = YIELD_OFFSET) -> tuple[float, float]:
+    """(strain, stress) where the curve first falls below the line E (strain - offset), linearly
+    interpolated between samples; CalculationFailed when it never does."""
+    gap = stress - modulus * (strain - offset)
+    below = np.flatnonzero((gap <= 0) & (strain > offset))
+    if below.size == 0 or below[0] == 0:
+        raise CalculationFailed(f"the curve never falls below the {offset:.1%} offset line: no yield point")
+    k = int(below[0])
+    t = gap[k - 1] / (gap[k - 1] - gap[k])
+    return (float(strain[k - 1] + t * (strain[k] - strain[k - 1])),
+            float(stress[k - 1] + t * (stress[k] - stress[k - 1])))
+
+
+def strength(job_dir: Path, desc: SimulationDescription, job: str, which: str) -> Result:
+    """`ultimate_stress`: the maximum engineering stress of the last deformation stage; `yield_stress`:
+    the 0.2 % offset yield stress, with E from the same fit as youngs_modulus."""
+    index, stage, strain, stress = _curve(job_dir, desc)
+    d = stage.deform
+    assert d is not None
+    where = f"stage {index + 1} ({d.style} {d.rate:g} along {d.axis})"
+    unit = "GPa" if desc.units in TO_GPA else "reduced"
+    if which == "ultimate_stress":
+        at, value = ultimate_point(strain, stress)
+        how = (f"maximum engineering stress (-p{d.axis}{d.axis}) of {where}, at strain {at:.4g} (the stress then "
+               f"falls by more than {PEAK_DROP:.0%})")
+    else:
+        fit = _modulus_fit(desc, stage, strain, stress)
+        at, value = offset_yield(strain, stress, fit["slope"])
+        how = (f"0.2 % offset yield stress of {where}: where the curve crosses E (strain - 0.002), at strain "
+               f"{at:.4g}; E = {fit['slope']:.4g} from the {_fit_words(fit)}")
+    return Result(quantity=which, value=value, unit=unit, job=job, data_file=STRESS_STRAIN_FILE, log="log.lammps",
+                  method=how)
 
 
 def shear_stress(block: dict[str, np.ndarray], desc: SimulationDescription, job: str) -> Result:

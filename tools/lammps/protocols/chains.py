@@ -166,6 +166,20 @@ class ChainMeltParams(BaseModel):
         "timestep": Default(0.01, "0.01 tau: stable for FENE/WCA at T* = 1 (Kremer & Grest used 0.006-0.013)",
                             KG_1990),
         "langevin_damp": Default(2.0, "Gamma = 0.5/tau, the Langevin friction of Kremer & Grest (1990)", KG_1990),
+        "pair_cutoff": Default(WCA_CUTOFF, "2^(1/6) sigma, shifted: purely repulsive WCA beads, a good-solvent melt "
+                               "(Kremer & Grest 1990)", KG_1990, shown="{value:.6f} sigma"),
+        "n_chains": Default(MIN_BEADS, f"at least {MIN_BEADS} beads, box edge > 2 x the expected end-to-end "
+                            "distance (~{ree:.2g})", shown="{n_chains}"),
+        "equilibration_steps": Default("2 Rouse times", "max(200 tau, 2 x the Rouse time estimate N^2 tau = "
+                                       "{rouse:g} tau), then equilibration detection trims more", shown="{steps}"),
+        "production_steps": Default("5 Rouse times", "max(500 tau, 5 Rouse times): chain averages to ~1-2 %",
+                                    shown="{steps}"),
+        "seed": Default(12345, "fixed seed for the random walks and the thermostat: reruns are reproducible"),
+        "model": Default("Kremer-Grest", "FENE K = 30, R0 = 1.5; WCA eps = sigma = 1 (Kremer & Grest 1990)", KG_1990),
+        "start": Default("random walks + soft push-off", f"bond {START_BOND_LENGTH}, second neighbours >= "
+                         f"{START_MIN_SECOND_NEIGHBOUR} (Kremer & Grest 1990); soft push-off {PUSHOFF_STEPS} steps to "
+                         f"A = {PUSHOFF_PREFACTOR:g} (after Auhl et al. 2003)",
+                         "Kremer & Grest 1990; Auhl et al., J. Chem. Phys. 119, 12718 (2003)"),
     }
 
     chain_length: int = Field(ge=2, le=MAX_CHAIN_LENGTH)
@@ -227,7 +241,38 @@ def reduced_state_value(key: str, quantity: Quantity | None) -> float | None:
 
 
 def melt_parameters(spec: TaskSpec, name: str, record: DefaultsLog, need_trajectory: bool) -> ChainMeltParams:
-    """Kremer-Grest melt parameters from a polymer spec (chain length required)."""
+    """Kremer-Grest melt parameters from a polymer spec (chain length required); the defaults are
+    ChainMeltParams.DEFAULTS, reported to `record` when the request leaves them out."""
+    record.declared = ChainMeltParams.DEFAULTS
+    chain_length = _chain_length(spec, name)
+    pair_cutoff = _pair_cutoff(spec.potential, record)
+    cond, ctrl = spec.conditions, spec.controls
+    values = {key: record.take(key, reduced_state_value(key, quantity))
+              for key, quantity in (("density", cond.density), ("temperature", cond.temperature))}
+    if cond.pressure is not None:
+        record("conditions.pressure", "ignored", "fixed-density run: pressure is an output")
+    if values["density"] >= 1.2:
+        raise RequestError(f"bead density {values['density']:g} is beyond a liquid melt (KG: 0.85)")
+    if ctrl.ensemble in ("npt", "nve"):
+        raise RequestError("the Kremer-Grest protocol runs Langevin NVT (fixed density)")
+    timestep = record.take("timestep", timestep_in(ctrl.timestep, "lj") if ctrl.timestep is not None else None)
+    damp = record.take("langevin_damp")
+    n_chains = _chain_count(ctrl.n_atoms, chain_length, values["density"], need_trajectory, record)
+    thermo_every = 100
+    equilibration, production = _run_lengths(ctrl, chain_length, timestep, thermo_every, record)
+    seed = record.take("seed", ctrl.seed)
+    record.report("model")
+    record.report("start")
+    return ChainMeltParams(
+        chain_length=chain_length, n_chains=n_chains, density=values["density"],
+        temperature=values["temperature"], pair_cutoff=pair_cutoff, timestep=timestep, langevin_damp=damp,
+        equilibration_steps=equilibration, production_steps=production, thermo_every=thermo_every,
+        dump_every=thermo_every if need_trajectory else 0, seed=seed,
+    )  # fmt: skip
+
+
+def _chain_length(spec: TaskSpec, name: str) -> int:
+    """Beads per chain of a bead-spring polymer request in LJ units (required, 2..MAX_CHAIN_LENGTH)."""
     system = spec.system
     if system is None or system.kind != "polymer":
         raise RequestError(f"{name} needs a bead-spring polymer (kind 'polymer')")
@@ -243,49 +288,35 @@ def melt_parameters(spec: TaskSpec, name: str, record: DefaultsLog, need_traject
             f"chains of {chain_length} beads are entangled (N_e ~ 85 in the KG melt): plain MD cannot equilibrate "
             f"them; at most {MAX_CHAIN_LENGTH} beads"
         )
-    pot = spec.potential
+    return chain_length
+
+
+def _pair_cutoff(pot, record: DefaultsLog) -> float:
+    """The bead pair cutoff in sigma: the request's (not below the WCA minimum), else the WCA one."""
     if pot is not None and pot.family not in (None, "lj"):
         raise RequestError(f"the Kremer-Grest model uses LJ (WCA) and FENE, not {pot.family}")
-    if pot is not None and pot.cutoff is not None:
-        if norm_unit(pot.cutoff.unit) not in REDUCED | {"sigma", "σ"}:
-            raise RequestError(f"give the bead-spring pair cutoff in sigma, not {pot.cutoff.unit!r}")
-        pair_cutoff = pot.cutoff.value
-        if pair_cutoff < WCA_CUTOFF - 1e-6:
-            raise RequestError(f"a pair cutoff below 2^(1/6) sigma ({pot.cutoff.value:g}) cuts the repulsion")
-    else:
-        pair_cutoff = WCA_CUTOFF
-        record(
-            "pair_cutoff",
-            f"{WCA_CUTOFF:.6f} sigma",
-            "2^(1/6) sigma, shifted: purely repulsive WCA beads, a good-solvent melt (Kremer & Grest 1990)",
-        )
-    cond, ctrl = spec.conditions, spec.controls
-    record.declared = ChainMeltParams.DEFAULTS
-    values = {key: record.take(key, reduced_state_value(key, quantity))
-              for key, quantity in (("density", cond.density), ("temperature", cond.temperature))}
-    if cond.pressure is not None:
-        record("conditions.pressure", "ignored", "fixed-density run: pressure is an output")
-    if values["density"] >= 1.2:
-        raise RequestError(f"bead density {values['density']:g} is beyond a liquid melt (KG: 0.85)")
-    if ctrl.ensemble in ("npt", "nve"):
-        raise RequestError("the Kremer-Grest protocol runs Langevin NVT (fixed density)")
-    timestep = record.take("timestep", timestep_in(ctrl.timestep, "lj") if ctrl.timestep is not None else None)
-    damp = record.take("langevin_damp")
-    # enough chains for the average and a box wider than twice the expected end-to-end distance
-    # (Kremer & Grest: <R^2> ~ 1.7 (N - 1) for long chains), so a chain does not meet its own image
+    if pot is None or pot.cutoff is None:
+        return record.report("pair_cutoff")
+    if norm_unit(pot.cutoff.unit) not in REDUCED | {"sigma", "σ"}:
+        raise RequestError(f"give the bead-spring pair cutoff in sigma, not {pot.cutoff.unit!r}")
+    if pot.cutoff.value < WCA_CUTOFF - 1e-6:
+        raise RequestError(f"a pair cutoff below 2^(1/6) sigma ({pot.cutoff.value:g}) cuts the repulsion")
+    return pot.cutoff.value
+
+
+def _chain_count(n_atoms: int | None, chain_length: int, density: float, need_trajectory: bool,
+                 record: DefaultsLog) -> int:
+    """Enough chains for the average and a box wider than twice the expected end-to-end distance
+    (Kremer & Grest: <R^2> ~ 1.7 (N - 1) for long chains), so a chain does not meet its own image."""
     expected_ree = math.sqrt(1.7 * (chain_length - 1))
-    min_for_box = math.ceil(values["density"] * (2 * expected_ree) ** 3 / chain_length)
-    if ctrl.n_atoms is not None:
-        n_chains = max(1, round(ctrl.n_atoms / chain_length))
-        if n_chains * chain_length != ctrl.n_atoms:
+    min_for_box = math.ceil(density * (2 * expected_ree) ** 3 / chain_length)
+    if n_atoms is not None:
+        n_chains = max(1, round(n_atoms / chain_length))
+        if n_chains * chain_length != n_atoms:
             record("n_atoms", n_chains * chain_length, f"a whole number of {chain_length}-bead chains")
     else:
         n_chains = max(math.ceil(MIN_BEADS / chain_length), min_for_box)
-        record(
-            "n_chains",
-            n_chains,
-            f"at least {MIN_BEADS} beads, box edge > 2 x the expected end-to-end distance (~{expected_ree:.2g})",
-        )
+        record.report("n_chains", n_chains=n_chains, ree=expected_ree)
     if n_chains < min_for_box and need_trajectory:
         record(
             "n_chains",
@@ -293,43 +324,25 @@ def melt_parameters(spec: TaskSpec, name: str, record: DefaultsLog, need_traject
             f"WARNING: box edge below 2 x the expected end-to-end distance "
             f"{expected_ree:.2g}; chains may feel their periodic images (use >= {min_for_box} chains)",
         )
+    return n_chains
+
+
+def _run_lengths(ctrl, chain_length: int, timestep: float, thermo_every: int, record: DefaultsLog) -> tuple[int, int]:
+    """Equilibration and production steps: the request's (production rounded up to whole thermo
+    intervals), else multiples of the Rouse time estimate N^2 tau."""
     rouse = ROUSE_TAU_PER_N2 * chain_length**2
-    thermo_every = 100
-    if ctrl.equilibration_steps is not None:
-        equilibration = ctrl.equilibration_steps
-    else:
+    equilibration = ctrl.equilibration_steps
+    if equilibration is None:
         equilibration = thermo_every * math.ceil(max(200.0, 2 * rouse) / timestep / thermo_every)
-        record(
-            "equilibration_steps",
-            equilibration,
-            f"max(200 tau, 2 x the Rouse time estimate N^2 tau = "
-            f"{rouse:g} tau), then equilibration detection trims more",
-        )
+        record.report("equilibration_steps", steps=equilibration, rouse=rouse)
     if ctrl.production_steps is not None:
         production = thermo_every * max(1, math.ceil(ctrl.production_steps / thermo_every))
         if production != ctrl.production_steps:
             record("production_steps", production, f"rounded up to a multiple of {thermo_every}")
     else:
         production = thermo_every * math.ceil(max(500.0, 5 * rouse) / timestep / thermo_every)
-        record("production_steps", production, "max(500 tau, 5 Rouse times): chain averages to ~1-2 %")
-    seed = ctrl.seed
-    if seed is None:
-        seed = 12345
-        record("seed", seed, "fixed seed for the random walks and the thermostat: reruns are reproducible")
-    record("model", "Kremer-Grest", "FENE K = 30, R0 = 1.5; WCA eps = sigma = 1 (Kremer & Grest 1990)")
-    record(
-        "start",
-        "random walks + soft push-off",
-        f"bond {START_BOND_LENGTH}, second neighbours >= "
-        f"{START_MIN_SECOND_NEIGHBOUR} (Kremer & Grest 1990); soft push-off {PUSHOFF_STEPS} steps to "
-        f"A = {PUSHOFF_PREFACTOR:g} (after Auhl et al. 2003)",
-    )
-    return ChainMeltParams(
-        chain_length=chain_length, n_chains=n_chains, density=values["density"],
-        temperature=values["temperature"], pair_cutoff=pair_cutoff, timestep=timestep, langevin_damp=damp,
-        equilibration_steps=equilibration, production_steps=production, thermo_every=thermo_every,
-        dump_every=thermo_every if need_trajectory else 0, seed=seed,
-    )  # fmt: skip
+        record.report("production_steps", steps=production)
+    return equilibration, production
 
 
 def melt_job(protocol: str, p: ChainMeltParams) -> Job:

@@ -26,8 +26,8 @@ from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average
 from tools.lammps.described import EROT_COLUMN, GK_COLUMNS, MSD_COLUMN, MSD_COM, RDF_FILE, SLOPE_COLUMN, render
-from tools.lammps.described_groups import drag_column
-from tools.lammps.described_solids import shear_stress, youngs_modulus
+from tools.lammps.described_groups import averaged_forces, force_columns, wall_force_variables
+from tools.lammps.described_solids import shear_stress, strength, youngs_modulus
 from tools.lammps.parse import read_output
 
 JOB_ID = "described"
@@ -43,8 +43,10 @@ MOTION_PROPERTIES = {"mean_squared_displacement": MSD_COLUMN, "self_diffusion_co
 VISCOSITY = "shear_viscosity"  # Green-Kubo, when the description states its sampling
 ROTATION = "rotational_energy_per_atom"  # finite spheres (dipolar), compute erotate/sphere
 DRAG = "drag_force"  # the force of a flow on each indenter obstacle, along the flow
+WALL_FORCE = "wall_force"  # per axis, the force the atoms exert on the LJ 9-3 walls normal to it
 SHEAR_STRESS = "shear_stress"  # of an imposed shear flow (tools.lammps.described_solids)
 YOUNG = "youngs_modulus"  # from the stress-strain record of a deformation stage (tools.lammps.described_solids)
+STRENGTHS = frozenset({"yield_stress", "ultimate_stress"})  # of the same stress-strain record
 # the unit of each thermo quantity per unit style (LAMMPS units command)
 UNITS: dict[str, dict[str, str]] = {
     "lj": {"energy": "reduced", "temperature": "reduced", "pressure": "reduced", "volume": "reduced",
@@ -74,7 +76,7 @@ class DescribedRun(Protocol):
     name = "lammps/described"
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
-        frozenset(MOTION_PROPERTIES) | {VISCOSITY, ROTATION, DRAG, YOUNG, SHEAR_STRESS}
+        frozenset(MOTION_PROPERTIES) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG, SHEAR_STRESS} | STRENGTHS
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -87,14 +89,16 @@ class DescribedRun(Protocol):
         desc = _description(spec)
         wants_gk = any(p.name == VISCOSITY for p in spec.properties)
         wants_rotation = any(p.name == ROTATION for p in spec.properties)
-        wants_young = any(p.name == YOUNG for p in spec.properties)
+        wants_young = any(p.name == YOUNG or p.name in STRENGTHS for p in spec.properties)
         wants_drag = any(p.name == DRAG for p in spec.properties)
         obstacles = desc.layout is not None and bool(desc.layout.indenters)
+        walls = desc.layout is not None and bool(wall_force_variables(desc.layout))
+        wants_walls = any(p.name == WALL_FORCE for p in spec.properties)
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
             desc.dipoles is not None or not wants_rotation) and (
             any(s.deform for s in desc.stages) or not wants_young) and (
             any(s.shear for s in desc.stages) or all(p.name != SHEAR_STRESS for p in spec.properties)) and (
-            obstacles or not wants_drag)
+            obstacles or not wants_drag) and (walls or not wants_walls)
 
     def parameters(self, spec: TaskSpec) -> tuple[BaseModel, list[DefaultApplied]]:
         desc = _description(spec)
@@ -116,7 +120,7 @@ class DescribedRun(Protocol):
         text = render(p.description, rdf=rdf, msd="mean_squared_displacement" in p.properties,
                       diffusion="self_diffusion_coefficient" in p.properties, viscosity=VISCOSITY in p.properties,
                       rotation=ROTATION in p.properties, drag=DRAG in p.properties,
-                      shear_stress=SHEAR_STRESS in p.properties)
+                      wall_force=WALL_FORCE in p.properties, shear_stress=SHEAR_STRESS in p.properties)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text}, time_limit_s=p.time_limit_s)]
 
@@ -144,12 +148,15 @@ class DescribedRun(Protocol):
                 results.append(_thermo(name, block, units, where))
             elif name == VISCOSITY:
                 results.append(_viscosity(block, desc, where))
-            elif name == DRAG:
-                results += _drag(block, desc, where)
+            elif name in (DRAG, WALL_FORCE) and not any(r.property == name for r in results):
+                results += [r for r in _forces(block, desc, where, p.properties) if r.property not in
+                            {x.property for x in results}]
             elif name == YOUNG:
                 results.append(youngs_modulus(job_dir, desc, JOB_ID))
             elif name == SHEAR_STRESS:
                 results.append(shear_stress(block, desc, JOB_ID))
+            elif name in STRENGTHS:
+                results.append(strength(job_dir, desc, JOB_ID, name))
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)
@@ -171,23 +178,34 @@ def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], wher
                          f"{series.size} samples; standard error by block averaging")
 
 
-def _drag(block: dict[str, np.ndarray], desc: SimulationDescription, where: str) -> list[Result]:
-    """The time-averaged force on each indenter obstacle along the flow, labelled by the obstacle."""
+def _forces(block: dict[str, np.ndarray], desc: SimulationDescription, where: str, properties: list[str]
+            ) -> list[Result]:
+    """The time-averaged drag on each indenter obstacle along the flow (labelled by the obstacle) and,
+    per axis, the total force the atoms exert on the LJ 9-3 walls normal to it (labelled x, y, z).
+    Each thermo row holds the mean over the interval before it (fix ave/time); the first row (0,
+    nothing averaged yet) is left out."""
     layout = desc.layout
-    if layout is None or not layout.indenters:
-        raise ReadError("the description places no obstacle whose drag could be measured")
+    if layout is None:
+        raise ReadError("the description places no obstacle or wall whose force could be measured")
+    drag, walls = DRAG in properties, WALL_FORCE in properties
+    columns = force_columns(layout, drag, walls)
     out = []
-    for ind in layout.indenters:
-        column = drag_column(layout, ind.name)
+    for (prop, label, value), column in zip(averaged_forces(layout, drag, walls), columns, strict=True):
         if column not in block:
             raise ReadError(f"thermo column {column} missing")
-        mean, err = block_average(block[column])
-        x, y, z = ind.center
-        out.append(Result(quantity=DRAG, label=ind.name, value=mean, uncertainty=err, job=JOB_ID, log="log.lammps",
+        series = block[column][1:]
+        mean, err = block_average(series)
+        if prop == DRAG:
+            ind = next(i for i in layout.indenters if i.name == label)
+            x, y, z = ind.center
+            what = (f"the force on indenter {label} (centre {x:g} {y:g} {z:g}, radius {ind.radius:g}) along the flow "
+                    f"({layout.flow_axis or 'x'})")
+        else:
+            what = f"the sum over the walls normal to {label} of the force the atoms exert on each (fix wall/lj93)"
+        out.append(Result(quantity=prop, label=label, value=mean, uncertainty=err, job=JOB_ID, log="log.lammps",
                           unit=UNITS[desc.units or "lj"]["energy"] + ("" if desc.units == "lj" else "/angstrom"),
-                          method=f"average of thermo {column}, the force on indenter {ind.name} (centre {x:g} {y:g} "
-                                 f"{z:g}, radius {ind.radius:g}) along the flow ({layout.flow_axis or 'x'}), over "
-                                 f"{where}, {block[column].size} samples; standard error by block averaging"))
+                          method=f"time average over every step of {where} of {value}, {what}: {series.size} "
+                                 f"interval means (thermo column {column}); standard error by block averaging"))
     return out
 
 
