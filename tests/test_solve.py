@@ -308,7 +308,7 @@ def test_partial_task_keeps_odd_keys_and_explains(tmp_path, settings):
 
 @pytest.mark.engine
 def test_supplied_potential_is_used_by_name(tmp_path, settings):
-    from tools.lammps.engine import wheel_potentials_dir
+    from simagent.materials.potentials import wheel_potentials_dir
 
     task = load_task(FILES / "ni_partial.json")
     folder = tmp_path / "data" / "LAMMPS" / "potentials" / task.id
