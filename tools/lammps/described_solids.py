@@ -20,8 +20,8 @@ import numpy as np
 from simagent.described.model import SimulationDescription, Stage
 from simagent.described.solids import ShearFlow
 from simagent.errors import CalculationFailed, ReadError
+from simagent.materials.potentials import PotentialEntry, pair_commands
 from simagent.models import Result
-from tools.lammps.potentials import PotentialEntry, pair_commands
 
 STRESS_STRAIN_FILE = "stress_strain.dat"
 FIT_END = 0.005  # the modulus fit window ends at 0.5 % strain at the least (the tensile protocol's DEFAULT_FIT_END)
@@ -45,7 +45,7 @@ def lattice_suffix(desc: SimulationDescription) -> str:
 
 
 def potential_lines(desc: SimulationDescription) -> list[str]:
-    """pair_style and pair_coeff of the many-body potential (tools.lammps.potentials.pair_commands)."""
+    """pair_style and pair_coeff of the many-body potential (simagent.materials.potentials.pair_commands)."""
     pot = desc.potential
     assert pot is not None
     entry = PotentialEntry(file=pot.file, elements=pot.file_elements or pot.type_elements, pair_style=pot.style,
