@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, model_validator
 from simagent.described.groups import Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitution
+from simagent.described.special import ContactTracker, Controller
 
 Source = Literal["rules", "llm", "default"]
 UnitsName = Literal["lj", "real", "metal"]
@@ -90,6 +91,7 @@ class Pair(BaseModel):
     tail: bool = False
     mixing: Literal["geometric", "arithmetic", "sixthpower"] | None = None
     three_body: ThreeBody | None = None
+    tracker: ContactTracker | None = None
 
 
 class Velocity(BaseModel):
@@ -147,6 +149,7 @@ class Stage(BaseModel):
     reset_timestep: bool = False
     deform: Deform | None = None
     shear: ShearFlow | None = None
+    controller: Controller | None = None
     evidence: str = ""
 
     @model_validator(mode="after")
