@@ -232,6 +232,23 @@ def test_geometry_rows_of_an_earlier_pass_are_reused_only_where_they_settle_the_
     assert decisive({"error": "worker died"}, 3.8, 0.3) is None
 
 
+def test_pocket_blocking_removes_cages_the_guest_cannot_reach_and_blocks_them(tmp_path):
+    pytest.importorskip("pyzeo")
+    from simagent.materials.frameworks import read_block_file
+
+    # HAKTAR_clean and NOGDAP_clean pass the cavity cut (LCD 8.14 and 6.91 A > 3.8 A) but their windows (PLD 3.27
+    # and 3.49 A, CoRE MOF 2019 table) are narrower than CH4 (3.8 A, Breck 1974): a 1.9 A probe finds no
+    # channel, so the accessibility stage removes both
+    spec = ScreenSpec(entries=["HAKTAR_clean", "NOGDAP_clean"], blocking="zeopp")
+    with pytest.raises(EmptyScreen, match=r"after the 'accessibility' stage .*probe radius 1.9 A.*all 2\b"):
+        run_screen(spec, tmp_path)
+    # the cages are pockets: the widest blocking sphere is the largest cavity (radius = LCD / 2 from the table)
+    for entry, (lcd, _pld) in (("HAKTAR_clean", CORE_GEOMETRY["HAKTAR_clean"]),
+                               ("NOGDAP_clean", CORE_GEOMETRY["NOGDAP_clean"])):
+        spheres = read_block_file(tmp_path / "jobs" / f"zeopp-{entry}" / "framework.block")
+        assert max(r for *_xyz, r in spheres) == pytest.approx(lcd / 2, abs=0.02), entry
+
+
 def test_prescreen_keeps_what_cannot_be_excluded_from_the_top_n():
     # hand-computed with z = 2: the edge (top 1) is a = 10 +/- 1; b: 9 + 2*sqrt(1 + 1) = 11.8 >= 10, kept;
     # c: 5 + 2*sqrt(2) = 7.8 < 10, cut; d: 8.5 + 2*sqrt(0.01 + 1) = 10.5 >= 10, kept
