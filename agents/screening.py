@@ -201,8 +201,10 @@ def zeopp_geometry(spec: ScreenSpec, entries: list[str], kinetic: float, out: Pa
     and the source sentence for the stage report. Entries missing from the result take the CoRE table."""
     from tools.zeopp import coarse_fine as cf
 
+    key = "LCD" if spec.geometry == "cavity" else "PLD"
+
     def settled(rows: dict[str, dict]) -> dict[str, dict]:
-        found = {e: cf.decisive(rows[e], kinetic, spec.min_void_fraction) for e in entries if e in rows}
+        found = {e: cf.decisive(rows[e], kinetic, spec.min_void_fraction, key=key) for e in entries if e in rows}
         return {e: v for e, v in found.items() if v is not None}
 
     reused: dict[str, dict] = {}
@@ -212,12 +214,12 @@ def zeopp_geometry(spec: ScreenSpec, entries: list[str], kinetic: float, out: Pa
             raise RequestError(f"no Zeo++ pass rows at {path} (zeopp_rows)")
         reused = settled(cf.load_rows(path))
     todo = [e for e in entries if e not in reused]
-    rows_path = out / "geometry" / f"zeopp_coarse_fine_{kinetic:g}A_vf{spec.min_void_fraction:g}.jsonl"
+    rows_path = out / "geometry" / f"zeopp_coarse_fine_{key}_{kinetic:g}A_vf{spec.min_void_fraction:g}.jsonl"
     computed: dict[str, dict] = {}
     if todo:
         say(f"geometry: Zeo++ coarse to fine on {len(todo)} entries ({spec.zeopp_workers} worker(s))")
         rows, _workers = cf.measure_all(extract_core_cifs(spec.dataset, todo), rows_path, kinetic,
-                                        spec.min_void_fraction, workers=spec.zeopp_workers)
+                                        spec.min_void_fraction, workers=spec.zeopp_workers, refine=(key,))
         computed = settled(rows)
         failed = [e for e in todo if "error" in rows.get(e, {"error": "not run"})]
     else:
@@ -227,7 +229,8 @@ def zeopp_geometry(spec: ScreenSpec, entries: list[str], kinetic: float, out: Pa
     table = len(entries) - len(values)
     source = (f"Zeo++ coarse to fine (tools/zeopp/coarse_fine.py) for {len(values)} of {len(entries)} entries "
               f"({len(reused)} from {spec.zeopp_rows}, {len(computed)} computed in {rows_path.parent}; "
-              f"{fine} needed the CoRE settings -ha DEF / 5000 samples)")
+              f"{fine} needed the CoRE settings -ha DEF / 5000 samples; the {'PLD' if key == 'LCD' else 'LCD'} "
+              "is the coarse value unless refined, within its band)")
     if table:
         source += (f"; {CORE_LABEL[spec.dataset]} table for {table} ({len(failed)} where Zeo++ failed, "
                    f"{table - len(failed)} where the coarse values do not settle this cut)")
