@@ -24,8 +24,9 @@ from simagent.backends.expert.protocol_text import (
     read_controls,
     read_dynamics,
 )
-from simagent.described import solids
+from simagent.described import solids, special
 from simagent.described.group_reading import read_boundary, read_layout
+from simagent.described.mixture_reading import read_mixture
 from simagent.described.model import (
     Box,
     Dipoles,
@@ -64,7 +65,8 @@ UNSUPPORTED: list[tuple[str, str]] = [
     (r"\beam\b|tersoff|stillinger|\bsw\b potential|meam|airebo|rebo|reax|comb3?\b|\bbop\b|snap\b", "a many-body "
      "potential"),
     (r"granular|hertz|jkr\b|nve/sphere", "granular contact models"),
-    (r"\btracker\b|tracking potential", "pair_style tracker"),
+    (r"\btracker\b|tracking (?:potential|pair)|track(?:s|ing)? (?:the )?(?:pair(?:wise)? )?contacts?|contact[- ]track",
+     "pair_style tracker"),
     (r"\bdeform|shear(?:ed|ing)? (?:flow|rate|velocity)|strain rate|compress", "box or flow deformation"),
     (r"\bregion|cylind|cluster|obstacle|\bwall\b|slab\b", "regions, walls and groups of atoms"),
     (r"\breplicate", "replicate"),
@@ -119,6 +121,7 @@ def read_description(text: str) -> SimulationDescription:
     _stages(desc, low, reduced)
     read_boundary(desc, low)
     read_layout(desc, low, _sentence_dynamics, _complete_dynamics)
+    read_mixture(desc, low, _sentence_dynamics, _complete_dynamics)
     _velocity_for_thermostat(desc)
     solids.attach_shear(desc, low)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
@@ -128,6 +131,8 @@ def read_description(text: str) -> SimulationDescription:
                                                             r"gradient)|\bramp", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.DEFORM_NAME]
     _green_kubo(desc, low)
+    special.read_tracker(desc, low)
+    special.read_controller(desc, low)
     return desc
 
 
@@ -192,7 +197,9 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
     style = ctl.get("lattice")
     if style is None:  # 'a face-centred cubic (fcc) lattice': the lattice word a few words before 'lattice'
         for pattern, name in LATTICE_WORDS:
-            if re.search(rf"(?:{pattern})\)?(?:\s+\w+){{0,2}}\s+lattice\b", low):
+            if re.search(rf"(?:{pattern})\)?(?:\s+\w+){{0,2}}\s+lattice\b", low) or re.search(
+                    rf"\b(?:{pattern})\)?\s+(?:(?:arrangement|structure|packing|configuration|crystal)\b|"
+                    rf"(?:\w+\s+){{0,2}}(?:at|with) (?:an? )?(?:reduced |number )?density\b)", low):
                 style = name
                 break
     if re.search(r"\bdiamond(?:[- ]cubic)?(?: lattice| structure| crystal)", low):
@@ -214,6 +221,11 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
                         low)
         if hit:
             scale, kind = float(hit.group(1)), "constant"
+    if scale is None and desc.units == "lj" and not re.search(r"\b(?:density|spacing|lattice constant|lattice "
+                                                             r"parameter|lattice scale)\b", low):
+        scale, kind = 1.0, "density"
+        desc.note("lattice.scale", "default", "1.0: the text names no density or spacing for the lattice; LAMMPS's "
+                  "lattice scale 1.0 (reduced density 1, as in LAMMPS's own LJ examples)")
     if scale is None:
         desc.missing.append("lattice scale (density or lattice constant)")
         return
@@ -230,6 +242,11 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
         values = [float(v) for v in dims.groups() if v is not None]
         lo, hi = [0.0, 0.0, 0.0], values + [0.0] * (3 - len(values))
         evidence = dims.group(0)
+    elif cube := re.search(rf"\b(?:cube|cubic\s+(?:simulation\s+)?(?:box|cell|domain|dimen[st]ions?))"
+                           rf"(?:\s+(?:of|with))?(?:\s+(?:an?\s+)?(?:side|edge|length|size))?(?:\s+(?:of|=))?\s*{NUM}(?!\s*(?:x|\*|by)\b)",
+                           low):
+        lo, hi = [0.0, 0.0, 0.0], [float(cube.group(1))] * 3
+        evidence = cube.group(0)
     elif ctl.get("cells"):
         n = ctl["cells"]
         values = [float(v) for v in (n * 3 if len(n) == 1 else n)][:3]
@@ -518,8 +535,9 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         if reset:  # applies to the first run stated after it
             events.append((reset.start(), "reset", 0))
         for hit in _RUN.finditer(sentence):
-            if _NOT_RUN.search(sentence[max(0, hit.start() - 40):hit.start()]):
-                continue
+            before = sentence[max(0, hit.start() - 40):hit.start()]
+            if _NOT_RUN.search(before) and not (dyn is not None and re.search(r"\bin $", before)):
+                continue  # 'in N steps' is a run length only in a sentence that names the dynamics
             events.append((hit.start(), "run", int(round(float(hit.group(1))))))
         mini = _MINIMIZE.search(sentence)
         if mini and not minimized and not re.search(r"(?:post|after)[- ]?\s*(?:the )?(?:energy )?$",
