@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from simagent.described.groups import Layout
+from simagent.described.molecular import MolecularSystem
 from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitution
 from simagent.described.special import ContactTracker, Controller
 
@@ -172,6 +173,8 @@ class SimulationDescription(BaseModel):
     pair: Pair | None = None
     potential: PotentialFile | None = Field(default=None, description="a many-body potential read from a file")
     substitutions: list[Substitution] = Field(default_factory=list)
+    molecular: MolecularSystem | None = Field(default=None, description="water, ions: kinds, templates, "
+                                              "charges, constraints, long-range electrostatics")
     dipoles: Dipoles | None = None
     neighbor_skin: float | None = None
     neighbor_every: int | None = None
