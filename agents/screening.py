@@ -17,6 +17,10 @@ Stages (each reported with its rule, how many entries went in and out, and which
    - "window": the previous cut, PLD above the kinetic diameter (the guest passes the narrowest window);
 3. structure and size: the CIF reads and passes the structure checks, at most `max_atoms` atoms per
    unit cell;
+   then, with `blocking` "zeopp", accessibility: a Zeo++ channel analysis (pore_geometry protocol,
+   probe radius = half the kinetic diameter) of each entry; entries without a channel the guest can travel
+   are removed, and the pockets it cannot reach are blocked in every GCMC/Widom run (RASPA BlockPockets,
+   the spheres Zeo++ wrote). Default "none": no blocking, as in the recall reference runs;
 4. pre-screen, `prescreen`:
    - "gcmc" (default): a short GCMC at the requested temperature and pressure for every entry left
      (`prescreen_init_cycles` + `prescreen_cycles`, its own seed); an entry goes on unless its short-run
@@ -86,6 +90,9 @@ class ScreenSpec(BaseModel):
     zeopp_rows: str | None = Field(default=None, description="rows (JSON lines) of an earlier coarse-to-fine pass "
                                    "(benchmarks/zeopp_fsr_all.py) to reuse before computing; geometry_source zeopp")
     zeopp_workers: int = Field(default=1, ge=1, description="Zeo++ worker processes for geometry_source zeopp")
+    blocking: Literal["none", "zeopp"] = Field(
+        default="none", description="zeopp: block the pockets the guest cannot reach (Zeo++ channel analysis with a "
+        "probe of the guest's kinetic radius) and remove entries with no channel; none: fill every cavity")
     geometry_cut: bool = Field(default=True, description="False: the geometry stage passes every entry "
                                "(exhaustive reference runs of benchmarks/screen_recall.py)")
     max_atoms: int = Field(default=1000, ge=1, description="atoms per unit cell")
@@ -194,8 +201,10 @@ def zeopp_geometry(spec: ScreenSpec, entries: list[str], kinetic: float, out: Pa
     and the source sentence for the stage report. Entries missing from the result take the CoRE table."""
     from tools.zeopp import coarse_fine as cf
 
+    key = "LCD" if spec.geometry == "cavity" else "PLD"
+
     def settled(rows: dict[str, dict]) -> dict[str, dict]:
-        found = {e: cf.decisive(rows[e], kinetic, spec.min_void_fraction) for e in entries if e in rows}
+        found = {e: cf.decisive(rows[e], kinetic, spec.min_void_fraction, key=key) for e in entries if e in rows}
         return {e: v for e, v in found.items() if v is not None}
 
     reused: dict[str, dict] = {}
@@ -205,12 +214,12 @@ def zeopp_geometry(spec: ScreenSpec, entries: list[str], kinetic: float, out: Pa
             raise RequestError(f"no Zeo++ pass rows at {path} (zeopp_rows)")
         reused = settled(cf.load_rows(path))
     todo = [e for e in entries if e not in reused]
-    rows_path = out / "geometry" / f"zeopp_coarse_fine_{kinetic:g}A_vf{spec.min_void_fraction:g}.jsonl"
+    rows_path = out / "geometry" / f"zeopp_coarse_fine_{key}_{kinetic:g}A_vf{spec.min_void_fraction:g}.jsonl"
     computed: dict[str, dict] = {}
     if todo:
         say(f"geometry: Zeo++ coarse to fine on {len(todo)} entries ({spec.zeopp_workers} worker(s))")
         rows, _workers = cf.measure_all(extract_core_cifs(spec.dataset, todo), rows_path, kinetic,
-                                        spec.min_void_fraction, workers=spec.zeopp_workers)
+                                        spec.min_void_fraction, workers=spec.zeopp_workers, refine=(key,))
         computed = settled(rows)
         failed = [e for e in todo if "error" in rows.get(e, {"error": "not run"})]
     else:
@@ -220,7 +229,8 @@ def zeopp_geometry(spec: ScreenSpec, entries: list[str], kinetic: float, out: Pa
     table = len(entries) - len(values)
     source = (f"Zeo++ coarse to fine (tools/zeopp/coarse_fine.py) for {len(values)} of {len(entries)} entries "
               f"({len(reused)} from {spec.zeopp_rows}, {len(computed)} computed in {rows_path.parent}; "
-              f"{fine} needed the CoRE settings -ha DEF / 5000 samples)")
+              f"{fine} needed the CoRE settings -ha DEF / 5000 samples; the {'PLD' if key == 'LCD' else 'LCD'} "
+              "is the coarse value unless refined, within its band)")
     if table:
         source += (f"; {CORE_LABEL[spec.dataset]} table for {table} ({len(failed)} where Zeo++ failed, "
                    f"{table - len(failed)} where the coarse values do not settle this cut)")
@@ -247,7 +257,7 @@ def _prescreen_cycles(spec: ScreenSpec) -> str:
 def _run_jobs(jobs: dict[str, Job], root: Path, executor: Executor | None, say: ProgressFn, what: str,
               failed: dict[str, str]) -> dict[str, Path]:
     """Run the jobs (finished ones reused); entry -> job folder of those that succeeded."""
-    say(f"{what}: {len(jobs)} RASPA job(s)")
+    say(f"{what}: {len(jobs)} job(s)")
     records = run_plan(Plan(jobs=list(jobs.values())), root, executor,
                        status=lambda p: say(f"{what}: {p.line()}"), notice=say)
     done = {}
@@ -260,9 +270,45 @@ def _run_jobs(jobs: dict[str, Job], root: Path, executor: Executor | None, say: 
     return done
 
 
+def pocket_blocks(spec: ScreenSpec, n_atoms: dict[str, int], kinetic: float, root: Path, executor: Executor | None,
+                  say: ProgressFn, failed: dict[str, str]) -> dict[str, dict]:
+    """Zeo++ channel analysis (pore_geometry protocol's job, -ha DEF network) of each entry (entry -> atoms per
+    cell, as the funnel's structure stage read it) with a probe of radius kinetic / 2, job folders
+    root/zeopp-<entry>: entry -> channels, pockets, the RASPA .block file of the pockets and its sphere count;
+    failures go to `failed`. The entries already passed the funnel's own structure checks."""
+    import hashlib
+
+    from simagent.materials.structures import REF_PREFIX, resolve
+    from tools.zeopp.parse import read_results
+    from tools.zeopp.protocols.geometry import FrameworkStructure, PoreGeometry, PoreGeometryParams
+
+    geometry = PoreGeometry()
+    jobs = {}
+    for entry, atoms in n_atoms.items():
+        resolved = resolve(f"{REF_PREFIX[spec.dataset]}:{entry}")
+        structure = FrameworkStructure(ref=resolved.ref, id=resolved.id, name=resolved.name, source=resolved.source,
+                                       how=resolved.how, n_atoms=atoms, formula="", density_g_cm3=0.0,
+                                       sha256=hashlib.sha256(Path(resolved.path).read_bytes()).hexdigest())
+        (job,) = geometry.jobs(PoreGeometryParams(structures=[structure], properties=["channel_dimensionality"],
+                                                  channel_probe_radius=kinetic / 2))
+        job.id = _job_name("zeopp", entry)
+        jobs[entry] = job
+    found = {}
+    for entry, job_dir in _run_jobs(jobs, root, executor, say, "Zeo++ channels and pockets", failed).items():
+        try:
+            data = read_results(job_dir)["channels"]
+            found[entry] = {"channels": data["n_channels"], "pockets": data["n_pockets"],
+                            "spheres": data["n_blocking_spheres"], "block_file": str(job_dir / data["block_file"]),
+                            "job": str(job_dir)}
+        except (SimagentError, KeyError) as exc:
+            failed[_job_name("zeopp", entry)] = f"no channel analysis: {exc}"
+    return found
+
+
 def gcmc_uptakes(spec: ScreenSpec, cifs: dict[str, Path], table: dict[str, dict[str, str]], root: Path,
                  executor: Executor | None, say: ProgressFn, failed: dict[str, str], *, kind: str,
-                 init_cycles: int, cycles: int, seed: int) -> dict[str, tuple[Result, Path]]:
+                 init_cycles: int, cycles: int, seed: int,
+                 blocks: dict[str, dict] | None = None) -> dict[str, tuple[Result, Path]]:
     """GCMC (raspa/gcmc_uptake) of spec.guest at the spec's conditions for each entry, job folders
     root/<kind>-<entry>: entry -> (absolute uptake, job folder); failures go to `failed`."""
     from simagent.materials import forcefields as ff
@@ -279,7 +325,9 @@ def gcmc_uptakes(spec: ScreenSpec, cifs: dict[str, Path], table: dict[str, dict[
     for entry, cif in cifs.items():
         params = GCMCParams(framework=entry, framework_cif=str(cif), precision="quick", guests=[guest],
                             guest_models=ff.default_guest_models("UFF", [guest]), force_field="UFF",
-                            framework_charges="none", temperature_K=spec.temperature_K, blocking="none",
+                            framework_charges="none", temperature_K=spec.temperature_K,
+                            blocking="auto" if blocks else "none",
+                            block_file=blocks[entry]["block_file"] if blocks else None,
                             initialization_cycles=init_cycles, production_cycles=cycles, seed=seed,
                             pressures_Pa=[spec.pressure_bar * 1e5], helium_void_fraction=_float(table[entry], "AV_VF"))
         (job,) = [j for j in gcmc.jobs(params) if j.stage == "gcmc"]
@@ -377,16 +425,23 @@ def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
 
     guest_models = ff.default_guest_models("UFF", [guest])
     common = {"guests": [guest], "guest_models": guest_models, "force_field": "UFF", "framework_charges": "none",
-              "temperature_K": spec.temperature_K, "blocking": "none"}
+              "temperature_K": spec.temperature_K}
     root = out / "jobs"
     failed: dict[str, str] = {}
+    blocks: dict[str, dict] | None = None
+    if spec.blocking == "zeopp":
+        blocks = pocket_blocks(spec, {e: len(structures[e].symbols) for e in sized}, kinetic, root, executor, say,
+                               failed)
+        sized = _pass(stages, "accessibility", f"a channel {guest} can travel (Zeo++ channel analysis, probe radius "
+                      f"{kinetic / 2:g} A = half the kinetic diameter); its unreachable pockets are blocked in RASPA",
+                      sized, [e for e in sized if e in blocks and blocks[e]["channels"] > 0])
 
     def run(jobs: dict[str, Job], what: str) -> dict[str, Path]:
         return _run_jobs(jobs, root, executor, say, what, failed)
 
     def uptakes(entries: list[str], kind: str, init: int, cycles: int, seed: int) -> dict[str, tuple[Result, Path]]:
         return gcmc_uptakes(spec, {e: cifs[e] for e in entries}, table, root, executor, say, failed,
-                            kind=kind, init_cycles=init, cycles=cycles, seed=seed)
+                            kind=kind, init_cycles=init, cycles=cycles, seed=seed, blocks=blocks)
 
     # pre-screen: short GCMC at the conditions, or Widom K_H
     if spec.prescreen == "gcmc":
@@ -405,7 +460,8 @@ def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
         for entry in sized:
             params = WidomParams(framework=entry, framework_cif=str(cifs[entry]), precision="quick",
                                  production_cycles=spec.widom_cycles, helium_void_fraction=1.0,
-                                 seed=spec.seed + 1, **common)
+                                 seed=spec.seed + 1, blocking="auto" if blocks else "none",
+                                 block_file=blocks[entry]["block_file"] if blocks else None, **common)
             (job,) = widom.jobs(params)
             job.id = _job_name("widom", entry)
             widom_params[entry], widom_jobs[entry] = params, job
@@ -451,10 +507,13 @@ def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
         top=rows[:spec.top_n], failed_jobs=failed,
         simplifications=["framework: UFF Lennard-Jones, no charges, rigid; guest: TraPPE "
                          f"({guest_models[guest]}), Lorentz-Berthelot mixing",
-                         "no blocking of inaccessible pockets: every cavity the guest fits in is filled"
-                         + (f"; in the top {spec.top_n}, {', '.join(blocked)} have a PLD below {guest}'s kinetic "
-                            f"diameter ({kinetic:g} A), so their uptake assumes the cages are reachable"
-                            if blocked else ""),
+                         (f"pockets {guest} cannot reach from a channel are blocked (Zeo++ channel analysis, probe "
+                          f"radius {kinetic / 2:g} A; {sum(blocks[r.entry]['spheres'] for r in rows)} blocking "
+                          f"spheres over the {len(rows)} ranked entries)" if blocks else
+                          "no blocking of inaccessible pockets: every cavity the guest fits in is filled"
+                          + (f"; in the top {spec.top_n}, {', '.join(blocked)} have a PLD below {guest}'s kinetic "
+                             f"diameter ({kinetic:g} A), so their uptake assumes the cages are reachable"
+                             if blocked else "")),
                          "GCMC helium void fraction = the CoRE table's void fraction (affects the excess "
                          "loading only; the ranking uses the absolute loading)",
                          f"short runs for screening: pre-screen {_prescreen_cycles(spec)}, {spec.gcmc_init_cycles} + "

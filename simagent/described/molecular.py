@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from simagent.backends.expert.protocol_text import NUM
+from simagent.described.mixtures import DEFAULT_MAX_TRIES, DEFAULT_PLACEMENT_SEED, RandomPlacement
 
 if TYPE_CHECKING:
     from simagent.described.model import SimulationDescription
@@ -33,9 +34,7 @@ if TYPE_CHECKING:
 KCAL_PER_KJ = 1.0 / 4.184
 K_B_KCAL = 0.0019872036  # kcal/mol/K (CODATA k_B * N_A)
 MASSES = {"O": 15.9994, "H": 1.008, "Na": 22.98977, "Cl": 35.453}  # LAMMPS examples' (and CHARMM's) masses
-DEFAULT_PLACEMENT_SEED = 48271
 DEFAULT_OVERLAP = 1.6  # angstrom between any two atoms of different molecules when they are placed at random
-DEFAULT_MAX_TRIES = 1000
 DEFAULT_KSPACE_ACCURACY = 1.0e-4  # LAMMPS examples/peptide: kspace_style pppm 0.0001
 DEFAULT_SHAKE = (1.0e-4, 20)  # tolerance, iterations: LAMMPS examples/peptide (fix shake 0.0001 10 ...)
 # Harmonic force constants when the text names harmonic styles without constants (TIP3P in CHARMM:
@@ -196,6 +195,9 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
               "before the first stage: random insertion leaves close contacts that would stop PPPM ('out of range "
               "atoms')".format(*PREPARATION))
     desc.molecular = system
+    desc.placements = [RandomPlacement(atom_type=0, count=sp.count, seed=system.seed + 2 * i, overlap=system.overlap,
+                                       max_tries=DEFAULT_MAX_TRIES, molecule=sp.template)
+                       for i, sp in enumerate(species)]  # the templates hold absolute types: offset 0
     desc.masses = {k.type: k.mass for k in kinds}
     desc.atom_types = len(kinds)
     desc.atom_style = "full"

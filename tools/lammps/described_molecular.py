@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from simagent.described.model import SimulationDescription
 from simagent.described.molecular import PREPARATION, MolecularSystem, Species, template_coordinates
+from tools.lammps import described_mixtures as mixtures
 
 SHAKE_FIX = "shake"
 
@@ -58,10 +59,8 @@ def system_lines(desc: SimulationDescription) -> list[str]:
              f"create_box      {len(system.kinds)} box bond/types 1 angle/types 1 extra/bond/per/atom 2 "
              "extra/angle/per/atom 1 extra/special/per/atom 2"]
     lines += [f"mass            {k.type} {_fmt(k.mass)}  # {k.element}" for k in system.kinds]
-    for index, s in enumerate(system.species):
-        lines.append(f"molecule        {s.template} {s.template}.mol")
-        lines.append(f"create_atoms    0 random {s.count} {system.seed + index} NULL mol {s.template} "
-                     f"{system.seed + 100 + index} overlap {_fmt(system.overlap)} maxtry 1000")
+    lines += [f"molecule        {s.template} {s.template}.mol" for s in system.species]
+    lines += mixtures.placement_lines(desc, set())  # each species at random (desc.placements, molecule = template)
     for s in system.species:
         lines.append(f"group           {s.template} type " + " ".join(str(system.type_of(e)) for e in
                                                                        dict.fromkeys(s.atoms)))
