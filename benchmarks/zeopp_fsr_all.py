@@ -105,7 +105,7 @@ def run(args) -> None:
 
     def on_row(_row: dict) -> None:
         counter["n"] += 1
-        if counter["n"] % 100 == 0:
+        if counter["n"] % 20 == 0:  # progress and the session line (wall, load) every 20 entries
             load = os.getloadavg()[0]
             counter["loads"].append(load)
             print(f"{datetime.now(UTC):%H:%M:%S} {counter['n']}/{len(todo)} this session, "
