@@ -194,6 +194,11 @@ def _pass(stages: list[Stage], name: str, rule: str, before: list[str], after: l
     return after
 
 
+def geometry_passes(spec: ScreenSpec, kinetic: float, lcd: float, pld: float, vf: float | None) -> bool:
+    """The geometry cut: the LCD (cavity) or PLD (window) above the kinetic diameter, and the void fraction."""
+    return (lcd if spec.geometry == "cavity" else pld) > kinetic and vf is not None and vf >= spec.min_void_fraction
+
+
 def zeopp_geometry(spec: ScreenSpec, entries: list[str], kinetic: float, out: Path,
                    say: ProgressFn) -> tuple[dict[str, dict], str]:
     """LCD, PLD and void fraction from a coarse-to-fine Zeo++ pass for the entries whose values settle this
@@ -397,8 +402,7 @@ def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
         return _float(row, "LCD"), _float(row, "PLD"), _float(row, "AV_VF")
 
     def passes(entry: str) -> bool:
-        lcd, pld, vf = geometry_of(entry)
-        return (lcd if spec.geometry == "cavity" else pld) > kinetic and vf is not None and vf >= spec.min_void_fraction
+        return geometry_passes(spec, kinetic, *geometry_of(entry))
 
     size_rule = (f"LCD > {kinetic:g} A (the largest cavity holds {guest}, kinetic diameter, Breck 1974)"
                  if spec.geometry == "cavity" else
@@ -585,4 +589,4 @@ def summary_lines(result: ScreenResult) -> list[str]:
 
 
 __all__ = ["EmptyScreen", "PlanProgress", "Prescreened", "ScreenResult", "ScreenSpec", "prescreen_keep", "run_screen",
-           "summary_lines", "zeopp_geometry"]
+           "summary_lines", "geometry_passes", "zeopp_geometry"]
