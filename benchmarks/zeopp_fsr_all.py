@@ -105,7 +105,7 @@ def run(args) -> None:
 
     def on_row(_row: dict) -> None:
         counter["n"] += 1
-        if counter["n"] % 100 == 0:
+        if counter["n"] % 20 == 0:  # progress and the session line (wall, load) every 20 entries
             load = os.getloadavg()[0]
             counter["loads"].append(load)
             print(f"{datetime.now(UTC):%H:%M:%S} {counter['n']}/{len(todo)} this session, "
@@ -182,9 +182,29 @@ def report(args, total: int | None = None) -> dict:
                    "differ": disagree(kind)}
             for kind in ("cavity", "window")},
     }
+    if args.compare:  # another pass's rows (e.g. --refine LCD,PLD) on the entries both hold
+        other = cf.load_rows(args.compare)
+        common = [r for r in ok if r["entry"] in other and "error" not in other[r["entry"]]]
+        summary["compared_with"] = {
+            "rows": str(args.compare.name), "entries_in_both": len(common),
+            "refine": sorted({",".join(other[r["entry"]].get("refine", ["LCD", "PLD"])) for r in common}),
+            "cpu_s_this": round(sum(r["cpu_s"] for r in common), 1),
+            "cpu_s_other": round(sum(other[r["entry"]]["cpu_s"] for r in common), 1),
+            "fine_pores_this": sum(r["fine_pores"] for r in common),
+            "fine_pores_other": sum(other[r["entry"]]["fine_pores"] for r in common),
+            "window_decisions_differing_from_table_this": sum(r["keep_window"] != r["table_keep_window"]
+                                                              for r in common),
+            "window_decisions_differing_from_table_other": sum(
+                other[r["entry"]]["keep_window"] != other[r["entry"]]["table_keep_window"] for r in common)}
     if not summary["complete"]:
         summary["label"] = (f"PARTIAL: {len(rows)} of {total} entries (a seeded random order, so a random "
                             f"sample); full-set figures would be extrapolated")
+        if rows:
+            per_entry = (cpu + startup) / len(rows)
+            summary["extrapolated_full_set"] = {
+                "label": f"EXTRAPOLATED from the {len(rows)} entries done (a random sample), not measured on all "
+                         f"{total}", "cpu_h": round(per_entry * total / 3600, 2),
+                "wall_h_on_2_idle_cores": round(per_entry * total / 2 / 3600, 2)}
     args.out.write_text(json.dumps(summary, indent=1) + "\n")
     print(json.dumps({k: v for k, v in summary.items() if k != "agreement_with_core_table"}, indent=1))
     return summary
@@ -207,6 +227,7 @@ def main() -> None:
     parser.add_argument("--deadline", help="UTC time (ISO, e.g. 2026-11-25T00:00): start no entry after it")
     parser.add_argument("--limit", type=int, help="at most this many entries this session (a trial)")
     parser.add_argument("--report", action="store_true", help="only summarise the rows already recorded")
+    parser.add_argument("--compare", type=Path, help="with --report: another pass's rows, compared on common entries")
     args = parser.parse_args()
     if args.report:
         report(args)
