@@ -167,7 +167,8 @@ class MetricTarget:
     reason: str = ""
 
     def request(self) -> PropertyRequest:
-        return PropertyRequest(name=self.property, at=self.at, step=self.step)
+        label = self.label if self.property and self.property.endswith("_per_molecule") else None
+        return PropertyRequest(name=self.property, at=self.at, step=self.step, label=label)
 
 
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
@@ -323,6 +324,11 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
         target.unit, target.unit_source = unit, "metric name"
     elif (unit := _description_unit(target.property, description)) is not None:
         target.unit, target.unit_source = unit, "description"
+    kind = re.search(r"\bper (?:one )?(\w+) molecules?\b|\bper molecules? of (\w+)\b|\bper (water)$", words)
+    if target.property in ("potential_energy_per_atom", "total_energy_per_atom") and kind:
+        target.property = target.property.replace("_atom", "_molecule")  # type: ignore[assignment]
+        target.label = next(g for g in kind.groups() if g)  # which molecules: 'water', 'co2'
+        return target
     if target.property in ENERGY_PER_ATOM and not reduced:
         per_atom = re.search(r"per (?:atom|particle|molecule|sphere)|/ ?atom|\bper\b|\bu ?/ ?n\b|\beach "
                              r"(?:atom|particle|sphere)\b", words) or re.search(
