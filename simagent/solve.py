@@ -36,6 +36,7 @@ from simagent.described.llm_fill import FillReport
 from simagent.described.llm_fill import fill as fill_gaps
 from simagent.described.model import SimulationDescription
 from simagent.described.reading import read_description
+from simagent.described.summary import executed_lines
 from simagent.engines import get_engine, supplying
 from simagent.errors import RequestError, SimagentError
 from simagent.executor import Executor, JobHandle, JobRecord, read_record, write_record
@@ -166,7 +167,8 @@ class MetricTarget:
     reason: str = ""
 
     def request(self) -> PropertyRequest:
-        return PropertyRequest(name=self.property, at=self.at, step=self.step)
+        label = self.label if self.property and self.property.endswith("_per_molecule") else None
+        return PropertyRequest(name=self.property, at=self.at, step=self.step, label=label)
 
 
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
@@ -322,6 +324,11 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
         target.unit, target.unit_source = unit, "metric name"
     elif (unit := _description_unit(target.property, description)) is not None:
         target.unit, target.unit_source = unit, "description"
+    kind = re.search(r"\bper (?:one )?(\w+) molecules?\b|\bper molecules? of (\w+)\b|\bper (water)$", words)
+    if target.property in ("potential_energy_per_atom", "total_energy_per_atom") and kind:
+        target.property = target.property.replace("_atom", "_molecule")  # type: ignore[assignment]
+        target.label = next(g for g in kind.groups() if g)  # which molecules: 'water', 'co2'
+        return target
     if target.property in ENERGY_PER_ATOM and not reduced:
         per_atom = re.search(r"per (?:atom|particle|molecule|sphere)|/ ?atom|\bper\b|\bu ?/ ?n\b|\beach "
                              r"(?:atom|particle|sphere)\b", words) or re.search(
@@ -393,6 +400,7 @@ class TaskBackend(DecisionBackend):
         self.reader_properties: list[str] = []
         self.description: SimulationDescription | None = None
         self.fill = FillReport()  # what the LLM read into the description's gaps
+        self.ran_described = False  # the protocol chosen is the description itself, run literally
 
     def task_spec(self, request: str) -> TaskSpec:
         described = None
@@ -453,6 +461,7 @@ class TaskBackend(DecisionBackend):
         if desc is not None and desc.renderable and any(c.name == DESCRIBED for c in candidates):
             properties = [p.name for p in spec.properties]
             if set(properties) <= set(next(c.properties for c in candidates if c.name == DESCRIBED)):
+                self.ran_described = True
                 return ProtocolSelection(items=[ProtocolSelection.Item(protocol=DESCRIBED, properties=properties)],
                                          rationale="the description prescribes the whole simulation: run literally")
         if desc is not None and desc.unsupported and not desc.missing:
@@ -991,7 +1000,14 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
         if reference:
             lines.append(f"- reference: {reference}")
     lines += ["", "## What was run", ""]
-    if spec is not None:
+    desc = backend.description if backend else None
+    if spec is not None and backend is not None and backend.ran_described and desc is not None:
+        # the typed description was executed: show it, not the free-text reader's view of the text
+        lines.append(f"- engine {spec.engine}; protocol {DESCRIBED}: the task's description, run literally")
+        lines.append("- properties computed: " + (", ".join(p.name for p in spec.properties) or "none"))
+        lines += executed_lines(desc, _described_input(outcome.workdir))
+        lines += [f"- {line}" for line in backend.fill.lines()]
+    elif spec is not None:
         system = spec.system.name if spec.system else "no system recognised"
         lines.append(f"- system: {system}; units {spec.units_style}; engine {spec.engine}")
         if spec.conditions.model_dump(exclude_defaults=True):
@@ -1006,7 +1022,6 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
             for p in spec.properties) if spec.properties else "- properties computed: none")
         if backend and backend.reader_properties:
             lines.append("- properties the description itself names: " + ", ".join(backend.reader_properties))
-        desc = backend.description if backend else None
         if desc is not None and desc.renderable:
             lines.append("- the description, read into a typed simulation description and run literally: "
                          + "; ".join(_stage_line(st) for st in desc.stages))
@@ -1052,6 +1067,13 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
         lines += ["", "## Notes", ""]
         lines += [f"- {n}" for n in notes]
     return "\n".join(lines) + "\n"
+
+
+def _described_input(workdir: Path) -> str | None:
+    """The LAMMPS input the described protocol ran (kept under inputs/), if any."""
+    for path in sorted((workdir / INPUTS).glob("*described*/in.lammps")):
+        return path.read_text()
+    return None
 
 
 def _stage_line(stage: Any) -> str:

@@ -5,10 +5,9 @@ import json
 import pytest
 
 from simagent.errors import RequestError
+from simagent.materials import potentials
+from simagent.materials.potentials import find_potential, load_index, pair_commands, wheel_potentials_dir
 from simagent.paths import potentials_dir
-from tools.lammps import potentials
-from tools.lammps.engine import wheel_potentials_dir
-from tools.lammps.potentials import find_potential, load_index, pair_commands
 
 
 def by_file() -> dict[str, potentials.PotentialEntry]:

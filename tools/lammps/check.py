@@ -822,7 +822,7 @@ def _damping(fix: Fix) -> list[tuple[str, float | None]]:
 def potential_elements(file: str) -> list[str] | None:
     """Elements a shipped potential file covers (from the potential library index)."""
     try:
-        from tools.lammps.potentials import load_index
+        from simagent.materials.potentials import load_index
 
         for entry in load_index():
             if entry.file == file:

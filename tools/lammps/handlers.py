@@ -520,7 +520,7 @@ class PotentialFileMissing(MessageHandler):
                    for c in check.parse_commands(b))
 
     def correct(self, job_dir: Path, job: Job) -> dict:
-        from tools.lammps.potentials import load_index
+        from simagent.materials.potentials import load_index
 
         model = script(job)
         pair_coeff = next(c for c in model.pair_coeffs if self.bad in c.words)

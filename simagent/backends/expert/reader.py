@@ -117,6 +117,32 @@ def _properties(low: str) -> list[PropertyRequest]:
     return found
 
 
+def property_evidence(name: str, request: str) -> str | None:
+    """The words of the request that name property `name` by the rules' vocabulary (after the
+    reader's own typo repair; negated phrases and conditions such as 'at a density of 1.3 g/cc'
+    do not count), or None. What another reader (an LLM) proposes is kept only with such words."""
+    low = drop_negated(conditions_text(correct_typos(normalise(request)).lower()))
+    patterns = [*vocab.PROPERTY_PATTERNS.get(name, []), r"\b" + name.replace("_", r"[ _-]") + r"\b"]
+    if name == "potential_energy_per_atom":
+        patterns.append(r"\benergy per (?:particle|atom)\b")  # the reader's rule (_properties)
+    for pattern in patterns:
+        for hit in re.finditer(pattern, low):
+            if not _is_condition(low, hit.start(), hit.end(), name):
+                return hit.group(0).strip()
+    # the property's own name, each word spelt with up to two slips ('lattis konstant'); not a condition
+    from simagent.backends.spec_checks import edit_distance
+
+    wanted = [w for w in name.split("_") if w not in ("per", "atom")]
+    words = list(re.finditer(r"[a-z0-9']+", low))
+    for i in range(len(words) - len(wanted) + 1):
+        got = words[i:i + len(wanted)]
+        start, end = got[0].start(), got[-1].end()
+        if all(edit_distance(g.group(0), w) <= (0 if len(w) <= 3 else 1 if len(w) <= 5 else 2)
+               for g, w in zip(got, wanted, strict=True)) and not _is_condition(low, start, end, name):
+            return low[start:end]
+    return None
+
+
 def _is_condition(low: str, start: int, end: int, name: str) -> bool:
     """'at a temperature of 300 K', 'density 1.374 g/cm3', '1.3 g/cm3 density', 'at room
     temperature' are conditions, not questions ('density 300K' is not: the number is a temperature)."""
@@ -150,17 +176,25 @@ PROPERTY_DIMENSION: dict[str, str] = {
     "total_energy_per_atom": "energy", "minimized_energy": "energy", "vacancy_formation_energy": "energy",
     "vacancy_migration_energy": "energy", "interstitial_formation_energy": "energy",
     "surface_energy": "energy_per_area", "stacking_fault_energy": "energy_per_area",
+    "melting_point": "temperature", "glass_transition_temperature": "temperature", "temperature": "temperature",
 }
+# A temperature unit asked for the answer ('in °C', 'in degrees Celsius', 'in Fahrenheit', 'in kelvin'),
+# never a bare 'C' or 'F' (carbon, fluorine)
+TEMPERATURE_ANSWER_UNIT = (r"°c|°f|deg(?:rees?)?\.? ?(?:c|f)\b|(?:deg(?:rees?)? )?(?:celsius|centigrade|fahrenheit)"
+                           r"|kelvins?|k")
 ANSWER_UNIT = (r"\b(?:in|as|expressed in|reported in|given in|in units of|units?:?)\s+(" + DENS_UNIT[1:-1] + "|"
                + PRES_UNIT[1:-4] + r"|cm\^?2/s|m\^?2/s|a\^?2/ps|nm\^?2/ns|mev|ev|kj/mol|kcal/mol|angstroms?|nm|pm"
-               r"|mj/m\^?2|j/m\^?2)(?![\w/^])")
+               r"|mj/m\^?2|j/m\^?2|" + TEMPERATURE_ANSWER_UNIT + r")(?![\w/^])")
 
 
 def _answer_unit(low: str, properties: list[PropertyRequest]) -> None:
     """'density of hexane at 298 K in kg/m3': a unit asked after the conditions is the unit of the one
     requested property of that dimension (none is set when two properties share it)."""
     for match in re.finditer(ANSWER_UNIT, low):
-        unit = normalize_unit(match.group(1).rstrip("s") if match.group(1) == "angstroms" else match.group(1))
+        said = match.group(1)
+        if re.fullmatch(TEMPERATURE_ANSWER_UNIT, said):
+            said = "degF" if "f" in said.replace("deg", "") else "degC" if re.search(r"c|centigrade", said) else "K"
+        unit = normalize_unit(said.rstrip("s") if said == "angstroms" else said)
         dim = dimension(unit)
         owners = [p for p in properties if PROPERTY_DIMENSION.get(p.name) == dim]
         if len(owners) == 1 and owners[0].unit is None:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
+from simagent.materials import potentials
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from tools.crystals import (  # noqa: F401 - NN_OVER_A is re-exported to the solid protocols
@@ -25,7 +26,6 @@ from tools.crystals import (  # noqa: F401 - NN_OVER_A is re-exported to the sol
     initial_lattice_constant,
     reference_lattice,
 )
-from tools.lammps import potentials
 from tools.lammps.inputs import render
 from tools.lammps.parse import read_output
 

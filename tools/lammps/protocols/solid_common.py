@@ -20,10 +20,10 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError, set_point_missed
+from simagent.materials import potentials
 from simagent.models import Quantity, TaskSpec
 from simagent.units import to_canonical
 from tools.crystals import CRYSTAL_DEFAULTS, initial_lattice_constant, reference_lattice
-from tools.lammps import potentials
 from tools.lammps.parse import LammpsOutput, read_output
 from tools.lammps.protocols.crystal import (  # noqa: F401 - SolidProtocol is re-exported
     ATOMS_PER_CELL,

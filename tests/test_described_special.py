@@ -1,0 +1,146 @@
+"""Single prescribed features of a described simulation: a contact tracker overlaid on the pair
+potential (pair_style tracker) and a PID controller on a thermostat's set point (fix controller).
+Every reading rule is tested on wordings written for these tests (never a task's own wording), and
+on the MDGym dev task that prompted it when the dev set is present. The real runs check physics the
+features must obey: the tracker adds no force or energy (the same run without it gives the same
+energies), and the controller drives the temperature to its set point, away from the thermostat's
+starting target."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simagent.described.reading import read_description
+from simagent.described.special import CONTROLLER_NAME, TRACKER_NAME
+from tools.lammps.described import render
+
+DEV = Path(__file__).resolve().parents[2] / "shared" / "mdgym"
+if not DEV.is_dir():  # a worktree under wt/ sits one level further down
+    DEV = Path(__file__).resolve().parents[3] / "shared" / "mdgym"
+
+TRACKED = ("A Lennard-Jones liquid in reduced units: atoms start on a face-centred cubic lattice with reduced density "
+           "0.8 in a 3 x 3 x 3 box (lattice units), epsilon 1, sigma 1, cutoff 2.5 sigma. A pair style that tracks "
+           "contacts is laid over the LJ interaction with hybrid/overlay; two atoms are in contact while they are "
+           "closer than 1.3, and a contact has to survive for at least a minimum lifetime of 0.2 to be recorded. "
+           "Velocities are drawn at T = 1.5 and the system is integrated with NVE for 400 steps.")
+
+CONTROLLED = ("Reduced LJ units. Particles fill an fcc arrangement with a reduced density of 0.8 inside a cube of side "
+              "4; epsilon = 1, sigma = 1, cutoff 2.5. Velocities are drawn at a temperature of 1.0. The atoms first "
+              "follow NVE dynamics with a Langevin thermostat keeping the temperature at 0.6, damping 0.5, in 300 "
+              "steps. After that a PID "
+              "feedback controller steers the temperature to 1.2 by adjusting the thermostat target. The controlled "
+              "run lasts 3000 steps.")
+
+
+def run_lammps(text: str, tmp_path: Path, name: str) -> str:
+    from tools.lammps.engine import lmp_binary
+
+    job_dir = tmp_path / name
+    job_dir.mkdir()
+    (job_dir / "in.lammps").write_text(text)
+    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]
+    return (job_dir / "log.lammps").read_text()
+
+
+def thermo(log: str, run: int = -1) -> np.ndarray:
+    """The thermo rows (step temp pe ke etotal ...) of one run of a log."""
+    blocks = re.findall(r"^\s*Step .*?\n(.*?)^Loop time", log, flags=re.S | re.M)
+    rows = [line.split() for line in blocks[run].strip().splitlines() if re.match(r"\s*\d", line)]
+    return np.array([[float(v) for v in row[:5]] for row in rows])
+
+
+def test_tracker_is_read_from_our_wording():
+    desc = read_description(TRACKED)
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    assert TRACKER_NAME not in desc.unsupported
+    tracker = desc.pair.tracker
+    assert tracker is not None and tracker.cutoff == 1.3 and tracker.time_min == 0.2
+    text = render(desc)
+    assert "pair_style      hybrid/overlay lj/cut 2.5 tracker" in text and "time/min 0.2" in text
+    assert "pair_coeff      * * tracker 1.3" in text
+
+
+def test_tracker_contact_distance_defaults_to_the_cutoff():
+    text = TRACKED.replace("while they are closer than 1.3", "whenever their separation is below the pair cutoff")
+    text = text.replace("a minimum lifetime of 0.2", "some while")
+    tracker = read_description(text).pair.tracker
+    assert tracker is not None and tracker.cutoff == 2.5 and tracker.time_min is None
+
+
+def test_tracker_adds_no_energy_in_a_real_run(tmp_path: Path):
+    """pair tracker computes no force: the run with it and the plain LJ run give the same energies."""
+    desc = read_description(TRACKED)
+    with_tracker = thermo(run_lammps(render(desc), tmp_path, "tracked"))
+    desc.pair.tracker = None
+    plain = thermo(run_lammps(render(desc), tmp_path, "plain"))
+    assert with_tracker.shape == plain.shape and len(plain) > 10
+    np.testing.assert_allclose(with_tracker[:, 2:5], plain[:, 2:5], rtol=1e-9)
+
+
+def test_controller_is_read_from_our_wording():
+    desc = read_description(CONTROLLED)
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    assert desc.box.hi == (4.0, 4.0, 4.0) and desc.lattice.style == "fcc"
+    first, second = desc.stages
+    assert first.steps == 300 and first.controller is None  # 'in 300 steps' of a sentence naming the dynamics
+    assert first.dynamics.thermostat == "langevin" and first.dynamics.t_stop == 0.6
+    assert second.steps == 3000 and second.controller is not None and second.controller.setpoint == 1.2
+    assert second.dynamics.thermostat == "langevin"  # the thermostat stays; the controller sets its target
+    assert "controller.kp" in desc.defaults and "controller.every" in desc.defaults
+    text = render(desc)
+    assert "variable        tset internal 0.6" in text
+    assert "langevin v_tset" in text and "controller 100 1 0.5 0 0 c_thermo_temp 1.2 tset" in text
+
+
+def test_stated_gains_are_taken():
+    text = CONTROLLED.replace("by adjusting the thermostat target", "by adjusting the thermostat target, with "
+                              "proportional gain 0.3, integral gain 0.01 and alpha 2.0, applied every 50 steps")
+    (ctl,) = [s.controller for s in read_description(text).stages if s.controller]
+    assert (ctl.kp, ctl.ki, ctl.kd, ctl.alpha, ctl.every) == (0.3, 0.01, 0.0, 2.0, 50)
+
+
+def test_controller_without_a_variable_thermostat_stays_refused():
+    text = CONTROLLED.replace("NVE dynamics with a Langevin thermostat keeping the temperature at 0.6",
+                              "NVT (Nose-Hoover) dynamics at 0.6")
+    desc = read_description(text)
+    assert not desc.renderable
+    assert any("feedback controller without" in u for u in desc.unsupported)
+
+
+def test_controller_without_a_set_point_stays_refused():
+    text = CONTROLLED.replace("steers the temperature to 1.2 by adjusting the thermostat target",
+                              "adjusts the thermostat target")
+    assert CONTROLLER_NAME in read_description(text).unsupported
+
+
+def test_in_n_steps_is_a_run_only_where_the_dynamics_are_named():
+    text = CONTROLLED.replace("The controlled run lasts 3000 steps.", "Thermo output is averaged in 100 steps. "
+                              "The controlled run lasts 3000 steps.")
+    assert [s.steps for s in read_description(text).stages] == [300, 3000]
+
+
+def test_controller_drives_the_temperature_in_a_real_run(tmp_path: Path):
+    """From the Langevin target 0.6, the controller raises the target until the temperature sits at
+    its set point 1.2: the last third of the controlled run averages 1.2 (within 5 %), far from 0.6."""
+    log = run_lammps(render(read_description(CONTROLLED)), tmp_path, "controlled")
+    first, controlled = thermo(log, 0), thermo(log, 1)
+    assert first[-20:, 1].mean() == pytest.approx(0.6, rel=0.15)
+    late = controlled[len(controlled) * 2 // 3:, 1]
+    assert late.mean() == pytest.approx(1.2, rel=0.05)
+
+
+@pytest.mark.skipif(not (DEV / "lammps" / "66_tracker.json").is_file(), reason="MDGym dev set not present")
+def test_dev_tasks_tracker_and_controller_are_complete():
+    for name in ("66_tracker", "44_controller"):
+        desc = read_description(json.loads((DEV / "lammps" / f"{name}.json").read_text())["problem_description"])
+        assert desc.renderable, (name, desc.unsupported, desc.missing)
+    desc = read_description(json.loads((DEV / "lammps" / "44_controller.json").read_text())["problem_description"])
+    assert [s.steps for s in desc.stages] == [500, 5000] and desc.stages[1].controller.setpoint == 1.5
