@@ -3,7 +3,10 @@
 Stages (each reported with its rule, how many entries went in and out, and which it removed):
 1. validity: the CoRE table gives LCD, PLD, void fraction and density, and the entry is not flagged
    as disordered;
-2. geometry (CoRE MOF table: Zeo++ values of Chung et al. 2019), `geometry`:
+2. geometry, `geometry` (values from `geometry_source`: "core-table", the CoRE MOF 2019 table's Zeo++ values
+   of Chung et al. 2019; or "zeopp", a coarse-to-fine Zeo++ pass of our own on the entries,
+   tools/zeopp/coarse_fine.py, reusing `zeopp_rows` of an earlier pass where they settle this cut, with the
+   table as the fallback for entries Zeo++ fails on or does not settle; the stage names its source):
    - "cavity" (default): the largest cavity (LCD) holds the guest (LCD above its kinetic diameter) and the
      void fraction is at least `min_void_fraction`. The GCMC below treats the framework as rigid and does
      not block pockets, so it fills every cavity the guest fits in whatever the window size: a window cut
@@ -14,6 +17,10 @@ Stages (each reported with its rule, how many entries went in and out, and which
    - "window": the previous cut, PLD above the kinetic diameter (the guest passes the narrowest window);
 3. structure and size: the CIF reads and passes the structure checks, at most `max_atoms` atoms per
    unit cell;
+   then, with `blocking` "zeopp", accessibility: a Zeo++ channel analysis (pore_geometry protocol,
+   probe radius = half the kinetic diameter) of each entry; entries without a channel the guest can travel
+   are removed, and the pockets it cannot reach are blocked in every GCMC/Widom run (RASPA BlockPockets,
+   the spheres Zeo++ wrote). Default "none": no blocking, as in the recall reference runs;
 4. pre-screen, `prescreen`:
    - "gcmc" (default): a short GCMC at the requested temperature and pressure for every entry left
      (`prescreen_init_cycles` + `prescreen_cycles`, its own seed); an entry goes on unless its short-run
@@ -77,6 +84,15 @@ class ScreenSpec(BaseModel):
     geometry: Literal["cavity", "window"] = Field(
         default="cavity", description="cavity: LCD above the guest's kinetic diameter (what a rigid GCMC without "
         "pocket blocking can fill); window: PLD above it (the guest passes the narrowest window)")
+    geometry_source: Literal["core-table", "zeopp"] = Field(
+        default="core-table", description="core-table: the CoRE MOF 2019 table's Zeo++ values; zeopp: our own "
+        "coarse-to-fine Zeo++ pass on the entries (the table only where Zeo++ fails or does not settle the cut)")
+    zeopp_rows: str | None = Field(default=None, description="rows (JSON lines) of an earlier coarse-to-fine pass "
+                                   "(benchmarks/zeopp_fsr_all.py) to reuse before computing; geometry_source zeopp")
+    zeopp_workers: int = Field(default=1, ge=1, description="Zeo++ worker processes for geometry_source zeopp")
+    blocking: Literal["none", "zeopp"] = Field(
+        default="none", description="zeopp: block the pockets the guest cannot reach (Zeo++ channel analysis with a "
+        "probe of the guest's kinetic radius) and remove entries with no channel; none: fill every cavity")
     geometry_cut: bool = Field(default=True, description="False: the geometry stage passes every entry "
                                "(exhaustive reference runs of benchmarks/screen_recall.py)")
     max_atoms: int = Field(default=1000, ge=1, description="atoms per unit cell")
@@ -101,6 +117,7 @@ class ScreenSpec(BaseModel):
 class Stage(BaseModel):
     name: str
     rule: str
+    source: str = Field(default="", description="where the stage's values came from (geometry)")
     n_in: int
     n_out: int
     removed: list[str] = Field(default_factory=list, description="entries this stage removed (first 20)")
@@ -166,13 +183,63 @@ def _job_name(kind: str, entry: str) -> str:
     return f"{kind}-{entry}"
 
 
-def _pass(stages: list[Stage], name: str, rule: str, before: list[str], after: list[str]) -> list[str]:
+def _pass(stages: list[Stage], name: str, rule: str, before: list[str], after: list[str],
+          source: str = "") -> list[str]:
     kept = set(after)
-    stages.append(Stage(name=name, rule=rule, n_in=len(before), n_out=len(after),
+    stages.append(Stage(name=name, rule=rule, source=source, n_in=len(before), n_out=len(after),
                         removed=[e for e in before if e not in kept][:20]))
     if not after:
-        raise EmptyScreen(f"no candidate left after the '{name}' stage ({rule}): it removed all {len(before)}")
+        raise EmptyScreen(f"no candidate left after the '{name}' stage ({rule}"
+                          + (f"; values: {source}" if source else "") + f"): it removed all {len(before)}")
     return after
+
+
+def geometry_passes(spec: ScreenSpec, kinetic: float, lcd: float, pld: float, vf: float | None) -> bool:
+    """The geometry cut: the LCD (cavity) or PLD (window) above the kinetic diameter, and the void fraction."""
+    return (lcd if spec.geometry == "cavity" else pld) > kinetic and vf is not None and vf >= spec.min_void_fraction
+
+
+def zeopp_geometry(spec: ScreenSpec, entries: list[str], kinetic: float, out: Path,
+                   say: ProgressFn) -> tuple[dict[str, dict], str]:
+    """LCD, PLD and void fraction from a coarse-to-fine Zeo++ pass for the entries whose values settle this
+    cut (rows of spec.zeopp_rows first, the rest computed here, resumable in out/geometry/): entry -> values,
+    and the source sentence for the stage report. Entries missing from the result take the CoRE table."""
+    from tools.zeopp import coarse_fine as cf
+
+    key = "LCD" if spec.geometry == "cavity" else "PLD"
+
+    def settled(rows: dict[str, dict]) -> dict[str, dict]:
+        found = {e: cf.decisive(rows[e], kinetic, spec.min_void_fraction, key=key) for e in entries if e in rows}
+        return {e: v for e, v in found.items() if v is not None}
+
+    reused: dict[str, dict] = {}
+    if spec.zeopp_rows:
+        path = Path(spec.zeopp_rows).expanduser()
+        if not path.is_file():
+            raise RequestError(f"no Zeo++ pass rows at {path} (zeopp_rows)")
+        reused = settled(cf.load_rows(path))
+    todo = [e for e in entries if e not in reused]
+    rows_path = out / "geometry" / f"zeopp_coarse_fine_{key}_{kinetic:g}A_vf{spec.min_void_fraction:g}.jsonl"
+    computed: dict[str, dict] = {}
+    if todo:
+        say(f"geometry: Zeo++ coarse to fine on {len(todo)} entries ({spec.zeopp_workers} worker(s))")
+        rows, _workers = cf.measure_all(extract_core_cifs(spec.dataset, todo), rows_path, kinetic,
+                                        spec.min_void_fraction, workers=spec.zeopp_workers, refine=(key,))
+        computed = settled(rows)
+        failed = [e for e in todo if "error" in rows.get(e, {"error": "not run"})]
+    else:
+        failed = []
+    values = reused | computed
+    fine = sum(v["fine"] for v in values.values())
+    table = len(entries) - len(values)
+    source = (f"Zeo++ coarse to fine (tools/zeopp/coarse_fine.py) for {len(values)} of {len(entries)} entries "
+              f"({len(reused)} from {spec.zeopp_rows}, {len(computed)} computed in {rows_path.parent}; "
+              f"{fine} needed the CoRE settings -ha DEF / 5000 samples; the {'PLD' if key == 'LCD' else 'LCD'} "
+              "is the coarse value unless refined, within its band)")
+    if table:
+        source += (f"; {CORE_LABEL[spec.dataset]} table for {table} ({len(failed)} where Zeo++ failed, "
+                   f"{table - len(failed)} where the coarse values do not settle this cut)")
+    return values, source
 
 
 def prescreen_keep(values: dict[str, tuple[float, float]], top_n: int, most: int, z: float) -> list[str]:
@@ -195,7 +262,7 @@ def _prescreen_cycles(spec: ScreenSpec) -> str:
 def _run_jobs(jobs: dict[str, Job], root: Path, executor: Executor | None, say: ProgressFn, what: str,
               failed: dict[str, str]) -> dict[str, Path]:
     """Run the jobs (finished ones reused); entry -> job folder of those that succeeded."""
-    say(f"{what}: {len(jobs)} RASPA job(s)")
+    say(f"{what}: {len(jobs)} job(s)")
     records = run_plan(Plan(jobs=list(jobs.values())), root, executor,
                        status=lambda p: say(f"{what}: {p.line()}"), notice=say)
     done = {}
@@ -208,9 +275,45 @@ def _run_jobs(jobs: dict[str, Job], root: Path, executor: Executor | None, say: 
     return done
 
 
+def pocket_blocks(spec: ScreenSpec, n_atoms: dict[str, int], kinetic: float, root: Path, executor: Executor | None,
+                  say: ProgressFn, failed: dict[str, str]) -> dict[str, dict]:
+    """Zeo++ channel analysis (pore_geometry protocol's job, -ha DEF network) of each entry (entry -> atoms per
+    cell, as the funnel's structure stage read it) with a probe of radius kinetic / 2, job folders
+    root/zeopp-<entry>: entry -> channels, pockets, the RASPA .block file of the pockets and its sphere count;
+    failures go to `failed`. The entries already passed the funnel's own structure checks."""
+    import hashlib
+
+    from simagent.materials.structures import REF_PREFIX, resolve
+    from tools.zeopp.parse import read_results
+    from tools.zeopp.protocols.geometry import FrameworkStructure, PoreGeometry, PoreGeometryParams
+
+    geometry = PoreGeometry()
+    jobs = {}
+    for entry, atoms in n_atoms.items():
+        resolved = resolve(f"{REF_PREFIX[spec.dataset]}:{entry}")
+        structure = FrameworkStructure(ref=resolved.ref, id=resolved.id, name=resolved.name, source=resolved.source,
+                                       how=resolved.how, n_atoms=atoms, formula="", density_g_cm3=0.0,
+                                       sha256=hashlib.sha256(Path(resolved.path).read_bytes()).hexdigest())
+        (job,) = geometry.jobs(PoreGeometryParams(structures=[structure], properties=["channel_dimensionality"],
+                                                  channel_probe_radius=kinetic / 2))
+        job.id = _job_name("zeopp", entry)
+        jobs[entry] = job
+    found = {}
+    for entry, job_dir in _run_jobs(jobs, root, executor, say, "Zeo++ channels and pockets", failed).items():
+        try:
+            data = read_results(job_dir)["channels"]
+            found[entry] = {"channels": data["n_channels"], "pockets": data["n_pockets"],
+                            "spheres": data["n_blocking_spheres"], "block_file": str(job_dir / data["block_file"]),
+                            "job": str(job_dir)}
+        except (SimagentError, KeyError) as exc:
+            failed[_job_name("zeopp", entry)] = f"no channel analysis: {exc}"
+    return found
+
+
 def gcmc_uptakes(spec: ScreenSpec, cifs: dict[str, Path], table: dict[str, dict[str, str]], root: Path,
                  executor: Executor | None, say: ProgressFn, failed: dict[str, str], *, kind: str,
-                 init_cycles: int, cycles: int, seed: int) -> dict[str, tuple[Result, Path]]:
+                 init_cycles: int, cycles: int, seed: int,
+                 blocks: dict[str, dict] | None = None) -> dict[str, tuple[Result, Path]]:
     """GCMC (raspa/gcmc_uptake) of spec.guest at the spec's conditions for each entry, job folders
     root/<kind>-<entry>: entry -> (absolute uptake, job folder); failures go to `failed`."""
     from simagent.materials import forcefields as ff
@@ -227,7 +330,9 @@ def gcmc_uptakes(spec: ScreenSpec, cifs: dict[str, Path], table: dict[str, dict[
     for entry, cif in cifs.items():
         params = GCMCParams(framework=entry, framework_cif=str(cif), precision="quick", guests=[guest],
                             guest_models=ff.default_guest_models("UFF", [guest]), force_field="UFF",
-                            framework_charges="none", temperature_K=spec.temperature_K, blocking="none",
+                            framework_charges="none", temperature_K=spec.temperature_K,
+                            blocking="auto" if blocks else "none",
+                            block_file=blocks[entry]["block_file"] if blocks else None,
                             initialization_cycles=init_cycles, production_cycles=cycles, seed=seed,
                             pressures_Pa=[spec.pressure_bar * 1e5], helium_void_fraction=_float(table[entry], "AV_VF"))
         (job,) = [j for j in gcmc.jobs(params) if j.stage == "gcmc"]
@@ -284,15 +389,28 @@ def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
     valid = _pass(stages, "validity", "LCD, PLD, void fraction and density in the CoRE table; not flagged "
                   "DISORDER", pool, [e for e in pool if complete(e)])
     kinetic = KINETIC_DIAMETER_A[guest]
-    size_key = "LCD" if spec.geometry == "cavity" else "PLD"
+    geo_source = f"{CORE_LABEL[spec.dataset]} table (Zeo++, Chung et al. 2019)"
+    zeo: dict[str, dict] = {}
+    if spec.geometry_source == "zeopp" and spec.geometry_cut:
+        zeo, geo_source = zeopp_geometry(spec, valid, kinetic, out, say)
+
+    def geometry_of(entry: str) -> tuple[float, float, float | None]:
+        """LCD, PLD and void fraction from the stage's source (None: not computed, the LCD is below the cut)."""
+        if entry in zeo:
+            return zeo[entry]["LCD"], zeo[entry]["PLD"], zeo[entry]["VF"]
+        row = table[entry]
+        return _float(row, "LCD"), _float(row, "PLD"), _float(row, "AV_VF")
+
+    def passes(entry: str) -> bool:
+        return geometry_passes(spec, kinetic, *geometry_of(entry))
+
     size_rule = (f"LCD > {kinetic:g} A (the largest cavity holds {guest}, kinetic diameter, Breck 1974)"
                  if spec.geometry == "cavity" else
                  f"PLD > {kinetic:g} A ({guest} passes the narrowest window, kinetic diameter, Breck 1974)")
-    cut_rule = f"{size_rule} and void fraction >= {spec.min_void_fraction:g} (CoRE MOF 2019 table, Zeo++)"
+    cut_rule = f"{size_rule} and void fraction >= {spec.min_void_fraction:g}"
     geometric = _pass(
         stages, "geometry", cut_rule if spec.geometry_cut else "not applied (geometry_cut = false)", valid,
-        [e for e in valid if not spec.geometry_cut
-         or (_float(table[e], size_key) > kinetic and _float(table[e], "AV_VF") >= spec.min_void_fraction)])
+        [e for e in valid if not spec.geometry_cut or passes(e)], geo_source if spec.geometry_cut else "")
     say(f"geometry: {len(geometric)} of {len(pool)} entries pass; reading their CIFs")
     cifs = extract_core_cifs(spec.dataset, geometric)
     structures, problems = {}, {}
@@ -311,16 +429,23 @@ def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
 
     guest_models = ff.default_guest_models("UFF", [guest])
     common = {"guests": [guest], "guest_models": guest_models, "force_field": "UFF", "framework_charges": "none",
-              "temperature_K": spec.temperature_K, "blocking": "none"}
+              "temperature_K": spec.temperature_K}
     root = out / "jobs"
     failed: dict[str, str] = {}
+    blocks: dict[str, dict] | None = None
+    if spec.blocking == "zeopp":
+        blocks = pocket_blocks(spec, {e: len(structures[e].symbols) for e in sized}, kinetic, root, executor, say,
+                               failed)
+        sized = _pass(stages, "accessibility", f"a channel {guest} can travel (Zeo++ channel analysis, probe radius "
+                      f"{kinetic / 2:g} A = half the kinetic diameter); its unreachable pockets are blocked in RASPA",
+                      sized, [e for e in sized if e in blocks and blocks[e]["channels"] > 0])
 
     def run(jobs: dict[str, Job], what: str) -> dict[str, Path]:
         return _run_jobs(jobs, root, executor, say, what, failed)
 
     def uptakes(entries: list[str], kind: str, init: int, cycles: int, seed: int) -> dict[str, tuple[Result, Path]]:
         return gcmc_uptakes(spec, {e: cifs[e] for e in entries}, table, root, executor, say, failed,
-                            kind=kind, init_cycles=init, cycles=cycles, seed=seed)
+                            kind=kind, init_cycles=init, cycles=cycles, seed=seed, blocks=blocks)
 
     # pre-screen: short GCMC at the conditions, or Widom K_H
     if spec.prescreen == "gcmc":
@@ -339,7 +464,8 @@ def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
         for entry in sized:
             params = WidomParams(framework=entry, framework_cif=str(cifs[entry]), precision="quick",
                                  production_cycles=spec.widom_cycles, helium_void_fraction=1.0,
-                                 seed=spec.seed + 1, **common)
+                                 seed=spec.seed + 1, blocking="auto" if blocks else "none",
+                                 block_file=blocks[entry]["block_file"] if blocks else None, **common)
             (job,) = widom.jobs(params)
             job.id = _job_name("widom", entry)
             widom_params[entry], widom_jobs[entry] = params, job
@@ -365,13 +491,13 @@ def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
     full = uptakes(kept, "gcmc", spec.gcmc_init_cycles, spec.gcmc_cycles, spec.seed + 1)
     rows = []
     for entry, (absolute, job_dir) in full.items():
-        row = table[entry]
+        lcd, pld, vf = geometry_of(entry)
         first, first_dir = pre[entry]
         rows.append(Ranked(rank=0, entry=entry, uptake=absolute.value, uptake_error=absolute.uncertainty or 0.0,
                            unit=absolute.unit, prescreen=pre_name, prescreen_value=first.value,
                            prescreen_error=first.uncertainty or 0.0, prescreen_unit=first.unit,
-                           lcd_A=_float(row, "LCD"), pld_A=_float(row, "PLD"), void_fraction=_float(row, "AV_VF"),
-                           window_below_guest=_float(row, "PLD") <= kinetic, gcmc_job=str(job_dir),
+                           lcd_A=lcd, pld_A=pld, void_fraction=vf if vf is not None else _float(table[entry], "AV_VF"),
+                           window_below_guest=pld <= kinetic, gcmc_job=str(job_dir),
                            prescreen_job=str(first_dir)))
     rows.sort(key=lambda r: r.uptake, reverse=True)
     for index, row in enumerate(rows, 1):
@@ -385,10 +511,13 @@ def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
         top=rows[:spec.top_n], failed_jobs=failed,
         simplifications=["framework: UFF Lennard-Jones, no charges, rigid; guest: TraPPE "
                          f"({guest_models[guest]}), Lorentz-Berthelot mixing",
-                         "no blocking of inaccessible pockets: every cavity the guest fits in is filled"
-                         + (f"; in the top {spec.top_n}, {', '.join(blocked)} have a PLD below {guest}'s kinetic "
-                            f"diameter ({kinetic:g} A), so their uptake assumes the cages are reachable"
-                            if blocked else ""),
+                         (f"pockets {guest} cannot reach from a channel are blocked (Zeo++ channel analysis, probe "
+                          f"radius {kinetic / 2:g} A; {sum(blocks[r.entry]['spheres'] for r in rows)} blocking "
+                          f"spheres over the {len(rows)} ranked entries)" if blocks else
+                          "no blocking of inaccessible pockets: every cavity the guest fits in is filled"
+                          + (f"; in the top {spec.top_n}, {', '.join(blocked)} have a PLD below {guest}'s kinetic "
+                             f"diameter ({kinetic:g} A), so their uptake assumes the cages are reachable"
+                             if blocked else "")),
                          "GCMC helium void fraction = the CoRE table's void fraction (affects the excess "
                          "loading only; the ranking uses the absolute loading)",
                          f"short runs for screening: pre-screen {_prescreen_cycles(spec)}, {spec.gcmc_init_cycles} + "
@@ -434,7 +563,8 @@ def _plot(result: ScreenResult, path: Path) -> None:
         ax.annotate(r.entry.split("_")[0], (r.void_fraction, r.uptake), fontsize=6, xytext=(3, 3),
                     textcoords="offset points")
     spec = result.spec
-    ax.set_xlabel("void fraction (CoRE MOF 2019 table)")
+    geometry = next((s.source for s in result.stages if s.name == "geometry" and s.source), "")
+    ax.set_xlabel("void fraction (" + ("Zeo++ pass" if geometry.startswith("Zeo++") else "CoRE MOF 2019 table") + ")")
     ax.set_ylabel(f"{spec.guest} uptake ({result.ranking[0].unit if result.ranking else spec.loading_unit})")
     ax.set_title(f"{spec.guest} at {spec.temperature_K:g} K, {spec.pressure_bar:g} bar (absolute, GCMC)", fontsize=9)
     ax.legend(fontsize=8)
@@ -447,6 +577,8 @@ def summary_lines(result: ScreenResult) -> list[str]:
     lines = [f"source: {result.source}"]
     for stage in result.stages:
         lines.append(f"  {stage.name:<20} {stage.n_in:>6} -> {stage.n_out:<6} {stage.rule}")
+        if stage.source:
+            lines.append(f"  {'':<36}values: {stage.source}")
     lines.append(f"top {len(result.top)} by absolute uptake ({result.top[0].unit if result.top else ''}):")
     for r in result.top:
         lines.append(f"  {r.rank:>3}. {r.entry:<40} {r.uptake:10.4g} +/- {r.uptake_error:.2g}   job {r.gcmc_job}")
@@ -457,4 +589,4 @@ def summary_lines(result: ScreenResult) -> list[str]:
 
 
 __all__ = ["EmptyScreen", "PlanProgress", "Prescreened", "ScreenResult", "ScreenSpec", "prescreen_keep", "run_screen",
-           "summary_lines"]
+           "summary_lines", "geometry_passes", "zeopp_geometry"]

@@ -283,6 +283,12 @@ def screen(
     min_void_fraction: Annotated[float, typer.Option("--min-void-fraction")] = 0.3,
     geometry: Annotated[str, typer.Option("--geometry", help="cavity: LCD > kinetic diameter; window: PLD > "
                                           "kinetic diameter")] = "cavity",
+    geometry_source: Annotated[str, typer.Option("--geometry-source", help="core-table: the CoRE table's Zeo++ "
+                                                 "values; zeopp: our own coarse-to-fine Zeo++ pass")] = "core-table",
+    zeopp_rows: Annotated[Path | None, typer.Option("--zeopp-rows", help="rows of an earlier Zeo++ pass to reuse "
+                                                    "(benchmarks/zeopp_fsr_all.py)")] = None,
+    blocking: Annotated[str, typer.Option("--blocking", help="none: fill every cavity; zeopp: block the pockets the "
+                                          "guest cannot reach (Zeo++ channel analysis)")] = "none",
     max_atoms: Annotated[int, typer.Option("--max-atoms", help="per unit cell")] = 1000,
     prescreen: Annotated[str, typer.Option("--prescreen", help="gcmc: short GCMC at the conditions; henry: "
                                            "Widom K_H")] = "gcmc",
@@ -304,7 +310,9 @@ def screen(
     try:
         spec = ScreenSpec(guest=guest, pressure_bar=pressure, temperature_K=temperature, top_n=top, dataset=dataset,
                           entries=entries or None, sample=sample, seed=seed, min_void_fraction=min_void_fraction,
-                          geometry=geometry, max_atoms=max_atoms, prescreen=prescreen,
+                          geometry=geometry, geometry_source=geometry_source,
+                          zeopp_rows=str(zeopp_rows) if zeopp_rows else None, blocking=blocking,
+                          max_atoms=max_atoms, prescreen=prescreen,
                           prescreen_init_cycles=prescreen_init_cycles, prescreen_cycles=prescreen_cycles,
                           gcmc_keep=keep, widom_cycles=widom_cycles,
                           gcmc_init_cycles=gcmc_init_cycles, gcmc_cycles=gcmc_cycles)

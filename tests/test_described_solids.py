@@ -271,6 +271,26 @@ def test_shear_run_regulates_the_partial_temperature_and_the_layers_drag_the_cry
     assert stress.unit == "bar" and stress.value > 3 * stress.uncertainty > 0
 
 
+def test_shear_stress_is_averaged_on_the_stated_recording_interval():
+    """The text records the stress every 1000 steps; the shear run covers steps 100-5100, so LAMMPS's
+    thermo also prints steps 100 (before the flow has strained anything) and 5100. The mean is taken
+    over the recorded steps 1000-5000 only: by hand (1 + 2 + 3 + 4 + 5) / 5 = 3 (x 1e4 bar), where
+    all seven rows (0 at step 100, 9 at 5100) would give 24 / 7 = 3.43."""
+    from tools.lammps.described_solids import shear_stress
+
+    d = read_description(SHEARED_NI.replace("Run 200 steps under this shear.",
+                                            "Run 5000 steps under this shear, and record the stress every 1000 "
+                                            "steps."))
+    assert d.thermo_every == 1000 and d.origin["thermo_every"].source == "rules"
+    steps = np.array([100, 1000, 2000, 3000, 4000, 5000, 5100], dtype=float)
+    pxy = -1e4 * np.array([0.0, 1, 2, 3, 4, 5, 9])
+    result = shear_stress({"Step": steps, "Pxy": pxy}, d, "described")
+    assert result.value == pytest.approx(3e4)
+    assert "5 thermo rows on the stated interval" in result.method
+    d.origin.pop("thermo_every")  # an interval the text does not state: every row counts
+    assert shear_stress({"Step": steps, "Pxy": pxy}, d, "described").value == pytest.approx(24e4 / 7)
+
+
 # ------------------------------------------------------------------------------------------------
 # Strength from the stress-strain record (hand-computed curve)
 # ------------------------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ from simagent.errors import BackendError, RequestError
 from simagent.models import Conditions, PropertyRequest, Quantity, SystemSpec, TaskSpec
 
 CONFIDENT = "Cohesive energy and lattice constant of fcc nickel with the Foiles (u3) EAM potential"
-PARAPHRASE = "What is the nearest-neighbour repeat distance of fcc copper with the Mishin EAM?"
+# the rules read the copper and the potential but not the property (two slips in 'lattis'): the LLM does
+PARAPHRASE = "What is the lattis konstant of fcc copper with the Mishin EAM?"
 TYPO = "lattis konstant of fcc nikl with the foiles eam potential"  # beyond the rules' typo repair
 
 
@@ -89,7 +90,7 @@ def test_low_confidence_goes_to_the_llm_and_its_valid_answer_is_used():
     assert "properties" in backend.last_detail
 
 
-WITH_NUMBERS = "What is the nearest-neighbour repeat distance of fcc copper at 300 K and 2 kbar (Mishin EAM)?"
+WITH_NUMBERS = "What is the lattis konstant of fcc copper at 300 K and 2 kbar (Mishin EAM)?"
 
 
 @pytest.mark.parametrize("bad", [

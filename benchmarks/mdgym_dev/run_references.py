@@ -174,6 +174,9 @@ def summarise(folder: Path, spec: dict, log: str, wall: float | None) -> dict:
             continue
         skip = how.get("skip_rows", 0)  # leading rows where the quantity is undefined (a slope of one point)
         column = block[how["column"]][skip:]
+        every = how.get("every")  # only the rows on steps the text samples at (e.g. its dump interval)
+        if every:
+            column = [v for step, v in zip(block["Step"][skip:], column, strict=True) if int(step) % every == 0]
         scale = how.get("scale", 1.0)
         if how.get("stat") == "last":  # a running estimate (e.g. Green-Kubo): its value at the end of the run
             values[metric] = {
@@ -185,6 +188,7 @@ def summarise(folder: Path, spec: dict, log: str, wall: float | None) -> dict:
         values[metric] = {
             "value": fmean(column) * scale,
             "how": f"mean of {how['column']} over the {len(column)} thermo rows of run {how.get('run', -1)}"
+                   + (f" on steps that are multiples of {every}" if every else "")
                    + (f" (first {skip} skipped)" if skip else "")
                    + (f", x {scale}" if scale != 1.0 else "") + f" of benchmarks/mdgym_dev/{folder.name}/in.lammps",
         }

@@ -9,8 +9,15 @@ Routing of the request reading (task_spec), the one decision with real ambiguity
   units of the right dimension, physical ranges, real elements, values written in the request);
   an invalid or failed LLM answer falls back to the expert's answer (whose gaps make the graph
   ask the user) or, when the expert had none, to the expert's own error message;
+- the LLM never makes a silent choice: before the merge, everything of its reading the request
+  does not state is dropped (spec_checks.strip_unstated: a property needs words of the request
+  that name it, a potential or force field must be written there, a number must be written, run
+  controls are the rules' alone), so an unstated field is asked (a gap) or left to the protocol's
+  documented default, which the answer reports in defaults_applied;
 - a valid LLM reading fills what the expert left empty, field by field; what the expert's rules
-  found (anchored on vocabulary and number+unit patterns) is kept. Gaps are recomputed in code.
+  found (anchored on vocabulary and number+unit patterns) is kept, and so is what the request
+  names (engine, units style and method words follow the rules). Gaps are recomputed in code.
+  The route's detail quotes the request's words for each property the LLM supplied.
 
 The other decisions: protocol selection is a lookup the expert always answers; reviewer feedback
 goes to the LLM only when the expert understood none of it; a repair goes to the LLM only when
@@ -35,7 +42,14 @@ from simagent.backends.base import (
     RepairAction,
 )
 from simagent.backends.expert import ExpertBackend
-from simagent.backends.spec_checks import engine_for, required_gaps, strip_unstated, validate_spec
+from simagent.backends.expert.reader import property_evidence
+from simagent.backends.spec_checks import (
+    engine_for,
+    required_gaps,
+    strip_unstated,
+    units_style_for,
+    validate_spec,
+)
 from simagent.config import Settings
 from simagent.errors import BackendError, RequestError
 from simagent.models import TaskSpec
@@ -169,6 +183,11 @@ class HybridBackend(DecisionBackend):
             decider = self.llm_name if filled else "expert"
             detail = (f"{reason}; the {self.llm_name} LLM filled {', '.join(filled)}" if filled
                       else f"{reason}; the {self.llm_name} LLM added nothing")
+            if {"properties", "everything"} & set(filled) and merged.properties:
+                detail += "; the request's words: " + ", ".join(
+                    f"{p.name} “{property_evidence(p.name, request)}”" for p in merged.properties)
+            if removed:
+                detail += f"; dropped as unstated: {'; '.join(removed)}"
             self._decided(Route("task_spec", decider, detail, confidence, latency))
             return merged
 
@@ -222,6 +241,8 @@ def merge_specs(expert: TaskSpec | None, llm: TaskSpec) -> tuple[TaskSpec, list[
     Returns the merged spec and the names of the fields the LLM supplied."""
     if expert is None:
         spec = llm.model_copy(deep=True)
+        spec.units_style = units_style_for(spec)  # type: ignore[assignment]
+        spec.engine = engine_for(spec)  # type: ignore[assignment]
         spec.missing = required_gaps(spec)
         spec.unparsed = []
         spec.confidence = max(0.0, 1.0 - 0.3 * len(spec.missing))
@@ -230,8 +251,7 @@ def merge_specs(expert: TaskSpec | None, llm: TaskSpec) -> tuple[TaskSpec, list[
     filled: list[str] = []
     if spec.system is None and llm.system is not None:
         spec.system = llm.system.model_copy(deep=True)
-        spec.engine = llm.engine
-        spec.units_style = llm.units_style
+        spec.units_style = units_style_for(spec)  # type: ignore[assignment]
         filled.append("system")
     if not spec.properties and llm.properties:
         spec.properties = [p.model_copy() for p in llm.properties]
@@ -251,7 +271,7 @@ def merge_specs(expert: TaskSpec | None, llm: TaskSpec) -> tuple[TaskSpec, list[
                 continue  # an isotherm's pressure list already covers it
             setattr(spec.conditions, field, getattr(llm.conditions, field))
             filled.append(field)
-    if "system" in filled and spec.engine == "lammps":
+    if "system" in filled and spec.engine == "lammps":  # an engine the expert read (gromacs, qe) stays
         spec.engine = engine_for(spec)  # type: ignore[assignment]
     # Gaps the expert's domain modules know beyond required_gaps' (kept as they are).
     spec.missing = required_gaps(spec) + [m for m in expert.missing if m not in _GAP_KEYS]

@@ -36,7 +36,13 @@ from simagent.backends import prompts as shared_prompts
 from simagent.backends.expert import vocabulary as vocab
 from simagent.backends.model_store import SMALL_MODEL, check_gguf, ensure_model, model_source
 from simagent.backends.openai_backend import OpenAIBackend
-from simagent.backends.spec_checks import engine_for, required_gaps, strip_unstated, validate_spec
+from simagent.backends.spec_checks import (
+    engine_for,
+    required_gaps,
+    strip_unstated,
+    units_style_for,
+    validate_spec,
+)
 from simagent.config import Settings
 from simagent.errors import BackendError
 from simagent.models import (
@@ -196,7 +202,7 @@ def reading_to_spec(reading: RequestReading, request: str) -> TaskSpec:
             unit = quantity.unit.strip() or ("reduced" if kind == "lj_fluid" else "")
             setattr(spec.conditions, label, Quantity(value=quantity.value, unit=_unit(unit)))
 
-    spec.units_style = {"lj_fluid": "lj", "crystal": "metal", "atomic_fluid": "metal"}.get(kind or "")
+    spec.units_style = units_style_for(spec)  # type: ignore[assignment]
     spec.engine = engine_for(spec)  # type: ignore[assignment]
     spec.missing = required_gaps(spec)
     spec.confidence = max(0.0, 1.0 - 0.3 * len(spec.missing))

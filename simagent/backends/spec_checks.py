@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from simagent.backends.expert import vocabulary as vocab
-from simagent.models import Quantity, SystemSpec, TaskSpec
+from simagent.models import PotentialSpec, Quantity, SimulationControls, SystemSpec, TaskSpec
 from simagent.units import REDUCED, dimension, normalize_unit, to_canonical
 
 # Plausibility ranges in canonical units (K, bar, g/cm^3, angstrom). Wide on purpose: they catch
@@ -127,34 +127,6 @@ def suspected_typos(text: str) -> list[str]:
         if any(abs(len(word) - len(t)) <= allowed and edit_distance(word, t) <= allowed for t in TYPO_TARGETS):
             found.append(word)
     return found
-
-
-# Words that say nothing about which property is wanted ("Simulate fcc copper.", "Tell me about
-# silicon."): requests made only of these, materials, lattices, potentials and numbers name no
-# property, so a property in an LLM's reading of them is invented.
-NON_PROPERTY_WORDS = {
-    "the", "a", "an", "of", "for", "with", "and", "or", "in", "on", "at", "to", "by", "from", "using",
-    "use", "via", "what", "whats", "is", "are", "was", "be", "please", "me", "i", "we", "you", "it",
-    "its", "my", "our", "this", "that", "some", "any", "about", "tell", "give", "show", "find", "get",
-    "compute", "calculate", "determine", "obtain", "simulate", "simulation", "simulations", "run",
-    "model", "system", "need", "want", "like", "would", "could", "can", "do", "does", "how",
-    "properties", "property", "value", "values", "material", "materials", "molecular", "dynamics",
-    "md", "lammps", "gromacs", "raspa", "study", "information", "info", "something", "let", "know",
-    "all", "everything", "anything", "bulk", "pure", "metal", "metallic", "element", "sample",
-    "fcc", "bcc", "hcp", "diamond", "cubic", "solid", "liquid", "gas", "fluid", "crystal", "crystalline",
-    "potential", "potentials", "force", "field", "eam", "meam", "tersoff", "sw", "stillinger", "weber",
-    "lennard", "jones", "lj", "embedded", "atom", "atoms", "method", "k", "kelvin", "bar", "atm",
-}
-
-
-def property_words(text: str) -> list[str]:
-    """Words of the request that may describe a property: not materials, lattices, potentials,
-    units or request phrasing (see NON_PROPERTY_WORDS)."""
-    names = set(vocab.ELEMENT_NAMES) | {hint for hint in vocab.NAME_HINTS}
-    words = re.findall(r"[a-z]+", text.lower())
-    return [w for w in words if len(w) >= 2 and w not in NON_PROPERTY_WORDS and w not in names
-            and w.capitalize() not in vocab.SYMBOLS and not any(
-                len(w) >= 4 and edit_distance(w, n) <= 1 for n in names if len(n) >= 4)]
 
 
 def edit_distance(a: str, b: str) -> int:
@@ -274,11 +246,20 @@ def validate_spec(spec: TaskSpec) -> list[str]:
 
 
 def strip_unstated(spec: TaskSpec) -> list[str]:
-    """Remove optional details of an LLM reading that the request does not state, in place, and
-    say what was removed: a condition whose number is not written in the request (small models
-    write 0 or 1.0 where they mean null), a lattice the request does not name, a last-step flag
-    without 'last' or 'final'. Removing them means "not stated", which the gaps check and the
-    protocol defaults then handle; elements, units and ranges are still checked by validate_spec."""
+    """Remove what an LLM reading says that the request does not state, in place, and say what was
+    removed (with the reason). Nothing is kept without its evidence in the request:
+    - a condition whose number is not written there (small models write 0 or 1.0 for null);
+    - a property the request does not name: each needs words of the request that name it by the
+      rules' vocabulary (expert.reader.property_evidence: typo-repaired, not negated, not a
+      condition), so "simulate water please" names none and the user is asked;
+    - a lattice, a potential family, a potential or force-field name, a potential file, LJ
+      parameters, a tail correction or shift, a last-step flag the request does not write;
+    - the run controls (ensemble, thermostat, steps, ...): only the rules read those.
+    Removing them means "not stated": the gaps check asks the user, or the protocol applies its
+    documented default and reports it (defaults_applied). Elements, units and ranges are checked by
+    validate_spec."""
+    from simagent.backends.expert.reader import property_evidence  # the reader imports this module
+
     removed: list[str] = []
     text = spec.request
     low = text.lower()
@@ -303,21 +284,94 @@ def strip_unstated(spec: TaskSpec) -> list[str]:
             value == system.lattice and pattern.search(low) for pattern, value in LATTICE_PATTERNS):
         removed.append(f"lattice {system.lattice} (not in the request)")
         system.lattice = None
-    if spec.properties and not property_words(text):
-        removed.append(f"properties {', '.join(p.name for p in spec.properties)} (the request names "
-                       "only a material)")
-        spec.properties = []
-    pot = spec.potential
-    if pot is not None and pot.family and not (pot.family == "lj" and system is not None and system.kind == "lj_fluid"):
-        if not re.search(FAMILY_WORDS[pot.family], low):
-            removed.append(f"potential family {pot.family} (not in the request)")
-            pot.family = None
+    unnamed = [p.name for p in spec.properties if property_evidence(p.name, text) is None]
+    if unnamed:
+        removed.append(f"properties {', '.join(unnamed)} (no words of the request name them)")
+        spec.properties = [p for p in spec.properties if p.name not in unnamed]
+    if spec.potential is not None:
+        removed += _strip_potential(spec, numbers)
+    if spec.controls != SimulationControls():
+        removed.append("run controls (only the rules read them)")
+        spec.controls = SimulationControls()
     if not re.search(r"\b(?:last|final)\b", low):
         for prop in spec.properties:
             if prop.at == "last_step":
                 prop.at = "average"
                 removed.append(f"last step of {prop.name} (not in the request)")
     return removed
+
+
+# A potential "name" that only repeats a family or a generic word names no potential.
+GENERIC_POTENTIAL_NAMES = {"eam", "meam", "lj", "lennardjones", "embeddedatom", "embeddedatommethod", "eamalloy",
+                           "eamfs", "setfl", "potential", "interatomicpotential", "forcefield", "ff", "classical",
+                           "default", "standard", "none", "null"}
+
+
+def named_in_request(name: str, text: str) -> bool:
+    """`name` (a potential, force field or file as an LLM wrote it) is written in the request:
+    letters and digits alike, case and punctuation aside ('TIP4P/2005' ~ 'tip4p 2005'), or one
+    slip away from a word of the request for names of five letters or more ('Mishn')."""
+    key = re.sub(r"[^a-z0-9]", "", name.lower())
+    if not key:
+        return False
+    if key in re.sub(r"[^a-z0-9]", "", text.lower()):
+        return True
+    return len(key) >= 5 and any(abs(len(w) - len(key)) <= 1 and edit_distance(w, key) <= 1
+                                 for w in re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _strip_potential(spec: TaskSpec, numbers: list[float]) -> list[str]:
+    """The potential fields of an LLM reading the request does not state (see strip_unstated)."""
+    removed: list[str] = []
+    pot, system, text = spec.potential, spec.system, spec.request
+    assert pot is not None
+    low = text.lower()
+    materials = set()
+    if system is not None:
+        materials = {re.sub(r"[^a-z0-9]", "", w.lower()) for w in
+                     [system.name, system.molecule or "", system.structure or "", *system.elements, *system.guests]}
+        materials |= {name for name, symbol in vocab.ELEMENT_NAMES.items() if symbol in system.elements}
+    if pot.family and not (pot.family == "lj" and system is not None and system.kind == "lj_fluid"):
+        author = pot.name_hint is not None and pot.family == "eam" and pot.name_hint.lower() in vocab.EAM_AUTHORS \
+            and named_in_request(pot.name_hint, text)
+        if not re.search(FAMILY_WORDS[pot.family], low) and not author:
+            removed.append(f"potential family {pot.family} (not in the request)")
+            pot.family = None
+    for field in ("name_hint", "force_field", "file"):
+        value = getattr(pot, field)
+        if value is None:
+            continue
+        key = re.sub(r"[^a-z0-9]", "", value.lower())
+        if key in GENERIC_POTENTIAL_NAMES or key in materials or key in vocab.ELEMENT_NAMES \
+                or value.strip().capitalize() in vocab.SYMBOLS:
+            removed.append(f"potential {field.replace('_', ' ')} {value!r} (names no potential)")
+            setattr(pot, field, None)
+        elif not named_in_request(value, text):
+            removed.append(f"potential {field.replace('_', ' ')} {value!r} (not in the request)")
+            setattr(pot, field, None)
+    for field in ("lj_epsilon", "lj_sigma", "cutoff"):
+        q = getattr(pot, field)
+        if q is not None and not _written(q.value, numbers):
+            removed.append(f"{field.replace('_', ' ')} {q.value:g} {q.unit} (not in the request)")
+            setattr(pot, field, None)
+    for field, words in (("tail_correction", r"\btail"), ("shifted", r"\bshift")):
+        if getattr(pot, field) and not re.search(words, low):
+            removed.append(f"{field.replace('_', ' ')} (not in the request)")
+            setattr(pot, field, False)
+    if pot == PotentialSpec():
+        spec.potential = None
+    return removed
+
+
+def units_style_for(spec: TaskSpec) -> str | None:
+    """The units style a reading's system implies, by the rules (never an LLM's choice): reduced
+    units for an LJ fluid, metal for crystals and atomic fluids, real for an atomistic polymer
+    (lj for a bead-spring one named by Lennard-Jones or reduced words), none otherwise (GROMACS,
+    RASPA and Zeo++ have no units style)."""
+    kind = spec.system.kind if spec.system is not None else None
+    if kind == "polymer":
+        return "lj" if re.search(LJ_WORDS, spec.request.lower()) else "real"
+    return {"lj_fluid": "lj", "crystal": "metal", "atomic_fluid": "metal"}.get(kind or "")
 
 
 def required_gaps(spec: TaskSpec) -> list[str]:

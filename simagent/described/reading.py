@@ -26,6 +26,7 @@ from simagent.backends.expert.protocol_text import (
 )
 from simagent.described import examples, solids, special
 from simagent.described.group_reading import read_boundary, read_layout
+from simagent.described.mixture_reading import read_mixture
 from simagent.described.model import (
     Box,
     Dipoles,
@@ -120,6 +121,7 @@ def read_description(text: str) -> SimulationDescription:
     _stages(desc, low, reduced)
     read_boundary(desc, low)
     read_layout(desc, low, _sentence_dynamics, _complete_dynamics)
+    read_mixture(desc, low, _sentence_dynamics, _complete_dynamics)
     _velocity_for_thermostat(desc)
     solids.attach_shear(desc, low)
     examples.fill_shear_example(desc, low)
@@ -220,6 +222,11 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
                         low)
         if hit:
             scale, kind = float(hit.group(1)), "constant"
+    if scale is None and desc.units == "lj" and not re.search(r"\b(?:density|spacing|lattice constant|lattice "
+                                                             r"parameter|lattice scale)\b", low):
+        scale, kind = 1.0, "density"
+        desc.note("lattice.scale", "default", "1.0: the text names no density or spacing for the lattice; LAMMPS's "
+                  "lattice scale 1.0 (reduced density 1, as in LAMMPS's own LJ examples)")
     if scale is None:
         desc.missing.append("lattice scale (density or lattice constant)")
         return

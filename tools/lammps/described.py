@@ -15,6 +15,7 @@ import math
 
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 from tools.lammps import described_groups
+from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
 
@@ -53,19 +54,23 @@ def _system(desc: SimulationDescription) -> list[str]:
              f"create_box      {desc.atom_types} box"]
     if solids.lattice_suffix(desc):  # the box in the cubic lattice's units, the atoms on the oriented lattice
         lines.append(f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}{solids.lattice_suffix(desc)}")
+    made: set[str] = set()
     if desc.layout is not None and desc.layout.create_in:  # the region must exist before atoms fill it
         region = next(r for r in desc.layout.regions if r.name == desc.layout.create_in)
-        lines += [described_groups.region_line(region), f"create_atoms    1 region {region.name}"]
+        lines += [described_groups.region_line(region), f"create_atoms    {desc.lattice_type} region {region.name}"]
+        made.add(region.name)
     else:
-        lines.append("create_atoms    1 box")
+        lines.append(f"create_atoms    {desc.lattice_type} box")
     lines += solids.substitution_lines(desc)
+    lines += mixtures.placement_lines(desc, made)
     if desc.dipoles:  # finite spheres carry per-atom masses
         lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
         lines.append(f"set             group all dipole/random {desc.dipoles.seed} {_fmt(desc.dipoles.magnitude)}")
     else:
         lines += [f"mass            {t} {_fmt(m)}" for t, m in sorted(desc.masses.items())]
     if desc.layout is not None:
-        lines += described_groups.setup(desc.layout)
+        lines += described_groups.setup(desc.layout, made)
+    lines += mixtures.deposition_setup(desc)
     return lines
 
 
@@ -103,7 +108,7 @@ def _interactions(desc: SimulationDescription) -> list[str]:
 def _thermo_modify(desc: SimulationDescription) -> str:
     """Extensive thermo energies; the temperature of the thermostatted group when a thermostat acts on
     a group (held walls would otherwise count as cold atoms)."""
-    temp = described_groups.temperature_compute(desc.layout)
+    temp = None if desc.deposition else described_groups.temperature_compute(desc.layout)
     return "thermo_modify   norm no" + (f" temp {temp}" if temp else "")
 
 
@@ -117,24 +122,25 @@ def _velocity(desc: SimulationDescription) -> list[str]:
 
 
 def dynamics_fixes(dyn: Dynamics, spheres: bool = False, group: str = "all",
-                   t_variable: str | None = None) -> list[str]:
+                   t_variable: str | None = None, moved: str = "all") -> list[str]:
     """The fixes of one run stage (ids dyn1, dyn2), the integrator first. `spheres`: dipolar spheres,
     integrated by nve/sphere with their dipoles updated (NVE only). `group`: the atoms an NVE
-    thermostat acts on. `t_variable`: the NVE thermostat's target is this variable (a controller sets it)."""
+    thermostat acts on. `t_variable`: the NVE thermostat's target is this variable (a controller sets it).
+    `moved`: the atoms the integrator moves."""
     if spheres:
         if dyn.ensemble != "nve" or dyn.thermostat is not None:
             raise ValueError("dipolar spheres are rendered with NVE (nve/sphere update dipole) only")
         return ["fix             dyn1 all nve/sphere update dipole"]
     temp = f"{_fmt(dyn.t_start)} {_fmt(dyn.t_stop)} {_fmt(dyn.t_damp)}" if dyn.t_stop is not None else ""
     if dyn.ensemble == "nvt":
-        return [f"fix             dyn1 all nvt temp {temp}"]
+        return [f"fix             dyn1 {moved} nvt temp {temp}"]
     if dyn.ensemble in ("npt", "nph"):
         press = " ".join(f"{axis} {_fmt(dyn.p_start)} {_fmt(dyn.p_stop)} {_fmt(dyn.p_damp)}"
                          for axis in (dyn.p_axes or [dyn.p_coupling]))
         if dyn.ensemble == "nph":
-            return [f"fix             dyn1 all nph {press}"]
-        return [f"fix             dyn1 all npt temp {temp} {press}"]
-    fixes = ["fix             dyn1 all nve"]
+            return [f"fix             dyn1 {moved} nph {press}"]
+        return [f"fix             dyn1 {moved} npt temp {temp} {press}"]
+    fixes = [f"fix             dyn1 {moved} nve"]
     start = f"v_{t_variable}" if t_variable is not None else _fmt(dyn.t_start) if dyn.t_start is not None else ""
     if dyn.thermostat == "langevin":
         fixes.append(f"fix             dyn2 {group} langevin {start} {_fmt(dyn.t_stop)} {_fmt(dyn.t_damp)} {dyn.seed}")
@@ -218,8 +224,10 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             controlled = True
         fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None,
                                group=described_groups.thermostat_group(desc.layout),
-                               t_variable=special.SET_POINT if stage.controller is not None else None)
+                               t_variable=special.SET_POINT if stage.controller is not None else None,
+                               moved=described_groups.integrated_group(desc.layout))
         fixes += special.controller_lines(stage)
+        fixes += mixtures.deposition_fixes(desc)
         if stage.deform is not None:
             fixes += solids.deform_lines(desc, stage)
         if stage.shear is not None:

@@ -234,9 +234,18 @@ def shear_stress(block: dict[str, np.ndarray], desc: SimulationDescription, job:
     name = column[0].upper() + column[1:]
     if name not in block:
         raise ReadError(f"thermo column {name} missing")
-    mean, err = block_average(-block[name])
+    series = -block[name]
+    grid = ""
+    every = desc.thermo_every
+    if every and "Step" in block and desc.origin.get("thermo_every", None) is not None:
+        # the stress is recorded at the stated interval: LAMMPS also prints a run's first and last step
+        # (off that interval when the stage starts at step 100, say), which are no samples of the record
+        on = np.asarray(block["Step"]).astype(int) % every == 0
+        if on.sum() >= 2 and not on.all():
+            series, grid = series[on], f" on the stated interval (steps that are multiples of {every})"
+    mean, err = block_average(series)
     unit = {"metal": "bar", "real": "atm"}.get(desc.units or "lj", "reduced")
     return Result(quantity="shear_stress", value=mean, unit=unit, uncertainty=err, job=job, log="log.lammps",
                   method=f"average of -{name} (stress = -pressure, the sign of compute stress/atom) over stage "
-                         f"{index + 1} ({stage.name}, {stage.steps} steps, the shear run), {block[name].size} "
-                         "thermo rows; standard error by block averaging")
+                         f"{index + 1} ({stage.name}, {stage.steps} steps, the shear run), {series.size} "
+                         f"thermo rows{grid}; standard error by block averaging")

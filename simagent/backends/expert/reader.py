@@ -117,6 +117,32 @@ def _properties(low: str) -> list[PropertyRequest]:
     return found
 
 
+def property_evidence(name: str, request: str) -> str | None:
+    """The words of the request that name property `name` by the rules' vocabulary (after the
+    reader's own typo repair; negated phrases and conditions such as 'at a density of 1.3 g/cc'
+    do not count), or None. What another reader (an LLM) proposes is kept only with such words."""
+    low = drop_negated(conditions_text(correct_typos(normalise(request)).lower()))
+    patterns = [*vocab.PROPERTY_PATTERNS.get(name, []), r"\b" + name.replace("_", r"[ _-]") + r"\b"]
+    if name == "potential_energy_per_atom":
+        patterns.append(r"\benergy per (?:particle|atom)\b")  # the reader's rule (_properties)
+    for pattern in patterns:
+        for hit in re.finditer(pattern, low):
+            if not _is_condition(low, hit.start(), hit.end(), name):
+                return hit.group(0).strip()
+    # the property's own name, each word spelt with up to two slips ('lattis konstant'); not a condition
+    from simagent.backends.spec_checks import edit_distance
+
+    wanted = [w for w in name.split("_") if w not in ("per", "atom")]
+    words = list(re.finditer(r"[a-z0-9']+", low))
+    for i in range(len(words) - len(wanted) + 1):
+        got = words[i:i + len(wanted)]
+        start, end = got[0].start(), got[-1].end()
+        if all(edit_distance(g.group(0), w) <= (0 if len(w) <= 3 else 1 if len(w) <= 5 else 2)
+               for g, w in zip(got, wanted, strict=True)) and not _is_condition(low, start, end, name):
+            return low[start:end]
+    return None
+
+
 def _is_condition(low: str, start: int, end: int, name: str) -> bool:
     """'at a temperature of 300 K', 'density 1.374 g/cm3', '1.3 g/cm3 density', 'at room
     temperature' are conditions, not questions ('density 300K' is not: the number is a temperature)."""

@@ -44,7 +44,7 @@ from simagent.units import to_canonical
 from tools.gromacs import build
 from tools.gromacs.driver import Step, StepList
 from tools.gromacs.mdp import MdpOptions
-from tools.gromacs.parse import read_energies, read_job
+from tools.gromacs.parse import read_energies, read_output
 
 R_KJ_PER_MOL_K = build.R_KJ_PER_MOL_K
 # Rahman, Phys. Rev. 136, A405 (1964): argon as LJ with eps/kB = 120 K, sigma = 3.4 A.
@@ -672,12 +672,14 @@ class LiquidMD(Protocol):
         job_dir = Path(job_dirs["prod"])
         notes, warnings, engine_s = [], [], 0.0
         for stage, folder in job_dirs.items():
-            out = read_job(Path(folder))
+            out = read_output(Path(folder))
+            if out.record_problem:
+                raise ReadError(out.record_problem)
             if not out.finished:
                 raise CalculationFailed(f"GROMACS job {stage} did not finish: "
-                                        + ("; ".join(out.errors[:2]) or f"step {out.failed_step} failed"))
-            notes += [f"{stage}/{n}" for n in out.notes]
-            warnings += [f"{stage}/{w}" for w in out.warnings]
+                                        + ("; ".join(out.step_errors[:2]) or f"step {out.failed_step} failed"))
+            notes += [f"{stage}/{n}" for n in out.step_notes]
+            warnings += [f"{stage}/{w}" for w in out.step_warnings]
             engine_s += out.engine_time_s(Path(folder))
         energies = read_energies(job_dir / "prod.edr")
         molecules = build.molecules_section((job_dir / "topol.top").read_text())
