@@ -167,7 +167,8 @@ class MetricTarget:
     reason: str = ""
 
     def request(self) -> PropertyRequest:
-        return PropertyRequest(name=self.property, at=self.at, step=self.step)
+        label = self.label if self.property and self.property.endswith("_per_molecule") else None
+        return PropertyRequest(name=self.property, at=self.at, step=self.step, label=label)
 
 
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
@@ -336,7 +337,13 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
     if target.property in ENERGY_PER_ATOM and (part := ENERGY_PART.search(words)):
         target.property, target.reason = None, (
             f"{metric!r} names a part of the energy ({part.group(0)}) that simagent does not separate")
-    elif target.property in ENERGY_PER_ATOM and not reduced:
+        return target
+    kind = re.search(r"\bper (?:one )?(\w+) molecules?\b|\bper molecules? of (\w+)\b|\bper (water)$", words)
+    if target.property in ("potential_energy_per_atom", "total_energy_per_atom") and kind:
+        target.property = target.property.replace("_atom", "_molecule")  # type: ignore[assignment]
+        target.label = next(g for g in kind.groups() if g)  # which molecules: 'water', 'co2'
+        return target
+    if target.property in ENERGY_PER_ATOM and not reduced:
         per_atom = re.search(r"per (?:atom|particle|molecule|sphere)|/ ?atom|\bper\b|\bu ?/ ?n\b|\beach "
                              r"(?:atom|particle|sphere)\b", words) or re.search(
             r"per (?:atom|particle)", _words(description))

@@ -23,7 +23,7 @@ class RandomPlacement(BaseModel):
     (None: the whole box). `overlap`: no new atom closer than this to any existing one (distance
     units, as LAMMPS's overlap keyword); `max_tries` attempts per atom when an overlap is set."""
 
-    atom_type: int = Field(ge=1)
+    atom_type: int = Field(ge=0, description="0 only with a molecule whose template holds the types")
     count: int = Field(gt=0)
     seed: int = Field(gt=0)
     region: str | None = None

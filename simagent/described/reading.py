@@ -24,7 +24,7 @@ from simagent.backends.expert.protocol_text import (
     read_controls,
     read_dynamics,
 )
-from simagent.described import examples, solids, special
+from simagent.described import examples, molecular, solids, special
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import read_mixture
 from simagent.described.model import (
@@ -41,8 +41,10 @@ from simagent.described.model import (
     ThreeBody,
     Velocity,
 )
+from simagent.models import Quantity
 
 # LAMMPS defaults, used when the text does not state a value (each is listed in report.md).
+ATM_PER_BAR = 1.0 / 1.01325  # 1 bar in atm (LAMMPS real units' pressure is atm, metal's bar)
 DEFAULT_TIMESTEP = {"lj": 0.005, "real": 1.0, "metal": 0.001}  # LAMMPS `timestep` default per unit style
 DEFAULT_SEED = 87287  # the seed of LAMMPS's own examples (examples/melt)
 DEFAULT_MAX_EVALUATIONS = 100000  # LAMMPS requires maxeval; ten times the iterations of the usual 10000
@@ -113,8 +115,9 @@ def read_description(text: str) -> SimulationDescription:
         _masses(desc, low, ctl)
         _pair(desc, low, ctl)
     _dipoles(desc, low)
+    molecular.read_molecular(desc, low)
     _velocity(desc, low, ctl)
-    _timestep(desc, ctl)
+    _timestep(desc, ctl, low)
     if ctl.get("thermo_every"):
         desc.thermo_every = ctl["thermo_every"]
         desc.note("thermo_every", "rules", f"every {desc.thermo_every} steps")
@@ -423,8 +426,10 @@ def _velocity_for_thermostat(desc: SimulationDescription) -> None:
               "which cannot heat atoms that start at rest on their lattice sites")
 
 
-def _timestep(desc: SimulationDescription, ctl: dict) -> None:
+def _timestep(desc: SimulationDescription, ctl: dict, low: str) -> None:
     q = ctl.get("timestep")
+    if q is None and (hit := re.search(NUM + r"\s*(fs|ps)(?: \(?femtoseconds?\)?)? time ?step\b", low)):
+        q = Quantity(value=float(hit.group(1)), unit=hit.group(2))  # 'a 2.0 fs timestep'
     if q is not None:
         value = q.value
         if desc.units == "real" and q.unit == "ps":
@@ -444,17 +449,19 @@ def _timestep(desc: SimulationDescription, ctl: dict) -> None:
 
 # a stated run length: '1000 steps', '50000 timesteps', '10000 md steps' (not intervals or windows)
 _RUN = re.compile(rf"\b{COUNT}[- ](?:more |additional )?(?:(?:production|equilibration|sampling|nve|nvt|npt|md) )?"
-                  rf"(?:{STEP_WORD}|timessteps)\b")
+                  rf"(?:{STEP_WORD}|timessteps|stps)\b")
 _NOT_RUN = re.compile(r"\b(?:every|each|damp\w*|last|final|interval|frequency|window|correlation|up to|"
                       r"within|iterations?|in)\b[^.;,]{0,12}$")
 _MINIMIZE = re.compile(r"minimi[sz](?:e|ed|ation)|energy minimi")
 _TEMPERATURE = re.compile(r"\btemperatures? (?:of |at |= ?|to )?(?:about |approximately )?" + NUM)
+_KELVIN = re.compile(r"\bat " + NUM + r"\s*k\b")  # 'water at 300 K', 'equilibrated at 293.15 K'
+_PRESSURE = re.compile(NUM + r"\s*(atm|bar)\b")
 _OFF = re.compile(r"thermostat\w*[^.;]{0,30}\b(?:switched off|turned off|removed)|(?:remove|switch off|turn off)\w*"
                   r"[^.;]{0,15}thermostat|without (?:a |any )?thermostat")
 
 
 def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
-                       initial_t: float | None = None) -> Dynamics | None:
+                       initial_t: float | None = None, units: str | None = None) -> Dynamics | None:
     """The dynamics a sentence names (None: it names none). `initial_t`: the velocity temperature,
     the set point of a thermostat that keeps 'that temperature' / 'the same temperature'."""
     off = _OFF.search(sentence)
@@ -485,7 +492,10 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         dyn.thermostat = "nose-hoover"
     if dyn.thermostat is not None:
         t = found.get("thermostat_temperature")
-        if t is None and initial_t is not None and re.search(r"\b(?:that|the same|this|the initial|the) temperature"
+        kelvin = _KELVIN.search(sentence) if not reduced else None
+        if t is None and kelvin is not None:
+            t_value = float(kelvin.group(1))
+        elif t is None and initial_t is not None and re.search(r"\b(?:that|the same|this|the initial|the) temperature"
                                                              r"(?! (?:of|at|=|is|to)\b)", sentence):
             t_value = initial_t
         elif t is None and current is not None and current.thermostat is not None:
@@ -503,6 +513,10 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
             dyn.p_start, dyn.p_stop = float(ramp.group(1)), float(ramp.group(2))
         elif p:
             dyn.p_start = dyn.p_stop = float(p.group(1))
+        elif not reduced and (stated := _PRESSURE.search(sentence)):  # 'at 300 K and 1 atm', in the style's unit
+            value = float(stated.group(1))
+            dyn.p_start = dyn.p_stop = value / ATM_PER_BAR if stated.group(2) == "atm" and units == "metal" else (
+                value * ATM_PER_BAR if stated.group(2) == "bar" and units == "real" else value)
         if re.search(r"anisotropic|\baniso\b", sentence):
             dyn.p_coupling = "aniso"
         pd = found.get("barostat_damping")
@@ -517,7 +531,8 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
     minimized = False
     deform: solids.Deform | None = None  # stated, waiting for the run it applies to
     for sentence in re.split(r"(?<=[.;])\s+", low):
-        dyn = _sentence_dynamics(sentence, reduced, current, desc.velocity.temperature if desc.velocity else None)
+        dyn = _sentence_dynamics(sentence, reduced, current, desc.velocity.temperature if desc.velocity else None,
+                                 desc.units)
         if dyn is not None:
             current = dyn
         elif current is not None:
@@ -605,7 +620,9 @@ def _complete_dynamics(desc: SimulationDescription, stage: Stage, desc_text: str
     assert dyn is not None
     dt = desc.timestep or 1.0
     if dyn.thermostat is not None:
-        if dyn.t_stop is None and desc.velocity is not None and len(set(_TEMPERATURE.findall(desc_text))) == 1:
+        stated = set(map(float, _TEMPERATURE.findall(desc_text) + (_KELVIN.findall(desc_text) if desc.units in (
+            "real", "metal") else [])))
+        if dyn.t_stop is None and desc.velocity is not None and len(stated) == 1:
             dyn.t_start = dyn.t_stop = desc.velocity.temperature
             desc.note(f"{stage.name}.t_stop", "default", f"{dyn.t_stop:g}: the thermostat states no set point; the "
                       "only temperature the text states, the one the velocities are drawn at")

@@ -16,6 +16,7 @@ import math
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 from tools.lammps import described_groups
 from tools.lammps import described_mixtures as mixtures
+from tools.lammps import described_molecular as molecular
 from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
 
@@ -159,7 +160,9 @@ def _measurements(desc: SimulationDescription, stage: Stage, rdf: bool, msd: boo
     lines = []
     if rdf:
         every = max(1, stage.steps // RDF_SNAPSHOTS)
-        lines += [f"compute         rdf all rdf {RDF_BINS}",
+        pair = f" {molecular.rdf_pair(desc)}" if desc.molecular else ""
+        bins = (desc.molecular.rdf_bins if desc.molecular else None) or RDF_BINS
+        lines += [f"compute         rdf all rdf {bins}{pair}",
                   f"fix             rdf all ave/time {every} 1 {every} c_rdf[*] file {RDF_FILE} mode vector"]
     if msd or diffusion:
         lines.append("compute         msd all msd com yes")  # relative to the centre of mass (MSD_COM)
@@ -197,8 +200,13 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
     lines = ["# simagent lammps/described: the task's description, rendered literally",
              "# (the defaults applied where the text is silent are listed in report.md)", ""]
-    lines += _system(desc) + _interactions(desc)
+    if desc.molecular is not None:  # water and ions: templates, charges, constraints, k-space
+        lines += molecular.system_lines(desc) + molecular.interaction_lines(desc) + molecular.constraint_lines(desc)
+    else:
+        lines += _system(desc) + _interactions(desc)
     lines += [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", _thermo_modify(desc)]
+    if desc.molecular is not None:
+        lines += molecular.preparation_lines(desc)
     lines += _velocity(desc)
     active: list[str] = []
     controlled = False  # the controller's set-point variable is defined once, before its first stage

@@ -43,7 +43,7 @@ from tools.lammps.protocols.fluid import check_pressure, check_temperature, outp
 from tools.lammps.protocols.fluid_common import (
     as_params,
     check_averaged_properties,
-    check_finite_columns,
+    check_columns,
     check_full_production,
     check_sample_count,
     finished_output,
@@ -440,7 +440,7 @@ class TrappeAlkane(Protocol):
         p = as_params(AlkaneParams, params)
         job_dir = Path(job_dirs["md"])
         thermo = finished_output(job_dir).last_run()
-        check_finite_columns(thermo, ("Step", "Temp", "PotEng", "Press", "Volume", "Density", "Atoms"))
+        check_columns(thermo, ("Step", "Temp", "PotEng", "Press", "Volume", "Density", "Atoms"))
         check_full_production(thermo, p.n_atoms, p.production_steps)
         check_sample_count(thermo)
         check_temperature(thermo["Temp"], p.temperature, p.temperature_tolerance)

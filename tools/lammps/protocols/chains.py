@@ -38,7 +38,7 @@ from tools.lammps.protocols.fluid import REDUCED, check_temperature, norm_unit, 
 from tools.lammps.protocols.fluid_common import (
     as_params,
     check_averaged_properties,
-    check_finite_columns,
+    check_columns,
     check_full_production,
     finished_output,
     md_job,
@@ -366,7 +366,7 @@ def melt_job(protocol: str, p: ChainMeltParams) -> Job:
 def melt_thermo(job_dir: Path, p: ChainMeltParams) -> dict[str, np.ndarray]:
     """Production thermo columns after the run-level gates."""
     thermo = finished_output(job_dir).last_run()
-    check_finite_columns(thermo, ("Step", "Temp", "PotEng", "E_bond", "E_vdwl", "Atoms", "v_rg2_mean"))
+    check_columns(thermo, ("Step", "Temp", "PotEng", "E_bond", "E_vdwl", "Atoms", "v_rg2_mean"))
     check_full_production(thermo, p.n_atoms, p.production_steps, lost="beads were lost (broken bonds?)")
     check_temperature(thermo["Temp"], p.temperature, p.temperature_tolerance)
     return thermo
