@@ -233,7 +233,8 @@ def zeopp_geometry(spec: ScreenSpec, entries: list[str], kinetic: float, out: Pa
     fine = sum(v["fine"] for v in values.values())
     table = len(entries) - len(values)
     source = (f"Zeo++ coarse to fine (tools/zeopp/coarse_fine.py) for {len(values)} of {len(entries)} entries "
-              f"({len(reused)} from {spec.zeopp_rows}, {len(computed)} computed in {rows_path.parent}; "
+              "(" + (f"{len(reused)} from {spec.zeopp_rows}, " if spec.zeopp_rows else "")
+              + f"{len(computed)} computed in {rows_path.parent}; "
               f"{fine} needed the CoRE settings -ha DEF / 5000 samples; the {'PLD' if key == 'LCD' else 'LCD'} "
               "is the coarse value unless refined, within its band)")
     if table:
@@ -310,23 +311,16 @@ def pocket_blocks(spec: ScreenSpec, n_atoms: dict[str, int], kinetic: float, roo
     return found
 
 
-def gcmc_uptakes(spec: ScreenSpec, cifs: dict[str, Path], table: dict[str, dict[str, str]], root: Path,
-                 executor: Executor | None, say: ProgressFn, failed: dict[str, str], *, kind: str,
-                 init_cycles: int, cycles: int, seed: int,
-                 blocks: dict[str, dict] | None = None) -> dict[str, tuple[Result, Path]]:
-    """GCMC (raspa/gcmc_uptake) of spec.guest at the spec's conditions for each entry, job folders
-    root/<kind>-<entry>: entry -> (absolute uptake, job folder); failures go to `failed`."""
+def gcmc_jobs(spec: ScreenSpec, cifs: dict[str, Path], table: dict[str, dict[str, str]], *, kind: str,
+              init_cycles: int, cycles: int, seed: int, blocks: dict[str, dict] | None = None) -> dict[str, tuple]:
+    """The GCMC job (raspa/gcmc_uptake, id <kind>-<entry>) of each entry: entry -> (params, the protocol's own
+    job id, job); with `blocks`, the entry's Zeo++ .block file blocks its unreachable pockets."""
     from simagent.materials import forcefields as ff
     from tools.raspa.protocols.adsorption import GCMCParams, GCMCUptake
 
     guest = ff.canonical_guest(spec.guest)
     gcmc = GCMCUptake()
-    uptake_spec = TaskSpec(request="screen", engine="raspa",
-                           system=SystemSpec(name="screen", kind="framework", guests=[guest]),
-                           properties=[PropertyRequest(name="uptake", unit=spec.loading_unit)],
-                           conditions=Conditions(temperature=Quantity(value=spec.temperature_K, unit="K"),
-                                                 pressure=Quantity(value=spec.pressure_bar, unit="bar")))
-    params_by, jobs = {}, {}
+    found = {}
     for entry, cif in cifs.items():
         params = GCMCParams(framework=entry, framework_cif=str(cif), precision="quick", guests=[guest],
                             guest_models=ff.default_guest_models("UFF", [guest]), force_field="UFF",
@@ -336,13 +330,35 @@ def gcmc_uptakes(spec: ScreenSpec, cifs: dict[str, Path], table: dict[str, dict[
                             initialization_cycles=init_cycles, production_cycles=cycles, seed=seed,
                             pressures_Pa=[spec.pressure_bar * 1e5], helium_void_fraction=_float(table[entry], "AV_VF"))
         (job,) = [j for j in gcmc.jobs(params) if j.stage == "gcmc"]
-        params_by[entry] = (params, job.id)
+        local_id = job.id
         job.id = _job_name(kind, entry)
-        jobs[entry] = job
+        found[entry] = (params, local_id, job)
+    return found
+
+
+def gcmc_uptakes(spec: ScreenSpec, cifs: dict[str, Path], table: dict[str, dict[str, str]], root: Path,
+                 executor: Executor | None, say: ProgressFn, failed: dict[str, str], *, kind: str,
+                 init_cycles: int, cycles: int, seed: int,
+                 blocks: dict[str, dict] | None = None) -> dict[str, tuple[Result, Path]]:
+    """GCMC (raspa/gcmc_uptake) of spec.guest at the spec's conditions for each entry, job folders
+    root/<kind>-<entry>: entry -> (absolute uptake, job folder); failures go to `failed`."""
+    from simagent.materials import forcefields as ff
+    from tools.raspa.protocols.adsorption import GCMCUptake
+
+    guest = ff.canonical_guest(spec.guest)
+    gcmc = GCMCUptake()
+    uptake_spec = TaskSpec(request="screen", engine="raspa",
+                           system=SystemSpec(name="screen", kind="framework", guests=[guest]),
+                           properties=[PropertyRequest(name="uptake", unit=spec.loading_unit)],
+                           conditions=Conditions(temperature=Quantity(value=spec.temperature_K, unit="K"),
+                                                 pressure=Quantity(value=spec.pressure_bar, unit="bar")))
+    params_by = gcmc_jobs(spec, cifs, table, kind=kind, init_cycles=init_cycles, cycles=cycles, seed=seed,
+                          blocks=blocks)
+    jobs = {entry: job for entry, (_params, _local, job) in params_by.items()}
     found = {}
     for entry, job_dir in _run_jobs(jobs, root, executor, say, f"GCMC ({init_cycles} + {cycles} cycles)",
                                     failed).items():
-        params, local_id = params_by[entry]
+        params, local_id, _job = params_by[entry]
         try:
             results = gcmc.analyze(params, {local_id: job_dir}, uptake_spec)
         except SimagentError as exc:

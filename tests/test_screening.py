@@ -256,6 +256,17 @@ def test_pocket_blocking_removes_cages_the_guest_cannot_reach_and_blocks_them(tm
                                ("NOGDAP_clean", CORE_GEOMETRY["NOGDAP_clean"])):
         spheres = read_block_file(tmp_path / "jobs" / f"zeopp-{entry}" / "framework.block")
         assert max(r for *_xyz, r in spheres) == pytest.approx(lcd / 2, abs=0.02), entry
+    # a GCMC job of the funnel with that entry's blocks: RASPA blocks the pockets (input and .block file)
+    from agents.screening import gcmc_jobs
+    from simagent.materials.structures import core_table, extract_core_cifs
+
+    block = tmp_path / "jobs" / "zeopp-HAKTAR_clean" / "framework.block"
+    ((_params, _local, job),) = gcmc_jobs(spec, extract_core_cifs("2019-ASR", ["HAKTAR_clean"]), core_table("2019-ASR"),
+                                          kind="gcmc", init_cycles=1, cycles=1, seed=1,
+                                          blocks={"HAKTAR_clean": {"block_file": str(block)}}).values()
+    (block_name,) = [name for name in job.inputs if name.endswith(".block")]
+    assert "BlockPockets             yes" in job.inputs["simulation.input"]
+    assert job.inputs[block_name].split()[0] == block.read_text().split()[0] == str(len(read_block_file(block)))
 
 
 def test_prescreen_keeps_what_cannot_be_excluded_from_the_top_n():
