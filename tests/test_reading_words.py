@@ -249,3 +249,16 @@ def test_a_start_temperature_in_celsius_is_converted_for_the_run(request_text):
     params, defaults = get_protocol("lammps/melting_point").parameters(spec)
     assert params.guess_temperature == pytest.approx(1323.15)
     assert any(d.parameter == "start temperature" and d.value.startswith("1323.15") for d in defaults)
+
+
+@pytest.mark.parametrize(("request_text", "kind", "element", "prop"), [
+    # stop 20 paraphrases of the two reader misses fixed at stop 19 (they still hold)
+    ("Cp of krypton at 130 K and 2.4 g/cc", "atomic_fluid", "Kr", "heat_capacity"),
+    ("specific heat capacity of neon at 30 K, 1.2 g/cm3", "atomic_fluid", "Ne", "heat_capacity"),
+    ("argon specific heat, 100 K, 1 atm", "atomic_fluid", "Ar", "heat_capacity"),
+    ("Tm, platinum, Foiles EAM, please", "crystal", "Pt", "melting_point"),
+    ("melting point (Tm) of aluminum using the Mishin potential", "crystal", "Al", "melting_point"),
+])
+def test_specific_heat_of_a_noble_gas_and_tm_paraphrases(request_text, kind, element, prop):
+    spec = backend.task_spec(request_text)
+    assert (spec.system.kind, spec.system.elements, names(spec)) == (kind, [element], [prop])

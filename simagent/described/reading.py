@@ -24,7 +24,7 @@ from simagent.backends.expert.protocol_text import (
     read_controls,
     read_dynamics,
 )
-from simagent.described import molecular, solids, special
+from simagent.described import examples, molecular, solids, special
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import read_mixture
 from simagent.described.model import (
@@ -127,6 +127,7 @@ def read_description(text: str) -> SimulationDescription:
     read_mixture(desc, low, _sentence_dynamics, _complete_dynamics)
     _velocity_for_thermostat(desc)
     solids.attach_shear(desc, low)
+    examples.fill_shear_example(desc, low)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.SHEAR_NAME]
