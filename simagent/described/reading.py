@@ -61,7 +61,7 @@ UNSUPPORTED: list[tuple[str, str]] = [
      r"\bbody/nparticle|nve/body", "an atom style other than atomic"),
     (r"gay[- ]berne|ellipsoid|asphere", "ellipsoidal particles (Gay-Berne, asphere)"),
     (r"dipole", "point dipoles"),
-    (r"\bcolloid", "pair_style colloid"),
+    (r"\bcolloid(?:al)? (?:interaction|potential|pair|force)|pair[_ ]style colloid|colloid/", "pair_style colloid"),
     (r"coulomb|coul/|pppm|ewald|kspace|charges?\b", "electrostatics (coul, kspace)"),
     (r"\bbonds?\b|\bangles?\b|dihedral|shake|rattle", "molecular topology (bonds, angles, constraints)"),
     (r"\beam\b|tersoff|stillinger|\bsw\b potential|meam|airebo|rebo|reax|comb3?\b|\bbop\b|snap\b", "a many-body "
@@ -210,7 +210,9 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
         style = "diamond"
     style = style or solids.crystal_word(low)
     if style is None:
-        desc.missing.append("initial configuration (lattice)")
+        data = re.search(r"(?:pre-?minimi[sz]ed |initial |input |lammps )?data file|\bread_data\b", low)
+        desc.missing.append(f"initial configuration: the {data.group(0)} the text requires (not supplied, its atom "
+                            "positions not stated)" if data else "initial configuration (lattice)")
         return
     if style in ("hex", "sq", "sq2") and "dimension" not in desc.origin:
         desc.dimension = 2  # LAMMPS's lattice command allows these styles in 2D only
@@ -509,11 +511,16 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
             dyn.t_damp = damp.value
     if dyn.ensemble == "npt":
         p = re.search(r"pressure\s*(?:of|=|at)?\s*" + NUM, sentence)
-        ramp = re.search(r"pressure from " + NUM + r" to " + NUM, sentence)
+        ramp = re.search(r"pressure(?: control| coupling)?(?: ranging| going| ramped)? from " + NUM + r" to " + NUM,
+                         sentence)
+        zero = re.search(r"pressure(?: control| coupling)? (?:near|at|of|to|around) zero\b|\bzero (?:external )?"
+                         r"pressure", sentence)
         if ramp:
             dyn.p_start, dyn.p_stop = float(ramp.group(1)), float(ramp.group(2))
         elif p:
             dyn.p_start = dyn.p_stop = float(p.group(1))
+        elif zero:
+            dyn.p_start = dyn.p_stop = 0.0
         elif not reduced and (stated := _PRESSURE.search(sentence)):  # 'at 300 K and 1 atm', in the style's unit
             value = float(stated.group(1))
             dyn.p_start = dyn.p_stop = value / ATM_PER_BAR if stated.group(2) == "atm" and units == "metal" else (
@@ -557,7 +564,7 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                 continue  # 'in N steps' is a run length only in a sentence that names the dynamics
             events.append((hit.start(), "run", int(round(float(hit.group(1))))))
         mini = _MINIMIZE.search(sentence)
-        if mini and not minimized and not re.search(r"(?:post|after)[- ]?\s*(?:the )?(?:energy )?$",
+        if mini and not minimized and not re.search(r"(?:post|after|pre)[- ]?\s*(?:the )?(?:energy )?$",
                                                     sentence[max(0, mini.start() - 12):mini.start()]):
             events.append((mini.start(), "minimize", 0))
         for _, kind, steps in sorted(events):
