@@ -188,3 +188,12 @@ def test_ions_held_at_their_initial_centre():
     assert "group           ions type 3 4\nfix             recenter ions recenter INIT INIT INIT" in render(desc)
     vague = read_description(BRINE.replace("Harmonic bond_style", "Everything is recentered. Harmonic bond_style"))
     assert any("recenter" in u for u in vague.unsupported)
+
+
+def test_npt_set_points_in_the_ensemble_sentence_and_a_misspelt_step_word():
+    """'held at 300 K and 1 bar under NPT': in real units the barostat takes atm (1 bar = 0.986923 atm);
+    'stps' still counts as steps."""
+    text = BRINE.replace("300 K and 1 atm", "300 K and 1 bar").replace("40 more steps", "40 more stps")
+    desc = read_description(text)
+    assert [s.steps for s in desc.stages] == [40, 40]
+    assert desc.stages[0].dynamics.p_stop == pytest.approx(1 / 1.01325)
