@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simagent.described.molecular import WATER_MODELS, template_coordinates
+from simagent.described.molecular import WATER_MODELS, grid, template_coordinates
 from simagent.described.reading import read_description
 from simagent.models import PropertyRequest, TaskSpec
 from simagent.solve import read_metric
@@ -197,3 +197,12 @@ def test_npt_set_points_in_the_ensemble_sentence_and_a_misspelt_step_word():
     desc = read_description(text)
     assert [s.steps for s in desc.stages] == [40, 40]
     assert desc.stages[0].dynamics.p_stop == pytest.approx(1 / 1.01325)
+
+
+@pytest.mark.parametrize("lo, hi, count", [((0.0,) * 3, (35.5,) * 3, 1500), ((-27.8,) * 3, (27.8,) * 3, 1834),
+                                           ((-6.5,) * 3, (6.5,) * 3, 60), ((0.0, 0.0, 0.0), (20.0, 30.0, 41.0), 777)])
+def test_water_grid_holds_the_molecules(lo, hi, count):
+    """Sites (i + 1/2) a counted by brute force over integers i, as LAMMPS's lattice places them."""
+    a, n = grid(lo, hi, count)
+    brute = math.prod(sum(1 for i in range(-200, 200) if low <= (i + 0.5) * a < h) for low, h in zip(lo, hi, strict=True))
+    assert n == brute >= count and brute < 1.5 * count  # at least the molecules, not far more
