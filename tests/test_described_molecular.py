@@ -204,5 +204,6 @@ def test_npt_set_points_in_the_ensemble_sentence_and_a_misspelt_step_word():
 def test_water_grid_holds_the_molecules(lo, hi, count):
     """Sites (i + 1/2) a counted by brute force over integers i, as LAMMPS's lattice places them."""
     a, n = grid(lo, hi, count)
-    brute = math.prod(sum(1 for i in range(-200, 200) if low <= (i + 0.5) * a < h) for low, h in zip(lo, hi, strict=True))
+    brute = math.prod(sum(1 for i in range(-200, 200) if low <= (i + 0.5) * a < h)
+                      for low, h in zip(lo, hi, strict=True))
     assert n == brute >= count and brute < 1.5 * count  # at least the molecules, not far more
