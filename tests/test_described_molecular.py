@@ -207,3 +207,11 @@ def test_water_grid_holds_the_molecules(lo, hi, count):
     brute = math.prod(sum(1 for i in range(-200, 200) if low <= (i + 0.5) * a < h)
                       for low, h in zip(lo, hi, strict=True))
     assert n == brute >= count and brute < 1.5 * count  # at least the molecules, not far more
+
+
+def test_units_listed_in_one_sentence_go_to_their_own_metric():
+    """'temperature in K, pressure in atm and ...': each property takes the unit right after it, not
+    the first unit of the list that appears anywhere after it."""
+    text = "Report the mean temperature in K, the mean pressure in atm and the potential energy per water molecule."
+    assert read_metric("mean_temperature", text).unit == "K"
+    assert read_metric("mean_pressure", text).unit == "atm"
