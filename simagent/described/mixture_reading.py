@@ -107,6 +107,7 @@ def read_mixture(desc: SimulationDescription, low: str, sentence_dynamics: Calla
     `sentence_dynamics` and `complete`: the stage reader's, to read the mobile group's thermostat."""
     n_types = _types_named(low)
     sentences = re.split(r"(?<=[.;])\s+", low)
+    _unstated_parts(desc, low, sentences)
     if n_types > 1:
         if desc.pair is None or desc.potential is not None:
             return  # types of a many-body potential are the elements' (solids); no LJ: nothing to assign
@@ -122,6 +123,22 @@ def read_mixture(desc: SimulationDescription, low: str, sentence_dynamics: Calla
         return
     if MIXTURE_UNSUPPORTED in desc.unsupported and (n_types > 1 or placed):
         desc.unsupported.remove(MIXTURE_UNSUPPORTED)
+
+
+def _unstated_parts(desc: SimulationDescription, low: str, sentences: list[str]) -> None:
+    """What a prescribed but unrendered method would also need and the text leaves out, named so that
+    the refusal says all of it: the colloid potential's coefficients, the SRD bin size, the size of a
+    round region."""
+    if "pair_style colloid" in desc.unsupported and not re.search(r"hamaker[^.;]{0,30}\d", low):
+        desc.missing.append("the colloid potential's coefficients per pair type (Hamaker constant, sigma, "
+                            "particle diameters)")
+    if any("fix srd" in u for u in desc.unsupported) and not re.search(r"(?:bin|grid|cell) (?:size|length|width)"
+                                                                        r"[^.;]{0,20}\d", low):
+        desc.missing.append("the SRD bin (grid) size")
+    for sentence in sentences:
+        shape = re.search(r"\b(cylind\w*|spherical|circular|round)\b[^.;]{0,40}\bregions?\b", sentence)
+        if shape and not re.search(r"radi(?:us|i)|diameter", low):
+            desc.missing.append(f"the radius of the {shape.group(1)} region")
 
 
 def _types(desc: SimulationDescription, low: str, sentences: list[str], n_types: int) -> None:

@@ -24,7 +24,7 @@ from simagent.backends.expert.protocol_text import (
     read_controls,
     read_dynamics,
 )
-from simagent.described import molecular, solids, special
+from simagent.described import examples, molecular, solids, special
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import read_mixture
 from simagent.described.model import (
@@ -61,7 +61,7 @@ UNSUPPORTED: list[tuple[str, str]] = [
      r"\bbody/nparticle|nve/body", "an atom style other than atomic"),
     (r"gay[- ]berne|ellipsoid|asphere", "ellipsoidal particles (Gay-Berne, asphere)"),
     (r"dipole", "point dipoles"),
-    (r"\bcolloid", "pair_style colloid"),
+    (r"\bcolloid(?:al)? (?:interaction|potential|pair|force)|pair[_ ]style colloid|colloid/", "pair_style colloid"),
     (r"coulomb|coul/|pppm|ewald|kspace|charges?\b", "electrostatics (coul, kspace)"),
     (r"\bbonds?\b|\bangles?\b|dihedral|shake|rattle", "molecular topology (bonds, angles, constraints)"),
     (r"\beam\b|tersoff|stillinger|\bsw\b potential|meam|airebo|rebo|reax|comb3?\b|\bbop\b|snap\b", "a many-body "
@@ -127,6 +127,7 @@ def read_description(text: str) -> SimulationDescription:
     read_mixture(desc, low, _sentence_dynamics, _complete_dynamics)
     _velocity_for_thermostat(desc)
     solids.attach_shear(desc, low)
+    examples.fill_shear_example(desc, low)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.SHEAR_NAME]
@@ -209,7 +210,9 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
         style = "diamond"
     style = style or solids.crystal_word(low)
     if style is None:
-        desc.missing.append("initial configuration (lattice)")
+        data = re.search(r"(?:pre-?minimi[sz]ed |initial |input |lammps )?data file|\bread_data\b", low)
+        desc.missing.append(f"initial configuration: the {data.group(0)} the text requires (not supplied, its atom "
+                            "positions not stated)" if data else "initial configuration (lattice)")
         return
     if style in ("hex", "sq", "sq2") and "dimension" not in desc.origin:
         desc.dimension = 2  # LAMMPS's lattice command allows these styles in 2D only
@@ -507,11 +510,16 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
             dyn.t_damp = damp.value
     if dyn.ensemble == "npt":
         p = re.search(r"pressure\s*(?:of|=|at)?\s*" + NUM, sentence)
-        ramp = re.search(r"pressure from " + NUM + r" to " + NUM, sentence)
+        ramp = re.search(r"pressure(?: control| coupling)?(?: ranging| going| ramped)? from " + NUM + r" to " + NUM,
+                         sentence)
+        zero = re.search(r"pressure(?: control| coupling)? (?:near|at|of|to|around) zero\b|\bzero (?:external )?"
+                         r"pressure", sentence)
         if ramp:
             dyn.p_start, dyn.p_stop = float(ramp.group(1)), float(ramp.group(2))
         elif p:
             dyn.p_start = dyn.p_stop = float(p.group(1))
+        elif zero:
+            dyn.p_start = dyn.p_stop = 0.0
         elif not reduced and (stated := _PRESSURE.search(sentence)):  # 'at 300 K and 1 atm', in the style's unit
             value = float(stated.group(1))
             dyn.p_start = dyn.p_stop = value / ATM_PER_BAR if stated.group(2) == "atm" and units == "metal" else (
@@ -555,7 +563,7 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                 continue  # 'in N steps' is a run length only in a sentence that names the dynamics
             events.append((hit.start(), "run", int(round(float(hit.group(1))))))
         mini = _MINIMIZE.search(sentence)
-        if mini and not minimized and not re.search(r"(?:post|after)[- ]?\s*(?:the )?(?:energy )?$",
+        if mini and not minimized and not re.search(r"(?:post|after|pre)[- ]?\s*(?:the )?(?:energy )?$",
                                                     sentence[max(0, mini.start() - 12):mini.start()]):
             events.append((mini.start(), "minimize", 0))
         for _, kind, steps in sorted(events):
