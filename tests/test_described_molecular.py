@@ -178,3 +178,13 @@ def test_spce_coordination_number_from_the_oo_rdf(tmp_path: Path):
     table = np.array([[float(x) for x in r[1:4]] for r in rows if len(r) == 4]).reshape(-1, 200, 3)
     r, coord = table[0, :, 0], table[:, :, 2].mean(axis=0)
     assert cn.value == pytest.approx(float(np.interp(r_min, r, coord)), rel=0.08)
+
+
+def test_ions_held_at_their_initial_centre():
+    text = BRINE.replace("Harmonic bond_style", "Throughout, the ions are recentred to their initial position. "
+                         "Harmonic bond_style")
+    desc = read_description(text)
+    assert desc.renderable and desc.molecular is not None and desc.molecular.recenter == "ions"
+    assert "group           ions type 3 4\nfix             recenter ions recenter INIT INIT INIT" in render(desc)
+    vague = read_description(BRINE.replace("Harmonic bond_style", "Everything is recentered. Harmonic bond_style"))
+    assert any("recenter" in u for u in vague.unsupported)

@@ -118,6 +118,8 @@ class MolecularSystem(BaseModel):
     seed: int = Field(default=DEFAULT_PLACEMENT_SEED, gt=0)
     overlap: float = Field(default=DEFAULT_OVERLAP, gt=0)
     rdf_bins: int | None = Field(default=None, gt=0)
+    recenter: Literal["ions", "water"] | None = Field(default=None, description="the group whose centre of mass "
+                                                      "is held at its initial position (fix recenter INIT)")
 
     def type_of(self, element: str) -> int:
         return next(k.type for k in self.kinds if k.element == element)
@@ -160,8 +162,10 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     for pattern, what in UNKNOWN_MOLECULES:
         if re.search(pattern, low):
             desc.unsupported.append(f"a molecule simagent has no template for ({what})")
-    if re.search(r"\brecent(?:er|red|ering)", low):
-        desc.unsupported.append("fix recenter (molecules held at their initial centre)")
+    recenter = re.search(r"\b(ions?|salt ions|solute|water)\b[^.;]{0,40}\brecent(?:er|red|ering)\w*[^.;]{0,30}"
+                         r"(?:initial|original|starting) (?:position|centre|center)", low)
+    if recenter is None and re.search(r"\brecent(?:er|red|ering)", low):
+        desc.unsupported.append("fix recenter of a group the reading does not know")
     model = WATER_MODELS[name].model_copy()
     desc.note("molecular.water", "rules", f"{name}: {model.citation}")
     n_water = _count(low, r"(?:water|" + _model_word(name) + r")[\w/ ]{0,20}?molecules?")
@@ -194,6 +198,9 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     desc.note("molecular.preparation", "default", "minimize {:g} {:g} {} {} with the SHAKE constraints as restraints, "
               "before the first stage: random insertion leaves close contacts that would stop PPPM ('out of range "
               "atoms')".format(*PREPARATION))
+    if recenter is not None:  # fix recenter INIT INIT INIT on the named species
+        system.recenter = "water" if recenter.group(1) == "water" else "ions"
+        desc.note("molecular.recenter", "rules", recenter.group(0))
     desc.molecular = system
     desc.placements = [RandomPlacement(atom_type=0, count=sp.count, seed=system.seed + 2 * i, overlap=system.overlap,
                                        max_tries=DEFAULT_MAX_TRIES, molecule=sp.template)

@@ -94,14 +94,22 @@ def interaction_lines(desc: SimulationDescription) -> list[str]:
 
 
 def constraint_lines(desc: SimulationDescription) -> list[str]:
-    """SHAKE (or RATTLE) on the water bonds and angle, defined once: it stays through every stage."""
+    """SHAKE (or RATTLE) on the water bonds and angle, and a recentred group: defined once, they stay
+    through every stage."""
     system = desc.molecular
     assert system is not None
+    lines = []
+    if system.recenter == "ions":
+        ions = [str(k.type) for k in system.kinds if k.element not in ("O", "H")]
+        lines += [f"group           ions type {' '.join(ions)}",
+                  "fix             recenter ions recenter INIT INIT INIT"]
+    elif system.recenter == "water":
+        lines.append("fix             recenter water recenter INIT INIT INIT")
     if system.shake is None:
-        return []
+        return lines
     style = "rattle" if system.shake.rattle else "shake"
-    return [f"fix             {SHAKE_FIX} all {style} {_fmt(system.shake.tolerance)} {system.shake.iterations} 0 "
-            "b 1 a 1"]
+    return lines + [f"fix             {SHAKE_FIX} all {style} {_fmt(system.shake.tolerance)} "
+                    f"{system.shake.iterations} 0 b 1 a 1"]
 
 
 def preparation_lines(desc: SimulationDescription) -> list[str]:

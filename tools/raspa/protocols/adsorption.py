@@ -25,7 +25,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from simagent.defaults import DefaultsLog
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.materials import forcefields as ff
 from simagent.materials import frameworks as fw
@@ -60,7 +60,29 @@ Blocking = Literal["auto", "none", "raspa"]
 
 
 class AdsorptionParams(BaseModel):
-    """What every RASPA adsorption job depends on; defaults documented per field."""
+    """What every RASPA adsorption job depends on; defaults documented per field, and the settings
+    the answer reports declared in DEFAULTS (templates filled from what common_parameters built)."""
+
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        "guest_models": Default("framework's own, else TraPPE", "the framework force field's own guest models where "
+                                "it has them, else TraPPE", shown="{models}", parameter="guest models"),
+        "blocked_pockets": Default("none", "no blocking file given (block_file, or blocking 'raspa' for a structure "
+                                   "RASPA ships with one)", parameter="blocked pockets"),
+        "helium_void_fraction": Default(HELIUM_TEMPERATURE_K, "needed for excess loadings (RASPA convention)",
+                                        shown="measured: Widom insertion of helium at {value:g} K",
+                                        parameter="helium void fraction"),
+        "framework_charges": Default("eqeq", "{charged} carries charges (a quadrupole) and the CIF has none: without "
+                                     "framework charges the answer would be LJ-only",
+                                     shown="EQeq charge equilibration", parameter="framework charges"),
+        "cycles": Default("per precision", "'{precision}' precision ({why}; block errors ~{error:g} % for small "
+                          "guests in MOFs); a cycle is max(20, N) moves",
+                          shown="{p.initialization_cycles} initialization + {p.production_cycles} production",
+                          parameter="MC cycles"),
+        "supercell": Default("twice the cutoff", "perpendicular widths {widths} A; each must be at least twice the "
+                             "{cutoff:g} A cutoff", shown="{cells} unit cells", parameter="supercell"),
+        "electrostatics": Default("Ewald when both charged", "Ewald only when framework and guests both carry "
+                                  "charges", shown="{electro}", parameter="electrostatics"),
+    }
 
     framework: str = Field(description="name used in files and answers")
     framework_cif: str = Field(description="absolute path of the source CIF")
@@ -262,7 +284,7 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
     guests = extra.pop("guests", None) or _requested_guests(spec)
     if not guests:
         raise RequestError("say which gas adsorbs (e.g. CH4, CO2, N2)")
-    log = DefaultsLog()
+    log = DefaultsLog(AdsorptionParams.DEFAULTS)
     temperature = _quantity_K(spec.conditions.temperature, "temperature")
 
     potential = spec.potential
@@ -290,9 +312,7 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
         log.note(parameter="framework force field", value=force_field, reason=why)
     guest_models = ff.default_guest_models(force_field, guests)
     guest_models.update(guest_model_names)
-    log.note(
-        parameter="guest models", value=", ".join(f"{g}: {m}" for g, m in guest_models.items()),
-        reason="the framework force field's own guest models where it has them, else TraPPE")
+    log.report("guest_models", models=", ".join(f"{g}: {m}" for g, m in guest_models.items()))
 
     precision, precision_why = requested_precision(spec.request)
     controls = spec.controls
@@ -302,41 +322,26 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
     if controls.production_steps is not None:
         cycles["production_cycles"] = controls.production_steps
 
-    log.note(parameter="blocked pockets", value="none",
-                                   reason="no blocking file given (block_file, or blocking 'raspa' for a "
-                                          "structure RASPA ships with one)")
-    log.note(
-        parameter="helium void fraction", value=f"measured: Widom insertion of helium at {HELIUM_TEMPERATURE_K:g} K",
-        reason="needed for excess loadings (RASPA convention)")
+    log.report("blocked_pockets")
+    log.report("helium_void_fraction")
     charged = [g for g in guests if ff.guest_model(g, guest_models[g]).charged]
     if "framework_charges" not in extra and charged and force_field in ff.GENERIC_FORCE_FIELDS \
             and not structure.has_charges:
-        extra["framework_charges"] = "eqeq"
-        log.note(
-            parameter="framework charges", value="EQeq charge equilibration",
-            reason=f"{', '.join(charged)} carries charges (a quadrupole) and the CIF has none: without framework "
-                   "charges the answer would be LJ-only")
+        extra["framework_charges"] = log.report("framework_charges", charged=", ".join(charged))
     params = params_cls(
         framework=resolved.name, framework_cif=str(resolved.path), framework_source=resolved.source,
         force_field=force_field, compare_force_fields=compare, guests=guests, guest_models=guest_models,
         temperature_K=temperature, precision=precision, seed=controls.seed, **cycles, **extra)
     if len(cycles) < 2:
-        log.note(
-            parameter="MC cycles", value=f"{params.initialization_cycles} initialization + "
-            f"{params.production_cycles} production",
-            reason=f"'{precision}' precision ({precision_why}; block errors ~{PRECISION_ERROR[precision]:g} % "
-                   "for small guests in MOFs); a cycle is max(20, N) moves")
+        log.report("cycles", p=params, precision=precision, why=precision_why, error=PRECISION_ERROR[precision])
     typed = ff.type_framework(structure, params.force_field, params.framework_charges, params.cutoff_A)
     cells = params.unit_cells or fw.unit_cells_for_cutoff(structure.cell, typed.cutoff_A)
     widths = fw.perpendicular_widths(structure.cell)
-    log.note(
-        parameter="supercell", value=f"{'x'.join(map(str, cells))} unit cells",
-        reason=f"perpendicular widths {', '.join(f'{w:.2f}' for w in widths)} A; each must be at least twice the "
-               f"{typed.cutoff_A:g} A cutoff")
+    log.report("supercell", cells="x".join(map(str, cells)), widths=", ".join(f"{w:.2f}" for w in widths),
+               cutoff=typed.cutoff_A)
     models = [ff.guest_model(g, params.guest_models.get(g)) for g in params.guests]
     _, electro = ff.electrostatics(typed, models, params.charge_method)
-    log.note(parameter="electrostatics", value=electro,
-                                   reason="Ewald only when framework and guests both carry charges")
+    log.report("electrostatics", electro=electro)
     return params, log
 
 
