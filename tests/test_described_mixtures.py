@@ -200,3 +200,29 @@ def test_a_pre_minimised_configuration_is_no_minimisation_stage():
             "from a pre-minimised state. Velocities at 1.0; NVE for 1000 steps.")
     desc = read_description(text)
     assert [s.kind for s in desc.stages] == ["run"] and desc.renderable
+
+
+GAS = ("A dilute gas in reduced LJ units: 400 particles are placed at random positions in a cubic box of side 12, "
+       "seed 5511, no two closer than 0.85. They interact by Lennard-Jones with epsilon 1, sigma 1 and a cutoff of "
+       "2.5. Velocities are drawn at a temperature of 1.2 and the gas evolves under NVE for 400 steps, timestep 0.004.")
+
+
+def test_a_random_gas_needs_no_lattice(tmp_path: Path):
+    """No lattice: the box is absolute (sigma), every atom is placed at random, and all 400 fit (a
+    volume fraction of about 0.13 at a least distance of 0.85)."""
+    desc = read_description(GAS)
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    assert desc.lattice is None and desc.box is not None and not desc.box.lattice_units
+    assert desc.box.hi == (12.0, 12.0, 12.0)
+    (p,) = desc.placements
+    assert (p.atom_type, p.count, p.seed, p.overlap) == (1, 400, 5511, 0.85)
+    text = render(desc)
+    assert "lattice " not in text
+    assert "create_atoms    1 random 400 5511 NULL overlap 0.85 maxtry 1000 units box" in text
+    log = _run(text, tmp_path)
+    assert "Created 400 atoms" in log and _last_atoms(log) == 400
+
+
+def test_random_words_without_a_count_leave_the_atoms_missing():
+    text = GAS.replace("400 particles are placed at random positions", "the particles are placed at random positions")
+    assert "the atoms placed at random (how many, of which type)" in read_description(text).missing
