@@ -437,8 +437,9 @@ class TaskBackend(DecisionBackend):
             spec.engine, spec.units_style, spec.missing = "lammps", described.units, []
             if self.fill.filled:  # the described protocol runs what the LLM's quotes completed
                 spec.described = described.model_dump(mode="json")
-        elif spec.missing and self.description is not None and self.description.unsupported:
-            # the question would not help: the run prescribed needs something simagent does not render
+        elif (spec.missing or spec.unsupported) and self.description is not None and self.description.unsupported:
+            # the question (or the old reader's refusal) would not help: the run prescribed needs something
+            # simagent does not render
             raise RequestError(not_rendered(self.description))
         self.reader_properties = [p.name for p in spec.properties]
         probes = {p.name: p.probe_radius for p in spec.properties if p.probe_radius is not None}
@@ -495,7 +496,10 @@ class TaskBackend(DecisionBackend):
             protocol = get_protocol(item.protocol)
             try:
                 params, _ = protocol.parameters(restrict(spec, item.properties))
-            except SimagentError:
+            except SimagentError as err:
+                desc = self.description
+                if desc is not None and desc.unsupported:  # the real blocker, not the protocol's own refusal
+                    raise RequestError(not_rendered(desc)) from err
                 return  # the planner reports why the protocol cannot run
             fields = params.model_dump()
             for name in LITERAL_CONTROLS:
