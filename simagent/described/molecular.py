@@ -380,18 +380,23 @@ def _box(desc: SimulationDescription, low: str) -> None:
     desc.note("box", "rules", words + " (angstrom)")
 
 
-def grid(lo: tuple[float, float, float], hi: tuple[float, float, float], count: int) -> tuple[float, int]:
-    """The simple-cubic grid spacing a (largest, to 0.1 %) whose sites inside the box number at least
-    `count`, and that number. The sites are LAMMPS's `lattice sc a origin 0.5 0.5 0.5`: (i + 1/2) a
-    for every integer i, counted where lo <= x < hi on each axis."""
-    def sites(a: float) -> int:
-        return math.prod(max(0, math.floor(h / a - 0.5 - 1e-9) - math.ceil(low / a - 0.5) + 1)
-                         for low, h in zip(lo, hi, strict=True))
+def grid(lo: tuple[float, float, float], hi: tuple[float, float, float], count: int
+         ) -> tuple[float, int, list[tuple[float, float]]]:
+    """The simple-cubic grid for `count` molecules: the largest spacing a (to 0.1 %) whose whole cells
+    [i a, (i + 1) a] inside the box number at least `count`; the number of cells; and per axis the
+    span of those cells. The sites are the cells' centres (LAMMPS `lattice sc a origin 0.5 0.5 0.5`
+    in a region of that span), so neighbouring sites, also across the periodic boundary, are at
+    least a apart."""
+    def spans(a: float) -> list[tuple[float, float]]:
+        return [(math.ceil(low / a - 1e-9) * a, math.floor(h / a + 1e-9) * a) for low, h in zip(lo, hi, strict=True)]
+
+    def cells(a: float) -> int:
+        return math.prod(max(0, round((h - low) / a)) for low, h in spans(a))
 
     a = (math.prod(h - low for low, h in zip(lo, hi, strict=True)) / count) ** (1 / 3)
-    while sites(a) < count:
+    while cells(a) < count:
         a *= 0.999
-    return a, sites(a)
+    return a, cells(a), spans(a)
 
 
 def template_coordinates(model: WaterModel) -> list[tuple[float, float, float]]:
