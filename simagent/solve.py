@@ -298,7 +298,7 @@ def _description_unit(prop: str, description: str) -> str | None:
         for pattern in names:
             for hit in re.finditer(pattern, _words(sentence)):
                 tail = _words(sentence)[hit.end():hit.end() + 80]
-                match = re.search(r"\b(?:in|in units of|units of|expressed in|reported in)\s+(.{1,20})", tail) or \
+                match = re.search(r"\b(?:in|in units of|units of|expressed in|reported in)\s+([^,;]{1,20})", tail) or \
                     re.match(r"[\w ]{0,30}?([(\[][^)\]]{1,20}[)\]])", tail)
                 if match and (unit := unit_in(match.group(1))):
                     return unit

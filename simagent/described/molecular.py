@@ -192,11 +192,12 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     if bins:
         system.rdf_bins = int(bins.group(1))
         desc.note("molecular.rdf_bins", "rules", bins.group(0))
-    desc.note("molecular.placement", "default", f"each species placed at random (create_atoms random, seed "
-              f"{system.seed}, random orientation), no atom closer than {system.overlap:g} A to another molecule's: "
-              "the text supplies no starting configuration")
+    desc.note("molecular.placement", "default", f"the waters on the sites of a simple-cubic grid filling the box, a "
+              f"random subset of the sites (seed {system.seed}) with random orientations; each ion at random (seed "
+              f"{system.seed + 2}), no atom closer than {system.overlap:g} A to another's: the text supplies no "
+              "starting configuration (random insertion of a dense liquid is slow and leaves hot contacts)")
     desc.note("molecular.preparation", "default", "minimize {:g} {:g} {} {} with the SHAKE constraints as restraints, "
-              "before the first stage: random insertion leaves close contacts that would stop PPPM ('out of range "
+              "before the first stage: the placed molecules' close contacts would stop PPPM ('out of range "
               "atoms')".format(*PREPARATION))
     if recenter is not None:  # fix recenter INIT INIT INIT on the named species
         system.recenter = "water" if recenter.group(1) == "water" else "ions"
@@ -204,7 +205,7 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     desc.molecular = system
     desc.placements = [RandomPlacement(atom_type=0, count=sp.count, seed=system.seed + 2 * i, overlap=system.overlap,
                                        max_tries=DEFAULT_MAX_TRIES, molecule=sp.template)
-                       for i, sp in enumerate(species)]  # the templates hold absolute types: offset 0
+                       for i, sp in enumerate(species) if sp.template != "water"]  # templates hold absolute types
     desc.masses = {k.type: k.mass for k in kinds}
     desc.atom_types = len(kinds)
     desc.atom_style = "full"
@@ -377,6 +378,25 @@ def _box(desc: SimulationDescription, low: str) -> None:
         return
     desc.box = Box(lo=lo, hi=hi, lattice_units=False)
     desc.note("box", "rules", words + " (angstrom)")
+
+
+def grid(lo: tuple[float, float, float], hi: tuple[float, float, float], count: int
+         ) -> tuple[float, int, list[tuple[float, float]]]:
+    """The simple-cubic grid for `count` molecules: the largest spacing a (to 0.1 %) whose whole cells
+    [i a, (i + 1) a] inside the box number at least `count`; the number of cells; and per axis the
+    span of those cells. The sites are the cells' centres (LAMMPS `lattice sc a origin 0.5 0.5 0.5`
+    in a region of that span), so neighbouring sites, also across the periodic boundary, are at
+    least a apart."""
+    def spans(a: float) -> list[tuple[float, float]]:
+        return [(math.ceil(low / a - 1e-9) * a, math.floor(h / a + 1e-9) * a) for low, h in zip(lo, hi, strict=True)]
+
+    def cells(a: float) -> int:
+        return math.prod(max(0, round((h - low) / a)) for low, h in spans(a))
+
+    a = (math.prod(h - low for low, h in zip(lo, hi, strict=True)) / count) ** (1 / 3)
+    while cells(a) < count:
+        a *= 0.999
+    return a, cells(a), spans(a)
 
 
 def template_coordinates(model: WaterModel) -> list[tuple[float, float, float]]:
