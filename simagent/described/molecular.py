@@ -344,7 +344,8 @@ def _bonded(desc: SimulationDescription, low: str, system: MolecularSystem) -> N
         desc.missing.append("how the water geometry is kept (SHAKE/RATTLE or flexible bonds)")
         return
     tol = re.search(r"(?:shake|rattle)[^.;]{0,80}?tolerance of " + NUM, low)
-    its = re.search(r"(?:shake|rattle)[^.;]{0,120}?(?:maximum of|max(?:imum)? iterations? of) (\d+) iterations?", low)
+    its = re.search(r"(?:shake|rattle)(?:[^.;]|\.(?=\d)){0,120}?(?:maximum of|max(?:imum)? iterations? of) (\d+)"
+                    r"(?: iterations?)?", low)  # '1.0e-4' inside the sentence
     tolerance = float(tol.group(1)) if tol else DEFAULT_SHAKE[0]
     iterations = int(its.group(1)) if its else DEFAULT_SHAKE[1]
     system.shake = Shake(tolerance=tolerance, iterations=iterations, rattle=shake.group(1) == "rattle")
