@@ -62,9 +62,10 @@ def system_lines(desc: SimulationDescription) -> list[str]:
     lines += [f"molecule        {s.template} {s.template}.mol" for s in system.species]
     waters = system.count_of("water")
     if waters:  # a random subset of a simple-cubic grid's sites, random orientations (molecular.placement)
-        a, _ = grid(desc.box.lo, desc.box.hi, waters)
+        a, _, spans = grid(desc.box.lo, desc.box.hi, waters)
+        cells = " ".join(f"{low:.6f} {h:.6f}" for low, h in spans)  # whole cells: sites a apart across the boundary
         lines += [f"lattice         sc {a:.6f} origin 0.5 0.5 0.5",
-                  f"region          grid block {extents} units box",
+                  f"region          grid block {cells} units box",
                   f"create_atoms    0 region grid mol water {system.seed + 1} subset {waters} {system.seed}"]
     lines += mixtures.placement_lines(desc, set())  # the ions at random (desc.placements, molecule = template)
     for s in system.species:
