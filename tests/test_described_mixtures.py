@@ -226,3 +226,19 @@ def test_a_random_gas_needs_no_lattice(tmp_path: Path):
 def test_random_words_without_a_count_leave_the_atoms_missing():
     text = GAS.replace("400 particles are placed at random positions", "the particles are placed at random positions")
     assert "the atoms placed at random (how many, of which type)" in read_description(text).missing
+
+
+@pytest.mark.parametrize(("metric", "kept"), [
+    ("mean_pe_per_heavy_particle", False), ("average_potential_energy_per_type_2_atom", False),
+    ("Potential_energy_per_atom_of_type_1", False), ("average_potential_energy_per_particle", True),
+    ("average_total_energy_per_atom", True),
+])
+def test_per_type_metrics_of_a_mixture_are_not_divided_by_all_atoms(metric, kept):
+    from simagent.solve import _per_type_targets, read_metric
+
+    target = read_metric(metric)
+    assert target.property is not None
+    _per_type_targets(read_description(BINARY), [target])
+    assert (target.property is not None) == kept
+    if not kept:
+        assert "one kind of atom" in target.reason

@@ -220,3 +220,10 @@ def test_units_listed_in_one_sentence_go_to_their_own_metric():
     text = "Report the mean temperature in K, the mean pressure in atm and the potential energy per water molecule."
     assert read_metric("mean_temperature", text).unit == "K"
     assert read_metric("mean_pressure", text).unit == "atm"
+
+
+def test_shake_iterations_after_a_decimal_tolerance():
+    text = BRINE.replace("tolerance of 1e-5, maximum of 50 iterations", "tolerance of 2.5e-5 and a maximum of 80 "
+                         "iterations")
+    shake = read_description(text).molecular.shake
+    assert (shake.tolerance, shake.iterations) == (2.5e-5, 80)

@@ -33,10 +33,10 @@ if TYPE_CHECKING:
 
 KCAL_PER_KJ = 1.0 / 4.184
 K_B_KCAL = 0.0019872036  # kcal/mol/K (CODATA k_B * N_A)
-MASSES = {"O": 15.9994, "H": 1.008, "Na": 22.98977, "Cl": 35.453}  # LAMMPS examples' (and CHARMM's) masses
+MASSES = {"O": 15.9994, "H": 1.008, "Na": 22.98977, "Cl": 35.453}  # standard atomic weights
 DEFAULT_OVERLAP = 1.6  # angstrom between any two atoms of different molecules when they are placed at random
 DEFAULT_KSPACE_ACCURACY = 1.0e-4  # LAMMPS examples/peptide: kspace_style pppm 0.0001
-DEFAULT_SHAKE = (1.0e-4, 20)  # tolerance, iterations: LAMMPS examples/peptide (fix shake 0.0001 10 ...)
+DEFAULT_SHAKE = (1.0e-4, 20)  # tolerance of LAMMPS examples/peptide (fix shake 0.0001 10 ...); twice its iterations
 # Harmonic force constants when the text names harmonic styles without constants (TIP3P in CHARMM:
 # K_b 450 kcal/mol/A^2, K_theta 55 kcal/mol/rad^2); under SHAKE the geometry is held at equilibrium.
 DEFAULT_BOND_K, DEFAULT_ANGLE_K = 450.0, 55.0
@@ -181,8 +181,7 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     for element, count, charge in ions:
         kinds.append(AtomKind(type=len(kinds) + 1, element=element, mass=MASSES[element], charge=charge))
         species.append(Species(template=element.lower(), count=count, atoms=[element]))
-    desc.note("molecular.masses", "default", "O 15.9994, H 1.008, Na 22.98977, Cl 35.453: standard atomic masses "
-              "(the values LAMMPS's water examples use)")
+    desc.note("molecular.masses", "default", "O 15.9994, H 1.008, Na 22.98977, Cl 35.453: standard atomic weights")
     _pair_coeffs(desc, low, kinds)
     system = MolecularSystem(water=model, kinds=kinds, species=species, cutoff=1.0, accuracy=1.0)
     if not _interactions(desc, low, system):
@@ -345,7 +344,8 @@ def _bonded(desc: SimulationDescription, low: str, system: MolecularSystem) -> N
         desc.missing.append("how the water geometry is kept (SHAKE/RATTLE or flexible bonds)")
         return
     tol = re.search(r"(?:shake|rattle)[^.;]{0,80}?tolerance of " + NUM, low)
-    its = re.search(r"(?:shake|rattle)[^.;]{0,120}?(?:maximum of|max(?:imum)? iterations? of) (\d+) iterations?", low)
+    its = re.search(r"(?:shake|rattle)(?:[^.;]|\.(?=\d)){0,120}?(?:maximum of|max(?:imum)? iterations? of) (\d+)"
+                    r"(?: iterations?)?", low)  # '1.0e-4' inside the sentence
     tolerance = float(tol.group(1)) if tol else DEFAULT_SHAKE[0]
     iterations = int(its.group(1)) if its else DEFAULT_SHAKE[1]
     system.shake = Shake(tolerance=tolerance, iterations=iterations, rattle=shake.group(1) == "rattle")
@@ -353,7 +353,7 @@ def _bonded(desc: SimulationDescription, low: str, system: MolecularSystem) -> N
               + (f"; {its.group(0)}" if its else ""))
     if not (tol and its):
         desc.note("molecular.shake_tolerance", "default", f"{tolerance:g} tolerance, {iterations} iterations: "
-                  "LAMMPS examples/peptide")
+                  "none stated; the tolerance of LAMMPS examples/peptide, twice its 10 iterations")
 
 
 def _box(desc: SimulationDescription, low: str) -> None:
