@@ -292,6 +292,8 @@ def pocket_blocks(spec: ScreenSpec, n_atoms: dict[str, int], kinetic: float, roo
     jobs = {}
     for entry, atoms in n_atoms.items():
         resolved = resolve(f"{REF_PREFIX[spec.dataset]}:{entry}")
+        # formula and density feed only the protocol's analyze() (its density gate), which is not used here:
+        # the channel report is read from the job's results directly
         structure = FrameworkStructure(ref=resolved.ref, id=resolved.id, name=resolved.name, source=resolved.source,
                                        how=resolved.how, n_atoms=atoms, formula="", density_g_cm3=0.0,
                                        sha256=hashlib.sha256(Path(resolved.path).read_bytes()).hexdigest())

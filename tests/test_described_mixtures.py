@@ -130,3 +130,115 @@ def test_dev_task_deposition_is_complete():
     assert desc.renderable, (desc.unsupported, desc.missing)
     assert desc.deposition is not None and desc.deposition.velocity < 0 and desc.lattice.scale == 1.0
     assert "lattice.scale" in desc.defaults
+
+
+# --- what an unrendered method would also need, named in the refusal --------------------------
+
+COLLOIDS = ("A 2D simulation in reduced LJ units of a few big spheres in a sea of small ones, on a square lattice of "
+            "density 0.5 in a 40 x 40 box. A binary mixture: type 1 for the big spheres and type 2 for the small "
+            "ones, all of unit mass. Big and small spheres interact through a colloid pair potential with suitable "
+            "parameters for each pair, cut at 10. Velocities at 1.0; NVE for 2000 steps.")
+
+
+def test_a_colloid_potential_without_coefficients_names_both():
+    desc = read_description(COLLOIDS)
+    assert "pair_style colloid" in desc.unsupported
+    assert any("colloid potential's coefficients" in m for m in desc.missing)
+
+
+def test_colloidal_particles_with_lj_are_not_the_colloid_potential():
+    text = COLLOIDS.replace("interact through a colloid pair potential with suitable parameters for each pair, "
+                            "cut at 10", "are colloidal particles that interact by Lennard-Jones, epsilon 1, sigma 1, "
+                            "cutoff 2.5")
+    assert "pair_style colloid" not in read_description(text).unsupported
+
+
+@pytest.mark.parametrize(("words", "gap"), [
+    ("The solvent is treated with stochastic rotation dynamics at temperature 1.0.", "the SRD bin (grid) size"),
+    ("Atoms inside a cylindrical region along z are removed.", "the radius of the cylindrical region"),
+])
+def test_unstated_parts_of_an_unrendered_method_are_missing(words, gap):
+    text = ("Reduced LJ units, two atom types of unit mass, epsilon 1, sigma 1, cutoff 2.5, on an sc lattice of "
+            "density 0.6 in a 6 x 6 x 6 box. " + words + " NVE for 500 steps.")
+    assert gap in read_description(text).missing
+
+
+def test_a_required_data_file_is_named_as_the_missing_configuration():
+    text = ("A mixture of 900 LJ atoms in reduced units, read from an equilibrated LAMMPS data file, cutoff 2.5, "
+            "NVE for 1000 steps.")
+    assert any("data file the text requires" in m for m in read_description(text).missing)
+
+
+def test_solve_names_the_unrendered_method_not_another_protocol(tmp_path, settings):
+    """A described run that prescribes something simagent does not render stops with that, and what the
+    text leaves out, even when the old reader finds a protocol for the rest (no substitute)."""
+    from simagent.solve import solve
+
+    path = tmp_path / "colloids.json"
+    path.write_text(json.dumps({"id": "colloids", "problem_description": COLLOIDS, "level": 1, "ground_truth": {},
+                                "metrics": ["average_potential_energy_per_particle"], "time_limit": 60,
+                                "engine": "lammps"}))
+    outcome = solve(path, tmp_path / "w", settings=settings)
+    assert outcome.final_answer == {}
+    reason = outcome.not_computed["average_potential_energy_per_particle"]
+    assert "pair_style colloid" in reason and "coefficients" in reason and "fluid_md" not in reason
+
+
+@pytest.mark.parametrize(("words", "p_start", "p_stop"), [
+    ("NPT with a Nose-Hoover thermostat at 1.5 and isotropic pressure coupling ranging from 0.5 to 2.0", 0.5, 2.0),
+    ("NPT dynamics at temperature 1.5 with the barostat holding the pressure near zero", 0.0, 0.0),
+])
+def test_barostat_set_points_in_words(words, p_start, p_stop):
+    text = ("Reduced LJ units, fcc lattice of density 0.8 in a 5 x 5 x 5 box, epsilon 1, sigma 1, cutoff 2.5. "
+            f"Velocities at 1.5. Run {words} for 1000 steps.")
+    (stage,) = read_description(text).stages
+    assert (stage.dynamics.p_start, stage.dynamics.p_stop) == (p_start, p_stop)
+
+
+def test_a_pre_minimised_configuration_is_no_minimisation_stage():
+    text = ("Reduced LJ units, fcc lattice of density 0.8 in a 5 x 5 x 5 box, epsilon 1, sigma 1, cutoff 2.5, taken "
+            "from a pre-minimised state. Velocities at 1.0; NVE for 1000 steps.")
+    desc = read_description(text)
+    assert [s.kind for s in desc.stages] == ["run"] and desc.renderable
+
+
+GAS = ("A dilute gas in reduced LJ units: 400 particles are placed at random positions in a cubic box of side 12, "
+       "seed 5511, no two closer than 0.85. They interact by Lennard-Jones with epsilon 1, sigma 1 and a cutoff of "
+       "2.5. Velocities are drawn at a temperature of 1.2 and the gas evolves under NVE for 400 steps, timestep 0.004.")
+
+
+def test_a_random_gas_needs_no_lattice(tmp_path: Path):
+    """No lattice: the box is absolute (sigma), every atom is placed at random, and all 400 fit (a
+    volume fraction of about 0.13 at a least distance of 0.85)."""
+    desc = read_description(GAS)
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    assert desc.lattice is None and desc.box is not None and not desc.box.lattice_units
+    assert desc.box.hi == (12.0, 12.0, 12.0)
+    (p,) = desc.placements
+    assert (p.atom_type, p.count, p.seed, p.overlap) == (1, 400, 5511, 0.85)
+    text = render(desc)
+    assert "lattice " not in text
+    assert "create_atoms    1 random 400 5511 NULL overlap 0.85 maxtry 1000 units box" in text
+    log = _run(text, tmp_path)
+    assert "Created 400 atoms" in log and _last_atoms(log) == 400
+
+
+def test_random_words_without_a_count_leave_the_atoms_missing():
+    text = GAS.replace("400 particles are placed at random positions", "the particles are placed at random positions")
+    assert "the atoms placed at random (how many, of which type)" in read_description(text).missing
+
+
+@pytest.mark.parametrize(("metric", "kept"), [
+    ("mean_pe_per_heavy_particle", False), ("average_potential_energy_per_type_2_atom", False),
+    ("Potential_energy_per_atom_of_type_1", False), ("average_potential_energy_per_particle", True),
+    ("average_total_energy_per_atom", True),
+])
+def test_per_type_metrics_of_a_mixture_are_not_divided_by_all_atoms(metric, kept):
+    from simagent.solve import _per_type_targets, read_metric
+
+    target = read_metric(metric)
+    assert target.property is not None
+    _per_type_targets(read_description(BINARY), [target])
+    assert (target.property is not None) == kept
+    if not kept:
+        assert "one kind of atom" in target.reason

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simagent.described.molecular import WATER_MODELS, template_coordinates
+from simagent.described.molecular import WATER_MODELS, grid, template_coordinates
 from simagent.described.reading import read_description
 from simagent.models import PropertyRequest, TaskSpec
 from simagent.solve import read_metric
@@ -188,3 +188,42 @@ def test_ions_held_at_their_initial_centre():
     assert "group           ions type 3 4\nfix             recenter ions recenter INIT INIT INIT" in render(desc)
     vague = read_description(BRINE.replace("Harmonic bond_style", "Everything is recentered. Harmonic bond_style"))
     assert any("recenter" in u for u in vague.unsupported)
+
+
+def test_npt_set_points_in_the_ensemble_sentence_and_a_misspelt_step_word():
+    """'held at 300 K and 1 bar under NPT': in real units the barostat takes atm (1 bar = 0.986923 atm);
+    'stps' still counts as steps."""
+    text = BRINE.replace("300 K and 1 atm", "300 K and 1 bar").replace("40 more steps", "40 more stps")
+    desc = read_description(text)
+    assert [s.steps for s in desc.stages] == [40, 40]
+    assert desc.stages[0].dynamics.p_stop == pytest.approx(1 / 1.01325)
+
+
+@pytest.mark.parametrize("lo, hi, count", [((0.0,) * 3, (35.5,) * 3, 1500), ((-27.8,) * 3, (27.8,) * 3, 1834),
+                                           ((-6.5,) * 3, (6.5,) * 3, 60), ((0.0, 0.0, 0.0), (20.0, 30.0, 41.0), 777)])
+def test_water_grid_holds_the_molecules(lo, hi, count):
+    """Sites (i + 1/2) a, as LAMMPS's lattice places them, counted by brute force inside the spans:
+    enough for the molecules, and the nearest periodic images at least a apart on every axis."""
+    a, n, spans = grid(lo, hi, count)
+    per_axis = []
+    for (low, h), box_lo, box_hi in zip(spans, lo, hi, strict=True):
+        xs = [(i + 0.5) * a for i in range(-200, 200) if low <= (i + 0.5) * a < h]
+        assert box_lo <= xs[0] and xs[-1] <= box_hi
+        assert xs[0] + (box_hi - box_lo) - xs[-1] >= a - 1e-9  # the gap across the periodic boundary
+        per_axis.append(len(xs))
+    assert n == math.prod(per_axis) and count <= n < 1.6 * count
+
+
+def test_units_listed_in_one_sentence_go_to_their_own_metric():
+    """'temperature in K, pressure in atm and ...': each property takes the unit right after it, not
+    the first unit of the list that appears anywhere after it."""
+    text = "Report the mean temperature in K, the mean pressure in atm and the potential energy per water molecule."
+    assert read_metric("mean_temperature", text).unit == "K"
+    assert read_metric("mean_pressure", text).unit == "atm"
+
+
+def test_shake_iterations_after_a_decimal_tolerance():
+    text = BRINE.replace("tolerance of 1e-5, maximum of 50 iterations", "tolerance of 2.5e-5 and a maximum of 80 "
+                         "iterations")
+    shake = read_description(text).molecular.shake
+    assert (shake.tolerance, shake.iterations) == (2.5e-5, 80)

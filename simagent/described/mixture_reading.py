@@ -54,10 +54,12 @@ _PAIR_TYPES = re.compile(r"between (?:atoms of |particles of )?type (\d+) and (?
                          r"\btypes? (\d+) ?(?:and|-|/) ?(?:type )?(\d+) (?:pairs?|interactions?|cross)")
 _PAIR_ROLES = re.compile(r"\b([a-z]+)[- /]([a-z]+) (?:pairs?|(?:pair |cross[- ])?interactions?|cross[- ]terms?)")
 _ALL_UNIT_MASS = re.compile(r"\ball (?:the )?(?:atoms|particles)(?: types)? (?:are having|have|having|with|carry|"
-                            r"are of|share)(?: the| a)? (?:same )?unit mass|\bunit mass for all|all masses (?:are |= ?)"
+                            r"are of|share)(?: the| a)? (?:same )?unit mass|\bunit mass for all|"
+                            r"all masses (?:are |= ?)"
                             r"(?:1|one|unity)\b")
-_RANDOM = re.compile(r"random(?:ly)? (?:insert|place|position|distribut|add|put|scatter)|(?:insert|plac|position|"
-                     r"distribut|add|put|scatter)\w* (?:at random|randomly|in random positions|at random positions)")
+RANDOM_PLACEMENT = re.compile(r"random(?:ly)? (?:insert|place|position|distribut|add|put|scatter)|"
+                              r"(?:insert|plac|position|distribut|add|put|scatter)\w* "
+                              r"(?:at random|randomly|in random positions|at random positions)")
 
 
 def _stem(word: str) -> str:
@@ -107,21 +109,40 @@ def read_mixture(desc: SimulationDescription, low: str, sentence_dynamics: Calla
     `sentence_dynamics` and `complete`: the stage reader's, to read the mobile group's thermostat."""
     n_types = _types_named(low)
     sentences = re.split(r"(?<=[.;])\s+", low)
+    _unstated_parts(desc, low, sentences)
     if n_types > 1:
         if desc.pair is None or desc.potential is not None:
             return  # types of a many-body potential are the elements' (solids); no LJ: nothing to assign
         _types(desc, low, sentences, n_types)
     placed = [p for s in sentences if (p := _placement(desc, s))]
     _deposition(desc, low, sentences)
+    if desc.lattice is None and desc.box is not None and not desc.placements and desc.molecular is None:
+        desc.missing.append("the atoms placed at random (how many, of which type)")
     if desc.deposition is not None and desc.layout is not None and desc.layout.thermostat_group:
         _group_thermostat(desc, low, sentences, sentence_dynamics, complete)
-    randoms = [s for s in sentences if _RANDOM.search(s)]
+    randoms = [s for s in sentences if RANDOM_PLACEMENT.search(s)]
     if len(placed) < len(randoms) - (1 if desc.substitutions else 0):
         return  # a random placement stated but not read: stays unsupported
     if n_types > 1 and not desc.types:
         return
     if MIXTURE_UNSUPPORTED in desc.unsupported and (n_types > 1 or placed):
         desc.unsupported.remove(MIXTURE_UNSUPPORTED)
+
+
+def _unstated_parts(desc: SimulationDescription, low: str, sentences: list[str]) -> None:
+    """What a prescribed but unrendered method would also need and the text leaves out, named so that
+    the refusal says all of it: the colloid potential's coefficients, the SRD bin size, the size of a
+    round region."""
+    if "pair_style colloid" in desc.unsupported and not re.search(r"hamaker[^.;]{0,30}\d", low):
+        desc.missing.append("the colloid potential's coefficients per pair type (Hamaker constant, sigma, "
+                            "particle diameters)")
+    if any("fix srd" in u for u in desc.unsupported) and not re.search(r"(?:bin|grid|cell) (?:size|length|width)"
+                                                                        r"[^.;]{0,20}\d", low):
+        desc.missing.append("the SRD bin (grid) size")
+    for sentence in sentences:
+        shape = re.search(r"\b(cylind\w*|spherical|circular|round)\b[^.;]{0,40}\bregions?\b", sentence)
+        if shape and not re.search(r"radi(?:us|i)|diameter", low):
+            desc.missing.append(f"the radius of the {shape.group(1)} region")
 
 
 def _types(desc: SimulationDescription, low: str, sentences: list[str], n_types: int) -> None:
@@ -235,7 +256,7 @@ _IN_REGION = re.compile(r"\b(?:in|inside|within|into) (?:the )?(?:region (?:name
 
 
 def _placement(desc: SimulationDescription, sentence: str) -> RandomPlacement | None:
-    if not _RANDOM.search(sentence):
+    if not RANDOM_PLACEMENT.search(sentence):
         return None
     hit = _PLACE_COUNT.search(sentence)
     if not hit:

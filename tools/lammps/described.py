@@ -44,19 +44,24 @@ def _fmt(x: float) -> str:
 
 
 def _system(desc: SimulationDescription) -> list[str]:
-    assert desc.lattice is not None and desc.box is not None and desc.units is not None
+    assert desc.box is not None and desc.units is not None
+    assert desc.lattice is not None or desc.placements, "no lattice and no atoms placed at random"
     box = desc.box
     extents = " ".join(f"{_fmt(lo)} {_fmt(hi)}" for lo, hi in zip(box.lo, box.hi, strict=True))
     style = "hybrid sphere dipole" if desc.dipoles else desc.atom_style
     lines = [f"units           {desc.units}", f"dimension       {desc.dimension}",
              f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
-             f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}",
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
              f"create_box      {desc.atom_types} box"]
-    if solids.lattice_suffix(desc):  # the box in the cubic lattice's units, the atoms on the oriented lattice
+    if desc.lattice is not None:
+        lines.insert(4, f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}")
+    if desc.lattice is not None and solids.lattice_suffix(desc):  # the box in the cubic lattice's units, the atoms
+        # on the oriented lattice
         lines.append(f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}{solids.lattice_suffix(desc)}")
     made: set[str] = set()
-    if desc.layout is not None and desc.layout.create_in:  # the region must exist before atoms fill it
+    if desc.lattice is None:  # every atom is placed at random
+        pass
+    elif desc.layout is not None and desc.layout.create_in:  # the region must exist before atoms fill it
         region = next(r for r in desc.layout.regions if r.name == desc.layout.create_in)
         lines += [described_groups.region_line(region), f"create_atoms    {desc.lattice_type} region {region.name}"]
         made.add(region.name)

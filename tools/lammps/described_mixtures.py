@@ -25,7 +25,8 @@ def placement_lines(desc: SimulationDescription, made: set[str]) -> list[str]:
             made.add(p.region)
         line = f"create_atoms    {p.atom_type} random {p.count} {p.seed} {p.region or 'NULL'}"
         if p.overlap is not None:
-            line += f" overlap {_fmt(p.overlap)} maxtry {p.max_tries or 1000} units box"  # overlap: distance units
+            line += f" overlap {_fmt(p.overlap)} maxtry {p.max_tries or 1000}"
+        line += " units box"  # the overlap in distance units; no lattice needed
         if p.molecule is not None:
             line += f" mol {p.molecule} {p.seed + 1}"
         lines.append(line)

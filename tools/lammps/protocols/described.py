@@ -156,12 +156,16 @@ class DescribedRun(Protocol):
         for name in p.properties:
             if name in THERMO_PROPERTIES:
                 results.append(_thermo(name, block, units, where))
+                if THERMO_PROPERTIES[name][1] and desc.units != "lj":  # an energy: also the system's total
+                    results.append(_thermo(name, block, units, where, total=True))
             elif name in PER_MOLECULE:
                 results += [_per_molecule(name, kind, block, desc, units, where) for kind in p.labels.get(name, [])]
             elif name in MOTION_PROPERTIES:
                 results.append(_motion(name, block, desc, where))
             elif name == ROTATION:
                 results.append(_thermo(name, block, units, where))
+                if desc.units != "lj":  # outside LJ units a name without 'per atom' asks for the total
+                    results.append(_thermo(name, block, units, where, total=True))
             elif name == VISCOSITY:
                 results.append(_viscosity(block, desc, where))
             elif name in (DRAG, WALL_FORCE) and not any(r.property == name for r in results):
@@ -179,18 +183,25 @@ class DescribedRun(Protocol):
         return results
 
 
-def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], where: str) -> Result:
+def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], where: str, total: bool = False
+            ) -> Result:
+    """A thermo average; an energy per atom, or with `total` the system's total (label 'total'), as
+    thermo prints it (norm no)."""
     column, per_atom = THERMO_PROPERTIES[name] if name in THERMO_PROPERTIES else (EROT_COLUMN, True)
+    per_atom = per_atom and not total
     if column not in block:
         raise ReadError(f"thermo column {column} missing")
     series = block[column] / (block["Atoms"] if per_atom else 1.0)
     mean, err = block_average(series)
     kind = name.split("_")[0] if name not in ("temperature", "pressure", "volume", "density") else name
-    unit = units["energy" if per_atom else kind]
+    unit = units["energy" if per_atom or total else kind]
     if per_atom and unit != "reduced":
         unit += "/atom"
-    return Result(quantity=name, value=mean, unit=unit, uncertainty=err, job=JOB_ID, log="log.lammps",
-                  method=f"average of thermo {column}{' / atoms' if per_atom else ''} over {where}, "
+    quantity = "total_" + name.removesuffix("_per_atom") if total else name  # display name
+    return Result(quantity=quantity, property=name, value=mean, unit=unit, uncertainty=err, job=JOB_ID,
+                  log="log.lammps", label="total" if total else None,
+                  method=f"average of thermo {column}{' / atoms' if per_atom else ''}"
+                         f"{' (the total over the system)' if total else ''} over {where}, "
                          f"{series.size} samples; standard error by block averaging")
 
 
