@@ -17,7 +17,7 @@ from simagent.errors import SimagentError, set_point_findings
 from simagent.models import JobStatus, Result, TaskSpec
 from simagent.protocols import get_protocol
 from simagent.state import RunContext, RunState
-from simagent.units import convert
+from simagent.units import convert_measured
 
 
 def requested(result: Result, spec: TaskSpec) -> bool:
@@ -28,13 +28,10 @@ def to_requested_units(result: Result, spec: TaskSpec) -> Result:
     for prop in spec.properties:
         if prop.unit and result.property == prop.name:
             try:
-                factor = convert(1.0, result.unit, prop.unit)
+                value, uncertainty = convert_measured(result.value, result.uncertainty, result.unit, prop.unit)
             except SimagentError:
                 return result
-            return result.model_copy(update={
-                "value": result.value * factor, "unit": prop.unit,
-                "uncertainty": None if result.uncertainty is None else result.uncertainty * factor,
-            })
+            return result.model_copy(update={"value": value, "unit": prop.unit, "uncertainty": uncertainty})
     return result
 
 

@@ -194,6 +194,11 @@ def _pass(stages: list[Stage], name: str, rule: str, before: list[str], after: l
     return after
 
 
+def geometry_passes(spec: ScreenSpec, kinetic: float, lcd: float, pld: float, vf: float | None) -> bool:
+    """The geometry cut: the LCD (cavity) or PLD (window) above the kinetic diameter, and the void fraction."""
+    return (lcd if spec.geometry == "cavity" else pld) > kinetic and vf is not None and vf >= spec.min_void_fraction
+
+
 def zeopp_geometry(spec: ScreenSpec, entries: list[str], kinetic: float, out: Path,
                    say: ProgressFn) -> tuple[dict[str, dict], str]:
     """LCD, PLD and void fraction from a coarse-to-fine Zeo++ pass for the entries whose values settle this
@@ -201,8 +206,10 @@ def zeopp_geometry(spec: ScreenSpec, entries: list[str], kinetic: float, out: Pa
     and the source sentence for the stage report. Entries missing from the result take the CoRE table."""
     from tools.zeopp import coarse_fine as cf
 
+    key = "LCD" if spec.geometry == "cavity" else "PLD"
+
     def settled(rows: dict[str, dict]) -> dict[str, dict]:
-        found = {e: cf.decisive(rows[e], kinetic, spec.min_void_fraction) for e in entries if e in rows}
+        found = {e: cf.decisive(rows[e], kinetic, spec.min_void_fraction, key=key) for e in entries if e in rows}
         return {e: v for e, v in found.items() if v is not None}
 
     reused: dict[str, dict] = {}
@@ -212,12 +219,12 @@ def zeopp_geometry(spec: ScreenSpec, entries: list[str], kinetic: float, out: Pa
             raise RequestError(f"no Zeo++ pass rows at {path} (zeopp_rows)")
         reused = settled(cf.load_rows(path))
     todo = [e for e in entries if e not in reused]
-    rows_path = out / "geometry" / f"zeopp_coarse_fine_{kinetic:g}A_vf{spec.min_void_fraction:g}.jsonl"
+    rows_path = out / "geometry" / f"zeopp_coarse_fine_{key}_{kinetic:g}A_vf{spec.min_void_fraction:g}.jsonl"
     computed: dict[str, dict] = {}
     if todo:
         say(f"geometry: Zeo++ coarse to fine on {len(todo)} entries ({spec.zeopp_workers} worker(s))")
         rows, _workers = cf.measure_all(extract_core_cifs(spec.dataset, todo), rows_path, kinetic,
-                                        spec.min_void_fraction, workers=spec.zeopp_workers)
+                                        spec.min_void_fraction, workers=spec.zeopp_workers, refine=(key,))
         computed = settled(rows)
         failed = [e for e in todo if "error" in rows.get(e, {"error": "not run"})]
     else:
@@ -226,8 +233,10 @@ def zeopp_geometry(spec: ScreenSpec, entries: list[str], kinetic: float, out: Pa
     fine = sum(v["fine"] for v in values.values())
     table = len(entries) - len(values)
     source = (f"Zeo++ coarse to fine (tools/zeopp/coarse_fine.py) for {len(values)} of {len(entries)} entries "
-              f"({len(reused)} from {spec.zeopp_rows}, {len(computed)} computed in {rows_path.parent}; "
-              f"{fine} needed the CoRE settings -ha DEF / 5000 samples)")
+              "(" + (f"{len(reused)} from {spec.zeopp_rows}, " if spec.zeopp_rows else "")
+              + f"{len(computed)} computed in {rows_path.parent}; "
+              f"{fine} needed the CoRE settings -ha DEF / 5000 samples; the {'PLD' if key == 'LCD' else 'LCD'} "
+              "is the coarse value unless refined, within its band)")
     if table:
         source += (f"; {CORE_LABEL[spec.dataset]} table for {table} ({len(failed)} where Zeo++ failed, "
                    f"{table - len(failed)} where the coarse values do not settle this cut)")
@@ -283,6 +292,8 @@ def pocket_blocks(spec: ScreenSpec, n_atoms: dict[str, int], kinetic: float, roo
     jobs = {}
     for entry, atoms in n_atoms.items():
         resolved = resolve(f"{REF_PREFIX[spec.dataset]}:{entry}")
+        # formula and density feed only the protocol's analyze() (its density gate), which is not used here:
+        # the channel report is read from the job's results directly
         structure = FrameworkStructure(ref=resolved.ref, id=resolved.id, name=resolved.name, source=resolved.source,
                                        how=resolved.how, n_atoms=atoms, formula="", density_g_cm3=0.0,
                                        sha256=hashlib.sha256(Path(resolved.path).read_bytes()).hexdigest())
@@ -302,23 +313,16 @@ def pocket_blocks(spec: ScreenSpec, n_atoms: dict[str, int], kinetic: float, roo
     return found
 
 
-def gcmc_uptakes(spec: ScreenSpec, cifs: dict[str, Path], table: dict[str, dict[str, str]], root: Path,
-                 executor: Executor | None, say: ProgressFn, failed: dict[str, str], *, kind: str,
-                 init_cycles: int, cycles: int, seed: int,
-                 blocks: dict[str, dict] | None = None) -> dict[str, tuple[Result, Path]]:
-    """GCMC (raspa/gcmc_uptake) of spec.guest at the spec's conditions for each entry, job folders
-    root/<kind>-<entry>: entry -> (absolute uptake, job folder); failures go to `failed`."""
+def gcmc_jobs(spec: ScreenSpec, cifs: dict[str, Path], table: dict[str, dict[str, str]], *, kind: str,
+              init_cycles: int, cycles: int, seed: int, blocks: dict[str, dict] | None = None) -> dict[str, tuple]:
+    """The GCMC job (raspa/gcmc_uptake, id <kind>-<entry>) of each entry: entry -> (params, the protocol's own
+    job id, job); with `blocks`, the entry's Zeo++ .block file blocks its unreachable pockets."""
     from simagent.materials import forcefields as ff
     from tools.raspa.protocols.adsorption import GCMCParams, GCMCUptake
 
     guest = ff.canonical_guest(spec.guest)
     gcmc = GCMCUptake()
-    uptake_spec = TaskSpec(request="screen", engine="raspa",
-                           system=SystemSpec(name="screen", kind="framework", guests=[guest]),
-                           properties=[PropertyRequest(name="uptake", unit=spec.loading_unit)],
-                           conditions=Conditions(temperature=Quantity(value=spec.temperature_K, unit="K"),
-                                                 pressure=Quantity(value=spec.pressure_bar, unit="bar")))
-    params_by, jobs = {}, {}
+    found = {}
     for entry, cif in cifs.items():
         params = GCMCParams(framework=entry, framework_cif=str(cif), precision="quick", guests=[guest],
                             guest_models=ff.default_guest_models("UFF", [guest]), force_field="UFF",
@@ -328,13 +332,35 @@ def gcmc_uptakes(spec: ScreenSpec, cifs: dict[str, Path], table: dict[str, dict[
                             initialization_cycles=init_cycles, production_cycles=cycles, seed=seed,
                             pressures_Pa=[spec.pressure_bar * 1e5], helium_void_fraction=_float(table[entry], "AV_VF"))
         (job,) = [j for j in gcmc.jobs(params) if j.stage == "gcmc"]
-        params_by[entry] = (params, job.id)
+        local_id = job.id
         job.id = _job_name(kind, entry)
-        jobs[entry] = job
+        found[entry] = (params, local_id, job)
+    return found
+
+
+def gcmc_uptakes(spec: ScreenSpec, cifs: dict[str, Path], table: dict[str, dict[str, str]], root: Path,
+                 executor: Executor | None, say: ProgressFn, failed: dict[str, str], *, kind: str,
+                 init_cycles: int, cycles: int, seed: int,
+                 blocks: dict[str, dict] | None = None) -> dict[str, tuple[Result, Path]]:
+    """GCMC (raspa/gcmc_uptake) of spec.guest at the spec's conditions for each entry, job folders
+    root/<kind>-<entry>: entry -> (absolute uptake, job folder); failures go to `failed`."""
+    from simagent.materials import forcefields as ff
+    from tools.raspa.protocols.adsorption import GCMCUptake
+
+    guest = ff.canonical_guest(spec.guest)
+    gcmc = GCMCUptake()
+    uptake_spec = TaskSpec(request="screen", engine="raspa",
+                           system=SystemSpec(name="screen", kind="framework", guests=[guest]),
+                           properties=[PropertyRequest(name="uptake", unit=spec.loading_unit)],
+                           conditions=Conditions(temperature=Quantity(value=spec.temperature_K, unit="K"),
+                                                 pressure=Quantity(value=spec.pressure_bar, unit="bar")))
+    params_by = gcmc_jobs(spec, cifs, table, kind=kind, init_cycles=init_cycles, cycles=cycles, seed=seed,
+                          blocks=blocks)
+    jobs = {entry: job for entry, (_params, _local, job) in params_by.items()}
     found = {}
     for entry, job_dir in _run_jobs(jobs, root, executor, say, f"GCMC ({init_cycles} + {cycles} cycles)",
                                     failed).items():
-        params, local_id = params_by[entry]
+        params, local_id, _job = params_by[entry]
         try:
             results = gcmc.analyze(params, {local_id: job_dir}, uptake_spec)
         except SimagentError as exc:
@@ -394,8 +420,7 @@ def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
         return _float(row, "LCD"), _float(row, "PLD"), _float(row, "AV_VF")
 
     def passes(entry: str) -> bool:
-        lcd, pld, vf = geometry_of(entry)
-        return (lcd if spec.geometry == "cavity" else pld) > kinetic and vf is not None and vf >= spec.min_void_fraction
+        return geometry_passes(spec, kinetic, *geometry_of(entry))
 
     size_rule = (f"LCD > {kinetic:g} A (the largest cavity holds {guest}, kinetic diameter, Breck 1974)"
                  if spec.geometry == "cavity" else
@@ -582,4 +607,4 @@ def summary_lines(result: ScreenResult) -> list[str]:
 
 
 __all__ = ["EmptyScreen", "PlanProgress", "Prescreened", "ScreenResult", "ScreenSpec", "prescreen_keep", "run_screen",
-           "summary_lines", "zeopp_geometry"]
+           "summary_lines", "geometry_passes", "zeopp_geometry"]

@@ -55,9 +55,9 @@ def shorten_defaults() -> None:
 
 
 def job_times(job_dir: Path) -> dict:
-    from tools.gromacs.parse import mdrun_timing, read_job
+    from tools.gromacs.parse import mdrun_timing, read_output
 
-    out = read_job(job_dir)
+    out = read_output(job_dir)
     mdrun = other = 0.0
     perf = []
     for step in out.steps:

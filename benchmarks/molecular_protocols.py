@@ -42,11 +42,12 @@ def spec(molecule: str, kind: str, kelvin: float) -> TaskSpec:
     )  # fmt: skip
 
 
-# Linear polyethylene melt (high molecular weight) at 450 K and 0.1 MPa: specific volume from the Tait
-# zero-pressure isobar of HDPE tabulated by Rodgers, J. Appl. Polym. Sci. 48, 1061 (1993),
-# V(0, t) = 1.1595 + 8.0394e-4 t cm^3/g (t in deg C): 1.3017 cm^3/g at 176.85 C
-PE_450 = (1 / (1.1595 + 8.0394e-4 * 176.85), "linear PE melt (high MW), 450 K, 0.1 MPa: Tait fit of HDPE PVT data, "
-          "Rodgers, J. Appl. Polym. Sci. 48, 1061 (1993); the simulated chains are C100")
+# Linear polyethylene melt (high molecular weight) at 450 K and 0.101325 MPa: the Tait equation of HDPE,
+# Danner & High, Handbook of Polymer Solution Thermodynamics (1993), Table 3B-1 (A0 = 1.1567e-3 m^3/kg,
+# A1 = 6.2888e-7, A2 = 1.1268e-9, B0 = 1.7867e8 Pa, B1 = 4.7254e-3; valid 415-472 K), as tabulated in the
+# polykin databank: 1.3030 cm^3/g (tests/test_alkane_protocol.py shows the evaluation)
+PE_450 = (0.7675, "linear PE melt (high MW), 450 K, 0.1 MPa: Tait equation of HDPE PVT data, Danner & High, "
+          "Handbook of Polymer Solution Thermodynamics (1993), Table 3B-1; the simulated chains are C100")
 
 # the settings of the fast machinery test (tests/test_alkane_protocol.py): its cost, not a physics result
 FAST_TEST = {"n_molecules": 40, "cutoff": 9.0, "pushoff_steps": 300, "relax_steps": 300, "equilibration_steps": 500,

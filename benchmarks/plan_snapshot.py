@@ -80,6 +80,13 @@ EXTRA = [
     "Radius of gyration of 200 Kremer-Grest chains of 50 beads at rho* = 0.85, T* = 1.0, 3000 production steps",
     "Radius of gyration of a bead-spring melt of chains of 20 beads with 1010 beads, pair cutoff 1.5 sigma",
     "Energy components of a Kremer-Grest polymer melt with chains of 10 beads",
+    # the transport and energy-component variants (method, units, box) the set above leaves out
+    "Shear viscosity of a Lennard-Jones fluid at T* = 0.722 and rho* = 0.8442 by Muller-Plathe reverse NEMD",
+    "Viscosity of liquid argon at 90 K and 1.4 g/cm3 with 864 atoms",
+    "Thermal conductivity of a Lennard-Jones fluid at T* = 0.722 and rho* = 0.8442 by Green-Kubo",
+    "Thermal conductivity of a Lennard-Jones fluid at T* = 0.722 and rho* = 0.8442 with eHEX",
+    "Energy components of a Lennard-Jones fluid at T* = 0.722 and rho* = 0.8442",
+    "Energy components of liquid argon at 100 K and 1.4 g/cm3 in kJ/mol",
     "Bond and pair energy per molecule of a Kremer-Grest melt of 20 chains of 50 beads at T* = 1.2",
 ]
 

@@ -6,8 +6,9 @@ the coarse pass; this runs the coarse-to-fine pass itself over every entry:
 The Zeo++ calls and the workers are tools/zeopp/coarse_fine.py:
 
 - coarse, every entry: the plain atom network (no `-ha`): LCD and PLD (`-res`);
-- fine pores (`-ha DEF -res`) only where the coarse LCD or PLD lies within the coarse pass's error band
-  of the guest's kinetic diameter (the funnel cuts on the LCD; the PLD flags windows below the guest);
+- fine pores (`-ha DEF -res`) only where the coarse value of the cut in use (--refine: LCD, the funnel's
+  default cavity cut; PLD, its window cut; or LCD,PLD) lies within the coarse pass's error band of the
+  guest's kinetic diameter (refining both costs about twice the CPU: 38 % of entries need the fine pores);
 - void fraction only where the LCD passes: a 500-sample point-probe `-vol`, and the CoRE settings
   (`-vol 0 0 5000` on the DEF network) only where that value lies within its band of the cut.
 
@@ -82,7 +83,8 @@ def run(args) -> None:
     todo = [e for e in order if e not in done][:args.limit]
     session = {"event": "session", "start_utc": datetime.now(UTC).isoformat(timespec="seconds"),
                "workers": args.workers, "nice": os.getpriority(os.PRIO_PROCESS, 0), "done_before": len(done),
-               "todo": len(todo), "bands": bands, "kinetic": args.kinetic, "min_vf": args.min_vf}
+               "todo": len(todo), "bands": bands, "kinetic": args.kinetic, "min_vf": args.min_vf,
+               "refine": args.refine}
     print(json.dumps(session), flush=True)
     c0, w0 = time.process_time(), time.monotonic()
     paths = st.extract_core_cifs(DATASET, todo)
@@ -103,7 +105,7 @@ def run(args) -> None:
 
     def on_row(_row: dict) -> None:
         counter["n"] += 1
-        if counter["n"] % 100 == 0:
+        if counter["n"] % 20 == 0:  # progress and the session line (wall, load) every 20 entries
             load = os.getloadavg()[0]
             counter["loads"].append(load)
             print(f"{datetime.now(UTC):%H:%M:%S} {counter['n']}/{len(todo)} this session, "
@@ -113,7 +115,8 @@ def run(args) -> None:
     with open(args.rows.with_suffix(".workers.log"), "a") as log:
         _rows, workers = cf.measure_all(
             paths, args.rows, args.kinetic, args.min_vf, workers=args.workers, bands=bands, timeout=args.timeout,
-            order=todo, stop=lambda: bool(deadline and datetime.now(UTC) >= deadline),
+            refine=tuple(args.refine.split(",")), order=todo,
+            stop=lambda: bool(deadline and datetime.now(UTC) >= deadline),
             annotate=lambda row: row if "error" in row else row | decisions(row, table[row["entry"]], args.kinetic,
                                                                              args.min_vf),
             on_row=on_row, log=log)
@@ -154,6 +157,9 @@ def report(args, total: int | None = None) -> dict:
                      "coarse": f"no -ha; -res; -vol 0 0 {cf.COARSE_SAMPLES} (vol only where LCD passes)",
                      "fine": f"-ha DEF -res; -vol 0 0 {cf.FINE_SAMPLES} (only where a coarse value is within "
                              "its band of a cut)",
+                     "refine": sorted({",".join(r.get("refine", ["LCD", "PLD"])) for r in ok}),
+                     "note": "with refine LCD the PLD (window decisions) is the coarse value unless the LCD "
+                             "needed the fine pores",
                      "bands_from": str(args.bands.relative_to(ROOT)) if args.bands.is_relative_to(ROOT)
                      else str(args.bands),
                      "sessions": [{k: s.get(k) for k in ("start_utc", "end_utc", "workers", "nice", "entries",
@@ -176,9 +182,29 @@ def report(args, total: int | None = None) -> dict:
                    "differ": disagree(kind)}
             for kind in ("cavity", "window")},
     }
+    if args.compare:  # another pass's rows (e.g. --refine LCD,PLD) on the entries both hold
+        other = cf.load_rows(args.compare)
+        common = [r for r in ok if r["entry"] in other and "error" not in other[r["entry"]]]
+        summary["compared_with"] = {
+            "rows": str(args.compare.name), "entries_in_both": len(common),
+            "refine": sorted({",".join(other[r["entry"]].get("refine", ["LCD", "PLD"])) for r in common}),
+            "cpu_s_this": round(sum(r["cpu_s"] for r in common), 1),
+            "cpu_s_other": round(sum(other[r["entry"]]["cpu_s"] for r in common), 1),
+            "fine_pores_this": sum(r["fine_pores"] for r in common),
+            "fine_pores_other": sum(other[r["entry"]]["fine_pores"] for r in common),
+            "window_decisions_differing_from_table_this": sum(r["keep_window"] != r["table_keep_window"]
+                                                              for r in common),
+            "window_decisions_differing_from_table_other": sum(
+                other[r["entry"]]["keep_window"] != other[r["entry"]]["table_keep_window"] for r in common)}
     if not summary["complete"]:
         summary["label"] = (f"PARTIAL: {len(rows)} of {total} entries (a seeded random order, so a random "
                             f"sample); full-set figures would be extrapolated")
+        if rows:
+            per_entry = (cpu + startup) / len(rows)
+            summary["extrapolated_full_set"] = {
+                "label": f"EXTRAPOLATED from the {len(rows)} entries done (a random sample), not measured on all "
+                         f"{total}", "cpu_h": round(per_entry * total / 3600, 2),
+                "wall_h_on_2_idle_cores": round(per_entry * total / 2 / 3600, 2)}
     args.out.write_text(json.dumps(summary, indent=1) + "\n")
     print(json.dumps({k: v for k, v in summary.items() if k != "agreement_with_core_table"}, indent=1))
     return summary
@@ -186,12 +212,14 @@ def report(args, total: int | None = None) -> dict:
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        sys.exit(cf.worker(float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]))  # (older runs' workers)
+        sys.exit(cf.worker(float(sys.argv[2]), float(sys.argv[3]), *sys.argv[4:6]))  # (older runs' workers)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=7061)
     parser.add_argument("--kinetic", type=float, default=3.8, help="cut in angstrom (CH4: 3.8)")
     parser.add_argument("--min-vf", type=float, default=0.3)
+    parser.add_argument("--refine", default="LCD", help="the pore diameters whose cut decides the fine pores: LCD "
+                        "(the funnel's cavity cut), PLD (its window cut) or LCD,PLD")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per entry before the worker is killed")
     parser.add_argument("--bands", type=Path, default=RESULTS / "zeopp_coarse_fine.json")
     parser.add_argument("--rows", type=Path, default=RESULTS / "zeopp_fsr_all.jsonl")
@@ -199,6 +227,7 @@ def main() -> None:
     parser.add_argument("--deadline", help="UTC time (ISO, e.g. 2026-11-25T00:00): start no entry after it")
     parser.add_argument("--limit", type=int, help="at most this many entries this session (a trial)")
     parser.add_argument("--report", action="store_true", help="only summarise the rows already recorded")
+    parser.add_argument("--compare", type=Path, help="with --report: another pass's rows, compared on common entries")
     args = parser.parse_args()
     if args.report:
         report(args)

@@ -22,6 +22,8 @@ PropertyName = Literal[
     "kinetic_energy_per_atom",
     "rotational_energy_per_atom",
     "total_energy_per_atom",
+    "potential_energy_per_molecule",  # of one kind of molecule (Result.label: 'water', 'co2')
+    "total_energy_per_molecule",
     "temperature",
     "pressure",
     "density",
@@ -142,6 +144,8 @@ class PropertyRequest(BaseModel):
     unit: str | None = Field(default=None, description="unit the user wants the answer in")
     at: Literal["average", "last_step", "step"] = "average"
     step: int | None = None
+    label: str | None = Field(default=None, description="which one of the property's numbers, e.g. the molecule "
+                              "kind of an energy per molecule ('water')")
     probe_radius: Quantity | None = Field(
         default=None, description="probe for this property only (pore geometry), e.g. a point probe (0) for the "
         "void fraction next to an N2-sized probe for the surface area; overrides conditions.probe_radius")

@@ -167,15 +167,16 @@ class MetricTarget:
     reason: str = ""
 
     def request(self) -> PropertyRequest:
-        return PropertyRequest(name=self.property, at=self.at, step=self.step)
+        label = self.label if self.property and self.property.endswith("_per_molecule") else None
+        return PropertyRequest(name=self.property, at=self.at, step=self.step, label=label)
 
 
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"drag|force on (?:the )?obstacle|obstacle force", "drag_force"),
-    (r"\bforce (?:in|along) (?:the )?[xyz](?: direction| axis)?\b|"
-     r"\b[xyz][- ]?(?:direction |component (?:of (?:the )?)?)?force\b|\bwall force", "wall_force"),
+    (r"\bforce (?:on (?:the )?walls? )?(?:in|along) (?:the )?[xyz](?: direction| axis)?\b|\bforce ?[xyz]\b|"
+     r"\bf ?[xyz]\b|\b[xyz][- ]?(?:direction |component (?:of (?:the )?)?)?force\b|\bwall force", "wall_force"),
     (r"shear stress", "shear_stress"),
     (r"yield (?:stress|strength|point)", "yield_stress"),
     (r"ultimate|tensile strength|peak (?:tensile )?stress|maximum (?:tensile )?stress", "ultimate_stress"),
@@ -264,6 +265,16 @@ DEFAULT_UNITS: dict[str, str] = {
 }  # fmt: skip
 ENERGY_PER_ATOM = {"potential_energy_per_atom", "kinetic_energy_per_atom", "total_energy_per_atom",
                    "rotational_energy_per_atom"}
+# An energy name that does not say per atom, outside LJ units, asks for the system's total, as LAMMPS
+# thermo prints it in real and metal units (in LJ units thermo prints it per atom: the per-atom value).
+# Only a described run (the task's own system) reports it: elsewhere the system size is simagent's choice.
+TOTAL = "total"
+TOTAL_MISSING = ("the name asks for the total over the system (not per atom), which is measured only when the task's "
+                 "own described system is run")
+# Parts of the energy a run does not report apart: a name asking for one is not the potential energy.
+ENERGY_PART = re.compile(r"\b(?:magnetic|spin|exchange|zeeman|anisotropy|coulomb\w*|electrostatic|long range|kspace|"
+                         r"van der waals|vdw|dispersion|bond|angle|dihedral|improper|h ?bond|hydrogen bond)"
+                         r"(?= (?:\w+ )?energy)")
 
 
 def _words(text: str) -> str:
@@ -287,7 +298,7 @@ def _description_unit(prop: str, description: str) -> str | None:
         for pattern in names:
             for hit in re.finditer(pattern, _words(sentence)):
                 tail = _words(sentence)[hit.end():hit.end() + 80]
-                match = re.search(r"\b(?:in|in units of|units of|expressed in|reported in)\s+(.{1,20})", tail) or \
+                match = re.search(r"\b(?:in|in units of|units of|expressed in|reported in)\s+([^,;]{1,20})", tail) or \
                     re.match(r"[\w ]{0,30}?([(\[][^)\]]{1,20}[)\]])", tail)
                 if match and (unit := unit_in(match.group(1))):
                     return unit
@@ -323,14 +334,21 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
         target.unit, target.unit_source = unit, "metric name"
     elif (unit := _description_unit(target.property, description)) is not None:
         target.unit, target.unit_source = unit, "description"
+    if target.property in ENERGY_PER_ATOM and (part := ENERGY_PART.search(words)):
+        target.property, target.reason = None, (
+            f"{metric!r} names a part of the energy ({part.group(0)}) that simagent does not separate")
+        return target
+    kind = re.search(r"\bper (?:one )?(\w+) molecules?\b|\bper molecules? of (\w+)\b|\bper (water)$", words)
+    if target.property in ("potential_energy_per_atom", "total_energy_per_atom") and kind:
+        target.property = target.property.replace("_atom", "_molecule")  # type: ignore[assignment]
+        target.label = next(g for g in kind.groups() if g)  # which molecules: 'water', 'co2'
+        return target
     if target.property in ENERGY_PER_ATOM and not reduced:
         per_atom = re.search(r"per (?:atom|particle|molecule|sphere)|/ ?atom|\bper\b|\bu ?/ ?n\b|\beach "
                              r"(?:atom|particle|sphere)\b", words) or re.search(
             r"per (?:atom|particle)", _words(description))
-        if not per_atom:
-            target.property, target.reason = None, (
-                f"{metric!r} does not say per atom and the task is not in LJ units: simagent reports "
-                "energies per atom and does not guess the system size the total would refer to")
+        if not per_atom:  # LAMMPS thermo prints extensive energies in real and metal units
+            target.label = TOTAL
     return target
 
 
@@ -353,7 +371,8 @@ def _label(target: MetricTarget, words: str, elastic_example: bool) -> None:
     elif target.property == "poisson_ratio" and elastic_example:
         target.label = CUBIC_POISSON_LABEL
     elif target.property == "wall_force":  # along which axis: 'force in the x direction', 'y force'
-        axis = re.search(r"\bforce (?:in|along) (?:the )?([xyz])\b|\b([xyz])[- ]?(?:direction |component )?", words)
+        axis = re.search(r"\bforce (?:on (?:the )?walls? )?(?:in|along) (?:the )?([xyz])\b|\bforce ?([xyz])\b|"
+                         r"\bf ?([xyz])\b|\b([xyz])[- ]?(?:direction |component )?", words)
         target.label = next((g for g in axis.groups() if g), None) if axis else None
     elif target.property == "drag_force":  # which obstacle: 'on obstacle 2', 'obstacle_2', the first if unnumbered
         number = re.search(r"(?:obstacle|indenter|sphere|cylinder|disc|disk) ?_?(\d+)\b|\b(\d+)$", words)
@@ -418,12 +437,15 @@ class TaskBackend(DecisionBackend):
             spec.engine, spec.units_style, spec.missing = "lammps", described.units, []
             if self.fill.filled:  # the described protocol runs what the LLM's quotes completed
                 spec.described = described.model_dump(mode="json")
-        elif spec.missing and self.description is not None and self.description.unsupported:
-            # the question would not help: the run prescribed needs something simagent does not render
+        elif (spec.missing or spec.unsupported) and self.description is not None and self.description.unsupported:
+            # the question (or the old reader's refusal) would not help: the run prescribed needs something
+            # simagent does not render
             raise RequestError(not_rendered(self.description))
         self.reader_properties = [p.name for p in spec.properties]
         probes = {p.name: p.probe_radius for p in spec.properties if p.probe_radius is not None}
         self.targets = self.targets_for(spec)
+        if self.description is not None:
+            _per_type_targets(self.description, self.targets)
         requests: list[PropertyRequest] = []
         for target in self.targets:
             if target.property is not None:
@@ -476,7 +498,10 @@ class TaskBackend(DecisionBackend):
             protocol = get_protocol(item.protocol)
             try:
                 params, _ = protocol.parameters(restrict(spec, item.properties))
-            except SimagentError:
+            except SimagentError as err:
+                desc = self.description
+                if desc is not None and desc.unsupported:  # the real blocker, not the protocol's own refusal
+                    raise RequestError(not_rendered(desc)) from err
                 return  # the planner reports why the protocol cannot run
             fields = params.model_dump()
             for name in LITERAL_CONTROLS:
@@ -511,6 +536,25 @@ class TaskBackend(DecisionBackend):
         if name == "inner":
             raise AttributeError(name)
         return getattr(self.inner, name)
+
+
+_PER_KIND = re.compile(r"(?<![a-z])per[ _](?:type[ _]?\d+|(?!(?:atom|particle|molecule)s?(?![a-z]))[a-z]+)[ _]"
+                       r"(?:atom|particle|bead|sphere)s?(?![a-z])|(?<![a-z])per[ _](?:atom|particle)[ _](?:of[ _])?"
+                       r"type[ _]?\d+", re.I)
+
+
+def _per_type_targets(desc: SimulationDescription, targets: list[MetricTarget]) -> None:
+    """In a mixture, a per-atom quantity 'per big particle' / 'per type 2 atom' is not the per-atom
+    average over all atoms that the described run measures: named as not computed, never divided
+    by the wrong count."""
+    if desc.atom_types < 2 and not desc.types:
+        return
+    for target in targets:
+        if target.property is not None and target.property.endswith("_per_atom") and (
+                hit := _PER_KIND.search(target.metric)):
+            target.reason = (f"'{hit.group(0).replace('_', ' ')}' asks for one kind of atom of a mixture; "
+                             "simagent measures this quantity per atom over all atoms, not per atom of one type")
+            target.property = None
 
 
 def not_rendered(desc: SimulationDescription) -> str:
@@ -926,7 +970,7 @@ def _why_missing(target: MetricTarget, answer: Answer | None, spec: TaskSpec | N
                                  f"what was left of the task's time budget{budget}")
     if timed_out:
         return "; ".join(dict.fromkeys(timed_out))
-    return answer.error or "no result for this property"
+    return answer.error or (TOTAL_MISSING if target.label == TOTAL else "no result for this property")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -91,6 +91,22 @@ def to_canonical(q: Quantity, expected: str) -> Quantity:
     return Quantity(value=q.value * entry[1], unit=CANONICAL[expected])
 
 
+def convert_measured(value: float, uncertainty: float | None, from_unit: str,
+                     to_unit: str) -> tuple[float, float | None]:
+    """A measured value and its uncertainty in another unit of the same dimension; temperatures too
+    (K, degC, degF: the value shifts, the uncertainty only scales)."""
+    a, b = normalize_unit(from_unit), normalize_unit(to_unit)
+    if dimension(a) == "temperature" == dimension(b):
+        kelvin = to_canonical(Quantity(value=value, unit=a), "temperature").value
+        out = {"K": kelvin, "degC": kelvin - 273.15, "degF": (kelvin - 273.15) * 9 / 5 + 32}[b]
+        slope = {"K": 1.0, "degC": 1.0, "degF": 9 / 5}
+        scale = slope[b] / slope[a]
+    else:
+        scale = convert(1.0, a, b)
+        out = value * scale
+    return out, None if uncertainty is None else abs(uncertainty * scale)
+
+
 def convert(value: float, from_unit: str, to_unit: str) -> float:
     """Convert a value between two units of the same dimension (not temperature offsets)."""
     a, b = normalize_unit(from_unit), normalize_unit(to_unit)

@@ -289,7 +289,9 @@ def test_solve_runs_a_complete_description_literally(tmp_path: Path, settings):
     answer = json.loads((tmp_path / "out" / FINAL_ANSWER).read_text())
     report = (tmp_path / "out" / REPORT).read_text()
     assert list(answer) == ["Mean_PE_per_particle", "coordination_number"] and outcome.exit_code == 0, report
-    assert "run literally: run1: 100 steps nve; run2: 200 steps nve" in report
+    # report.md shows the typed description as executed: both stages with their lengths and integrators
+    assert "stage 1 (run1, run): steps = 100, dynamics = {ensemble: nve}" in report
+    assert "stage 2 (run2, run): steps = 200, dynamics = {ensemble: nve}" in report
     assert "velocity.seed = 87287" in report  # every default is listed with its reason
     # a dense 2D LJ liquid: bound (negative PE), about six neighbours in the first shell (hexagonal packing)
     assert answer["Mean_PE_per_particle"] < 0 and 4.5 < answer["coordination_number"] < 7.5

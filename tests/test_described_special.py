@@ -39,13 +39,13 @@ CONTROLLED = ("Reduced LJ units. Particles fill an fcc arrangement with a reduce
 
 
 def run_lammps(text: str, tmp_path: Path, name: str) -> str:
-    from tools.lammps.engine import lmp_binary
+    from tools.lammps.engine import environment, lmp_binary
 
     job_dir = tmp_path / name
     job_dir.mkdir()
     (job_dir / "in.lammps").write_text(text)
     done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, env=environment())
     assert done.returncode == 0, done.stdout[-2000:]
     return (job_dir / "log.lammps").read_text()
 
@@ -144,3 +144,128 @@ def test_dev_tasks_tracker_and_controller_are_complete():
         assert desc.renderable, (name, desc.unsupported, desc.missing)
     desc = read_description(json.loads((DEV / "lammps" / "44_controller.json").read_text())["problem_description"])
     assert [s.steps for s in desc.stages] == [500, 5000] and desc.stages[1].controller.setpoint == 1.5
+
+
+@pytest.mark.parametrize(("metric", "axis"), [
+    ("mean_force_along_y", "y"), ("force_x", "x"), ("Fz_mean", "z"), ("average_force_on_the_walls_in_x", "x"),
+    ("time-averaged y-component of force", "y"), ("wall force (z)", "z"),
+])
+def test_force_metric_names_with_an_axis(metric, axis):
+    """A force with an axis, in any of the usual spellings, is the force on the walls along that axis
+    (the described run refuses it where there are no walls)."""
+    from simagent.solve import read_metric
+
+    target = read_metric(metric, "", True)
+    assert target.property == "wall_force" and target.label == axis
+
+
+@pytest.mark.parametrize("metric", ["friction_coefficient", "average_fix_value", "force_constant"])
+def test_other_names_are_not_wall_forces(metric):
+    from simagent.solve import read_metric
+
+    assert read_metric(metric, "", True).property != "wall_force"
+
+
+# ------------------------------------------------------------------------------------------------
+# Values a text leaves out, from the LAMMPS example whose setup it states (examples/shear)
+# ------------------------------------------------------------------------------------------------
+
+# our retelling of LAMMPS examples/shear's setup, leaving out its velocities and orientation
+EXAMPLE_SHEAR = ("Metal units; nickel described by an embedded-atom (EAM) potential. Build an fcc crystal, lattice "
+                 "constant 3.52 Å, oriented along some chosen crystal directions, in a box of 16.0 x 10.0 x 2.83 "
+                 "lattice units with boundary conditions (s s p). Atoms with y below 0.9 make up the bottom layer and "
+                 "atoms with y above 6.1 the top layer; both layers are held rigid, the rest of the atoms are mobile. "
+                 "Velocities at 300 K are given to the atoms, then 100 steps of NVE with velocity rescaling at a "
+                 "temperature of 300 K on the mobile atoms follow. The top layer is then moved at a constant lateral "
+                 "velocity to the top layer while a velocity ramp is laid over the mobile atoms, and 1000 steps are "
+                 "run with a 1 fs timestep.")
+
+
+def test_boundary_triple_in_parentheses():
+    assert read_description(EXAMPLE_SHEAR).boundary == ("s", "s", "p")
+    text = EXAMPLE_SHEAR.replace("with boundary conditions (s s p)", "with boundaries ( p s f )")
+    assert read_description(text).boundary == ("p", "s", "f")
+
+
+def test_example_values_fill_what_a_retelling_leaves_out():
+    desc = read_description(EXAMPLE_SHEAR)
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    flow = desc.stages[-1].shear
+    assert flow is not None and (flow.moving, flow.velocity, flow.axis) == ("upper", 1.0, "x")
+    assert (flow.ramp_velocity, flow.gradient_axis, flow.ramp_extent) == ((0.0, 1.0), "y", (1.4, 8.6))
+    assert desc.lattice.orient == ((1, 0, 0), (0, 1, 1), (0, -1, 1))
+    assert desc.box.hi == (16.0, 10.0, 2.828427) and "box.z" in desc.defaults  # 2.83 rounds the example's edge
+    assert "examples/shear" in desc.defaults["run2.shear"] and "examples/shear" in desc.defaults["lattice.orient"]
+
+
+@pytest.mark.parametrize(("old", "new"), [("0.9", "1.2"), ("16.0 x 10.0", "12.0 x 10.0"), ("3.52", "3.61")])
+def test_a_setup_that_is_not_the_example_keeps_its_gaps(old, new):
+    desc = read_description(EXAMPLE_SHEAR.replace(old, new))
+    assert not desc.renderable and any("velocity of the moving layer" in m for m in desc.missing)
+
+
+def test_stated_values_are_kept_over_the_example():
+    text = EXAMPLE_SHEAR.replace("moved at a constant lateral velocity to the top layer while a velocity ramp is "
+                                 "laid over the mobile atoms", "given a constant velocity of 0.5 Å/ps in the x "
+                                 "direction while a linear velocity profile from 0 to 0.5 Å/ps is imposed on the "
+                                 "mobile atoms along the y axis (0.9 to 6.1)")
+    flow = read_description(text).stages[-1].shear
+    assert flow is not None and flow.velocity == 0.5 and flow.ramp_extent == (0.9, 6.1)
+
+
+# ------------------------------------------------------------------------------------------------
+# Energies that do not say per atom, outside LJ units: the system's total, as LAMMPS thermo prints it
+# ------------------------------------------------------------------------------------------------
+
+COPPER = ("Copper in metal units: atoms on an fcc lattice with lattice constant 3.615 Å fill a box of 3 x 3 x 3 "
+          "lattice units, periodic in all directions. Atoms interact through an EAM potential for Cu. Velocities "
+          "are created at a temperature of 300 K. Run NVE for 200 steps with a timestep of 1 fs.")
+
+
+@pytest.mark.parametrize(("metric", "label"), [
+    ("average_potential_energy", "total"), ("mean total energy (eV)", "total"), ("Epot_avg", "total"),
+    ("average_potential_energy_per_atom", None), ("mean energy per particle", None),
+])
+def test_energy_names_outside_lj_units(metric, label):
+    from simagent.solve import read_metric
+
+    target = read_metric(metric, COPPER, reduced=False)
+    assert target.property is not None and target.label == label
+
+
+@pytest.mark.parametrize("metric", ["average_total_magnetic_energy", "mean Coulomb energy per atom",
+                                    "average bond energy", "van der Waals energy"])
+def test_parts_of_the_energy_are_not_the_potential_energy(metric):
+    from simagent.solve import read_metric
+
+    target = read_metric(metric, "", reduced=False)
+    assert target.property is None and "part of the energy" in target.reason
+    assert read_metric(metric, "", reduced=True).property is None  # in LJ units too
+
+
+def test_total_energy_of_a_described_run_is_the_per_atom_value_times_the_atoms(tmp_path: Path):
+    """In metal units 'average_potential_energy' is the system's total (LAMMPS thermo, norm no): the
+    described run reports it next to the per-atom value, and total = per atom x N (108 atoms)."""
+    from simagent.models import Answer, PropertyRequest, TaskSpec
+    from simagent.solve import collect, read_metric
+    from tools.lammps.protocols.described import DescribedRun
+
+    protocol = DescribedRun()
+    spec = TaskSpec(request=COPPER, engine="lammps", properties=[PropertyRequest(name="potential_energy_per_atom")])
+    assert protocol.applies_to(spec)
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    job_dir = tmp_path / job.id
+    job_dir.mkdir()
+    run_lammps(job.inputs["in.lammps"], job_dir, "run")
+    (job_dir / "run" / "log.lammps").rename(job_dir / "log.lammps")
+    results = protocol.analyze(params, {job.id: job_dir}, spec)
+    per_atom = next(r for r in results if r.label is None)
+    total = next(r for r in results if r.label == "total")
+    assert per_atom.unit == "eV/atom" and total.unit == "eV"
+    assert total.value == pytest.approx(108 * per_atom.value, rel=1e-9)
+    assert -3.6 < per_atom.value < -3.3  # Cu near its cohesive energy (3.49 eV/atom, Kittel) at 300 K
+    answer = Answer(status="answered", request=COPPER, answers=results)
+    targets = [read_metric(m, COPPER, reduced=False) for m in ("average_potential_energy", "mean PE per atom")]
+    values = [o.value for o in collect(targets, answer, spec, None)]
+    assert values == [total.value, per_atom.value]

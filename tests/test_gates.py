@@ -47,6 +47,15 @@ def test_lost_atoms_fail():
     assert gates.run_gates(nvt_data(atoms=atoms)).outcome == Outcome.FAIL
 
 
+def test_atoms_added_by_an_insertion_are_no_loss():
+    """fix deposit / pour add atoms during the run: a count that only grows passes; a later drop
+    (an atom lost after the insertions) still fails."""
+    grown = np.minimum(500.0 + np.arange(200) // 2, 560.0)
+    assert gates.atoms_gate(nvt_data(atoms=grown)).outcome == Outcome.PASS
+    grown[150:] -= 1
+    assert gates.atoms_gate(nvt_data(atoms=grown)).outcome == Outcome.FAIL
+
+
 def test_missed_thermostat_target_asks_for_more():
     report = gates.run_gates(nvt_data(temperature=noisy(1.2, sd=0.03)))
     assert report.outcome == Outcome.EXTEND and "misses the target 1.5" in report.summary()

@@ -32,7 +32,7 @@ from tools.gromacs import build, engine
 from tools.gromacs.check import mdp_problems, precheck, safety_problems
 from tools.gromacs.driver import Step, StepList, sync_molecules
 from tools.gromacs.mdp import MdpOptions, parse_mdp
-from tools.gromacs.parse import grompp_messages, read_job
+from tools.gromacs.parse import grompp_messages, read_output
 
 FILES = Path(__file__).parent / "files" / "gromacs"
 HAVE_GMX = shutil.which("gmx") is not None
@@ -306,7 +306,7 @@ def test_precheck_dry_run_reports_grompp_warning_and_accepted_warning_reaches_th
     results, jobs = run(accepted, tmp_path, TaskSpec(request="t", properties=props("density")))
     assert "grompp warnings accepted (max_warnings = 1)" in results["density"].method
     assert "Berendsen barostat" in results["density"].method
-    assert read_job(tmp_path / "prod").warnings and not read_job(tmp_path / "npt").warnings
+    assert read_output(tmp_path / "prod").step_warnings and not read_output(tmp_path / "npt").step_warnings
 
 
 @pytest.mark.engine
@@ -394,7 +394,7 @@ def test_solvate_builder_counts_the_placed_waters(tmp_path):
     count = build.molecules_section((tmp_path / "em" / "topol.top").read_text())
     n_atoms, _ = build.read_gro_header((tmp_path / "em" / "conf.gro").read_text())
     assert count[0][0] == "SOL" and 180 <= count[0][1] <= 216 and n_atoms == 4 * count[0][1]
-    assert read_job(tmp_path / "em").finished
+    assert read_output(tmp_path / "em").finished
 
 
 @pytest.mark.engine

@@ -145,3 +145,23 @@ def test_run_controls_come_only_from_the_rules():
     spec, _ = read(request, answer)
     assert spec.controls.ensemble is None and spec.controls.n_atoms is None
     assert spec.engine == "lammps" and spec.units_style == "metal"  # the request named neither GROMACS nor real
+
+
+def test_what_the_local_model_stated_unasked_is_reported_in_the_route():
+    """The local (llama.cpp) backend's reading format: a water model the request never names is dropped
+    there, and the hybrid's route says so."""
+    from simagent.backends.local import LocalBackend
+
+    request = "how dense is liquid water at 310 K?"
+    answer = json.dumps({"properties": ["density"], "material": "water", "elements": [], "kind": "molecular_fluid",
+                         "lattice": None, "temperature": {"value": 310, "unit": "K"}, "pressure": None,
+                         "density": None, "potential": None, "potential_name": "SPC/E", "guests": [],
+                         "last_step": False})
+    server = FakeOpenAIServer([answer])
+    with server as base_url:
+        llm = LocalBackend(Settings(backend="local", local_url=base_url, model_name="qwen2.5-coder-0.5b"))
+        backend = HybridBackend(Settings(backend="hybrid"), llm=llm)
+        backend.threshold = 1.01
+        spec = backend.task_spec(request)
+    assert spec.potential is None or spec.potential.force_field is None
+    assert "SPC/E" in backend.last_detail and "not in the request" in backend.last_detail

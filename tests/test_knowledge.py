@@ -88,6 +88,30 @@ def test_sphinx_html_one_section_per_documented_option(tmp_path):
     assert not any("skip me" in s.text or "Nose" in s.text for s in doc.sections)
 
 
+def test_sphinx_line_blocks_and_definition_lists_keep_all_their_text(tmp_path):
+    # Sphinx writes some prose as <div class="line"> text with inline links (the GROMACS reference
+    # manual's analysis pages): text directly inside a container was lost before. A definition list
+    # without ids (a gmx program's option table) gives one paragraph per term.
+    page = tmp_path / "msd.html"
+    page.write_text("""<html><head><title>Mean Square Displacement</title></head><body>
+    <div role="main"><section><h1>Mean Square Displacement</h1>
+    <div class="line-block"><div class="line">To determine the self diffusion coefficient of
+    particles, one can use the <a href="#x">Einstein relation</a>:</div></div>
+    <blockquote><div><div class="math">\\[ 6 D t \\]</div></div></blockquote>
+    <section><h2>Options</h2><p>Other options:</p><dl class="simple">
+    <dt><code>-[no]pi</code> (no)</dt><dd><p>Calculate minimum distance with periodic images</p></dd>
+    <dt><code>-d</code> &lt;real&gt; (0.6)</dt><dd><p>Distance for contacts</p></dd></dl>
+    </section></section></div></body></html>""")
+    doc = loaders.load(page, kind="manual")
+    text = {s.title: s.text for s in doc.sections}
+    assert text["Mean Square Displacement"].split("\n\n") == [
+        "To determine the self diffusion coefficient of particles, one can use the Einstein relation:",
+        "\\[ 6 D t \\]"]
+    assert text["Options"].split("\n\n") == [
+        "Other options:", "-[no]pi (no): Calculate minimum distance with periodic images",
+        "-d <real> (0.6): Distance for contacts"]
+
+
 def test_markdown_and_jats(tmp_path):
     md = tmp_path / "notes.md"
     md.write_text("# Barostats\n\nIntro.\n\n## Parrinello-Rahman\n\nSamples NPT.\n\n## References\n\n1. X\n")
@@ -394,6 +418,37 @@ def test_tool_pages_carry_their_purpose_into_every_passage(tmp_path):
     assert text.startswith("GROMACS manual: gmx sasa (command-line tool: gmx sasa computes solvent accessible")
     assert text.endswith("> Options: -probe (0.14) Radius of the solvent probe (nm)")
     assert options.embedding_text("Doc") == "Doc > Options: -probe (0.14) Radius of the solvent probe (nm)"
+
+
+def test_tool_summary_leads_with_the_command_list_purpose_and_topics(tmp_path):
+    from simagent.knowledge import bundled
+    from simagent.knowledge.index import document_id
+
+    guide = tmp_path / "user-guide"
+    guide.mkdir()
+    (guide / "cmdline.html").write_text("""<html><body><div role="main">
+    <section id="commands-by-name"><h2>Commands by name</h2><ul>
+    <li><p><a href="../onlinehelp/gmx-rmsf.html"><span>gmx rmsf</span></a> - Calculate atomic fluctuations</p></li>
+    <li><p><a href="../onlinehelp/gmx.html"><span>gmx</span></a> - molecular dynamics simulation suite</p></li>
+    </ul></section>
+    <section id="commands-by-topic"><h2>Commands by topic</h2>
+    <section id="a"><h3>Distances between structures</h3><dl>
+    <dt><a href="../onlinehelp/gmx-rmsf.html">gmx rmsf</a></dt><dd><p>Calculate atomic fluctuations</p></dd>
+    </dl></section>
+    <section id="b"><h3>Running a simulation</h3><dl>
+    <dt><a href="../onlinehelp/gmx-grompp.html">gmx grompp</a></dt><dd><p>Make a run input file</p></dd>
+    </dl></section></section></div></body></html>""")
+    purposes = bundled.command_purposes(tmp_path)
+    assert purposes == {"gmx-rmsf.html": "Calculate atomic fluctuations (Distances between structures)",
+                        "gmx-grompp.html": "Make a run input file (Running a simulation)"}
+    doc = Document(source="gmx-rmsf.html", title="GROMACS manual: gmx rmsf", kind="manual", sections=[
+        Section(title="Description", text="gmx rmsf computes the root mean square fluctuation. It can fit.")])
+    before = document_id(doc)
+    doc.summary = bundled.tool_summary(doc, purposes["gmx-rmsf.html"])
+    assert doc.summary == ("command-line tool: Calculate atomic fluctuations (Distances between structures). "
+                           "gmx rmsf computes the root mean square fluctuation.")
+    assert document_id(doc) != before  # a new summary is embedded again on the next build
+    assert bundled.command_purposes(tmp_path / "missing") == {}
 
 
 def test_rebuild_embeds_only_passages_whose_text_changed(tmp_path, monkeypatch):

@@ -202,10 +202,11 @@ def test_a_cohesive_energy_adds_a_spin_polarised_isolated_atom_to_the_eos():
 @needs_pw
 @pytest.mark.slow
 def test_si_pbe_cohesive_energy_small_settings(tmp_path):
-    """PBE cohesive energy of Si: 4.55 eV/atom (J. Paier et al., J. Chem. Phys. 124, 154709 (2006), PAW;
-    experiment 4.68 eV/atom with zero-point correction). NOT VERIFIED: value and reference were written from
-    memory and a search of the stored pages (24 Nov 2026) did not reach the paper's table, so they could not
-    be confirmed.
+    """PBE cohesive energy of Si: 4.55 eV/atom (Olsen & Thygesen, Phys. Rev. B 87, 075111 (2013); experiment
+    4.68 eV/atom), the values the GPAW documentation's RPA exercise compares with (doc/exercises/rpa/rpa.rst of
+    the GPAW repository, "RPA calculation of the cohesive energy of Si", read 24 Nov 2026). Stop 19 attributed
+    4.55 eV to Paier et al. (2006) from memory, which could not be confirmed: the source is replaced, the value
+    and the tolerance (set before any run) are unchanged.
     Small settings (30/40 Ry, 4x4x4 k) and a spherical (fractionally occupied) spin-polarised atom: within 5 %."""
     task = spec("Si", "diamond", ["cohesive_energy"], request="cohesive energy of Si with PBE")
     results, _ = run_protocol("qe/eos", task, tmp_path, cutoffs_Ry=[30.0, 40.0], kpts=(4, 4, 4),

@@ -15,7 +15,7 @@ from simagent.backends.expert import ExpertBackend
 from simagent.capabilities import needed
 from simagent.errors import RequestError
 from simagent.knowledge.route import question_kind
-from simagent.models import PropertyRequest, SystemSpec, TaskSpec
+from simagent.models import PotentialSpec, PropertyRequest, SimulationControls, SystemSpec, TaskSpec
 from simagent.protocols import all_protocols, protocols_for
 from simagent.session import Session
 from simagent.state import RunState
@@ -297,3 +297,105 @@ def test_typo_repair_leaves_file_paths_alone():
     text = "density of the water box in /tmp/runs/nikel/lead/conf.gro at 298 K, latice ignored"
     fixed = correct_typos(text)
     assert "/tmp/runs/nikel/lead/conf.gro" in fixed and "lattice ignored" in fixed
+
+
+# The same invariant through the hybrid's merge: an LLM that proposes another method changes nothing
+# the request named. Every value the adversary proposes is one the request does not write.
+ADVERSARY = {
+    "family": ["meam", "tersoff", "sw"],
+    "name_hint": ["Zhou", "Mendelev", "Baskes"],
+    "force_field": ["TIP3P", "OPLS-AA", "UFF"],
+    "file": ["Zhou04.eam.alloy", "Si.tersoff"],
+    "engine": ["raspa", "gromacs", "lammps"],
+    "units_style": ["lj", "real", "metal"],
+}
+
+
+class CachedRules:
+    """The expert's readings, each made once (the adversary, the hybrid and the test all need them)."""
+
+    name = "expert"
+
+    def __init__(self) -> None:
+        self.readings: dict[str, TaskSpec | RequestError] = {}
+
+    def task_spec(self, request: str) -> TaskSpec:
+        if request not in self.readings:
+            try:
+                self.readings[request] = backend.task_spec(request)
+            except RequestError as err:
+                self.readings[request] = err
+        found = self.readings[request]
+        if isinstance(found, RequestError):
+            raise found
+        return found.model_copy(deep=True)
+
+
+def adversarial_reading(rules: CachedRules, body: dict) -> str:
+    """The scripted LLM: the rules' own reading (so the answer passes the code checks and is merged)
+    with every method field replaced by one the request does not name."""
+    from simagent.backends.spec_checks import named_in_request
+
+    request = body["messages"][-1]["content"]
+    try:
+        spec = rules.task_spec(request)
+    except RequestError:
+        spec = TaskSpec(request=request)
+
+    def other(field: str, current: str | None) -> str:
+        return next(v for v in ADVERSARY[field] if v != current and not named_in_request(v, request))
+
+    pot = spec.potential.model_copy() if spec.potential else PotentialSpec()
+    for field in ("family", "name_hint", "force_field", "file"):
+        setattr(pot, field, other(field, getattr(pot, field)))
+    data = spec.model_copy(update={
+        "potential": pot, "engine": other("engine", spec.engine), "units_style": other("units_style", spec.units_style),
+        "controls": spec.controls.model_copy(update={"ensemble": "npt" if spec.controls.ensemble != "npt" else "nve",
+                                                     "thermostat": "andersen"}),
+        "unsupported": [], "missing": [], "unparsed": [], "confidence": 1.0,
+    }).model_dump(mode="json")
+    data.pop("request")
+    return json.dumps(data)
+
+
+def test_no_benchmark_request_has_its_named_method_changed_by_the_hybrids_llm():
+    """Every request of the understanding benchmark through the hybrid, routed to a scripted LLM that
+    proposes another engine, potential family, potential name, force field, file, units style and
+    ensemble: the capabilities the request needs, the engine, the potential and the run controls
+    the rules read stay as they are; what the rules left empty stays empty (the request does not
+    name the adversary's values)."""
+    from fake_openai_server import FakeOpenAIServer
+
+    from simagent.backends.hybrid import HybridBackend
+    from simagent.config import Settings
+
+    entries = [json.loads(line) for line in BENCHMARK.read_text().splitlines() if line.strip()]
+    rules_backend = CachedRules()
+    server = FakeOpenAIServer(lambda body: adversarial_reading(rules_backend, body))
+    merged = 0
+    with server as base_url:
+        hybrid = HybridBackend(Settings(backend="hybrid", hybrid_llm="openai", base_url=base_url,
+                                        model="fake-model", llm_retries=0), expert=rules_backend)
+        hybrid.threshold = 1.01  # route every reading the rules make (refusals are never routed)
+        for entry in entries:
+            request = entry["request"]
+            try:
+                rules = rules_backend.task_spec(request)
+            except RequestError:
+                rules = None
+            try:
+                spec = hybrid.task_spec(request)
+            except RequestError:
+                continue  # nothing read: the user is told what to write, nothing is answered
+            merged += "LLM filled" in hybrid.last_detail or "added nothing" in hybrid.last_detail
+            if rules is None:  # the LLM's reading alone: none of its method words is in the request
+                assert spec.potential is None and spec.controls == SimulationControls(), entry["id"]
+                continue
+            assert needed(spec) == needed(rules), entry["id"]
+            assert spec.engine == rules.engine or (rules.system is None and spec.engine == "lammps"), entry["id"]
+            assert spec.units_style == rules.units_style or rules.system is None, entry["id"]
+            assert spec.controls == rules.controls, entry["id"]
+            for field in ("family", "name_hint", "force_field", "file"):
+                named = getattr(rules.potential, field, None)
+                assert getattr(spec.potential, field, None) == named, (entry["id"], field)
+    assert merged >= 300  # the merge really ran on most of the benchmark

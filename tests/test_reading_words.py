@@ -5,7 +5,9 @@ written for this file (none is a sentence of the understanding benchmark):
 - a noble gas named without a phase ('specific heat of argon') is the fluid, unless the stated
   temperature is below its triple point;
 - an amount adsorbed asked with a verb ('how much propane does silicalite-1 adsorb') is the uptake;
-- 'in kg/m3' after the conditions is the unit of the one property of that dimension;
+- 'in kg/m3' after the conditions is the unit of the one property of that dimension; 'in °C', 'in degrees
+  Celsius', 'in Fahrenheit' is the unit of a melting point or glass transition, and the answer is converted
+  (the value shifts, the uncertainty only scales); a start temperature in °C is converted for the run;
 - ethanol by SMILES ('CCO') is ethanol; other heteroatom SMILES get the molecular refusal, not the
   generic unknown-material message;
 - an engine named for a system it has no route for ('hexane with GROMACS', 'ethanol with LAMMPS')
@@ -196,3 +198,67 @@ def test_hexane_with_gromacs_ends_failed_without_running_lammps(settings):
         answer = session.ask("What's the density of n-hexane at 25 C and 1 atm using GROMACS?").answer
     assert answer.status == "failed" and not answer.answers and not answer.jobs
     assert "no GROMACS route" in answer.error and "lammps/trappe_alkane" in answer.error
+
+
+# a temperature unit for the answer of a melting point / glass transition
+@pytest.mark.parametrize(("request_text", "prop", "unit"), [
+    ("Melting point of copper in °C (Mishin EAM)", "melting_point", "degC"),
+    ("melting point of Cu with the Mishin EAM, report it in degrees Celsius", "melting_point", "degC"),
+    ("At what temperature does aluminium melt? Mishin potential; give it in Fahrenheit please", "melting_point",
+     "degF"),
+    ("Tm of nickel with the Foiles EAM, in kelvin", "melting_point", "K"),
+    ("glass transition temperature of a bead-spring polymer melt, expressed in deg C", "glass_transition_temperature",
+     "degC"),
+])
+def test_a_temperature_unit_asked_for_the_answer_is_its_unit(request_text, prop, unit):
+    spec = backend.task_spec(request_text)
+    (got,) = [p for p in spec.properties if p.name == prop]
+    assert got.unit == unit and spec.conditions.temperature is None
+
+
+def test_a_bare_c_is_carbon_not_celsius():
+    spec = backend.task_spec("melting point of diamond carbon in C, Tersoff potential")
+    assert [p.unit for p in spec.properties] == [None]
+
+
+@pytest.mark.parametrize(("unit", "value", "uncertainty"), [
+    ("degC", 1354.2 - 273.15, 12.0),  # a shift
+    ("degF", (1354.2 - 273.15) * 9 / 5 + 32, 12.0 * 9 / 5),  # a shift and a scale
+    ("K", 1354.2, 12.0),
+])
+def test_a_melting_point_is_answered_in_the_unit_asked(unit, value, uncertainty):
+    from agents.analysis import to_requested_units
+    from simagent.models import Result
+
+    spec = backend.task_spec(f"melting point of copper with the Mishin EAM in {unit.replace('deg', '°')}")
+    measured = Result(quantity="melting_point", property="melting_point", value=1354.2, unit="K", uncertainty=12.0,
+                      job="md", method="coexistence")
+    answered = to_requested_units(measured, spec)
+    assert answered.unit == unit
+    assert answered.value == pytest.approx(value) and answered.uncertainty == pytest.approx(uncertainty)
+
+
+@pytest.mark.parametrize("request_text", [
+    "melting temperature of copper, Mishin EAM, start the search at 1050 °C",
+    "Tm of Cu (Mishin EAM)? begin both phases at 1050 degrees C",
+])
+def test_a_start_temperature_in_celsius_is_converted_for_the_run(request_text):
+    from simagent.protocols import get_protocol
+
+    spec = backend.task_spec(request_text)
+    params, defaults = get_protocol("lammps/melting_point").parameters(spec)
+    assert params.guess_temperature == pytest.approx(1323.15)
+    assert any(d.parameter == "start temperature" and d.value.startswith("1323.15") for d in defaults)
+
+
+@pytest.mark.parametrize(("request_text", "kind", "element", "prop"), [
+    # stop 20 paraphrases of the two reader misses fixed at stop 19 (they still hold)
+    ("Cp of krypton at 130 K and 2.4 g/cc", "atomic_fluid", "Kr", "heat_capacity"),
+    ("specific heat capacity of neon at 30 K, 1.2 g/cm3", "atomic_fluid", "Ne", "heat_capacity"),
+    ("argon specific heat, 100 K, 1 atm", "atomic_fluid", "Ar", "heat_capacity"),
+    ("Tm, platinum, Foiles EAM, please", "crystal", "Pt", "melting_point"),
+    ("melting point (Tm) of aluminum using the Mishin potential", "crystal", "Al", "melting_point"),
+])
+def test_specific_heat_of_a_noble_gas_and_tm_paraphrases(request_text, kind, element, prop):
+    spec = backend.task_spec(request_text)
+    assert (spec.system.kind, spec.system.elements, names(spec)) == (kind, [element], [prop])

@@ -188,26 +188,35 @@ def test_geometry_from_our_zeopp_pass_agrees_with_the_core_table_and_resumes(tmp
     pytest.importorskip("pyzeo")
     from tools.zeopp.coarse_fine import BANDS
 
-    spec = ScreenSpec(entries=list(CORE_GEOMETRY), geometry_source="zeopp", max_atoms=1)
-    with pytest.raises(EmptyScreen, match=r"after the 'structure and size' stage .*all 2\b"):
-        run_screen(spec, tmp_path)
-    (rows_file,) = (tmp_path / "geometry").glob("*.jsonl")
-    rows = {r["entry"]: r for r in map(json.loads, rows_file.read_text().splitlines())}
-    assert set(rows) == set(CORE_GEOMETRY)
-    for entry, (lcd, pld) in CORE_GEOMETRY.items():
-        row = rows[entry]
-        for key, table in (("LCD", lcd), ("PLD", pld)):
+    def rows_of(key: str) -> dict[str, dict]:
+        (path,) = (tmp_path / "geometry").glob(f"*_{key}_*.jsonl")
+        return {r["entry"]: r for r in map(json.loads, path.read_text().splitlines())}
+
+    def agree_with_table(rows: dict[str, dict], key: str) -> None:
+        assert set(rows) == set(CORE_GEOMETRY)
+        for entry, (lcd, pld) in CORE_GEOMETRY.items():
+            row, table = rows[entry], {"LCD": lcd, "PLD": pld}[key]
             if row["fine_pores"]:  # the CoRE settings: the table's value (to its 2 decimals)
                 assert row[key] == pytest.approx(table, abs=0.01), (entry, key)
             else:  # coarse: within the coarse pass's measured error band of the table's value
                 assert BANDS[key][0] - 0.01 <= row[key] - table <= BANDS[key][1] + 0.01, (entry, key)
+
+    spec = ScreenSpec(entries=list(CORE_GEOMETRY), geometry_source="zeopp", max_atoms=1)
+    with pytest.raises(EmptyScreen, match=r"after the 'structure and size' stage .*all 2\b"):
+        run_screen(spec, tmp_path)
+    rows = rows_of("LCD")
+    agree_with_table(rows, "LCD")
     # MUFHUR's LCD (3.42 A) is within the band of CH4's 3.8 A, so the CoRE settings were needed; its LCD
     # is below the cut, so no void fraction was computed
     assert rows["MUFHUR_clean"]["fine_pores"] and rows["MUFHUR_clean"]["VF"] is None
-    # the window cut on the same folder reuses the rows (no Zeo++ run) and names its source
+    # a rerun on the same folder reuses the rows (no new line)
+    with pytest.raises(EmptyScreen, match=r"'structure and size' stage"):
+        run_screen(spec, tmp_path)
+    assert sum(len(path.read_text().splitlines()) for path in (tmp_path / "geometry").glob("*.jsonl")) == 3
+    # the window cut refines the PLD instead and names its source
     with pytest.raises(EmptyScreen, match=r"after the 'geometry' stage .*Zeo\+\+ coarse to fine .* 3 of 3 .*all 3"):
         run_screen(spec.model_copy(update={"geometry": "window"}), tmp_path)
-    assert len(rows_file.read_text().splitlines()) == 3
+    agree_with_table(rows_of("PLD"), "PLD")
 
 
 def test_geometry_rows_of_an_earlier_pass_are_reused_only_where_they_settle_the_cut(tmp_path):
@@ -247,6 +256,17 @@ def test_pocket_blocking_removes_cages_the_guest_cannot_reach_and_blocks_them(tm
                                ("NOGDAP_clean", CORE_GEOMETRY["NOGDAP_clean"])):
         spheres = read_block_file(tmp_path / "jobs" / f"zeopp-{entry}" / "framework.block")
         assert max(r for *_xyz, r in spheres) == pytest.approx(lcd / 2, abs=0.02), entry
+    # a GCMC job of the funnel with that entry's blocks: RASPA blocks the pockets (input and .block file)
+    from agents.screening import gcmc_jobs
+    from simagent.materials.structures import core_table, extract_core_cifs
+
+    block = tmp_path / "jobs" / "zeopp-HAKTAR_clean" / "framework.block"
+    ((_params, _local, job),) = gcmc_jobs(spec, extract_core_cifs("2019-ASR", ["HAKTAR_clean"]), core_table("2019-ASR"),
+                                          kind="gcmc", init_cycles=1, cycles=1, seed=1,
+                                          blocks={"HAKTAR_clean": {"block_file": str(block)}}).values()
+    (block_name,) = [name for name in job.inputs if name.endswith(".block")]
+    assert "BlockPockets             yes" in job.inputs["simulation.input"]
+    assert job.inputs[block_name].split()[0] == block.read_text().split()[0] == str(len(read_block_file(block)))
 
 
 def test_prescreen_keeps_what_cannot_be_excluded_from_the_top_n():

@@ -185,7 +185,7 @@ def test_unit_from_the_description():
 @pytest.mark.parametrize("metric, fragment", [
     ("magnetic_moment", "names no property"),
     ("RDF peak height", "height of g(r)"),
-    ("average_potential_energy", "does not say per atom"),  # real units: a total is not guessed
+    ("average_total_magnetic_energy", "part of the energy"),  # not the potential energy
 ])  # fmt: skip
 def test_metrics_that_cannot_be_computed_say_why(metric, fragment):
     target = read_metric(metric, "liquid argon at 94.4 K", reduced=False)
@@ -518,15 +518,16 @@ def test_a_described_run_blocked_by_an_unrendered_prescription_names_it_not_the_
     assert "stated, not understood" not in str(info.value)
 
 
-@pytest.mark.skipif(not (MDGYM_DEV / "lammps" / "44_controller.json").is_file(), reason="MDGym dev set not here")
-def test_the_controller_dev_task_reports_its_real_blocker(tmp_path, settings):
+@pytest.mark.skipif(not (MDGYM_DEV / "lammps" / "21_prd.json").is_file(), reason="MDGym dev set not here")
+def test_a_dev_task_reports_its_real_blocker(tmp_path, settings):
+    """(44_controller, which this test used, is rendered now: tests/test_described_special.py.)"""
     from simagent.solve import solve
 
-    outcome = solve(MDGYM_DEV / "lammps" / "44_controller.json", tmp_path / "w", settings=settings)
+    outcome = solve(MDGYM_DEV / "lammps" / "21_prd.json", tmp_path / "w", settings=settings)
     assert outcome.final_answer == {}
-    reason = outcome.not_computed["average_temperature"]
-    assert "fix controller" in reason and "does not render" in reason and "stated, not understood" not in reason
-    assert "fix controller" in (tmp_path / "w" / "report.md").read_text().split("## Not computed", 1)[1]
+    reason = next(iter(outcome.not_computed.values()))
+    assert "parallel replica" in reason and "does not render" in reason and "stated, not understood" not in reason
+    assert "parallel replica" in (tmp_path / "w" / "report.md").read_text().split("## Not computed", 1)[1]
 
 
 # Texts written for this test: an NVE run whose short unshifted cutoff makes the total energy wander

@@ -170,7 +170,8 @@ class HybridBackend(DecisionBackend):
         except BackendError as err:
             problem = str(err)
         else:
-            removed = strip_unstated(llm_spec)  # details the request does not state count as unstated
+            # details the request does not state count as unstated (the local backend drops them itself)
+            removed = [*getattr(self.llm(), "last_removed", []), *strip_unstated(llm_spec)]
             if removed:
                 log.info("hybrid: dropped from the LLM reading: %s", "; ".join(removed))
             problems = validate_spec(llm_spec)

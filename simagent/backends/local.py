@@ -407,6 +407,7 @@ class LocalBackend(OpenAIBackend):
 
     def __init__(self, settings: Settings, server: LlamaServer | None = None) -> None:
         self.server: LlamaServer | None = None
+        self.last_removed: list[str] = []  # what the last reading stated that the request does not (strip_unstated)
         if settings.local_url:
             root, base = _split_url(settings.local_url)
             wait_ready(root, settings.llm_start_timeout_s, connect_grace_s=EXTERNAL_CONNECT_GRACE_S)
@@ -453,6 +454,7 @@ class LocalBackend(OpenAIBackend):
                 raise ValueError("the answer must be a JSON object")
             spec = reading_to_spec(RequestReading.model_validate(data), request)
             removed = strip_unstated(spec)
+            self.last_removed = removed
             if removed:
                 log.info("task_reading: dropped %s", "; ".join(removed))
                 spec.missing = required_gaps(spec)

@@ -8,6 +8,8 @@ BackendError with a configuration hint. The API key is never put in a message or
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import logging
 import time
@@ -65,7 +67,13 @@ def strict_json_schema(model: type[BaseModel], exclude: Iterable[str] = ()) -> d
     """JSON schema of `model` in the form OpenAI's strict structured outputs accept: every object
     closed (additionalProperties false) with all properties required, optional fields nullable
     (pydantic already writes `X | None` as anyOf [X, null]), no defaults or titles, and no `$ref`
-    with sibling keywords. Top-level properties in `exclude` are dropped (code fills them)."""
+    with sibling keywords. Top-level properties in `exclude` are dropped (code fills them).
+    Built once per model (pydantic's schema generation costs ~0.1 s); callers get their own copy."""
+    return copy.deepcopy(_strict_json_schema(model, tuple(exclude)))
+
+
+@functools.lru_cache(maxsize=64)
+def _strict_json_schema(model: type[BaseModel], exclude: tuple[str, ...]) -> dict[str, Any]:
     raw = model.model_json_schema()
     schema = _strict(raw, raw.get("$defs", {}))
     for name in exclude:

@@ -23,6 +23,8 @@ LAYOUT_UNSUPPORTED = "regions, walls and groups of atoms"
 BOUNDARY_UNSUPPORTED = "non-periodic boundaries"
 _LAYOUT_WORDS = re.compile(r"\bregion|cylind|cluster|obstacle|\bwalls?\b|slabs?\b|\blayers?\b|indent")
 _REQUEST = re.compile(r"^(?:compute|calculate|determine|find|estimate|report|what)\b")
+# a shear flow imposed by velocities: read by solids.attach_shear (or listed as missing there)
+_SHEAR_FLOW = re.compile(r"velocity (?:gradient|ramp|profile)")
 
 # --- boundaries -------------------------------------------------------------------------------
 _KIND = re.compile(r"(shrink[- ]?wrap\w*(?:,? non-?periodic)?|non-?periodic(?:,? shrink[- ]?wrap\w*)?|"
@@ -34,7 +36,14 @@ _AXIS = re.compile(r"\(([xyz])\)|\b([xyz])[- ]?(?:direction|dimension|axis|axes)
 def read_boundary(desc: SimulationDescription, low: str) -> None:
     """Boundaries stated per axis: 'periodic' p, 'shrink-wrapped' s, 'non-periodic' or 'fixed' f
     (LAMMPS's plain non-periodic boundary, whose faces do not move). Axes not named stay periodic
-    (LAMMPS's default); a 2D box is periodic in z (LAMMPS requires it)."""
+    (LAMMPS's default); a 2D box is periodic in z (LAMMPS requires it). A LAMMPS boundary triple the
+    text quotes ('(s s p)') states all three at once and wins."""
+    if triple := re.search(r"boundar[^.;]{0,160}?\(\s*([psfm])\s+([psfm])\s+([psfm])\s*\)", low):
+        desc.boundary = triple.groups()  # type: ignore[assignment]
+        desc.note("boundary", "rules", triple.group(0))
+        if BOUNDARY_UNSUPPORTED in desc.unsupported:
+            desc.unsupported.remove(BOUNDARY_UNSUPPORTED)
+        return
     hits = list(_KIND.finditer(low))
     letters: dict[str, str] = {}
     evidence = []
@@ -136,7 +145,7 @@ def read_layout(desc: SimulationDescription, low: str,
                 stage.dynamics = thermostat.model_copy()
                 complete(desc, stage, low)
     unread = [s for n, s in enumerate(sentences) if n not in used and _LAYOUT_WORDS.search(s)
-              and not (n == 0 and _REQUEST.search(s))]
+              and not (n == 0 and _REQUEST.search(s)) and not _SHEAR_FLOW.search(s)]
     if not unread and LAYOUT_UNSUPPORTED in desc.unsupported:
         desc.unsupported.remove(LAYOUT_UNSUPPORTED)
 

@@ -105,6 +105,8 @@ class Layout(BaseModel):
     indenters: list[Indenter] = Field(default_factory=list)
     walls: list[Wall] = Field(default_factory=list)
     thermostat_group: str | None = Field(default=None, description="the group a thermostat acts on (else all)")
+    integrated: str | None = Field(default=None, description="the group the run's integrator moves (else all; "
+                                   "the other atoms stay where they are made)")
     flow_axis: Axis | None = Field(default=None, description="the direction of a body force driving a flow")
 
     def group(self, name: str) -> Group | None:

@@ -18,6 +18,8 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from simagent.described.groups import Layout
+from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
+from simagent.described.molecular import MolecularSystem
 from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitution
 from simagent.described.special import ContactTracker, Controller
 
@@ -172,6 +174,13 @@ class SimulationDescription(BaseModel):
     pair: Pair | None = None
     potential: PotentialFile | None = Field(default=None, description="a many-body potential read from a file")
     substitutions: list[Substitution] = Field(default_factory=list)
+    molecular: MolecularSystem | None = Field(default=None, description="water, ions: kinds, templates, "
+                                              "charges, constraints, long-range electrostatics")
+    placements: list[RandomPlacement] = Field(default_factory=list, description="atoms put at random, "
+                                              "after the lattice atoms (create_atoms random)")
+    types: list[AtomType] = Field(default_factory=list, description="what the text states per atom type")
+    lattice_type: int = Field(default=1, ge=1, description="the type of the atoms made on the lattice")
+    deposition: Deposition | None = None
     dipoles: Dipoles | None = None
     neighbor_skin: float | None = None
     neighbor_every: int | None = None

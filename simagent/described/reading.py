@@ -24,8 +24,9 @@ from simagent.backends.expert.protocol_text import (
     read_controls,
     read_dynamics,
 )
-from simagent.described import solids, special
+from simagent.described import examples, molecular, solids, special
 from simagent.described.group_reading import read_boundary, read_layout
+from simagent.described.mixture_reading import RANDOM_PLACEMENT, read_mixture
 from simagent.described.model import (
     Box,
     Dipoles,
@@ -40,8 +41,10 @@ from simagent.described.model import (
     ThreeBody,
     Velocity,
 )
+from simagent.models import Quantity
 
 # LAMMPS defaults, used when the text does not state a value (each is listed in report.md).
+ATM_PER_BAR = 1.0 / 1.01325  # 1 bar in atm (LAMMPS real units' pressure is atm, metal's bar)
 DEFAULT_TIMESTEP = {"lj": 0.005, "real": 1.0, "metal": 0.001}  # LAMMPS `timestep` default per unit style
 DEFAULT_SEED = 87287  # the seed of LAMMPS's own examples (examples/melt)
 DEFAULT_MAX_EVALUATIONS = 100000  # LAMMPS requires maxeval; ten times the iterations of the usual 10000
@@ -58,7 +61,7 @@ UNSUPPORTED: list[tuple[str, str]] = [
      r"\bbody/nparticle|nve/body", "an atom style other than atomic"),
     (r"gay[- ]berne|ellipsoid|asphere", "ellipsoidal particles (Gay-Berne, asphere)"),
     (r"dipole", "point dipoles"),
-    (r"\bcolloid", "pair_style colloid"),
+    (r"\bcolloid(?:al)? (?:interaction|potential|pair|force)|pair[_ ]style colloid|colloid/", "pair_style colloid"),
     (r"coulomb|coul/|pppm|ewald|kspace|charges?\b", "electrostatics (coul, kspace)"),
     (r"\bbonds?\b|\bangles?\b|dihedral|shake|rattle", "molecular topology (bonds, angles, constraints)"),
     (r"\beam\b|tersoff|stillinger|\bsw\b potential|meam|airebo|rebo|reax|comb3?\b|\bbop\b|snap\b", "a many-body "
@@ -112,16 +115,19 @@ def read_description(text: str) -> SimulationDescription:
         _masses(desc, low, ctl)
         _pair(desc, low, ctl)
     _dipoles(desc, low)
+    molecular.read_molecular(desc, low)
     _velocity(desc, low, ctl)
-    _timestep(desc, ctl)
+    _timestep(desc, ctl, low)
     if ctl.get("thermo_every"):
         desc.thermo_every = ctl["thermo_every"]
         desc.note("thermo_every", "rules", f"every {desc.thermo_every} steps")
     _stages(desc, low, reduced)
     read_boundary(desc, low)
     read_layout(desc, low, _sentence_dynamics, _complete_dynamics)
+    read_mixture(desc, low, _sentence_dynamics, _complete_dynamics)
     _velocity_for_thermostat(desc)
     solids.attach_shear(desc, low)
+    examples.fill_shear_example(desc, low)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.SHEAR_NAME]
@@ -203,27 +209,15 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
     if re.search(r"\bdiamond(?:[- ]cubic)?(?: lattice| structure| crystal)", low):
         style = "diamond"
     style = style or solids.crystal_word(low)
-    if style is None:
-        desc.missing.append("initial configuration (lattice)")
+    data = re.search(r"(?:pre-?minimi[sz]ed |initial |input |lammps )?data file|\bread_data\b", low)
+    random_only = (style is None and not data and RANDOM_PLACEMENT.search(low) is not None
+                   and molecular.water_model(low) is None)  # water boxes: simagent.described.molecular
+    if style is None and not random_only:
+        desc.missing.append(f"initial configuration: the {data.group(0)} the text requires (not supplied, its atom "
+                            "positions not stated)" if data else "initial configuration (lattice)")
         return
-    if style in ("hex", "sq", "sq2") and "dimension" not in desc.origin:
-        desc.dimension = 2  # LAMMPS's lattice command allows these styles in 2D only
-        desc.note("dimension", "rules", f"2D: a {style} lattice is two-dimensional")
-    scale = None
-    if desc.units == "lj":
-        q = prose_density(low) or lattice_scale_density(low)
-        if q is not None:
-            scale, kind = q.value, "density"
-    else:
-        hit = re.search(r"lattice (?:constant|parameter|spacing)\s*(?:of|=|:|is)?\s*" + NUM + r"\s*(?:angstrom|a\b)",
-                        low)
-        if hit:
-            scale, kind = float(hit.group(1)), "constant"
-    if scale is None:
-        desc.missing.append("lattice scale (density or lattice constant)")
+    if style is not None and not _set_lattice(desc, low, style):
         return
-    desc.lattice = Lattice(style=style, scale=scale, scale_is=kind)
-    desc.note("lattice", "rules", f"{style} {scale}")
     axes = _axes(low)
     dims = re.search(rf"\b{NUM}\s*(?:x|\*|by)\s*{NUM}(?:\s*(?:x|\*|by)\s*{NUM})?(?=[^.;]{{0,60}}\b(?:box|block|"
                      rf"lj unit|reduced unit|unit cell|lattice unit))", low) or re.search(
@@ -245,7 +239,7 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
         values = [float(v) for v in (n * 3 if len(n) == 1 else n)][:3]
         lo, hi = [0.0, 0.0, 0.0], values + [0.0] * (3 - len(values))
         evidence = f"{n} lattice cells"
-    elif (cells := _cells_for_count(desc, style, ctl, low)) is not None:
+    elif style is not None and (cells := _cells_for_count(desc, style, ctl, low)) is not None:
         lo, hi = [0.0, 0.0, 0.0], [float(cells)] * 3
         evidence = f"{ctl['n_atoms']} atoms on a cubic {style} lattice: {cells} cells per edge"
     else:
@@ -259,13 +253,41 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
         lo[2], hi[2] = -thickness / 2, thickness / 2
         desc.note("box.z", "default", f"{lo[2]:g} to {hi[2]:g}: the stated z thickness {thickness:g} centred on "
                   "z = 0 (LAMMPS requires a 2D box to straddle z = 0)")
-    absolute = desc.units != "lj" and re.search(r"box[^.;]{0,80}(?:angstrom|\ba\b\s*\^?3?)", low)
+    absolute = random_only or (desc.units != "lj" and re.search(r"box[^.;]{0,80}(?:angstrom|\ba\b\s*\^?3?)", low))
     try:
         desc.box = Box(lo=tuple(lo), hi=tuple(hi), lattice_units=not absolute)
     except ValueError:
         desc.missing.append("box size")
         return
     desc.note("box", "rules", evidence + (" (absolute)" if absolute else " (lattice units, LAMMPS's region default)"))
+
+
+def _set_lattice(desc: SimulationDescription, low: str, style: str) -> bool:
+    """The lattice and its scale (False: the scale is missing)."""
+    if style in ("hex", "sq", "sq2") and "dimension" not in desc.origin:
+        desc.dimension = 2  # LAMMPS's lattice command allows these styles in 2D only
+        desc.note("dimension", "rules", f"2D: a {style} lattice is two-dimensional")
+    scale = None
+    if desc.units == "lj":
+        q = prose_density(low) or lattice_scale_density(low)
+        if q is not None:
+            scale, kind = q.value, "density"
+    else:
+        hit = re.search(r"lattice (?:constant|parameter|spacing)\s*(?:of|=|:|is)?\s*" + NUM + r"\s*(?:angstrom|a\b)",
+                        low)
+        if hit:
+            scale, kind = float(hit.group(1)), "constant"
+    if scale is None and desc.units == "lj" and not re.search(r"\b(?:density|spacing|lattice constant|lattice "
+                                                             r"parameter|lattice scale)\b", low):
+        scale, kind = 1.0, "density"
+        desc.note("lattice.scale", "default", "1.0: the text names no density or spacing for the lattice; LAMMPS's "
+                  "lattice scale 1.0 (reduced density 1, as in LAMMPS's own LJ examples)")
+    if scale is None:
+        desc.missing.append("lattice scale (density or lattice constant)")
+        return False
+    desc.lattice = Lattice(style=style, scale=scale, scale_is=kind)
+    desc.note("lattice", "rules", f"{style} {scale}")
+    return True
 
 
 LATTICE_BASIS = {"fcc": 4, "bcc": 2, "sc": 1, "diamond": 8}
@@ -415,8 +437,10 @@ def _velocity_for_thermostat(desc: SimulationDescription) -> None:
               "which cannot heat atoms that start at rest on their lattice sites")
 
 
-def _timestep(desc: SimulationDescription, ctl: dict) -> None:
+def _timestep(desc: SimulationDescription, ctl: dict, low: str) -> None:
     q = ctl.get("timestep")
+    if q is None and (hit := re.search(NUM + r"\s*(fs|ps)(?: \(?femtoseconds?\)?)? time ?step\b", low)):
+        q = Quantity(value=float(hit.group(1)), unit=hit.group(2))  # 'a 2.0 fs timestep'
     if q is not None:
         value = q.value
         if desc.units == "real" and q.unit == "ps":
@@ -436,17 +460,20 @@ def _timestep(desc: SimulationDescription, ctl: dict) -> None:
 
 # a stated run length: '1000 steps', '50000 timesteps', '10000 md steps' (not intervals or windows)
 _RUN = re.compile(rf"\b{COUNT}[- ](?:more |additional )?(?:(?:production|equilibration|sampling|nve|nvt|npt|md) )?"
-                  rf"(?:{STEP_WORD}|timessteps)\b")
+                  rf"(?:{STEP_WORD}|timessteps|stps)\b")
 _NOT_RUN = re.compile(r"\b(?:every|each|damp\w*|last|final|interval|frequency|window|correlation|up to|"
                       r"within|iterations?|in)\b[^.;,]{0,12}$")
 _MINIMIZE = re.compile(r"minimi[sz](?:e|ed|ation)|energy minimi")
+MINIMIZE = _MINIMIZE  # the minimisation's words (simagent.described.llm_fill writes its fields there)
 _TEMPERATURE = re.compile(r"\btemperatures? (?:of |at |= ?|to )?(?:about |approximately )?" + NUM)
+_KELVIN = re.compile(r"\bat " + NUM + r"\s*k\b")  # 'water at 300 K', 'equilibrated at 293.15 K'
+_PRESSURE = re.compile(NUM + r"\s*(atm|bar)\b")
 _OFF = re.compile(r"thermostat\w*[^.;]{0,30}\b(?:switched off|turned off|removed)|(?:remove|switch off|turn off)\w*"
                   r"[^.;]{0,15}thermostat|without (?:a |any )?thermostat")
 
 
 def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
-                       initial_t: float | None = None) -> Dynamics | None:
+                       initial_t: float | None = None, units: str | None = None) -> Dynamics | None:
     """The dynamics a sentence names (None: it names none). `initial_t`: the velocity temperature,
     the set point of a thermostat that keeps 'that temperature' / 'the same temperature'."""
     off = _OFF.search(sentence)
@@ -477,7 +504,10 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         dyn.thermostat = "nose-hoover"
     if dyn.thermostat is not None:
         t = found.get("thermostat_temperature")
-        if t is None and initial_t is not None and re.search(r"\b(?:that|the same|this|the initial|the) temperature"
+        kelvin = _KELVIN.search(sentence) if not reduced else None
+        if t is None and kelvin is not None:
+            t_value = float(kelvin.group(1))
+        elif t is None and initial_t is not None and re.search(r"\b(?:that|the same|this|the initial|the) temperature"
                                                              r"(?! (?:of|at|=|is|to)\b)", sentence):
             t_value = initial_t
         elif t is None and current is not None and current.thermostat is not None:
@@ -490,11 +520,20 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
             dyn.t_damp = damp.value
     if dyn.ensemble == "npt":
         p = re.search(r"pressure\s*(?:of|=|at)?\s*" + NUM, sentence)
-        ramp = re.search(r"pressure from " + NUM + r" to " + NUM, sentence)
+        ramp = re.search(r"pressure(?: control| coupling)?(?: ranging| going| ramped)? from " + NUM + r" to " + NUM,
+                         sentence)
+        zero = re.search(r"pressure(?: control| coupling)? (?:near|at|of|to|around) zero\b|\bzero (?:external )?"
+                         r"pressure", sentence)
         if ramp:
             dyn.p_start, dyn.p_stop = float(ramp.group(1)), float(ramp.group(2))
         elif p:
             dyn.p_start = dyn.p_stop = float(p.group(1))
+        elif zero:
+            dyn.p_start = dyn.p_stop = 0.0
+        elif not reduced and (stated := _PRESSURE.search(sentence)):  # 'at 300 K and 1 atm', in the style's unit
+            value = float(stated.group(1))
+            dyn.p_start = dyn.p_stop = value / ATM_PER_BAR if stated.group(2) == "atm" and units == "metal" else (
+                value * ATM_PER_BAR if stated.group(2) == "bar" and units == "real" else value)
         if re.search(r"anisotropic|\baniso\b", sentence):
             dyn.p_coupling = "aniso"
         pd = found.get("barostat_damping")
@@ -509,7 +548,8 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
     minimized = False
     deform: solids.Deform | None = None  # stated, waiting for the run it applies to
     for sentence in re.split(r"(?<=[.;])\s+", low):
-        dyn = _sentence_dynamics(sentence, reduced, current, desc.velocity.temperature if desc.velocity else None)
+        dyn = _sentence_dynamics(sentence, reduced, current, desc.velocity.temperature if desc.velocity else None,
+                                 desc.units)
         if dyn is not None:
             current = dyn
         elif current is not None:
@@ -533,7 +573,7 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                 continue  # 'in N steps' is a run length only in a sentence that names the dynamics
             events.append((hit.start(), "run", int(round(float(hit.group(1))))))
         mini = _MINIMIZE.search(sentence)
-        if mini and not minimized and not re.search(r"(?:post|after)[- ]?\s*(?:the )?(?:energy )?$",
+        if mini and not minimized and not re.search(r"(?:post|after|pre)[- ]?\s*(?:the )?(?:energy )?$",
                                                     sentence[max(0, mini.start() - 12):mini.start()]):
             events.append((mini.start(), "minimize", 0))
         for _, kind, steps in sorted(events):
@@ -597,7 +637,9 @@ def _complete_dynamics(desc: SimulationDescription, stage: Stage, desc_text: str
     assert dyn is not None
     dt = desc.timestep or 1.0
     if dyn.thermostat is not None:
-        if dyn.t_stop is None and desc.velocity is not None and len(set(_TEMPERATURE.findall(desc_text))) == 1:
+        stated = set(map(float, _TEMPERATURE.findall(desc_text) + (_KELVIN.findall(desc_text) if desc.units in (
+            "real", "metal") else [])))
+        if dyn.t_stop is None and desc.velocity is not None and len(stated) == 1:
             dyn.t_start = dyn.t_stop = desc.velocity.temperature
             desc.note(f"{stage.name}.t_stop", "default", f"{dyn.t_stop:g}: the thermostat states no set point; the "
                       "only temperature the text states, the one the velocities are drawn at")

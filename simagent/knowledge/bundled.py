@@ -30,19 +30,72 @@ def gromacs_pages(root: Path = GROMACS_HTML) -> list[Path]:
     return [p for part in GROMACS_PARTS for p in sorted((root / part).rglob("*.html"))] if root.is_dir() else []
 
 
-def tool_summary(doc: Document) -> str | None:
-    """What a `gmx` program is for: the first sentence of its page's Description that names the
-    program ("gmx rmsf computes the root mean square fluctuation ..."), else the first sentence, cut
-    to about 200 characters."""
+COMMAND_LIST = "user-guide/cmdline.html"
+
+
+def command_purposes(root: Path = GROMACS_HTML) -> dict[str, str]:
+    """The manual's own one-line purpose of every `gmx` program and the topics it is listed under,
+    from the command-line reference's "Commands by name" and "Commands by topic" lists, keyed by
+    the program's page ("gmx-rmsf.html" -> "Calculate atomic fluctuations (Distances between
+    structures)")."""
+    import lxml.html
+
+    path = root / COMMAND_LIST
+    if not path.is_file():
+        return {}
+    page = lxml.html.fromstring(re.sub(r"^\s*<\?xml[^>]*\?>", "", path.read_text(errors="replace")))
+    purposes: dict[str, list[str]] = {}
+    topics: dict[str, list[str]] = {}
+
+    def program(link) -> str | None:
+        href = (link.get("href") or "").split("#")[0]
+        return href.rsplit("/", 1)[-1] if "onlinehelp/gmx-" in href else None
+
+    for item in page.xpath("//section[@id='commands-by-name']//li"):
+        links = item.xpath(".//a[@href]")
+        name = program(links[0]) if links else None
+        text = " ".join(item.text_content().split())
+        if name and " - " in text:
+            purposes.setdefault(name, []).append(text.split(" - ", 1)[1])
+    for section in page.xpath("//section[@id='commands-by-topic']/section"):
+        heading = section.find("h3")
+        topic = " ".join(heading.text_content().split()).rstrip("\u00b6") if heading is not None else ""
+        for term in section.xpath(".//dt"):
+            links = term.xpath(".//a[@href]")
+            name = program(links[0]) if links else None
+            definition = term.getnext()
+            if not name:
+                continue
+            if definition is not None and definition.tag == "dd":
+                said = " ".join(definition.text_content().split())
+                if said and said not in purposes.setdefault(name, []):
+                    purposes[name].append(said)
+            if topic and topic not in topics.setdefault(name, []):
+                topics[name].append(topic)
+    out = {}
+    for name, said in purposes.items():
+        listed = topics.get(name)
+        out[name] = "; ".join(said) + (f" ({'; '.join(listed)})" if listed else "")
+    return out
+
+
+def tool_summary(doc: Document, purpose: str | None = None) -> str | None:
+    """What a `gmx` program is for: the manual's one-line purpose from the command list (`purpose`,
+    see command_purposes) and the first sentence of its page's Description that names the program
+    ("gmx rmsf computes the root mean square fluctuation ..."), else the first sentence, cut to
+    about 200 characters."""
     description = next((s.text for s in doc.sections if s.title == "Description"), "")
     sentences = [x.strip() for x in re.split(r"(?<=[.!?])\s+(?=[A-Z])|\n+", description) if x.strip()]
-    if not sentences:
+    if not sentences and not purpose:
         return None
+    lead = f"command-line tool: {purpose.rstrip('.')}." if purpose else "command-line tool:"
+    if not sentences:
+        return lead
     name = doc.title.rsplit(": ", 1)[-1]
     first = next((x for x in sentences if name in x), sentences[0])
     if len(first) > 200:
         first = first[:first.rfind(" ", 0, 200)] + " ..."
-    return f"command-line tool: {first}"
+    return f"{lead} {first}"
 
 
 def corpus(gromacs_root: Path = GROMACS_HTML) -> list[Document]:
@@ -51,6 +104,7 @@ def corpus(gromacs_root: Path = GROMACS_HTML) -> list[Document]:
         doc = loaders.load(readme, kind="notes")
         doc.source = notes._rel(Path(doc.source))
         docs.append(doc)
+    purposes = command_purposes(gromacs_root)
     for page in gromacs_pages(gromacs_root):
         try:
             doc = loaders.load(page, kind="manual")
@@ -58,7 +112,7 @@ def corpus(gromacs_root: Path = GROMACS_HTML) -> list[Document]:
             continue  # pages that are only a table of contents hold no text sections
         doc.title = f"GROMACS manual: {doc.title}"
         if page.parent.name == "onlinehelp":
-            doc.summary = tool_summary(doc)
+            doc.summary = tool_summary(doc, purposes.get(page.name))
         docs.append(doc)
     return docs
 

@@ -43,6 +43,8 @@ def text_key(text: str) -> str:
 
 def document_id(doc: Document) -> str:
     digest = hashlib.sha256()
+    # the title and summary are embedded with every passage: a new summary is a new document
+    digest.update(f"{doc.title}\x00{doc.summary or ''}\x02".encode())
     for section in doc.sections:
         digest.update(f"{section.title}\x00{section.page}\x00{section.text}\x01".encode())
     return digest.hexdigest()[:16]

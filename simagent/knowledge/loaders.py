@@ -171,6 +171,28 @@ def _text(element) -> str:
     return _SPACE.sub(" ", re.sub(r"\s+", " ", "".join(element.itertext()))).replace("\u00b6", "").strip()
 
 
+def _has_own_text(element) -> bool:
+    """Text directly inside the element (not only inside its child elements)."""
+    return bool((element.text or "").strip()) or any((child.tail or "").strip() for child in element)
+
+
+def _definitions(element) -> list[str]:
+    """A definition list as one paragraph per term: "-pi (no): Calculate minimum distance with
+    periodic images" (gmx option tables), instead of all terms and definitions run together."""
+    lines: list[str] = []
+    term = None
+    for child in element:
+        if child.tag == "dt":
+            term = _text(child)
+        elif child.tag == "dd":
+            body = _text(child)
+            lines.append(f"{term}: {body}" if term and body else (term or body))
+            term = None
+    if term:
+        lines.append(term)
+    return [line for line in lines if line]
+
+
 def load_html(path: Path, raw: bytes) -> Document:
     import lxml.html
 
@@ -225,7 +247,12 @@ def load_html(path: Path, raw: bytes) -> Document:
                         sections.append(Section(title=f"{heading_path()} > {name}" if stack else name,
                                                 text=f"{name}: {body_text}", anchor=term.get("id")))
             return
-        if tag in _BLOCKS:
+        if tag == "dl":
+            paragraphs.extend(_definitions(element))
+            return
+        if tag in _BLOCKS or _has_own_text(element):
+            # a container holding text of its own (Sphinx line blocks: <div class="line">text <a>..</a>)
+            # is a paragraph too; walking only its child elements would lose that text
             text = _text(element)
             if text:
                 paragraphs.append(text)

@@ -19,18 +19,17 @@ import shlex
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from simagent.errors import InputError
+from simagent.errors import InputError, ReadError
 from simagent.handlers import ErrorHandler, Finding
 from simagent.models import Job
 from tools.gromacs.engine import GROMPP_DRY_RUN_LIMIT_S, environment, gmx_binary, share_top
 from tools.gromacs.mdp import parse_mdp
+from tools.gromacs.parse import SCREEN, handler_messages, read_energies, read_output
 
-SCREEN = "stdout.txt"
 K_BOLTZMANN_KJ_MOL = 0.0083144626  # kJ/(mol K)
 # mdp options of GROMACS 2022 (from `gmx grompp` mdout.mdp), for "did you mean".
 MDP_OPTIONS = set("""DispCorr IMD-group QMMM QMMM-grps Shake-SOR acc-grps accelerate adress annealing annealing-npoints
@@ -174,68 +173,7 @@ def molecule_sizes(job: Job) -> dict[str, int]:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass
-class GmxOutput:
-    text: str = ""
-    errors: list[str] = field(default_factory=list)  # "Fatal error" and "ERROR n" blocks, one line each
-    warnings: list[str] = field(default_factory=list)
-    exists: bool = False
-
-    def find(self, pattern: str, warnings: bool = False) -> re.Match | None:
-        for message in self.errors + (self.warnings if warnings else []):
-            found = re.search(pattern, message)
-            if found:
-                return found
-        return re.search(pattern, self.text) if warnings else None
-
-
-def read_messages(text: str) -> tuple[list[str], list[str]]:
-    """Message blocks of grompp/mdrun output, each joined into one line."""
-    errors, warnings = [], []
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i].strip()
-        kind = None
-        if line.startswith("Fatal error:") or re.match(r"^ERROR \d+ \[", line):
-            kind = errors
-        elif re.match(r"^WARNING \d+ \[", line):
-            kind = warnings
-        if kind is None:
-            i += 1
-            continue
-        body, i = [line], i + 1
-        while i < len(lines) and lines[i].strip() and not lines[i].startswith("For more information"):
-            body.append(lines[i].strip())
-            i += 1
-        message = " ".join(body)
-        message = re.sub(r"^(Fatal error:|ERROR \d+ \[[^\]]*\]:)\s*(ERROR:\s*)?", "", message).strip()
-        if message and message not in kind:
-            kind.append(message)
-    for pattern in (r"LINCS WARNING", r"SETTLE", r"can not be settled", r"Segmentation fault",
-                    r"moved more than the distance allowed", r"is not within the domain"):
-        for line in lines:
-            if re.search(pattern, line) and line.strip() not in warnings:
-                warnings.append(line.strip())
-                break
-    return errors, warnings
-
-
-def read_run(job_dir: Path) -> GmxOutput:
-    out = GmxOutput()
-    names = [SCREEN, "stderr.txt", "gmx-grompp.out", "gmx-mdrun.out", "md.log"]
-    texts = [p.read_text(errors="replace") for p in (job_dir / n for n in names) if p.is_file()]
-    if not texts:
-        return out
-    out.exists = True
-    out.text = "\n".join(texts)
-    out.errors, out.warnings = read_messages(out.text)
-    return out
-
-
-def unstable(out: GmxOutput) -> bool:
-    return bool(re.search(r"LINCS WARNING|can not be settled|SETTLE|moved more than the distance allowed|"
-                          r"is not within the domain|Segmentation fault|potential energy is nan|inf", out.text))
+# The one reader is tools.gromacs.parse.read_output (shared with the gates and the analyses).
 
 
 # ---------------------------------------------------------------------------------------------
@@ -258,7 +196,7 @@ class GmxHandler(ErrorHandler):
     warnings_too = False
 
     def check(self, job_dir: Path, job: Job) -> bool:
-        self.out = read_run(job_dir)
+        self.out = read_output(job_dir)
         self.match = self.out.find(self.pattern, self.warnings_too) if self.pattern else None
         return self.match is not None
 
@@ -522,8 +460,8 @@ class GenTemperature(GmxHandler):
     max_num_corrections = 1
 
     def check(self, job_dir: Path, job: Job) -> bool:
-        out = read_run(job_dir)
-        if out.exists and not unstable(out):
+        out = read_output(job_dir)
+        if out.exists and not out.unstable:
             return False
         opts = mdp_options(job)
         if opts.get("gen-vel", "no").lower() != "yes":
@@ -570,8 +508,8 @@ class TimestepTooLarge(GmxHandler):
     max_num_corrections = 1
 
     def check(self, job_dir: Path, job: Job) -> bool:
-        out = read_run(job_dir)
-        if out.exists and not unstable(out):
+        out = read_output(job_dir)
+        if out.exists and not out.unstable:
             return False
         opts = mdp_options(job)
         if opts.get("integrator", "md").lower() in MINIMIZERS:
@@ -594,7 +532,7 @@ class ConstraintFailure(GmxHandler):
     max_num_corrections = 3
 
     def check(self, job_dir: Path, job: Job) -> bool:
-        self.out = read_run(job_dir)
+        self.out = read_output(job_dir)
         self.found = re.search(r"LINCS WARNING|can not be settled|SETTLE warning|moved more than the distance allowed|"
                                r"is not within the domain|potential energy is nan|Segmentation fault",
                                self.out.text)
@@ -747,7 +685,7 @@ def dry_run(job: Job, time_limit_s: float = GROMPP_DRY_RUN_LIMIT_S) -> list[str]
                                   timeout=time_limit_s, env=environment())
         except subprocess.TimeoutExpired:
             return [f"grompp did not finish within {time_limit_s:g} s"]
-        errors, warnings = read_messages(proc.stdout + proc.stderr)
+        errors, warnings = handler_messages(proc.stdout + proc.stderr)
         if proc.returncode != 0:
             return errors + [f"(warning) {w}" for w in warnings] or [f"grompp exited with code {proc.returncode}"]
         return []
@@ -809,11 +747,9 @@ def run_data(job_dir: Path, job: Job):
     edr = _energy_file(job_dir, job)
     if edr is None:
         return None
-    import pyedr
-
     try:
-        energies = pyedr.edr_to_dict(str(edr))
-    except Exception:  # noqa: BLE001 - an unreadable energy file is "nothing to judge"
+        energies = read_energies(edr)
+    except ReadError:  # an unreadable energy file is "nothing to judge"
         return None
     mdp = f"{edr.stem}.mdp" if f"{edr.stem}.mdp" in job.inputs else mdp_name(job)
     opts = parse_mdp(job.inputs.get(mdp, ""))

@@ -1,8 +1,14 @@
-"""Reading GROMACS output: energies from .edr (pyedr), grompp NOTE/WARNING/ERROR blocks and
-mdrun fatal errors from the step outputs the driver keeps, mdrun's own timing from its log.
+"""The one reader of GROMACS output, used by the handlers, the physics gates and the analyses.
 
-grompp notes and warnings are surfaced, never hidden: `read_job` collects them per step, and the
-protocols put them into each Result's method text."""
+`read_output(job_dir)` reads a job folder once: the screens (the user's stdout/stderr, gmx-grompp.out,
+gmx-mdrun.out, md.log) with their message blocks, and, for a protocol job, every step the driver ran
+(driver.json, gmx-<step>.out). `read_energies` reads an .edr (pyedr) for the gates (handlers.run_data)
+and the analyses alike; `mdrun_timing` reads mdrun's own accounting from its log.
+
+Message blocks ("NOTE 1 [file x.mdp]:", "WARNING 1 [...]:", "ERROR 1 [...]:", "Fatal error:") are
+found by one scanner (`messages`) and shown two ways: per grompp step with the file they name
+(`grompp_messages`, for the protocols' method text and the dry run) and as the handlers match them
+(`GromacsOutput.errors` / `.warnings`). grompp notes and warnings are surfaced, never hidden."""
 
 from __future__ import annotations
 
@@ -15,9 +21,57 @@ import numpy as np
 from simagent.errors import ReadError
 from tools.gromacs.driver import RECORD_FILE, DriverRecord, fatal_error
 
-_MESSAGE = re.compile(r"^(NOTE|WARNING|ERROR) \d+ \[([^\]]*)\]:\s*$")
+# The screens a job's messages are read from, in this order: a user's job (grompp then mdrun into
+# stdout.txt, stderr.txt, md.log) and a protocol stage's grompp and mdrun steps.
+SCREEN = "stdout.txt"
+SCREENS = (SCREEN, "stderr.txt", "gmx-grompp.out", "gmx-mdrun.out", "md.log")
+_HEADER = re.compile(r"^(NOTE|WARNING|ERROR) \d+ \[([^\]]*)\]:(.*)$")
 _TIME = re.compile(r"^\s*Time:\s+([0-9.eE+-]+)\s+([0-9.eE+-]+)")
 _PERF = re.compile(r"^Performance:\s+([0-9.eE+-]+)")
+# Lines that show dynamics going unstable: the first of each kind is kept as a warning.
+_UNSTABLE_LINES = (r"LINCS WARNING", r"SETTLE", r"can not be settled", r"Segmentation fault",
+                   r"moved more than the distance allowed", r"is not within the domain")
+# Any of these in the screens: the run was (or went) unstable.
+_UNSTABLE = re.compile(r"LINCS WARNING|can not be settled|SETTLE|moved more than the distance allowed|"
+                       r"is not within the domain|Segmentation fault|potential energy is nan|inf")
+
+
+@dataclass
+class Message:
+    """One message block: its kind (NOTE, WARNING, ERROR or FATAL), the place grompp names ("" for a
+    Fatal error), the header line, any text after the header's colon, and the lines under it up to a
+    blank line (or GROMACS' "For more information" footer)."""
+
+    kind: str
+    where: str
+    header: str
+    rest: str
+    lines: list[str]
+
+    @property
+    def body(self) -> str:
+        return " ".join([self.rest, *self.lines] if self.rest else self.lines)
+
+
+def messages(text: str) -> list[Message]:
+    """Every NOTE/WARNING/ERROR block and Fatal error paragraph of grompp/mdrun output, in order."""
+    found = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        header = _HEADER.match(line)
+        if header is None and not line.startswith("Fatal error:"):
+            i += 1
+            continue
+        kind, where, rest = header.groups() if header else ("FATAL", "", line.removeprefix("Fatal error:"))
+        body = []
+        i += 1
+        while i < len(lines) and lines[i].strip() and not lines[i].startswith("For more information"):
+            body.append(lines[i].strip())
+            i += 1
+        found.append(Message(kind=kind, where=where, header=line, rest=rest.strip(), lines=body))
+    return found
 
 
 @dataclass
@@ -28,27 +82,39 @@ class GromppMessages:
 
 
 def grompp_messages(text: str) -> GromppMessages:
-    """NOTE/WARNING/ERROR blocks of grompp output ("WARNING 1 [file x.mdp]:" then indented lines
-    up to a blank line), each joined into one line, plus the Fatal error paragraph if any."""
+    """NOTE/WARNING/ERROR blocks of grompp output, each joined into one line and followed by the place
+    it names ("... [file x.mdp]"), plus the Fatal error paragraph if any."""
     found = GromppMessages()
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        match = _MESSAGE.match(lines[i].strip())
-        if match:
-            kind, where = match.groups()
-            body = []
-            i += 1
-            while i < len(lines) and lines[i].strip():
-                body.append(lines[i].strip())
-                i += 1
-            message = f"{' '.join(body)} [{where}]"
-            {"NOTE": found.notes, "WARNING": found.warnings, "ERROR": found.errors}[kind].append(message)
-        i += 1
+    lists = {"NOTE": found.notes, "WARNING": found.warnings, "ERROR": found.errors}
+    for message in messages(text):
+        if message.kind in lists:
+            lists[message.kind].append(f"{message.body} [{message.where}]")
     fatal = fatal_error(text)
     if fatal:
         found.errors.append(fatal)
     return found
+
+
+def handler_messages(text: str) -> tuple[list[str], list[str]]:
+    """(errors, warnings) as the handlers match them: Fatal error and ERROR blocks without their
+    headers, WARNING blocks with theirs, each once; then the first line of each kind of instability."""
+    errors: list[str] = []
+    warnings: list[str] = []
+    for message in messages(text):
+        if message.kind == "NOTE":
+            continue
+        joined = " ".join([message.header, *message.lines])
+        joined = re.sub(r"^(Fatal error:|ERROR \d+ \[[^\]]*\]:)\s*(ERROR:\s*)?", "", joined).strip()
+        kind = warnings if message.kind == "WARNING" else errors
+        if joined and joined not in kind:
+            kind.append(joined)
+    lines = text.splitlines()
+    for pattern in _UNSTABLE_LINES:
+        for line in lines:
+            if re.search(pattern, line) and line.strip() not in warnings:
+                warnings.append(line.strip())
+                break
+    return errors, warnings
 
 
 def read_energies(edr: Path) -> dict[str, np.ndarray]:
@@ -99,43 +165,56 @@ class StepOutput:
 
 
 @dataclass
-class GromacsJobOutput:
-    steps: list[StepOutput]
-    finished: bool
-    failed_step: str | None
+class GromacsOutput:
+    """What one job folder holds, read once (see the module docstring)."""
+
+    exists: bool = False  # any screen output at all
+    text: str = ""  # the screens joined, in SCREENS order
+    errors: list[str] = field(default_factory=list)  # "Fatal error" and "ERROR n" blocks, one line each
+    warnings: list[str] = field(default_factory=list)  # "WARNING n" blocks, then instability lines
+    steps: list[StepOutput] = field(default_factory=list)  # the driver's steps (a protocol job)
+    finished: bool = False  # the driver ran every step
+    failed_step: str | None = None
+    record_problem: str | None = None  # why there is no driver record (a user's job has none)
+
+    def find(self, pattern: str, warnings: bool = False) -> re.Match | None:
+        """The first error (and, with warnings, warning, then anywhere in the screens) matching."""
+        for message in self.errors + (self.warnings if warnings else []):
+            found = re.search(pattern, message)
+            if found:
+                return found
+        return re.search(pattern, self.text) if warnings else None
 
     @property
-    def notes(self) -> list[str]:
+    def unstable(self) -> bool:
+        return bool(_UNSTABLE.search(self.text))
+
+    @property
+    def step_notes(self) -> list[str]:
         return [f"{s.name}: {n}" for s in self.steps for n in s.messages.notes]
 
     @property
-    def warnings(self) -> list[str]:
+    def step_warnings(self) -> list[str]:
         return [f"{s.name}: {w}" for s in self.steps for w in s.messages.warnings]
 
     @property
-    def errors(self) -> list[str]:
+    def step_errors(self) -> list[str]:
         return [f"{s.name}: {e}" for s in self.steps for e in s.messages.errors]
 
     def engine_time_s(self, job_dir: Path) -> float:
         """mdrun wall time summed over the job's mdrun steps (from their .log files)."""
+        record = _record(job_dir)
+        commands = {step.name: step.command for step in record.steps} if record else {}
         total = 0.0
         for step in self.steps:
             if step.tool != "mdrun":
                 continue
-            record_args = step_args(job_dir, step.name)
-            deffnm = record_args[record_args.index("-deffnm") + 1] if "-deffnm" in record_args else "md"
+            args = commands.get(step.name, [])
+            deffnm = args[args.index("-deffnm") + 1] if "-deffnm" in args else "md"
             timing = mdrun_timing(job_dir / f"{deffnm}.log")
             if timing:
                 total += timing.wall_s
         return total
-
-
-def step_args(job_dir: Path, name: str) -> list[str]:
-    record = _record(job_dir)
-    for step in record.steps if record else []:
-        if step.name == name:
-            return step.command
-    return []
 
 
 def _record(job_dir: Path) -> DriverRecord | None:
@@ -148,30 +227,28 @@ def _record(job_dir: Path) -> DriverRecord | None:
         return None
 
 
-def read_job(job_dir: Path) -> GromacsJobOutput:
-    """Every step the driver ran in this job folder: exit codes, grompp messages, fatal errors."""
+def read_output(job_dir: Path) -> GromacsOutput:
+    """The screens of a job folder and, when the driver ran it, every step: exit codes, grompp
+    messages, fatal errors."""
+    out = GromacsOutput()
+    texts = [p.read_text(errors="replace") for p in (job_dir / name for name in SCREENS) if p.is_file()]
+    if texts:
+        out.exists = True
+        out.text = "\n".join(texts)
+        out.errors, out.warnings = handler_messages(out.text)
     record = _record(job_dir)
     if record is None:
         stderr = (job_dir / "stderr.txt").read_text(errors="replace") if (job_dir / "stderr.txt").is_file() else ""
-        raise ReadError(f"no {RECORD_FILE} in {job_dir}: the driver did not start"
-                        + (f" ({stderr.strip().splitlines()[-1]})" if stderr.strip() else ""))
-    steps = []
+        out.record_problem = (f"no {RECORD_FILE} in {job_dir}: the driver did not start"
+                              + (f" ({stderr.strip().splitlines()[-1]})" if stderr.strip() else ""))
+        return out
     for step in record.steps:
         path = job_dir / f"gmx-{step.name}.out"
         text = path.read_text(errors="replace") if path.is_file() else ""
         tool = step.command[2] if len(step.command) > 2 and step.command[1] == "-quiet" else step.command[0]
-        messages = grompp_messages(text) if tool == "grompp" else GromppMessages(
+        found = grompp_messages(text) if tool == "grompp" else GromppMessages(
             errors=[e for e in [fatal_error(text)] if e])
-        steps.append(StepOutput(name=step.name, tool=tool, returncode=step.returncode, wall_s=step.wall_s,
-                                messages=messages, text=text))
-    return GromacsJobOutput(steps=steps, finished=record.finished, failed_step=record.failed_step)
-
-
-def diagnose(job_dir: Path, message: str = "") -> str:
-    """One line for the error agent: the failing step's fatal error, else the executor's message."""
-    try:
-        out = read_job(job_dir)
-    except ReadError as err:
-        return message or str(err)
-    lines = out.errors[:3] or ([f"step {out.failed_step} failed"] if out.failed_step else []) or [message]
-    return "; ".join(line for line in lines if line)
+        out.steps.append(StepOutput(name=step.name, tool=tool, returncode=step.returncode, wall_s=step.wall_s,
+                                    messages=found, text=text))
+    out.finished, out.failed_step = record.finished, record.failed_step
+    return out

@@ -15,6 +15,8 @@ import math
 
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 from tools.lammps import described_groups
+from tools.lammps import described_mixtures as mixtures
+from tools.lammps import described_molecular as molecular
 from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
 
@@ -42,30 +44,39 @@ def _fmt(x: float) -> str:
 
 
 def _system(desc: SimulationDescription) -> list[str]:
-    assert desc.lattice is not None and desc.box is not None and desc.units is not None
+    assert desc.box is not None and desc.units is not None
+    assert desc.lattice is not None or desc.placements, "no lattice and no atoms placed at random"
     box = desc.box
     extents = " ".join(f"{_fmt(lo)} {_fmt(hi)}" for lo, hi in zip(box.lo, box.hi, strict=True))
     style = "hybrid sphere dipole" if desc.dipoles else desc.atom_style
     lines = [f"units           {desc.units}", f"dimension       {desc.dimension}",
              f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
-             f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}",
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
              f"create_box      {desc.atom_types} box"]
-    if solids.lattice_suffix(desc):  # the box in the cubic lattice's units, the atoms on the oriented lattice
+    if desc.lattice is not None:
+        lines.insert(4, f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}")
+    if desc.lattice is not None and solids.lattice_suffix(desc):  # the box in the cubic lattice's units, the atoms
+        # on the oriented lattice
         lines.append(f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}{solids.lattice_suffix(desc)}")
-    if desc.layout is not None and desc.layout.create_in:  # the region must exist before atoms fill it
+    made: set[str] = set()
+    if desc.lattice is None:  # every atom is placed at random
+        pass
+    elif desc.layout is not None and desc.layout.create_in:  # the region must exist before atoms fill it
         region = next(r for r in desc.layout.regions if r.name == desc.layout.create_in)
-        lines += [described_groups.region_line(region), f"create_atoms    1 region {region.name}"]
+        lines += [described_groups.region_line(region), f"create_atoms    {desc.lattice_type} region {region.name}"]
+        made.add(region.name)
     else:
-        lines.append("create_atoms    1 box")
+        lines.append(f"create_atoms    {desc.lattice_type} box")
     lines += solids.substitution_lines(desc)
+    lines += mixtures.placement_lines(desc, made)
     if desc.dipoles:  # finite spheres carry per-atom masses
         lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
         lines.append(f"set             group all dipole/random {desc.dipoles.seed} {_fmt(desc.dipoles.magnitude)}")
     else:
         lines += [f"mass            {t} {_fmt(m)}" for t, m in sorted(desc.masses.items())]
     if desc.layout is not None:
-        lines += described_groups.setup(desc.layout)
+        lines += described_groups.setup(desc.layout, made)
+    lines += mixtures.deposition_setup(desc)
     return lines
 
 
@@ -103,7 +114,7 @@ def _interactions(desc: SimulationDescription) -> list[str]:
 def _thermo_modify(desc: SimulationDescription) -> str:
     """Extensive thermo energies; the temperature of the thermostatted group when a thermostat acts on
     a group (held walls would otherwise count as cold atoms)."""
-    temp = described_groups.temperature_compute(desc.layout)
+    temp = None if desc.deposition else described_groups.temperature_compute(desc.layout)
     return "thermo_modify   norm no" + (f" temp {temp}" if temp else "")
 
 
@@ -117,24 +128,25 @@ def _velocity(desc: SimulationDescription) -> list[str]:
 
 
 def dynamics_fixes(dyn: Dynamics, spheres: bool = False, group: str = "all",
-                   t_variable: str | None = None) -> list[str]:
+                   t_variable: str | None = None, moved: str = "all") -> list[str]:
     """The fixes of one run stage (ids dyn1, dyn2), the integrator first. `spheres`: dipolar spheres,
     integrated by nve/sphere with their dipoles updated (NVE only). `group`: the atoms an NVE
-    thermostat acts on. `t_variable`: the NVE thermostat's target is this variable (a controller sets it)."""
+    thermostat acts on. `t_variable`: the NVE thermostat's target is this variable (a controller sets it).
+    `moved`: the atoms the integrator moves."""
     if spheres:
         if dyn.ensemble != "nve" or dyn.thermostat is not None:
             raise ValueError("dipolar spheres are rendered with NVE (nve/sphere update dipole) only")
         return ["fix             dyn1 all nve/sphere update dipole"]
     temp = f"{_fmt(dyn.t_start)} {_fmt(dyn.t_stop)} {_fmt(dyn.t_damp)}" if dyn.t_stop is not None else ""
     if dyn.ensemble == "nvt":
-        return [f"fix             dyn1 all nvt temp {temp}"]
+        return [f"fix             dyn1 {moved} nvt temp {temp}"]
     if dyn.ensemble in ("npt", "nph"):
         press = " ".join(f"{axis} {_fmt(dyn.p_start)} {_fmt(dyn.p_stop)} {_fmt(dyn.p_damp)}"
                          for axis in (dyn.p_axes or [dyn.p_coupling]))
         if dyn.ensemble == "nph":
-            return [f"fix             dyn1 all nph {press}"]
-        return [f"fix             dyn1 all npt temp {temp} {press}"]
-    fixes = ["fix             dyn1 all nve"]
+            return [f"fix             dyn1 {moved} nph {press}"]
+        return [f"fix             dyn1 {moved} npt temp {temp} {press}"]
+    fixes = [f"fix             dyn1 {moved} nve"]
     start = f"v_{t_variable}" if t_variable is not None else _fmt(dyn.t_start) if dyn.t_start is not None else ""
     if dyn.thermostat == "langevin":
         fixes.append(f"fix             dyn2 {group} langevin {start} {_fmt(dyn.t_stop)} {_fmt(dyn.t_damp)} {dyn.seed}")
@@ -153,7 +165,9 @@ def _measurements(desc: SimulationDescription, stage: Stage, rdf: bool, msd: boo
     lines = []
     if rdf:
         every = max(1, stage.steps // RDF_SNAPSHOTS)
-        lines += [f"compute         rdf all rdf {RDF_BINS}",
+        pair = f" {molecular.rdf_pair(desc)}" if desc.molecular else ""
+        bins = (desc.molecular.rdf_bins if desc.molecular else None) or RDF_BINS
+        lines += [f"compute         rdf all rdf {bins}{pair}",
                   f"fix             rdf all ave/time {every} 1 {every} c_rdf[*] file {RDF_FILE} mode vector"]
     if msd or diffusion:
         lines.append("compute         msd all msd com yes")  # relative to the centre of mass (MSD_COM)
@@ -191,8 +205,13 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
     lines = ["# simagent lammps/described: the task's description, rendered literally",
              "# (the defaults applied where the text is silent are listed in report.md)", ""]
-    lines += _system(desc) + _interactions(desc)
+    if desc.molecular is not None:  # water and ions: templates, charges, constraints, k-space
+        lines += molecular.system_lines(desc) + molecular.interaction_lines(desc) + molecular.constraint_lines(desc)
+    else:
+        lines += _system(desc) + _interactions(desc)
     lines += [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", _thermo_modify(desc)]
+    if desc.molecular is not None:
+        lines += molecular.preparation_lines(desc)
     lines += _velocity(desc)
     active: list[str] = []
     controlled = False  # the controller's set-point variable is defined once, before its first stage
@@ -218,8 +237,10 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             controlled = True
         fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None,
                                group=described_groups.thermostat_group(desc.layout),
-                               t_variable=special.SET_POINT if stage.controller is not None else None)
+                               t_variable=special.SET_POINT if stage.controller is not None else None,
+                               moved=described_groups.integrated_group(desc.layout))
         fixes += special.controller_lines(stage)
+        fixes += mixtures.deposition_fixes(desc)
         if stage.deform is not None:
             fixes += solids.deform_lines(desc, stage)
         if stage.shear is not None:

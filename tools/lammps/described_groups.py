@@ -37,10 +37,11 @@ def region_line(r: Region) -> str:
     return f"region          {r.name} {shape}" + (" side out" if r.side == "out" else "")
 
 
-def setup(layout: Layout) -> list[str]:
-    """Regions, the atoms deleted from cleared regions, groups (the rest group last: all minus the
-    others)."""
-    lines = [region_line(r) for r in layout.regions if r.name != layout.create_in]  # that one came first
+def setup(layout: Layout, made: set[str] | None = None) -> list[str]:
+    """Regions (but those in `made`, already defined with the atoms), the atoms deleted from
+    cleared regions, groups (the rest group last: all minus the others)."""
+    made = made or set()
+    lines = [region_line(r) for r in layout.regions if r.name != layout.create_in and r.name not in made]
     lines += [f"delete_atoms    region {r}" for r in layout.cleared]
     named = [g.name for g in layout.groups if not g.rest]
     for g in layout.groups:
@@ -68,6 +69,10 @@ def at_rest(layout: Layout) -> list[str]:
 
 def thermostat_group(layout: Layout | None) -> str:
     return layout.thermostat_group if layout is not None and layout.thermostat_group else "all"
+
+
+def integrated_group(layout: Layout | None) -> str:
+    return layout.integrated if layout is not None and layout.integrated else "all"
 
 
 def fixes(layout: Layout) -> list[str]:

@@ -2,8 +2,9 @@
 fraction at least a minimum), on long-lived worker processes.
 
 - coarse, every entry: the plain atom network (no `-ha`): LCD and PLD (`-res`);
-- fine pores (`-ha DEF -res`, the CoRE MOF 2019 settings) only where the coarse LCD or PLD lies within
-  the coarse pass's error band of the kinetic diameter;
+- fine pores (`-ha DEF -res`, the CoRE MOF 2019 settings) only where the coarse value of the cut in use
+  (`refine`: the LCD for the funnel's cavity cut, the PLD for its window cut, or both) lies within the
+  coarse pass's error band of the kinetic diameter (a value not refined stays coarse, within its band);
 - void fraction only where the LCD passes: 500-sample point-probe `-vol`, and the CoRE settings
   (`-vol 0 0 5000` on the DEF network) only where that value lies within its band of the cut.
 
@@ -43,16 +44,15 @@ def ambiguous(coarse: float, cut: float, band: tuple[float, float]) -> bool:
     return cut + low <= coarse <= cut + high
 
 
-def decisive(row: dict, kinetic: float, min_vf: float, bands: dict = BANDS) -> dict | None:
-    """A pass's values that settle the cut (LCD and PLD against `kinetic`, void fraction against `min_vf`)
-    for a funnel whose cut may differ from the one the pass refined for; None when they do not (a coarse
-    value within its band of this cut, or no void fraction for an entry whose LCD passes this cut)."""
+def decisive(row: dict, kinetic: float, min_vf: float, bands: dict = BANDS, key: str = "LCD") -> dict | None:
+    """A pass's values that settle the cut (`key`, LCD or PLD, against `kinetic`, void fraction against
+    `min_vf`) for a funnel whose cut may differ from the one the pass refined for; None when they do not
+    (a coarse value within its band of this cut, or no void fraction for an entry that passes the size cut)."""
     if "error" in row:
         return None
-    if not row["fine_pores"] and (ambiguous(row["LCD"], kinetic, bands["LCD"])
-                                  or ambiguous(row["PLD"], kinetic, bands["PLD"])):
+    if not row["fine_pores"] and ambiguous(row[key], kinetic, bands[key]):
         return None
-    if row["LCD"] > kinetic:
+    if row[key] > kinetic:
         if row["VF"] is None or (not row["fine_vf"] and ambiguous(row["VF"], min_vf, bands["VF"])):
             return None
     return {"LCD": row["LCD"], "PLD": row["PLD"], "VF": row["VF"],
@@ -66,8 +66,9 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(cif: str, kinetic: float, min_vf: float, bands: dict = BANDS) -> dict:
-    """One entry, coarse to fine (in a worker only): values and which of them needed the full settings."""
+def measure(cif: str, kinetic: float, min_vf: float, bands: dict = BANDS, refine: tuple[str, ...] = ("LCD",)) -> dict:
+    """One entry, coarse to fine (in a worker only): values and which of them needed the full settings;
+    `refine`: the pore diameters (LCD, PLD) whose cut decides when the fine pores are computed."""
     import pyzeo.extension as zeo
 
     from tools.zeopp.native import VoronoiDecomposition
@@ -81,13 +82,14 @@ def measure(cif: str, kinetic: float, min_vf: float, bands: dict = BANDS) -> dic
         return res["Di"], res["Df"]
 
     lcd, pld = pores(atoms)
-    fine_pores = ambiguous(lcd, kinetic, bands["LCD"]) or ambiguous(pld, kinetic, bands["PLD"])
+    coarse = {"LCD": lcd, "PLD": pld}
+    fine_pores = any(ambiguous(coarse[key], kinetic, bands[key]) for key in refine)
     network = None
     if fine_pores:
         network = atoms.copy()
         zeo.high_accuracy_atomnet(network, "DEF")
         lcd, pld = pores(network)
-    row = {"LCD": lcd, "PLD": pld, "fine_pores": fine_pores, "VF": None, "fine_vf": False}
+    row = {"LCD": lcd, "PLD": pld, "fine_pores": fine_pores, "VF": None, "fine_vf": False, "refine": list(refine)}
     if lcd > kinetic:
         vf = float(parse_key_values(zeo.volume(atoms, 0.0, 0.0, COARSE_SAMPLES))["AV_Volume_fraction"])
         if ambiguous(vf, min_vf, bands["VF"]):
@@ -101,7 +103,7 @@ def measure(cif: str, kinetic: float, min_vf: float, bands: dict = BANDS) -> dic
     return row
 
 
-def worker(kinetic: float, min_vf: float, bands_json: str) -> int:
+def worker(kinetic: float, min_vf: float, bands_json: str, refine: str = "LCD,PLD") -> int:
     """Entries from stdin (one CIF path a line), one JSON result a line on the saved stdout; Zeo++'s own
     prints go to stderr (fd 1 is pointed there, so they cannot corrupt the results)."""
     out = os.fdopen(os.dup(1), "w")
@@ -116,7 +118,7 @@ def worker(kinetic: float, min_vf: float, bands_json: str) -> int:
     for line in sys.stdin:
         c0, w0 = _cpu(), time.monotonic()
         try:
-            row = measure(line.strip(), kinetic, min_vf, bands)
+            row = measure(line.strip(), kinetic, min_vf, bands, tuple(refine.split(",")))
         except Exception as err:  # a Python-level failure of one entry; a crash ends the process
             row = {"error": f"{type(err).__name__}: {err}"[:200]}
         row |= {"cpu_s": round(_cpu() - c0, 4), "wall_s": round(time.monotonic() - w0, 3)}
@@ -131,8 +133,8 @@ class Worker:
     """One long-lived worker process; replaced after a crash or a timeout."""
 
     def __init__(self, kinetic: float, min_vf: float, bands: dict = BANDS, timeout: float = 900.0, log=None,
-                 command: list[str] | None = None):
-        self.args = [str(kinetic), str(min_vf), json.dumps(bands)]
+                 command: list[str] | None = None, refine: tuple[str, ...] = ("LCD",)):
+        self.args = [str(kinetic), str(min_vf), json.dumps(bands), ",".join(refine)]
         self.timeout, self.log = timeout, log if log is not None else subprocess.DEVNULL
         self.command = command or [sys.executable, "-m", "tools.zeopp.coarse_fine"]
         self.proc: subprocess.Popen | None = None
@@ -200,7 +202,8 @@ def load_rows(path: Path) -> dict[str, dict]:
 
 
 def measure_all(cifs: dict[str, Path], rows_path: Path, kinetic: float, min_vf: float, *, workers: int = 1,
-                bands: dict = BANDS, timeout: float = 900.0, order: Iterable[str] | None = None,
+                bands: dict = BANDS, refine: tuple[str, ...] = ("LCD",), timeout: float = 900.0,
+                order: Iterable[str] | None = None,
                 stop: Callable[[], bool] = lambda: False, annotate: Callable[[dict], dict] = lambda row: row,
                 on_row: Callable[[dict], None] = lambda row: None, log=None,
                 command: list[str] | None = None) -> tuple[dict[str, dict], list[Worker]]:
@@ -211,7 +214,7 @@ def measure_all(cifs: dict[str, Path], rows_path: Path, kinetic: float, min_vf: 
     todo = iter([e for e in (order if order is not None else cifs) if e in cifs and e not in rows])
     lock = threading.Lock()
     rows_path.parent.mkdir(parents=True, exist_ok=True)
-    pool = [Worker(kinetic, min_vf, bands, timeout, log, command) for _ in range(max(1, workers))]
+    pool = [Worker(kinetic, min_vf, bands, timeout, log, command, refine) for _ in range(max(1, workers))]
 
     def loop(w: Worker) -> None:
         try:
@@ -238,4 +241,4 @@ def measure_all(cifs: dict[str, Path], rows_path: Path, kinetic: float, min_vf: 
 
 
 if __name__ == "__main__":
-    sys.exit(worker(float(sys.argv[1]), float(sys.argv[2]), sys.argv[3]))
+    sys.exit(worker(float(sys.argv[1]), float(sys.argv[2]), *sys.argv[3:5]))

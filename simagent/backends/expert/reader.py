@@ -176,17 +176,25 @@ PROPERTY_DIMENSION: dict[str, str] = {
     "total_energy_per_atom": "energy", "minimized_energy": "energy", "vacancy_formation_energy": "energy",
     "vacancy_migration_energy": "energy", "interstitial_formation_energy": "energy",
     "surface_energy": "energy_per_area", "stacking_fault_energy": "energy_per_area",
+    "melting_point": "temperature", "glass_transition_temperature": "temperature", "temperature": "temperature",
 }
+# A temperature unit asked for the answer ('in °C', 'in degrees Celsius', 'in Fahrenheit', 'in kelvin'),
+# never a bare 'C' or 'F' (carbon, fluorine)
+TEMPERATURE_ANSWER_UNIT = (r"°c|°f|deg(?:rees?)?\.? ?(?:c|f)\b|(?:deg(?:rees?)? )?(?:celsius|centigrade|fahrenheit)"
+                           r"|kelvins?|k")
 ANSWER_UNIT = (r"\b(?:in|as|expressed in|reported in|given in|in units of|units?:?)\s+(" + DENS_UNIT[1:-1] + "|"
                + PRES_UNIT[1:-4] + r"|cm\^?2/s|m\^?2/s|a\^?2/ps|nm\^?2/ns|mev|ev|kj/mol|kcal/mol|angstroms?|nm|pm"
-               r"|mj/m\^?2|j/m\^?2)(?![\w/^])")
+               r"|mj/m\^?2|j/m\^?2|" + TEMPERATURE_ANSWER_UNIT + r")(?![\w/^])")
 
 
 def _answer_unit(low: str, properties: list[PropertyRequest]) -> None:
     """'density of hexane at 298 K in kg/m3': a unit asked after the conditions is the unit of the one
     requested property of that dimension (none is set when two properties share it)."""
     for match in re.finditer(ANSWER_UNIT, low):
-        unit = normalize_unit(match.group(1).rstrip("s") if match.group(1) == "angstroms" else match.group(1))
+        said = match.group(1)
+        if re.fullmatch(TEMPERATURE_ANSWER_UNIT, said):
+            said = "degF" if "f" in said.replace("deg", "") else "degC" if re.search(r"c|centigrade", said) else "K"
+        unit = normalize_unit(said.rstrip("s") if said == "angstroms" else said)
         dim = dimension(unit)
         owners = [p for p in properties if PROPERTY_DIMENSION.get(p.name) == dim]
         if len(owners) == 1 and owners[0].unit is None:

@@ -29,7 +29,6 @@ from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, InputError, ReadError, RequestError, set_point_missed
 from simagent.models import (
     Conditions,
-    DefaultApplied,
     Job,
     PotentialSpec,
     Quantity,
@@ -44,7 +43,7 @@ from simagent.units import to_canonical
 from tools.gromacs import build
 from tools.gromacs.driver import Step, StepList
 from tools.gromacs.mdp import MdpOptions
-from tools.gromacs.parse import read_energies, read_job
+from tools.gromacs.parse import read_energies, read_output
 
 R_KJ_PER_MOL_K = build.R_KJ_PER_MOL_K
 # Rahman, Phys. Rev. 136, A405 (1964): argon as LJ with eps/kB = 120 K, sigma = 3.4 A.
@@ -485,11 +484,10 @@ class LiquidMD(Protocol):
 
     # -- parameters ---------------------------------------------------------------------------
 
-    def parameters(self, spec: TaskSpec) -> tuple[LiquidParams, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> LiquidParams:
         system = spec.system
         if system is None or system.kind not in ("molecular_fluid", "atomic_fluid"):
             raise RequestError("gromacs/liquid_md needs a molecular liquid (e.g. water) or liquid argon")
-        log = DefaultsLog()
         pot = spec.potential or PotentialSpec()
         names = {p.name for p in spec.properties}
         unknown = names - self.properties
@@ -550,7 +548,7 @@ class LiquidMD(Protocol):
             seed=seed, has_hydrogen=has_h, rdf=bool(names & STRUCTURE), msd=DIFFUSION in names,
             gyration=GYRATION in names,
         )
-        return params, log.applied
+        return params
 
     # -- jobs ---------------------------------------------------------------------------------
 
@@ -672,12 +670,14 @@ class LiquidMD(Protocol):
         job_dir = Path(job_dirs["prod"])
         notes, warnings, engine_s = [], [], 0.0
         for stage, folder in job_dirs.items():
-            out = read_job(Path(folder))
+            out = read_output(Path(folder))
+            if out.record_problem:
+                raise ReadError(out.record_problem)
             if not out.finished:
                 raise CalculationFailed(f"GROMACS job {stage} did not finish: "
-                                        + ("; ".join(out.errors[:2]) or f"step {out.failed_step} failed"))
-            notes += [f"{stage}/{n}" for n in out.notes]
-            warnings += [f"{stage}/{w}" for w in out.warnings]
+                                        + ("; ".join(out.step_errors[:2]) or f"step {out.failed_step} failed"))
+            notes += [f"{stage}/{n}" for n in out.step_notes]
+            warnings += [f"{stage}/{w}" for w in out.step_warnings]
             engine_s += out.engine_time_s(Path(folder))
         energies = read_energies(job_dir / "prod.edr")
         molecules = build.molecules_section((job_dir / "topol.top").read_text())

@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field, model_validator
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
 from simagent.materials.alkanes import MAX_LIQUID_CARBONS, alkane_name
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration
 from simagent.units import to_canonical
@@ -43,7 +43,7 @@ from tools.lammps.protocols.fluid import check_pressure, check_temperature, outp
 from tools.lammps.protocols.fluid_common import (
     as_params,
     check_averaged_properties,
-    check_finite_columns,
+    check_columns,
     check_full_production,
     check_sample_count,
     finished_output,
@@ -419,12 +419,11 @@ class TrappeAlkane(Protocol):
             return False
         return bool(spec.properties) and {p.name for p in spec.properties} <= self.properties
 
-    def parameters(self, spec: TaskSpec) -> tuple[AlkaneParams, list[DefaultApplied]]:
-        log = DefaultsLog(AlkaneParams.DEFAULTS)
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> AlkaneParams:
         check_averaged_properties(spec, self.name, self.properties, "a time average of an NPT run")
         for prop in spec.properties:
             output_unit("density", "real", prop.unit)  # g/cm^3 or kg/m^3; anything else is refused here
-        return alkane_parameters(spec, log), log.applied
+        return alkane_parameters(spec, log)
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = as_params(AlkaneParams, params)
@@ -440,7 +439,7 @@ class TrappeAlkane(Protocol):
         p = as_params(AlkaneParams, params)
         job_dir = Path(job_dirs["md"])
         thermo = finished_output(job_dir).last_run()
-        check_finite_columns(thermo, ("Step", "Temp", "PotEng", "Press", "Volume", "Density", "Atoms"))
+        check_columns(thermo, ("Step", "Temp", "PotEng", "Press", "Volume", "Density", "Atoms"))
         check_full_production(thermo, p.n_atoms, p.production_steps)
         check_sample_count(thermo)
         check_temperature(thermo["Temp"], p.temperature, p.temperature_tolerance)

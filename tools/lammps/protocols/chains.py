@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
-from simagent.models import DefaultApplied, Job, Quantity, Result, TaskSpec
+from simagent.models import Job, Quantity, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration
 from tools.lammps.inputs import render
@@ -38,7 +38,7 @@ from tools.lammps.protocols.fluid import REDUCED, check_temperature, norm_unit, 
 from tools.lammps.protocols.fluid_common import (
     as_params,
     check_averaged_properties,
-    check_finite_columns,
+    check_columns,
     check_full_production,
     finished_output,
     md_job,
@@ -366,7 +366,7 @@ def melt_job(protocol: str, p: ChainMeltParams) -> Job:
 def melt_thermo(job_dir: Path, p: ChainMeltParams) -> dict[str, np.ndarray]:
     """Production thermo columns after the run-level gates."""
     thermo = finished_output(job_dir).last_run()
-    check_finite_columns(thermo, ("Step", "Temp", "PotEng", "E_bond", "E_vdwl", "Atoms", "v_rg2_mean"))
+    check_columns(thermo, ("Step", "Temp", "PotEng", "E_bond", "E_vdwl", "Atoms", "v_rg2_mean"))
     check_full_production(thermo, p.n_atoms, p.production_steps, lost="beads were lost (broken bonds?)")
     check_temperature(thermo["Temp"], p.temperature, p.temperature_tolerance)
     return thermo
@@ -394,14 +394,12 @@ class ChainConformation(Protocol):
             return False
         return bool(spec.properties) and {p.name for p in spec.properties} <= self.properties
 
-    def parameters(self, spec: TaskSpec) -> tuple[ChainMeltParams, list[DefaultApplied]]:
-        record = DefaultsLog()
-        defaults = record.applied
+    def choose(self, spec: TaskSpec, record: DefaultsLog) -> ChainMeltParams:
         check_averaged_properties(spec, self.name, self.properties, "an average over chains and time")
         for prop in spec.properties:
             if norm_unit(prop.unit) not in REDUCED | {"sigma"}:
                 raise RequestError(f"bead-spring chains report lengths in sigma (reduced), not {prop.unit!r}")
-        return melt_parameters(spec, self.name, record, need_trajectory=True), defaults
+        return melt_parameters(spec, self.name, record, need_trajectory=True)
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = as_params(ChainMeltParams, params)

@@ -27,6 +27,7 @@ from simagent.protocols import Protocol, register
 from simagent.stats import block_average
 from tools.lammps.described import EROT_COLUMN, GK_COLUMNS, MSD_COLUMN, MSD_COM, RDF_FILE, SLOPE_COLUMN, render
 from tools.lammps.described_groups import averaged_forces, force_columns, wall_force_variables
+from tools.lammps.described_molecular import files as molecule_files
 from tools.lammps.described_solids import shear_stress, strength, youngs_modulus
 from tools.lammps.parse import read_output
 
@@ -38,6 +39,8 @@ THERMO_PROPERTIES: dict[str, tuple[str, bool]] = {
     "kinetic_energy_per_atom": ("KinEng", True), "total_energy_per_atom": ("TotEng", True),
 }  # fmt: skip
 STRUCTURE_PROPERTIES = ("coordination_number", "rdf")
+# property -> thermo column, divided by the number of molecules of the kind the result's label names
+PER_MOLECULE = {"potential_energy_per_molecule": "PotEng", "total_energy_per_molecule": "TotEng"}
 # property -> thermo column of the averaged stage (tools.lammps.described._measurements)
 MOTION_PROPERTIES = {"mean_squared_displacement": MSD_COLUMN, "self_diffusion_coefficient": SLOPE_COLUMN}
 VISCOSITY = "shear_viscosity"  # Green-Kubo, when the description states its sampling
@@ -61,6 +64,7 @@ UNITS: dict[str, dict[str, str]] = {
 class DescribedParams(BaseModel):
     description: SimulationDescription
     properties: list[str] = Field(default_factory=list)
+    labels: dict[str, list[str]] = Field(default_factory=dict, description="property -> the labels asked")
     time_limit_s: float = Field(default=3600.0, gt=0)
 
 
@@ -76,7 +80,8 @@ class DescribedRun(Protocol):
     name = "lammps/described"
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
-        frozenset(MOTION_PROPERTIES) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG, SHEAR_STRESS} | STRENGTHS
+        frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
+                                                                  SHEAR_STRESS} | STRENGTHS
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -94,6 +99,9 @@ class DescribedRun(Protocol):
         obstacles = desc.layout is not None and bool(desc.layout.indenters)
         walls = desc.layout is not None and bool(wall_force_variables(desc.layout))
         wants_walls = any(p.name == WALL_FORCE for p in spec.properties)
+        kinds = {s.template for s in desc.molecular.species} if desc.molecular else set()
+        if any(p.name in PER_MOLECULE and (p.label or "").lower() not in kinds for p in spec.properties):
+            return False
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
             desc.dipoles is not None or not wants_rotation) and (
             any(s.deform for s in desc.stages) or not wants_young) and (
@@ -112,7 +120,12 @@ class DescribedRun(Protocol):
             notes["msd"] = MSD_COM
         defaults = [DefaultApplied(parameter=k, value=v.split(": ", 1)[0], reason=v.split(": ", 1)[-1])
                     for k, v in notes.items()]  # each default is written 'value: reason'
-        return DescribedParams(description=desc, properties=[p.name for p in spec.properties]), defaults
+        labels: dict[str, list[str]] = {}
+        for prop in spec.properties:
+            if prop.name in PER_MOLECULE and prop.label:
+                labels.setdefault(prop.name, []).append(prop.label.lower())
+        return DescribedParams(description=desc, properties=list(dict.fromkeys(p.name for p in spec.properties)),
+                               labels=labels), defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)
@@ -122,7 +135,7 @@ class DescribedRun(Protocol):
                       rotation=ROTATION in p.properties, drag=DRAG in p.properties,
                       wall_force=WALL_FORCE in p.properties, shear_stress=SHEAR_STRESS in p.properties)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
-                    inputs={"in.lammps": text}, time_limit_s=p.time_limit_s)]
+                    inputs={"in.lammps": text, **molecule_files(p.description)}, time_limit_s=p.time_limit_s)]
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
         p = self.as_params(params)
@@ -131,21 +144,28 @@ class DescribedRun(Protocol):
         out = read_output(job_dir)
         if out.errors:
             raise CalculationFailed(f"LAMMPS stopped: {out.errors[0]}")
-        if len(out.runs) != len(desc.stages):
-            raise ReadError(f"{len(out.runs)} thermo blocks for {len(desc.stages)} stages in {job_dir / 'log.lammps'}")
+        runs = out.runs[1:] if desc.molecular is not None else out.runs  # after the preparation's minimisation
+        if len(runs) != len(desc.stages):
+            raise ReadError(f"{len(runs)} thermo blocks for {len(desc.stages)} stages in {job_dir / 'log.lammps'}")
         index = desc.average_stage if desc.average_stage is not None else desc.run_stages()[-1]
         stage = desc.stages[index]
-        block = out.runs[index]
+        block = runs[index]
         units = UNITS[desc.units or "lj"]
         where = f"stage {index + 1} ({stage.name}, {stage.steps} steps)"
         results = []
         for name in p.properties:
             if name in THERMO_PROPERTIES:
                 results.append(_thermo(name, block, units, where))
+                if THERMO_PROPERTIES[name][1] and desc.units != "lj":  # an energy: also the system's total
+                    results.append(_thermo(name, block, units, where, total=True))
+            elif name in PER_MOLECULE:
+                results += [_per_molecule(name, kind, block, desc, units, where) for kind in p.labels.get(name, [])]
             elif name in MOTION_PROPERTIES:
                 results.append(_motion(name, block, desc, where))
             elif name == ROTATION:
                 results.append(_thermo(name, block, units, where))
+                if desc.units != "lj":  # outside LJ units a name without 'per atom' asks for the total
+                    results.append(_thermo(name, block, units, where, total=True))
             elif name == VISCOSITY:
                 results.append(_viscosity(block, desc, where))
             elif name in (DRAG, WALL_FORCE) and not any(r.property == name for r in results):
@@ -163,19 +183,39 @@ class DescribedRun(Protocol):
         return results
 
 
-def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], where: str) -> Result:
+def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], where: str, total: bool = False
+            ) -> Result:
+    """A thermo average; an energy per atom, or with `total` the system's total (label 'total'), as
+    thermo prints it (norm no)."""
     column, per_atom = THERMO_PROPERTIES[name] if name in THERMO_PROPERTIES else (EROT_COLUMN, True)
+    per_atom = per_atom and not total
     if column not in block:
         raise ReadError(f"thermo column {column} missing")
     series = block[column] / (block["Atoms"] if per_atom else 1.0)
     mean, err = block_average(series)
     kind = name.split("_")[0] if name not in ("temperature", "pressure", "volume", "density") else name
-    unit = units["energy" if per_atom else kind]
+    unit = units["energy" if per_atom or total else kind]
     if per_atom and unit != "reduced":
         unit += "/atom"
-    return Result(quantity=name, value=mean, unit=unit, uncertainty=err, job=JOB_ID, log="log.lammps",
-                  method=f"average of thermo {column}{' / atoms' if per_atom else ''} over {where}, "
+    quantity = "total_" + name.removesuffix("_per_atom") if total else name  # display name
+    return Result(quantity=quantity, property=name, value=mean, unit=unit, uncertainty=err, job=JOB_ID,
+                  log="log.lammps", label="total" if total else None,
+                  method=f"average of thermo {column}{' / atoms' if per_atom else ''}"
+                         f"{' (the total over the system)' if total else ''} over {where}, "
                          f"{series.size} samples; standard error by block averaging")
+
+
+def _per_molecule(name: str, kind: str, block: dict[str, np.ndarray], desc: SimulationDescription,
+                  units: dict[str, str], where: str) -> Result:
+    """A thermo energy of the whole box divided by the number of molecules of one kind ('water')."""
+    column = PER_MOLECULE[name]
+    count = desc.molecular.count_of(kind) if desc.molecular else 0
+    if column not in block or count == 0:
+        raise ReadError(f"no {column} or no {kind} molecules to divide it by")
+    mean, err = block_average(block[column] / count)
+    return Result(quantity=name, label=kind, value=mean, unit=units["energy"], uncertainty=err, job=JOB_ID,
+                  log="log.lammps", method=f"average of thermo {column} (the whole box) / {count} {kind} molecules "
+                  f"over {where}, {block[column].size} samples; standard error by block averaging")
 
 
 def _forces(block: dict[str, np.ndarray], desc: SimulationDescription, where: str, properties: list[str]
@@ -261,9 +301,12 @@ def _structure(wanted: list[str], job_dir: Path, block: dict[str, np.ndarray], d
     snaps = table.reshape(-1, nbins, 2)
     r, g = snaps[0, :, 0], snaps[:, :, 1].mean(axis=0)
     volume = float(np.mean(block["Volume"]))  # LAMMPS reports the area of a 2D box as its volume
-    rho = float(np.mean(block["Atoms"])) / volume
+    # a molecular liquid's g(r) is the water O-O pair's (tools.lammps.described_molecular.rdf_pair)
+    centres = desc.molecular.count_of("water") if desc.molecular else float(np.mean(block["Atoms"]))
+    rho = centres / volume
     peak, minimum, cn = rdf_peak_and_cn(r, g, rho, desc.dimension)
-    method = f"g(r) averaged over {snaps.shape[0]} snapshots of {where}; first minimum at r = {minimum:.3f}"
+    method = (f"{'water O-O ' if desc.molecular else ''}g(r) averaged over {snaps.shape[0]} snapshots of {where}; "
+              f"first minimum at r = {minimum:.3f}")
     out = []
     if "coordination_number" in wanted:
         out.append(Result(quantity="coordination_number", value=cn, unit="", job=JOB_ID, data_file=RDF_FILE,

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
 
-from simagent.defaults import DefaultsLog
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration
 from tools.lammps.inputs import render
@@ -37,12 +37,14 @@ from tools.lammps.protocols.fluid import (
 )
 from tools.lammps.protocols.fluid_common import (
     as_params,
+    check_columns,
     check_full_production,
     check_sample_count,
     finished_output,
     md_job,
 )
 from tools.lammps.protocols.transport import (
+    FLUID_RUN_DEFAULTS,
     TransportParams,
     box_cells,
     fluid_basis,
@@ -69,8 +71,6 @@ LABEL = {"bond": "bond", "angle": "angle", "dihedral": "dihedral", "improper": "
 ENERGY_UNITS = {"ev": (1.0, "eV"), "mev": (1e3, "meV"), "kj/mol": (KJ_MOL_PER_EV, "kJ/mol"),
                 "kcal/mol": (KCAL_MOL_PER_EV, "kcal/mol")}  # fmt: skip
 PER_MOLECULE = r"\bper (?:molecule|chain|polymer)\b|/\s*(?:molecule|chain)\b"
-FLUID_CELLS = (5, "N = 500 (5^3 fcc cells), as in the NIST LJ reference simulations")
-FLUID_PRODUCTION_TAU = (100.0, "100 tau NVT: energy terms per atom to ~0.05 % (as lammps/fluid_md)")
 
 
 class FluidEnergyParams(TransportParams):
@@ -82,6 +82,16 @@ class FluidEnergyParams(TransportParams):
 class EnergyComponentsParams(BaseModel):
     system: Literal["polymer", "fluid"]
     per: Literal["atom", "molecule"] = "atom"
+
+    # the polymer branch then declares ChainMeltParams.DEFAULTS (tools/lammps/protocols/chains.py)
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        "per": Default("atom", "energies per atom unless 'per molecule' is asked"),
+        **FLUID_RUN_DEFAULTS,
+        "n_cells": Default(5, "N = 500 (5^3 fcc cells), as in the NIST LJ reference simulations", "NIST SRSW",
+                           shown="{n_atoms}", parameter="n_atoms"),
+        "production_steps": Default(100.0, "100 tau NVT: energy terms per atom to ~0.05 % (as lammps/fluid_md)",
+                                    shown="{steps}"),
+    }
     melt: ChainMeltParams | None = None
     fluid: FluidEnergyParams | None = None
     identity_tolerance: float = Field(default=1e-9, gt=0, description="relative, terms vs pe per sample")
@@ -141,32 +151,28 @@ class EnergyComponents(Protocol):
             return False
         return bool(spec.properties) and {p.name for p in spec.properties} == {ENERGY}
 
-    def parameters(self, spec: TaskSpec) -> tuple[EnergyComponentsParams, list[DefaultApplied]]:
-        record = DefaultsLog()
-        defaults = record.applied
+    def choose(self, spec: TaskSpec, record: DefaultsLog) -> EnergyComponentsParams:
         if {p.name for p in spec.properties} != {ENERGY}:
             raise RequestError(f"{self.name} computes {ENERGY} only")
         for prop in spec.properties:
             if prop.at != "average":
                 raise RequestError(f"{ENERGY} are time averages here; at={prop.at!r} is not possible")
         unit, per = unit_request(spec)
-        if per is None:
-            per = "atom"
-            record("per", "atom", "energies per atom unless 'per molecule' is asked")
+        per = record.take("per", per)
         if spec.system is None:
             raise RequestError(f"{self.name} needs a system")
         if spec.system.kind == "polymer":
             melt = melt_parameters(spec, self.name, record, need_trajectory=False)
             output_unit("lj", unit, per)
-            return EnergyComponentsParams(system="polymer", per=per, melt=melt), defaults
+            return EnergyComponentsParams(system="polymer", per=per, melt=melt)
         basis = fluid_basis(spec, self.name, record)
         output_unit(basis["units"], unit, per)
-        cells = box_cells(spec, basis, 1, FLUID_CELLS, record)
-        lengths = run_lengths(spec, basis, FLUID_PRODUCTION_TAU, 10, record)
+        cells = box_cells(spec, basis, 1, record)
+        lengths = run_lengths(spec, basis, 10, record)
         fluid = FluidEnergyParams(
             **{k: v for k, v in basis.items() if not k.startswith("_")}, **lengths, cells=cells, thermo_every=10
         )
-        return EnergyComponentsParams(system="fluid", per=per, fluid=fluid), defaults
+        return EnergyComponentsParams(system="fluid", per=per, fluid=fluid)
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = as_params(EnergyComponentsParams, params)
@@ -221,10 +227,8 @@ class EnergyComponents(Protocol):
 
 def fluid_thermo(job_dir: Path, p: FluidEnergyParams) -> dict[str, np.ndarray]:
     """Production thermo of the fluid run after the run-level gates."""
-    thermo = finished_output(job_dir).last_run()
-    for key in ("Step", "Temp", "PotEng", "Atoms"):
-        if key not in thermo:
-            raise ReadError(f"thermo output lacks {key}")
+    thermo = finished_output(job_dir).last_run()  # refused when any thermo value is NaN or inf
+    check_columns(thermo, ("Step", "Temp", "PotEng", "Atoms"))
     check_full_production(thermo, p.n_atoms, p.production_steps)
     check_sample_count(thermo)
     check_temperature(thermo["Temp"], p.temperature, p.temperature_tolerance)
@@ -238,9 +242,6 @@ def component_series(thermo: dict[str, np.ndarray], tolerance: float = 1e-9) -> 
     if missing:
         raise ReadError(f"thermo output lacks {', '.join(missing)}")
     series = {name: np.asarray(thermo[column], dtype=float) for name, column in [*COMPONENTS, TOTAL]}
-    for name, values in series.items():
-        if not np.all(np.isfinite(values)):
-            raise CalculationFailed(f"NaN or infinite {name} energy in the production run")
     parts = np.array([series[name] for name, _ in COMPONENTS])
     mismatch = np.abs(parts.sum(axis=0) - series["potential"])
     scale = np.abs(parts).sum(axis=0) + 1e-300

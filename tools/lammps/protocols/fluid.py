@@ -36,7 +36,6 @@ from simagent.errors import CalculationFailed, ReadError, RequestError, set_poin
 from simagent.materials.rdf import rdf_peak_and_cn
 from simagent.models import (
     Conditions,
-    DefaultApplied,
     Job,
     PotentialSpec,
     PropertyRequest,
@@ -53,7 +52,7 @@ from tools.lammps.inputs import render
 from tools.lammps.protocols.fluid_common import (
     Record,
     as_params,
-    check_finite_columns,
+    check_columns,
     check_sample_count,
     finished_output,
     md_job,
@@ -898,14 +897,13 @@ class FluidMD(Protocol):
 
     # -- parameters ---------------------------------------------------------------------------
 
-    def parameters(self, spec: TaskSpec) -> tuple[FluidMDParams, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> FluidMDParams:
         system = spec.system
         if system is None or system.kind not in FLUID_KINDS:
             raise RequestError("lammps/fluid_md needs an LJ fluid or a monatomic fluid")
         names = {p.name for p in spec.properties}
         if not names or not names <= self.properties:
             raise RequestError(f"lammps/fluid_md computes {', '.join(sorted(self.properties))}")
-        log = DefaultsLog()
         units = fluid_units(system, spec.units_style, log)
         pot = spec.potential or PotentialSpec(family="lj")
         if pot.family not in (None, "lj"):
@@ -977,7 +975,7 @@ class FluidMD(Protocol):
             rdf_blocks=rdf_blocks, rdf_every=math.gcd(100, production_steps // rdf_blocks),
             msd=DIFFUSION in names, dump_every=FluidMDParams.DEFAULTS[units]["dump_every"].value,
         )  # fmt: skip
-        return params, log.applied
+        return params
 
     # -- jobs ---------------------------------------------------------------------------------
 
@@ -1159,8 +1157,9 @@ def thermo_value(
 
 
 def check_thermo(thermo: dict[str, np.ndarray], p: FluidMDParams) -> None:
-    """Physics gates on the production thermo output: complete, finite, no atoms lost."""
-    check_finite_columns(thermo, ("Step", "Temp", "PotEng", "KinEng", "TotEng", "Press", "Volume", "Atoms"))
+    """Physics gates on the production thermo output (finite already: see LammpsOutput.runs): complete,
+    no atoms lost."""
+    check_columns(thermo, ("Step", "Temp", "PotEng", "KinEng", "TotEng", "Press", "Volume", "Atoms"))
     if np.any(thermo["Atoms"] != p.n_atoms):
         lost = p.n_atoms - int(thermo["Atoms"].min())
         raise CalculationFailed(f"{lost} of {p.n_atoms} atoms were lost (unstable dynamics)")

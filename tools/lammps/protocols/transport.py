@@ -36,9 +36,9 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
 
-from simagent.defaults import DefaultsLog
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
-from simagent.models import DefaultApplied, Job, PotentialSpec, Result, TaskSpec
+from simagent.models import Job, PotentialSpec, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration, linear_fit
 from tools.lammps.inputs import render
@@ -60,8 +60,8 @@ from tools.lammps.protocols.fluid import (
     velocity_seed,
 )
 from tools.lammps.protocols.fluid_common import (
-    Record,
     as_params,
+    check_columns,
     check_full_production,
     finished_output,
     md_job,
@@ -101,44 +101,9 @@ METHOD_PATTERNS: dict[str, str] = {
 }
 METHOD_LABEL = {"green_kubo": "Green-Kubo", "muller_plathe": "Muller-Plathe reverse NEMD", "ehex": "eHEX NEMD"}
 
-# Defaults, in LJ time units tau = sigma sqrt(m/eps) so that both unit styles get the same physics
-# (argon: tau = 2.15 ps). Every one applied is reported with its reason.
-DEFAULT_TIMESTEP_TAU = 0.005  # Allen & Tildesley; 10.8 fs for argon (Rahman used 10 fs)
-MELT_TAU = 5.0  # twice the target T melts the fcc start (~3 tau needed)
-EQUILIBRATION_TAU = 20.0
-GK_CELLS = (5, "N = 500 (5^3 fcc cells): the Green-Kubo error does not shrink with N, the cost grows")
-GK_PRODUCTION_TAU = (1000.0, "1000 tau: eta to about 5 % at the triple point (measured block error)")
-GK_SAMPLE_TAU = (0.01, "0.01 tau between stress samples resolves the fast initial decay (~0.1 tau)")
-GK_WINDOW_TAU = (5.0, "5 tau of lag: the LJ liquid's stress correlation decays within ~2 tau")
-GK_BLOCKS = (10, "10 independent blocks for the error (each block 10x longer than the window)")
-GK_KAPPA_PRODUCTION_TAU = (
-    1000.0,
-    "1000 tau: kappa* to ~2 % at the triple point (measured 6.95 +/- 0.16 at N = 500; 4 % after 200 tau at N = 256)",
-)
-GK_KAPPA_WINDOW_TAU = (
-    5.0,
-    "5 tau of lag: the LJ liquid's heat-flux correlation decays into its noise within ~0.5 tau",
-)
-MP_CELLS = (4, "4 x 4 x 12 fcc cells (N = 768): the z edge 3x longer, as in Muller-Plathe's boxes")
-MP_SLABS = (20, "20 slabs along z (Muller-Plathe 1997/1999)")
-MP_VISCOSITY_SWAP_TAU = (
-    0.2,
-    "0.2 tau between swaps: shear rate ~0.05/tau at the triple point (linear "
-    "response; Muller-Plathe 1999 saw shear thinning only at higher rates)",
-)
-MP_KAPPA_SWAP_TAU = (
-    0.3,
-    "0.3 tau between swaps: the slab temperatures span ~25 % of T (a clear gradient, still linear; "
-    "near the triple point the cold slab stays liquid for the run)",
-)
-EHEX_FLUX_REDUCED = (
-    0.12,
-    "heat flux 0.12 eps/(sigma^2 tau) per face (F = 2 A J): at the triple point (kappa* ~ 7) a gradient of "
-    "~0.02 eps/kB per sigma, about the one the Muller-Plathe default imposes",
-)
-MP_PRODUCTION_TAU = (500.0, "500 tau: the flux/gradient ratio to a few % (measured block error)")
-MP_BLOCKS = (25, "25 profile blocks: error by blocking of the per-block gradients")
-MP_STEADY_FRACTION = (0.2, "first 20 % of production discarded: the profile builds up in ~(L_z/2)^2 rho/eta")
+# Defaults are declared on the parameter models (FLUID_RUN_DEFAULTS, NEMD_DEFAULTS, GREEN_KUBO_DEFAULTS
+# and each protocol's DEFAULTS per method), in LJ time units tau = sigma sqrt(m/eps) so that both unit
+# styles get the same physics (argon: tau = 2.15 ps). Every one applied is reported with its reason.
 
 
 def tau_in(units: str, mass: float, epsilon: float, sigma: float) -> float:
@@ -308,6 +273,9 @@ class GreenKuboParams(BaseModel):
 class ShearViscosityParams(TransportParams, NemdParams, GreenKuboParams):
     method: Literal["green_kubo", "muller_plathe"] = "green_kubo"
 
+    # per method; each table holds the method's own default (reported when the request names none)
+    DEFAULTS: ClassVar[dict[str, dict[str, Default]]] = {}
+
     @model_validator(mode="after")
     def _consistent(self) -> ShearViscosityParams:
         if self.method == "green_kubo":
@@ -319,6 +287,8 @@ class ShearViscosityParams(TransportParams, NemdParams, GreenKuboParams):
 
 class ThermalConductivityParams(TransportParams, NemdParams, GreenKuboParams):
     method: Literal["muller_plathe", "green_kubo", "ehex"] = "muller_plathe"
+
+    DEFAULTS: ClassVar[dict[str, dict[str, Default]]] = {}  # per method, filled below the shared tables
     ehex_flux: float = Field(default=0.0, ge=0, description="eHEX: heat added per time to the middle slab")
 
     @property
@@ -337,7 +307,73 @@ class ThermalConductivityParams(TransportParams, NemdParams, GreenKuboParams):
         return self
 
 
-def fluid_basis(spec: TaskSpec, name: str, record) -> dict:
+# What every transport-style fluid run declares (lammps/shear_viscosity, thermal_conductivity and the
+# fluid branch of energy_components): the timestep and the melt/equilibration lengths, in tau.
+FLUID_RUN_DEFAULTS: dict[str, Default] = {
+    "timestep": Default(0.005, "about {value:g} tau (Allen & Tildesley)", "Allen & Tildesley", shown="{dt}"),
+    # in metal units the timestep is rounded down to 1, 2 or 5 x 10^k ps: 10.8 fs -> 10 fs for argon
+    "timestep_metal": Default(0.005, "about {value:g} tau (Allen & Tildesley), rounded down; tau = {tau:.3g} ps "
+                              "(Rahman 1964 used 10 fs for argon)", "Allen & Tildesley", shown="{dt}",
+                              parameter="timestep"),
+    "melt_steps": Default(5.0, "{value:g} tau at twice the target T melts the fcc start", shown="{steps}"),
+    "equilibration_steps": Default(20.0, "{value:g} tau NVT at the target temperature", shown="{steps}"),
+}
+# Muller-Plathe / eHEX slab settings (the swap interval and the box are per protocol)
+NEMD_DEFAULTS: dict[str, Default] = {
+    "n_cells": Default(4, "4 x 4 x 12 fcc cells (N = 768): the z edge 3x longer, as in Muller-Plathe's boxes",
+                       shown="{n_atoms}", parameter="n_atoms"),
+    "n_slabs": Default(20, "20 slabs along z (Muller-Plathe 1997/1999)", "Muller-Plathe 1997/1999"),
+    "profile_blocks": Default(25, "25 profile blocks: error by blocking of the per-block gradients"),
+    "steady_fraction": Default(0.2, "first 20 % of production discarded: the profile builds up in ~(L_z/2)^2 rho/eta"),
+    "production_steps": Default(500.0, "500 tau: the flux/gradient ratio to a few % (measured block error)",
+                                shown="{steps}"),
+}
+GREEN_KUBO_DEFAULTS: dict[str, Default] = {
+    "n_cells": Default(5, "N = 500 (5^3 fcc cells): the Green-Kubo error does not shrink with N, the cost grows",
+                       shown="{n_atoms}", parameter="n_atoms"),
+    "sample_every": Default(0.01, "0.01 tau between stress samples resolves the fast initial decay (~0.1 tau)",
+                            shown="{steps}"),
+    "gk_blocks": Default(10, "10 independent blocks for the error (each block 10x longer than the window)"),
+}
+# A request's box (controls.n_atoms) is rounded to the nearest fcc box, and enlarged so the cutoff fits:
+# decisions derived from the request, reported with these reasons.
+_VISCOSITY_METHOD = Default("green_kubo", "equilibrium MD, no imposed flow; ask for Muller-Plathe/NEMD for the "
+                            "reverse nonequilibrium method", shown="Green-Kubo")
+ShearViscosityParams.DEFAULTS.update({
+    "green_kubo": {**FLUID_RUN_DEFAULTS, **GREEN_KUBO_DEFAULTS, "method": _VISCOSITY_METHOD,
+                   "correlation_steps": Default(5.0, "5 tau of lag: the LJ liquid's stress correlation decays within "
+                                                "~2 tau", shown="{steps}"),
+                   "production_steps": Default(1000.0, "1000 tau: eta to about 5 % at the triple point (measured "
+                                               "block error)", shown="{steps}")},
+    "muller_plathe": {**FLUID_RUN_DEFAULTS, **NEMD_DEFAULTS, "method": _VISCOSITY_METHOD,
+                      "swap_every": Default(0.2, "0.2 tau between swaps: shear rate ~0.05/tau at the triple point "
+                                            "(linear response; Muller-Plathe 1999 saw shear thinning only at higher "
+                                            "rates)", "Muller-Plathe 1999", shown="{steps}")},
+})
+_CONDUCTIVITY_METHOD = Default("muller_plathe", "imposed heat flux, rapidly converging temperature gradient "
+                               "(Muller-Plathe 1997); ask for Green-Kubo for the equilibrium heat-flux "
+                               "autocorrelation", "Muller-Plathe 1997", shown="Muller-Plathe reverse NEMD")
+ThermalConductivityParams.DEFAULTS.update({
+    "muller_plathe": {**FLUID_RUN_DEFAULTS, **NEMD_DEFAULTS, "method": _CONDUCTIVITY_METHOD,
+                      "swap_every": Default(0.3, "0.3 tau between swaps: the slab temperatures span ~25 % of T (a "
+                                            "clear gradient, still linear; near the triple point the cold slab stays "
+                                            "liquid for the run)", shown="{steps}")},
+    "ehex": {**FLUID_RUN_DEFAULTS, **NEMD_DEFAULTS, "method": _CONDUCTIVITY_METHOD,
+             "swap_every": Default(None, "eHEX acts every step", shown="{steps}"),
+             "ehex_flux": Default(0.12, "heat flux 0.12 eps/(sigma^2 tau) per face (F = 2 A J): at the triple point "
+                                  "(kappa* ~ 7) a gradient of ~0.02 eps/kB per sigma, about the one the Muller-Plathe "
+                                  "default imposes", shown="{flux:.4g} energy/time")},
+    "green_kubo": {**FLUID_RUN_DEFAULTS, **GREEN_KUBO_DEFAULTS, "method": _CONDUCTIVITY_METHOD,
+                   "correlation_steps": Default(5.0, "5 tau of lag: the LJ liquid's heat-flux correlation decays into "
+                                                "its noise within ~0.5 tau", shown="{steps}"),
+                   "production_steps": Default(1000.0, "1000 tau: kappa* to ~2 % at the triple point (measured 6.95 "
+                                               "+/- 0.16 at N = 500; 4 % after 200 tau at N = 256)", shown="{steps}")},
+})
+NEAREST_BOX = "nearest fcc box of n x n x {aspect}n cells"
+BOX_FITS_CUTOFF = "box edge must exceed 2 x cutoff + skin"
+
+
+def fluid_basis(spec: TaskSpec, name: str, record: DefaultsLog) -> dict:
     """Particle, state point, potential and timestep of a transport run (same rules and defaults
     as lammps/fluid_md), as a dict of TransportParams fields."""
     system = spec.system
@@ -376,13 +412,9 @@ def fluid_basis(spec: TaskSpec, name: str, record) -> dict:
     if ctrl.timestep is not None:
         timestep = timestep_in(ctrl.timestep, units)
     else:
-        timestep = nice_floor(DEFAULT_TIMESTEP_TAU * tau)
-        record(
-            "timestep",
-            timestep,
-            "about 0.005 tau (Allen & Tildesley)"
-            + (f", rounded down; tau = {tau:.3g} ps (Rahman 1964 used 10 fs for argon)" if units == "metal" else ""),
-        )
+        key = "timestep" if units == "lj" else "timestep_metal"
+        timestep = nice_floor(record.default(key).value * tau)
+        record.report(key, dt=timestep, tau=tau)
     if ctrl.ensemble == "npt":
         raise RequestError(f"{name} runs at fixed density (NVE production), not NPT")
     if ctrl.ensemble == "nvt":
@@ -421,8 +453,8 @@ def steps_for(tau_time: float, tau: float, timestep: float, multiple: int = 1) -
     return multiple * math.ceil(steps / multiple)
 
 
-def box_cells(spec: TaskSpec, basis: dict, aspect: int, default: tuple[int, str], record) -> tuple[int, int, int]:
-    """fcc cells (n, n, aspect n): from controls.n_atoms or the default, at least 2 cutoffs + skin."""
+def box_cells(spec: TaskSpec, basis: dict, aspect: int, record: DefaultsLog) -> tuple[int, int, int]:
+    """fcc cells (n, n, aspect n): from controls.n_atoms or the declared n_cells, at least 2 cutoffs + skin."""
     a = (4.0 / basis["number_density"]) ** (1.0 / 3.0)
     min_cells = math.ceil((2 * basis["cutoff_sigma"] + SKIN_SIGMA) * basis["sigma"] / a - 1e-9)
     n_atoms = spec.controls.n_atoms
@@ -431,38 +463,39 @@ def box_cells(spec: TaskSpec, basis: dict, aspect: int, default: tuple[int, str]
             raise RequestError(f"need at least {4 * aspect} atoms")
         n = max(1, round((n_atoms / (4 * aspect)) ** (1 / 3)))
         if 4 * aspect * n**3 != n_atoms:
-            record("n_atoms", 4 * aspect * n**3, f"nearest fcc box of n x n x {aspect}n cells")
+            record("n_atoms", 4 * aspect * n**3, NEAREST_BOX.format(aspect=aspect))
     else:
-        n = default[0]
-        record("n_atoms", 4 * aspect * n**3, default[1])
+        n = record.default("n_cells").value
+        record.report("n_cells", n_atoms=4 * aspect * n**3)
     if n < min_cells:
         n = min_cells
-        record("n_atoms", 4 * aspect * n**3, "box edge must exceed 2 x cutoff + skin")
+        record("n_atoms", 4 * aspect * n**3, BOX_FITS_CUTOFF)
     return (n, n, aspect * n)
 
 
-def run_lengths(spec: TaskSpec, basis: dict, production_tau: tuple[float, str], multiple: int, record) -> dict:
-    """Melt, equilibration and production steps (production a multiple of `multiple`)."""
+def run_lengths(spec: TaskSpec, basis: dict, multiple: int, record: DefaultsLog) -> dict:
+    """Melt, equilibration and production steps (production a multiple of `multiple`); the defaults
+    (in tau) are the declared melt_steps, equilibration_steps and production_steps."""
     tau, dt = basis["_tau"], basis["timestep"]
     ctrl = spec.controls
     if basis["_solid"]:
         melt = 0
         record("melt_steps", 0, "a solid was asked for: the fcc lattice is kept")
     else:
-        melt = steps_for(MELT_TAU, tau, dt)
-        record("melt_steps", melt, f"{MELT_TAU:g} tau at twice the target T melts the fcc start")
+        melt = steps_for(record.default("melt_steps").value, tau, dt)
+        record.report("melt_steps", steps=melt)
     if ctrl.equilibration_steps is not None:
         equil = max(2, ctrl.equilibration_steps + ctrl.equilibration_steps % 2)
     else:
-        equil = steps_for(EQUILIBRATION_TAU, tau, dt, 2)
-        record("equilibration_steps", equil, f"{EQUILIBRATION_TAU:g} tau NVT at the target temperature")
+        equil = steps_for(record.default("equilibration_steps").value, tau, dt, 2)
+        record.report("equilibration_steps", steps=equil)
     if ctrl.production_steps is not None:
         production = multiple * max(1, math.ceil(ctrl.production_steps / multiple))
         if production != ctrl.production_steps:
             record("production_steps", production, f"rounded up to a multiple of {multiple} (sampling blocks)")
     else:
-        production = steps_for(production_tau[0], tau, dt, multiple)
-        record("production_steps", production, production_tau[1])
+        production = steps_for(record.default("production_steps").value, tau, dt, multiple)
+        record.report("production_steps", steps=production)
     return dict(melt_steps=melt, equilibration_steps=equil, production_steps=production)
 
 
@@ -480,46 +513,44 @@ def _applies(spec: TaskSpec, prop_name: str) -> bool:
     return is_lj_fluid_task(spec) and bool(spec.properties) and {p.name for p in spec.properties} == {prop_name}
 
 
-def _nemd_settings(basis: dict, swap: tuple[float, str], record) -> dict:
+def _nemd_settings(basis: dict, record: DefaultsLog) -> dict:
+    """Slab settings of a Muller-Plathe or eHEX run: the declared swap_every (in tau; None: every
+    step), n_slabs, profile_blocks and steady_fraction."""
     tau, dt = basis["_tau"], basis["timestep"]
-    swap_every = steps_for(swap[0], tau, dt)
-    record("swap_every", swap_every, swap[1])
-    record("n_slabs", MP_SLABS[0], MP_SLABS[1])
-    record("profile_blocks", MP_BLOCKS[0], MP_BLOCKS[1])
-    record("steady_fraction", MP_STEADY_FRACTION[0], MP_STEADY_FRACTION[1])
+    swap = record.default("swap_every").value
+    swap_every = steps_for(swap, tau, dt) if swap is not None else 1
+    record.report("swap_every", steps=swap_every)
+    n_slabs, blocks, steady = (record.report(name) for name in ("n_slabs", "profile_blocks", "steady_fraction"))
     thermo_every = swap_every * max(1, round(100 / swap_every))
     profile_every = math.gcd(10, thermo_every)
-    multiple = MP_BLOCKS[0] * thermo_every * profile_every // math.gcd(thermo_every, profile_every)
+    multiple = blocks * thermo_every * profile_every // math.gcd(thermo_every, profile_every)
     return dict(
         swap_every=swap_every,
-        n_slabs=MP_SLABS[0],
-        profile_blocks=MP_BLOCKS[0],
-        steady_fraction=MP_STEADY_FRACTION[0],
+        n_slabs=n_slabs,
+        profile_blocks=blocks,
+        steady_fraction=steady,
         thermo_every=thermo_every,
         profile_every=profile_every,
         _multiple=multiple,
     )
 
 
-def _green_kubo_settings(
-    spec: TaskSpec, basis: dict, window: tuple[float, str], production: tuple[float, str], record
-) -> tuple[dict, dict]:
-    """Sampling interval, correlation window, blocks and run lengths of a Green-Kubo run."""
+def _green_kubo_settings(spec: TaskSpec, basis: dict, record: DefaultsLog) -> tuple[dict, dict]:
+    """Sampling interval, correlation window, blocks and run lengths of a Green-Kubo run (the declared
+    sample_every and correlation_steps in tau, gk_blocks, production_steps)."""
     tau, dt = basis["_tau"], basis["timestep"]
-    sample_every = steps_for(GK_SAMPLE_TAU[0], tau, dt)
-    record("sample_every", sample_every, GK_SAMPLE_TAU[1])
-    correlation_steps = steps_for(window[0], tau, dt, sample_every)
-    record("correlation_steps", correlation_steps, window[1])
-    record("gk_blocks", GK_BLOCKS[0], GK_BLOCKS[1])
-    extra = dict(
-        sample_every=sample_every, correlation_steps=correlation_steps, gk_blocks=GK_BLOCKS[0], thermo_every=100
-    )
-    multiple = GK_BLOCKS[0] * sample_every * 100 // math.gcd(sample_every, 100)
-    lengths = run_lengths(spec, basis, production, multiple, record)
-    if lengths["production_steps"] < 2 * GK_BLOCKS[0] * correlation_steps:
+    sample_every = steps_for(record.default("sample_every").value, tau, dt)
+    record.report("sample_every", steps=sample_every)
+    correlation_steps = steps_for(record.default("correlation_steps").value, tau, dt, sample_every)
+    record.report("correlation_steps", steps=correlation_steps)
+    blocks = record.report("gk_blocks")
+    extra = dict(sample_every=sample_every, correlation_steps=correlation_steps, gk_blocks=blocks, thermo_every=100)
+    multiple = blocks * sample_every * 100 // math.gcd(sample_every, 100)
+    lengths = run_lengths(spec, basis, multiple, record)
+    if lengths["production_steps"] < 2 * blocks * correlation_steps:
         raise RequestError(
-            f"a Green-Kubo run needs at least {2 * GK_BLOCKS[0] * correlation_steps} production steps "
-            f"({GK_BLOCKS[0]} blocks of twice the {correlation_steps}-step correlation window)"
+            f"a Green-Kubo run needs at least {2 * blocks * correlation_steps} production steps "
+            f"({blocks} blocks of twice the {correlation_steps}-step correlation window)"
         )
     return extra, lengths
 
@@ -562,13 +593,12 @@ class FluidTransportProtocol(Protocol):
     def applies_to(self, spec: TaskSpec) -> bool:
         return _applies(spec, self.quantity)
 
-    def _fluid(self, spec: TaskSpec) -> tuple[list[DefaultApplied], Record, dict]:
-        """(defaults log, its record function, the fluid basis) after the property checks."""
-        record = DefaultsLog()
-        defaults = record.applied
+    def _fluid(self, spec: TaskSpec, record: DefaultsLog) -> dict:
+        """The fluid basis after the property checks (its defaults from FLUID_RUN_DEFAULTS)."""
+        record.declared = FLUID_RUN_DEFAULTS
         basis = fluid_basis(spec, self.name, record)
         _check_properties(spec, self.quantity, basis["units"], self.name)
-        return defaults, record, basis
+        return basis
 
     def _production(self, params: BaseModel, job_dirs: dict[str, Path]) -> tuple:
         """(params, job folder, gated production thermo, its mean temperature)."""
@@ -612,29 +642,24 @@ class ShearViscosity(FluidTransportProtocol):
         "viscosity, velocity-profile fits) when the request names it"
     )
 
-    def parameters(self, spec: TaskSpec) -> tuple[ShearViscosityParams, list[DefaultApplied]]:
-        defaults, record, basis = self._fluid(spec)
+    def choose(self, spec: TaskSpec, record: DefaultsLog) -> ShearViscosityParams:
+        basis = self._fluid(spec, record)
         if basis["_solid"]:
             raise RequestError("a solid has no shear viscosity (its stress does not relax)")
         method = requested_method(spec, VISCOSITY)
         if method == "ehex":
             raise RequestError("eHEX imposes a heat flux: for viscosity use Green-Kubo or Muller-Plathe")
-        if method is None:
-            method = "green_kubo"
-            record(
-                "method",
-                "Green-Kubo",
-                "equilibrium MD, no imposed flow; ask for Muller-Plathe/NEMD for the reverse nonequilibrium method",
-            )
+        record.declared = ShearViscosityParams.DEFAULTS[method or _VISCOSITY_METHOD.value]
+        method = record.take("method", method)
         if method == "green_kubo":
-            cells = box_cells(spec, basis, 1, GK_CELLS, record)
-            extra, lengths = _green_kubo_settings(spec, basis, GK_WINDOW_TAU, GK_PRODUCTION_TAU, record)
+            cells = box_cells(spec, basis, 1, record)
+            extra, lengths = _green_kubo_settings(spec, basis, record)
         else:
-            cells = box_cells(spec, basis, 3, MP_CELLS, record)
-            extra = _nemd_settings(basis, MP_VISCOSITY_SWAP_TAU, record)
-            lengths = run_lengths(spec, basis, MP_PRODUCTION_TAU, extra["_multiple"], record)
+            cells = box_cells(spec, basis, 3, record)
+            extra = _nemd_settings(basis, record)
+            lengths = run_lengths(spec, basis, extra["_multiple"], record)
         params = ShearViscosityParams(**_public(basis), **_public(extra), **lengths, cells=cells, method=method)
-        return params, defaults
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = as_params(ShearViscosityParams, params)
@@ -714,17 +739,11 @@ class ThermalConductivity(FluidTransportProtocol):
         "when the request names it"
     )
 
-    def parameters(self, spec: TaskSpec) -> tuple[ThermalConductivityParams, list[DefaultApplied]]:
-        defaults, record, basis = self._fluid(spec)
+    def choose(self, spec: TaskSpec, record: DefaultsLog) -> ThermalConductivityParams:
+        basis = self._fluid(spec, record)
         method = requested_method(spec, CONDUCTIVITY)
-        if method is None:
-            method = "muller_plathe"
-            record(
-                "method",
-                "Muller-Plathe reverse NEMD",
-                "imposed heat flux, rapidly converging temperature gradient (Muller-Plathe 1997); ask for "
-                "Green-Kubo for the equilibrium heat-flux autocorrelation",
-            )
+        record.declared = ThermalConductivityParams.DEFAULTS[method or _CONDUCTIVITY_METHOD.value]
+        method = record.take("method", method)
         extra_ehex: dict = {}
         if method == "green_kubo":
             if basis["_solid"]:
@@ -732,26 +751,25 @@ class ThermalConductivity(FluidTransportProtocol):
                     "Green-Kubo thermal conductivity of a solid needs long phonon correlation windows; "
                     "this protocol is for fluids (use Muller-Plathe)"
                 )
-            cells = box_cells(spec, basis, 1, GK_CELLS, record)
-            extra, lengths = _green_kubo_settings(spec, basis, GK_KAPPA_WINDOW_TAU, GK_KAPPA_PRODUCTION_TAU, record)
+            cells = box_cells(spec, basis, 1, record)
+            extra, lengths = _green_kubo_settings(spec, basis, record)
         elif method == "ehex":
-            cells = box_cells(spec, basis, 3, MP_CELLS, record)
-            # heat is exchanged every step; the swap interval of the slab settings is then 1
-            extra = _nemd_settings(basis, (basis["timestep"] / basis["_tau"], "eHEX acts every step"), record)
-            lengths = run_lengths(spec, basis, MP_PRODUCTION_TAU, extra["_multiple"], record)
+            cells = box_cells(spec, basis, 3, record)
+            extra = _nemd_settings(basis, record)  # heat is exchanged every step: swap_every 1
+            lengths = run_lengths(spec, basis, extra["_multiple"], record)
             a = (4.0 / basis["number_density"]) ** (1.0 / 3.0)
             area = (cells[0] * a) * (cells[1] * a)
             flux_unit = basis["epsilon"] / (basis["sigma"] ** 2 * basis["_tau"])  # eps/(sigma^2 tau)
-            extra_ehex["ehex_flux"] = 2 * area * EHEX_FLUX_REDUCED[0] * flux_unit
-            record("ehex_flux", f"{extra_ehex['ehex_flux']:.4g} energy/time", EHEX_FLUX_REDUCED[1])
+            extra_ehex["ehex_flux"] = 2 * area * record.default("ehex_flux").value * flux_unit
+            record.report("ehex_flux", flux=extra_ehex["ehex_flux"])
         else:
-            cells = box_cells(spec, basis, 3, MP_CELLS, record)
-            extra = _nemd_settings(basis, MP_KAPPA_SWAP_TAU, record)
-            lengths = run_lengths(spec, basis, MP_PRODUCTION_TAU, extra["_multiple"], record)
+            cells = box_cells(spec, basis, 3, record)
+            extra = _nemd_settings(basis, record)
+            lengths = run_lengths(spec, basis, extra["_multiple"], record)
         params = ThermalConductivityParams(
             **_public(basis), **_public(extra), **lengths, **extra_ehex, cells=cells, method=method
         )
-        return params, defaults
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = as_params(ThermalConductivityParams, params)
@@ -838,12 +856,8 @@ class ThermalConductivity(FluidTransportProtocol):
 def production_thermo(job_dir: Path, p: TransportParams) -> dict[str, np.ndarray]:
     """The production run's thermo columns after the run-level gates (finished, finite, no atom
     lost, full length, temperature on target)."""
-    thermo = finished_output(job_dir).last_run()
-    for key in ("Step", "Temp", "KinEng", "TotEng", "Volume", "Atoms"):
-        if key not in thermo:
-            raise ReadError(f"thermo output lacks {key}")
-        if not np.all(np.isfinite(thermo[key])):
-            raise CalculationFailed(f"NaN or infinite {key} in the production run (unstable)")
+    thermo = finished_output(job_dir).last_run()  # refused when any thermo value is NaN or inf
+    check_columns(thermo, ("Step", "Temp", "KinEng", "TotEng", "Volume", "Atoms"))
     check_full_production(thermo, p.n_atoms, p.production_steps)
     # NVE: the total energy must be conserved (the swaps conserve it exactly for equal masses)
     # (relative to the kinetic energy: the total energy of a liquid can lie near zero)

@@ -25,11 +25,11 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from simagent.defaults import DefaultsLog
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.materials import forcefields as ff
 from simagent.materials import frameworks as fw
-from simagent.models import DefaultApplied, Job, Quantity, Result, TaskSpec
+from simagent.models import Job, Quantity, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.units import convert, to_canonical
 from tools.raspa import engine
@@ -60,7 +60,29 @@ Blocking = Literal["auto", "none", "raspa"]
 
 
 class AdsorptionParams(BaseModel):
-    """What every RASPA adsorption job depends on; defaults documented per field."""
+    """What every RASPA adsorption job depends on; defaults documented per field, and the settings
+    the answer reports declared in DEFAULTS (templates filled from what common_parameters built)."""
+
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        "guest_models": Default("framework's own, else TraPPE", "the framework force field's own guest models where "
+                                "it has them, else TraPPE", shown="{models}", parameter="guest models"),
+        "blocked_pockets": Default("none", "no blocking file given (block_file, or blocking 'raspa' for a structure "
+                                   "RASPA ships with one)", parameter="blocked pockets"),
+        "helium_void_fraction": Default(HELIUM_TEMPERATURE_K, "needed for excess loadings (RASPA convention)",
+                                        shown="measured: Widom insertion of helium at {value:g} K",
+                                        parameter="helium void fraction"),
+        "framework_charges": Default("eqeq", "{charged} carries charges (a quadrupole) and the CIF has none: without "
+                                     "framework charges the answer would be LJ-only",
+                                     shown="EQeq charge equilibration", parameter="framework charges"),
+        "cycles": Default("per precision", "'{precision}' precision ({why}; block errors ~{error:g} % for small "
+                          "guests in MOFs); a cycle is max(20, N) moves",
+                          shown="{p.initialization_cycles} initialization + {p.production_cycles} production",
+                          parameter="MC cycles"),
+        "supercell": Default("twice the cutoff", "perpendicular widths {widths} A; each must be at least twice the "
+                             "{cutoff:g} A cutoff", shown="{cells} unit cells", parameter="supercell"),
+        "electrostatics": Default("Ewald when both charged", "Ewald only when framework and guests both carry "
+                                  "charges", shown="{electro}", parameter="electrostatics"),
+    }
 
     framework: str = Field(description="name used in files and answers")
     framework_cif: str = Field(description="absolute path of the source CIF")
@@ -248,10 +270,10 @@ def default_force_field(structure: fw.FrameworkStructure, guests: list[str]) -> 
     return "UFF", "no zeolite force field here covers these guests and framework atoms"
 
 
-def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra: dict
-                      ) -> tuple[AdsorptionParams, DefaultsLog]:
-    """Parameters every adsorption protocol shares, and the log of the defaults applied (the protocol
-    notes its own on it)."""
+def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra: dict, log: DefaultsLog
+                      ) -> AdsorptionParams:
+    """Parameters every adsorption protocol shares; the defaults they apply are reported on `log` (the
+    protocol notes its own on it too)."""
     system = spec.system
     if system is None or system.kind != "framework":
         raise RequestError("adsorption protocols need a framework (MOF or zeolite)")
@@ -262,7 +284,6 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
     guests = extra.pop("guests", None) or _requested_guests(spec)
     if not guests:
         raise RequestError("say which gas adsorbs (e.g. CH4, CO2, N2)")
-    log = DefaultsLog()
     temperature = _quantity_K(spec.conditions.temperature, "temperature")
 
     potential = spec.potential
@@ -290,9 +311,7 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
         log.note(parameter="framework force field", value=force_field, reason=why)
     guest_models = ff.default_guest_models(force_field, guests)
     guest_models.update(guest_model_names)
-    log.note(
-        parameter="guest models", value=", ".join(f"{g}: {m}" for g, m in guest_models.items()),
-        reason="the framework force field's own guest models where it has them, else TraPPE")
+    log.report("guest_models", models=", ".join(f"{g}: {m}" for g, m in guest_models.items()))
 
     precision, precision_why = requested_precision(spec.request)
     controls = spec.controls
@@ -302,42 +321,27 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
     if controls.production_steps is not None:
         cycles["production_cycles"] = controls.production_steps
 
-    log.note(parameter="blocked pockets", value="none",
-                                   reason="no blocking file given (block_file, or blocking 'raspa' for a "
-                                          "structure RASPA ships with one)")
-    log.note(
-        parameter="helium void fraction", value=f"measured: Widom insertion of helium at {HELIUM_TEMPERATURE_K:g} K",
-        reason="needed for excess loadings (RASPA convention)")
+    log.report("blocked_pockets")
+    log.report("helium_void_fraction")
     charged = [g for g in guests if ff.guest_model(g, guest_models[g]).charged]
     if "framework_charges" not in extra and charged and force_field in ff.GENERIC_FORCE_FIELDS \
             and not structure.has_charges:
-        extra["framework_charges"] = "eqeq"
-        log.note(
-            parameter="framework charges", value="EQeq charge equilibration",
-            reason=f"{', '.join(charged)} carries charges (a quadrupole) and the CIF has none: without framework "
-                   "charges the answer would be LJ-only")
+        extra["framework_charges"] = log.report("framework_charges", charged=", ".join(charged))
     params = params_cls(
         framework=resolved.name, framework_cif=str(resolved.path), framework_source=resolved.source,
         force_field=force_field, compare_force_fields=compare, guests=guests, guest_models=guest_models,
         temperature_K=temperature, precision=precision, seed=controls.seed, **cycles, **extra)
     if len(cycles) < 2:
-        log.note(
-            parameter="MC cycles", value=f"{params.initialization_cycles} initialization + "
-            f"{params.production_cycles} production",
-            reason=f"'{precision}' precision ({precision_why}; block errors ~{PRECISION_ERROR[precision]:g} % "
-                   "for small guests in MOFs); a cycle is max(20, N) moves")
+        log.report("cycles", p=params, precision=precision, why=precision_why, error=PRECISION_ERROR[precision])
     typed = ff.type_framework(structure, params.force_field, params.framework_charges, params.cutoff_A)
     cells = params.unit_cells or fw.unit_cells_for_cutoff(structure.cell, typed.cutoff_A)
     widths = fw.perpendicular_widths(structure.cell)
-    log.note(
-        parameter="supercell", value=f"{'x'.join(map(str, cells))} unit cells",
-        reason=f"perpendicular widths {', '.join(f'{w:.2f}' for w in widths)} A; each must be at least twice the "
-               f"{typed.cutoff_A:g} A cutoff")
+    log.report("supercell", cells="x".join(map(str, cells)), widths=", ".join(f"{w:.2f}" for w in widths),
+               cutoff=typed.cutoff_A)
     models = [ff.guest_model(g, params.guest_models.get(g)) for g in params.guests]
     _, electro = ff.electrostatics(typed, models, params.charge_method)
-    log.note(parameter="electrostatics", value=electro,
-                                   reason="Ewald only when framework and guests both carry charges")
-    return params, log
+    log.report("electrostatics", electro=electro)
+    return params
 
 
 # ---------------------------------------------------------------------------------------------
@@ -538,13 +542,12 @@ class GCMCUptake(_FrameworkProtocol):
         except RequestError:
             return False
 
-    def parameters(self, spec: TaskSpec) -> tuple[GCMCParams, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> GCMCParams:
         guests = _requested_guests(spec)
         if len(guests) != 1:
             raise RequestError("raspa/gcmc_uptake simulates one gas; use raspa/gcmc_mixture for mixtures")
-        params, log = common_parameters(spec, GCMCParams, {"pressures_Pa": _pressures_Pa(spec),
-                                                                  "guests": guests})
-        return params, log.applied
+        params = common_parameters(spec, GCMCParams, {"pressures_Pa": _pressures_Pa(spec), "guests": guests}, log)
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = GCMCParams.model_validate(params.model_dump())
@@ -649,7 +652,7 @@ class GCMCMixture(_FrameworkProtocol):
         except RequestError:
             return False
 
-    def parameters(self, spec: TaskSpec) -> tuple[MixtureParams, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> MixtureParams:
         guests = _requested_guests(spec)
         if len(guests) < 2:
             raise RequestError("a mixture needs at least two gases with their mole fractions")
@@ -665,12 +668,12 @@ class GCMCMixture(_FrameworkProtocol):
         if total <= 0 or any(v <= 0 for v in composition.values()):
             raise RequestError("mole fractions must be positive")
         fractions = [composition[g] / total for g in guests]
-        params, log = common_parameters(spec, MixtureParams, {
-            "pressures_Pa": _pressures_Pa(spec), "guests": guests, "mole_fractions": fractions})
+        params = common_parameters(spec, MixtureParams, {
+            "pressures_Pa": _pressures_Pa(spec), "guests": guests, "mole_fractions": fractions}, log)
         if abs(total - 1.0) > 1e-6:
             log.note(parameter="mole fractions", value=", ".join(
                 f"{g} {y:.4g}" for g, y in zip(guests, fractions, strict=True)), reason="normalised to sum to 1")
-        return params, log.applied
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = MixtureParams.model_validate(params.model_dump())
@@ -767,9 +770,9 @@ class WidomInsertion(_FrameworkProtocol):
         except RequestError:
             return False
 
-    def parameters(self, spec: TaskSpec) -> tuple[WidomParams, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> WidomParams:
         guests = _requested_guests(spec)
-        params, log = common_parameters(spec, WidomParams, {"guests": guests, "helium_void_fraction": 1.0})
+        params = common_parameters(spec, WidomParams, {"guests": guests, "helium_void_fraction": 1.0}, log)
         if "heat_of_adsorption" in {p.name for p in spec.properties}:
             flexible = [g for g in params.guests if not ff.guest_model(g, params.guest_models.get(g)).rigid]
             if flexible:
@@ -777,7 +780,7 @@ class WidomInsertion(_FrameworkProtocol):
                                    f"flexible {', '.join(flexible)}, which this protocol does not compute yet; ask "
                                    "for the Henry coefficient only")
         log.drop("helium void fraction")
-        return params, log.applied
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = WidomParams.model_validate(params.model_dump())

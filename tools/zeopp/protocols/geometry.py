@@ -19,9 +19,9 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from simagent.defaults import DefaultsLog
+from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.units import convert
 from tools.zeopp import engine, inputs
@@ -33,6 +33,7 @@ CORE_VOL_PROBE = 0.0  # angstrom: CoRE MOF 2019 AV_VF / AV_cm3_g are geometric (
 CORE_SA_SAMPLES_PER_ATOM = 5000
 CORE_VOL_SAMPLES = 5000  # per unit cell (pyzeo's volume() takes the total)
 PSD_SAMPLES = 20000  # per unit cell; the histogram's 0.1 A bins need more samples than a volume
+N2_SIZED = "N2-sized probe, as for the surface area"
 POV_SPACING = 0.2  # angstrom, grid of the probe-occupiable volume (tools/zeopp/pov.py)
 MAX_ATOMS = 20000  # beyond this a DEF network takes tens of minutes; ask for a smaller cell
 
@@ -72,6 +73,33 @@ class FrameworkStructure(BaseModel):
 
 
 class PoreGeometryParams(BaseModel):
+    # The settings the answer reports, declared with their reasons (the values are the fields' defaults
+    # below; the templates read them from the parameters built, `p`).
+    DEFAULTS: ClassVar[dict[str, Default]] = {
+        "network": Default("CoRE MOF 2019", "the settings behind the CoRE MOF 2019 tables (LCD/PLD match them to the "
+                           "printed digit; without -ha only ~40 % within 1 %)", "CoRE MOF 2019",
+                           shown="high accuracy -ha {p.high_accuracy}, Zeo++ default (CCDC) atomic radii, P1 cell as "
+                           "given", parameter="Zeo++ network"),
+        "sa_probe_radius": Default(CORE_SA_PROBE, "half the TraPPE N2 sigma (3.31 A), the CoRE MOF 2019 convention; "
+                                   "ASA is 0 when the pore-limiting diameter is below 3.31 A", "CoRE MOF 2019",
+                                   shown="{p.sa_probe_radius:g} angstrom (channel = probe; {p.sa_samples_per_atom} "
+                                   "Monte Carlo samples per atom)", parameter="surface-area probe radius"),
+        "vol_probe_radius": Default(CORE_VOL_PROBE, "geometric void fraction and pore volume (point probe), the CoRE "
+                                    "MOF 2019 convention", "CoRE MOF 2019",
+                                    shown="{p.vol_probe_radius:g} angstrom ({p.vol_samples} Monte Carlo samples per "
+                                    "cell)", parameter="void-volume probe radius"),
+        "psd_probe_radius": Default(CORE_SA_PROBE, N2_SIZED, shown="{p.psd_probe_radius:g} angstrom",
+                                    parameter="pore-size distribution probe radius"),
+        "channel_probe_radius": Default(CORE_SA_PROBE, N2_SIZED, shown="{p.channel_probe_radius:g} angstrom",
+                                        parameter="channel probe radius"),
+        "pov_probe_radius": Default(CORE_SA_PROBE, N2_SIZED, shown="{p.pov_probe_radius:g} angstrom",
+                                    parameter="probe-occupiable volume probe radius"),
+        "psd_samples": Default(PSD_SAMPLES, "0.1 A histogram bins (Zeo++ -psd); standard Voronoi network",
+                               shown="{p.psd_samples}", parameter="pore-size distribution samples"),
+        "pov_spacing": Default(POV_SPACING, "grid method, error ~1 % of the volume",
+                               shown="{p.pov_spacing:g} angstrom spacing", parameter="probe-occupiable volume grid"),
+    }
+
     structures: list[FrameworkStructure] = Field(min_length=1)
     properties: list[str] = Field(min_length=1)
     high_accuracy: HighAccuracy = "DEF"
@@ -157,14 +185,14 @@ class PoreGeometry(Protocol):
             return False
         return {p.name for p in spec.properties} <= self.properties
 
-    def parameters(self, spec: TaskSpec) -> tuple[PoreGeometryParams, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> PoreGeometryParams:
         from simagent.materials.structures import checked
 
         refs = structure_refs(spec)
         if not refs:
             raise RequestError("say which framework: a MOF name (e.g. HKUST-1), a CSD REFCODE, a CoRE MOF entry "
                                "or the path to a CIF file")
-        structures, log = [], DefaultsLog()
+        structures = []
         for ref, called in refs:
             resolved = _resolve_with_provenance(ref, called)
             report, structure = checked(resolved, "geometry")
@@ -202,35 +230,17 @@ class PoreGeometry(Protocol):
             params = params.model_copy(update={radius_field[t]: r for t, r in own.items() if t in radius_field}
                                        | {"probe_from_request": True})
         params = PoreGeometryParams.model_validate(params.model_dump())
-        log.note(parameter="Zeo++ network", value=f"high accuracy -ha {params.high_accuracy}, "
-                                       "Zeo++ default (CCDC) atomic radii, P1 cell as given",
-                                       reason="the settings behind the CoRE MOF 2019 tables (LCD/PLD match them to "
-                                       "the printed digit; without -ha only ~40 % within 1 %)")
-        if probe is None:
-            if "surface_area" in tasks and "surface_area" not in own:
-                log.note(
-                    parameter="surface-area probe radius", value=f"{params.sa_probe_radius:g} angstrom "
-                    f"(channel = probe; {params.sa_samples_per_atom} Monte Carlo samples per atom)",
-                    reason="half the TraPPE N2 sigma (3.31 A), the CoRE MOF 2019 convention; ASA is 0 when the "
-                    "pore-limiting diameter is below 3.31 A")
-            if "volume" in tasks and "volume" not in own:
-                log.note(
-                    parameter="void-volume probe radius", value=f"{params.vol_probe_radius:g} angstrom "
-                    f"({params.vol_samples} Monte Carlo samples per cell)",
-                    reason="geometric void fraction and pore volume (point probe), the CoRE MOF 2019 convention")
-            for task, key, what in (("psd", "psd_probe_radius", "pore-size distribution probe radius"),
-                                    ("channels", "channel_probe_radius", "channel probe radius"),
-                                    ("pov", "pov_probe_radius", "probe-occupiable volume probe radius")):
+        log.report("network", p=params)
+        if probe is None:  # each task's probe the request left unset
+            for task, key in (("surface_area", "sa_probe_radius"), ("volume", "vol_probe_radius"),
+                              ("psd", "psd_probe_radius"), ("channels", "channel_probe_radius"),
+                              ("pov", "pov_probe_radius")):
                 if task in tasks and task not in own:
-                    log.note(parameter=what, value=f"{getattr(params, key):g} angstrom",
-                                                   reason="N2-sized probe, as for the surface area")
-        if "psd" in tasks:
-            log.note(parameter="pore-size distribution samples", value=str(params.psd_samples),
-                                           reason="0.1 A histogram bins (Zeo++ -psd); standard Voronoi network")
-        if "pov" in tasks:
-            log.note(parameter="probe-occupiable volume grid", value=f"{params.pov_spacing:g} "
-                                           "angstrom spacing", reason="grid method, error ~1 % of the volume")
-        return params, log.applied
+                    log.report(key, p=params)
+        for task, key in (("psd", "psd_samples"), ("pov", "pov_spacing")):
+            if task in tasks:
+                log.report(key, p=params)
+        return params
 
     # -----------------------------------------------------------------------------------------
 

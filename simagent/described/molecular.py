@@ -1,0 +1,406 @@
+"""Molecular liquids in a described simulation: water models, ions, their charges, bonds and
+constraints, and long-range electrostatics (the parts of simagent.described.model for molecules).
+
+- `WATER_MODELS`: the published geometry, charges and oxygen LJ of SPC/E, TIP3P and TIP4P/2005,
+  each citing its paper; `ION_KINDS`: Na+ and Cl- (formal charges; their LJ only as the text states).
+- `MolecularSystem`: the atom kinds (one LAMMPS type each, in the order the text numbers them or
+  water first), the species and how many molecules of each, bond/angle styles, the SHAKE
+  constraint, the pair style (lj/cut/coul/long or lj/cut/tip4p/long) and the k-space solver with
+  its accuracy.
+- `read_molecular(desc, low)`: the reading rules. A number the task states wins over the model's
+  published one (pair_coeff lines, bond length, angle, O-M distance); what it leaves out gets a
+  documented default (origin 'default', listed in report.md); a molecule the module does not know
+  (ethanol, PEG, TraPPE CO2) is refused by name.
+
+Sources: H. J. C. Berendsen, J. R. Grigera, T. P. Straatsma, J. Phys. Chem. 91, 6269 (1987) (SPC/E);
+W. L. Jorgensen, J. Chandrasekhar, J. D. Madura, R. W. Impey, M. L. Klein, J. Chem. Phys. 79, 926
+(1983) (TIP3P); J. L. F. Abascal, C. Vega, J. Chem. Phys. 123, 234505 (2005) (TIP4P/2005).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, Field
+
+from simagent.backends.expert.protocol_text import NUM
+from simagent.described.mixtures import DEFAULT_MAX_TRIES, DEFAULT_PLACEMENT_SEED, RandomPlacement
+
+if TYPE_CHECKING:
+    from simagent.described.model import SimulationDescription
+
+KCAL_PER_KJ = 1.0 / 4.184
+K_B_KCAL = 0.0019872036  # kcal/mol/K (CODATA k_B * N_A)
+MASSES = {"O": 15.9994, "H": 1.008, "Na": 22.98977, "Cl": 35.453}  # standard atomic weights
+DEFAULT_OVERLAP = 1.6  # angstrom between any two atoms of different molecules when they are placed at random
+DEFAULT_KSPACE_ACCURACY = 1.0e-4  # LAMMPS examples/peptide: kspace_style pppm 0.0001
+DEFAULT_SHAKE = (1.0e-4, 20)  # tolerance of LAMMPS examples/peptide (fix shake 0.0001 10 ...); twice its iterations
+# Harmonic force constants when the text names harmonic styles without constants (TIP3P in CHARMM:
+# K_b 450 kcal/mol/A^2, K_theta 55 kcal/mol/rad^2); under SHAKE the geometry is held at equilibrium.
+DEFAULT_BOND_K, DEFAULT_ANGLE_K = 450.0, 55.0
+# Random insertion leaves close contacts; this minimisation removes them before the first stage.
+PREPARATION = (1.0e-4, 1.0e-6, 200, 2000)  # etol, ftol, iterations, evaluations
+
+WaterName = Literal["spc/e", "tip3p", "tip4p/2005", "tip4p"]
+
+
+class WaterModel(BaseModel):
+    name: WaterName
+    bond: float = Field(gt=0, description="O-H length, angstrom")
+    angle: float = Field(gt=0, description="H-O-H angle, degrees")
+    charge_h: float
+    epsilon_o: float = Field(ge=0, description="kcal/mol")
+    sigma_o: float = Field(gt=0, description="angstrom")
+    om: float | None = Field(default=None, description="O to massless charge site M, angstrom (4-site models)")
+    citation: str
+
+
+WATER_MODELS: dict[str, WaterModel] = {
+    "spc/e": WaterModel(name="spc/e", bond=1.0, angle=109.47, charge_h=0.4238, epsilon_o=0.650 * KCAL_PER_KJ,
+                        sigma_o=3.166, citation="Berendsen, Grigera, Straatsma, J. Phys. Chem. 91, 6269 (1987)"),
+    "tip3p": WaterModel(name="tip3p", bond=0.9572, angle=104.52, charge_h=0.417, epsilon_o=0.1521, sigma_o=3.15061,
+                        citation="Jorgensen et al., J. Chem. Phys. 79, 926 (1983)"),
+    "tip4p/2005": WaterModel(name="tip4p/2005", bond=0.9572, angle=104.52, charge_h=0.5564,
+                             epsilon_o=93.2 * K_B_KCAL, sigma_o=3.1589, om=0.1546,
+                             citation="Abascal, Vega, J. Chem. Phys. 123, 234505 (2005)"),
+    "tip4p": WaterModel(name="tip4p", bond=0.9572, angle=104.52, charge_h=0.52, epsilon_o=0.1550, sigma_o=3.15365,
+                        om=0.15, citation="Jorgensen et al., J. Chem. Phys. 79, 926 (1983)"),
+}
+_WATER_WORDS = [(r"spc/?e\b", "spc/e"), (r"tip4p[/-]?2005", "tip4p/2005"), (r"tip3p", "tip3p"),
+                (r"\btip4p\b(?![/-]?(?:ew|ice|fb|d))", "tip4p")]
+# molecules the module has no template for: pattern -> the name given in the refusal
+UNKNOWN_MOLECULES = [(r"\bethanol\b", "ethanol"), (r"\bpeg\b|polyethylene glycol", "PEG"),
+                     (r"carbon dioxide|\bco2\b|co₂", "CO2"), (r"toluene", "toluene"), (r"methane\b", "methane"),
+                     (r"tip4p[/-]?(?:ew|ice|fb|d)\b|\bspc\b(?!/)|\bopc\b|tip5p", "another water model")]
+
+
+class AtomKind(BaseModel):
+    """One LAMMPS atom type of the molecular system."""
+
+    type: int = Field(ge=1)
+    element: str
+    mass: float = Field(gt=0)
+    charge: float
+    epsilon: float | None = Field(default=None, ge=0)
+    sigma: float | None = Field(default=None, ge=0)
+
+
+class Species(BaseModel):
+    """`count` molecules of a template: 'water' (the system's water model) or one ion ('Na', 'Cl')."""
+
+    template: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    count: int = Field(gt=0)
+    atoms: list[str] = Field(min_length=1, description="the element of each template atom, in order")
+
+
+class Shake(BaseModel):
+    tolerance: float = Field(gt=0)
+    iterations: int = Field(gt=0)
+    rattle: bool = False
+
+
+class MolecularSystem(BaseModel):
+    water: WaterModel | None = None
+    kinds: list[AtomKind] = Field(min_length=1)
+    species: list[Species] = Field(min_length=1)
+    bond_style: Literal["zero", "harmonic"] = "zero"
+    angle_style: Literal["zero", "harmonic"] = "zero"
+    bond_k: float | None = None
+    angle_k: float | None = None
+    shake: Shake | None = None
+    cutoff: float = Field(gt=0, description="LJ and Coulomb real-space cutoff, angstrom")
+    kspace: Literal["pppm", "pppm/tip4p", "none"] = "pppm"
+    accuracy: float | None = Field(default=None, gt=0, description="k-space relative accuracy")
+    mixing: Literal["geometric", "arithmetic"] = "geometric"
+    tail: bool = False
+    seed: int = Field(default=DEFAULT_PLACEMENT_SEED, gt=0)
+    overlap: float = Field(default=DEFAULT_OVERLAP, gt=0)
+    rdf_bins: int | None = Field(default=None, gt=0)
+    recenter: Literal["ions", "water"] | None = Field(default=None, description="the group whose centre of mass "
+                                                      "is held at its initial position (fix recenter INIT)")
+
+    def type_of(self, element: str) -> int:
+        return next(k.type for k in self.kinds if k.element == element)
+
+    def count_of(self, template: str) -> int:
+        return sum(s.count for s in self.species if s.template == template)
+
+    @property
+    def pair_style(self) -> str:
+        return {"pppm/tip4p": "lj/cut/tip4p/long", "pppm": "lj/cut/coul/long", "none": "lj/cut/coul/cut"}[self.kspace]
+
+    @property
+    def n_atoms(self) -> int:
+        return sum(s.count * len(s.atoms) for s in self.species)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+# ---------------------------------------------------------------------------------------------
+
+# generic reading entries a molecular system replaces (read here instead)
+REPLACED_UNSUPPORTED = ("electrostatics (coul, kspace)", "molecular topology (bonds, angles, constraints)")
+REPLACED_MISSING = ("initial configuration (lattice)", "atom masses", "LJ epsilon", "LJ sigma", "pair cutoff",
+                    "box size", "pair potential", "lattice scale (density or lattice constant)")
+
+
+def water_model(low: str) -> str | None:
+    for pattern, name in _WATER_WORDS:
+        if re.search(pattern, low):
+            return name
+    return None
+
+
+def read_molecular(desc: SimulationDescription, low: str) -> None:
+    """Fill desc.molecular when the text describes water (a named model) with or without ions in
+    real units; see the module docstring. Leaves desc untouched for any other text."""
+    name = water_model(low)
+    if name is None or desc.units != "real" or desc.lattice is not None:
+        return
+    for pattern, what in UNKNOWN_MOLECULES:
+        if re.search(pattern, low):
+            desc.unsupported.append(f"a molecule simagent has no template for ({what})")
+    recenter = re.search(r"\b(ions?|salt ions|solute|water)\b[^.;]{0,40}\brecent(?:er|red|ering)\w*[^.;]{0,30}"
+                         r"(?:initial|original|starting) (?:position|centre|center)", low)
+    if recenter is None and re.search(r"\brecent(?:er|red|ering)", low):
+        desc.unsupported.append("fix recenter of a group the reading does not know")
+    model = WATER_MODELS[name].model_copy()
+    desc.note("molecular.water", "rules", f"{name}: {model.citation}")
+    n_water = _count(low, r"(?:water|" + _model_word(name) + r")[\w/ ]{0,20}?molecules?")
+    if n_water is None:
+        desc.missing.append("the number of water molecules")
+        return
+    ions = _ions(desc, low, n_water)
+    _geometry(desc, low, model)
+    kinds = [AtomKind(type=1, element="O", mass=MASSES["O"], charge=-2 * model.charge_h, epsilon=model.epsilon_o,
+                      sigma=model.sigma_o),
+             AtomKind(type=2, element="H", mass=MASSES["H"], charge=model.charge_h, epsilon=0.0, sigma=0.0)]
+    species = [Species(template="water", count=n_water, atoms=["O", "H", "H"])]
+    for element, count, charge in ions:
+        kinds.append(AtomKind(type=len(kinds) + 1, element=element, mass=MASSES[element], charge=charge))
+        species.append(Species(template=element.lower(), count=count, atoms=[element]))
+    desc.note("molecular.masses", "default", "O 15.9994, H 1.008, Na 22.98977, Cl 35.453: standard atomic weights")
+    _pair_coeffs(desc, low, kinds)
+    system = MolecularSystem(water=model, kinds=kinds, species=species, cutoff=1.0, accuracy=1.0)
+    if not _interactions(desc, low, system):
+        return
+    _bonded(desc, low, system)
+    bins = re.search(r"radial distribution[^.;]{0,80}?\b(\d+) bins", low)
+    if bins:
+        system.rdf_bins = int(bins.group(1))
+        desc.note("molecular.rdf_bins", "rules", bins.group(0))
+    desc.note("molecular.placement", "default", f"the waters on the sites of a simple-cubic grid filling the box, a "
+              f"random subset of the sites (seed {system.seed}) with random orientations; each ion at random (seed "
+              f"{system.seed + 2}), no atom closer than {system.overlap:g} A to another's: the text supplies no "
+              "starting configuration (random insertion of a dense liquid is slow and leaves hot contacts)")
+    desc.note("molecular.preparation", "default", "minimize {:g} {:g} {} {} with the SHAKE constraints as restraints, "
+              "before the first stage: the placed molecules' close contacts would stop PPPM ('out of range "
+              "atoms')".format(*PREPARATION))
+    if recenter is not None:  # fix recenter INIT INIT INIT on the named species
+        system.recenter = "water" if recenter.group(1) == "water" else "ions"
+        desc.note("molecular.recenter", "rules", recenter.group(0))
+    desc.molecular = system
+    desc.placements = [RandomPlacement(atom_type=0, count=sp.count, seed=system.seed + 2 * i, overlap=system.overlap,
+                                       max_tries=DEFAULT_MAX_TRIES, molecule=sp.template)
+                       for i, sp in enumerate(species) if sp.template != "water"]  # templates hold absolute types
+    desc.masses = {k.type: k.mass for k in kinds}
+    desc.atom_types = len(kinds)
+    desc.atom_style = "full"
+    desc.unsupported = [u for u in desc.unsupported if u not in REPLACED_UNSUPPORTED]
+    desc.missing = [m for m in desc.missing if m not in REPLACED_MISSING]
+    _box(desc, low)
+
+
+def _model_word(name: str) -> str:
+    return {"spc/e": r"spc/?e", "tip3p": "tip3p", "tip4p/2005": r"tip4p[/-]?2005", "tip4p": "tip4p"}[name]
+
+
+def _count(low: str, noun: str) -> int | None:
+    """'1500 water molecules', 'water molecules (1834)', 'TIP4P/2005 water molecules (1834)'."""
+    hit = re.search(r"(?<![\w/.-])(\d+) (?:rigid |flexible )?" + noun, low) or re.search(noun + r"\s*\((\d+)\)", low)
+    return int(hit.group(1)) if hit else None
+
+
+def _ions(desc: SimulationDescription, low: str, n_water: int) -> list[tuple[str, int, float]]:
+    """Na+ and Cl- from 'NaCl (82) ions' / '82 NaCl ion pairs' / '25 Na+ and 25 Cl- ions'. 'NaCl (N)'
+    is N of each unless the stated total number of atoms says N ions in all."""
+    if not re.search(r"\bnacl\b|sodium|\bna\s*\+|\bna\^", low):
+        return []
+    hit = re.search(r"\bnacl\b\s*\((\d+)\)|(\d+) (?:nacl|sodium chloride)\b", low)
+    if hit is None:
+        desc.missing.append("the number of Na+ and Cl- ions")
+        return []
+    n = int(hit.group(1) or hit.group(2))
+    total = re.search(r"total (?:number )?of (\d+) atoms|(\d+) atoms in (?:all|total)", low)
+    each, why = n, "NaCl (N): N sodium and N chloride ions"
+    if total:
+        atoms = int(total.group(1) or total.group(2))
+        if 3 * n_water + n == atoms and n % 2 == 0:
+            each, why = n // 2, f"the stated total of {atoms} atoms counts {n} ions in all"
+        elif 3 * n_water + 2 * n != atoms:
+            desc.missing.append(f"a consistent ion count ({n} NaCl and {n_water} waters do not make {atoms} atoms)")
+            return []
+        else:
+            why = f"{n} of each: the stated total of {atoms} atoms"
+    desc.note("molecular.ions", "rules", f"{hit.group(0)} ({why})")
+    desc.note("molecular.ion_charges", "default", "Na +1, Cl -1: the formal charges the ion names state")
+    return [("Na", each, 1.0), ("Cl", each, -1.0)]
+
+
+def _geometry(desc: SimulationDescription, low: str, model: WaterModel) -> None:
+    """The task's own O-H length, H-O-H angle and O-M distance win over the model's published ones."""
+    for field, pattern in (("bond", r"o-h bond length (?:of |is |= ?)?" + NUM + r"\s*(?:angstrom|a\b)|bond length is "
+                                     r"fixed at " + NUM),
+                           ("angle", r"h-o-h angle (?:of |is |= ?)?" + NUM + r"|angle is fixed at " + NUM),
+                           ("om", r"\(om\) of " + NUM + r"|\bo-?m distance (?:of |is |= ?)?" + NUM + r"|massless "
+                                  r"site distance[^.;0-9]{0,12}" + NUM)):
+        hit = re.search(pattern, low)
+        if hit and (field != "om" or model.om is not None):
+            value = float(next(g for g in hit.groups() if g is not None))
+            setattr(model, field, value)
+            desc.note(f"molecular.water.{field}", "rules", hit.group(0))
+
+
+def _pair_coeffs(desc: SimulationDescription, low: str, kinds: list[AtomKind]) -> None:
+    """'pair_coeff 3 3 0.10755 2.31' (epsilon, sigma per type) as stated; the water oxygen's from the
+    model otherwise, 'LJ ... only between oxygen atoms with epsilon = X and sigma = Y' as stated."""
+    for hit in re.finditer(r"pair_coeff (\d+) (\d+) " + NUM + " " + NUM, low):
+        i, j = int(hit.group(1)), int(hit.group(2))
+        if i == j and i <= len(kinds):
+            kinds[i - 1].epsilon, kinds[i - 1].sigma = float(hit.group(3)), float(hit.group(4))
+            desc.note(f"molecular.lj.{i}", "rules", hit.group(0))
+    oxygen = re.search(r"(?:lj|lennard-jones)[^.;]{0,60}oxygen[^.;]{0,40}?epsilon\s*=?\s*" + NUM +
+                       r"[^.;]{0,20}?sigma\s*=?\s*" + NUM, low)
+    if oxygen:
+        kinds[0].epsilon, kinds[0].sigma = float(oxygen.group(1)), float(oxygen.group(2))
+        desc.note("molecular.lj.1", "rules", oxygen.group(0))
+    for k in kinds:
+        if k.epsilon is None or k.sigma is None:
+            desc.missing.append(f"the LJ epsilon and sigma of {k.element} (type {k.type})")
+
+
+def _interactions(desc: SimulationDescription, low: str, system: MolecularSystem) -> bool:
+    cut = re.search(r"\b" + NUM + r"\s*(angstrom|a|nm)?\s*cut-?off|\bcut(?:-?off| off)? (?:distance |radius )?"
+                    r"(?:of |= ?|at |is )?" + NUM + r"\s*(angstrom|a\b|nm)?", low)
+    if cut is None:
+        desc.missing.append("the pair cutoff")
+        return False
+    value = float(cut.group(1) or cut.group(3))
+    system.cutoff = value * (10.0 if (cut.group(2) or cut.group(4)) == "nm" else 1.0)
+    desc.note("molecular.cutoff", "rules", cut.group(0))
+    if system.water is not None and system.water.om is not None:
+        if not re.search(r"tip4p|pppm/tip4p|specialized for tip4p", low):
+            desc.missing.append("the k-space solver of the four-site water")
+            return False
+        system.kspace = "pppm/tip4p"
+    elif not re.search(r"\bpppm\b|particle[- ]particle[ -]+particle[- ]mesh|long-range|\bewald|kspace", low):
+        if not re.search(r"coulomb", low):
+            desc.missing.append("how the charges interact (cut-off Coulomb or a long-range solver)")
+            return False
+        system.kspace = "none"  # 'LJ plus Coulomb with a cutoff of 8 A' and no long-range solver named
+        desc.note("molecular.kspace", "rules", "none: Coulomb cut off at the pair cutoff (no long-range solver named)")
+        return _mixing(desc, low, system)
+    acc = re.search(r"(?:pppm|electrostatic|particle-mesh)[^.;]{0,80}?(?:tolerance|accuracy|precision)(?: "
+                    r"threshold)?(?: of| =)?\s*" + NUM, low)
+    if acc:
+        system.accuracy = float(acc.group(1))
+        desc.note("molecular.kspace_accuracy", "rules", acc.group(0))
+    else:
+        system.accuracy = DEFAULT_KSPACE_ACCURACY
+        desc.note("molecular.kspace_accuracy", "default", f"{DEFAULT_KSPACE_ACCURACY:g}: none stated; the relative "
+                  "accuracy of LAMMPS examples/peptide")
+    desc.note("molecular.kspace", "rules" if "pppm" in low else "default", system.kspace)
+    return _mixing(desc, low, system)
+
+
+def _mixing(desc: SimulationDescription, low: str, system: MolecularSystem) -> bool:
+    mix = re.search(r"lorentz-berthelot|arithmetic", low)
+    if mix:
+        system.mixing = "arithmetic"
+        desc.note("molecular.mixing", "rules", mix.group(0))
+    else:
+        desc.note("molecular.mixing", "default", "geometric: LAMMPS's pair_modify default (none stated)")
+    tail = re.search(r"tail correction", low)
+    system.tail = bool(tail)
+    if tail:
+        desc.note("molecular.tail", "rules", tail.group(0))
+    return True
+
+
+def _bonded(desc: SimulationDescription, low: str, system: MolecularSystem) -> None:
+    if re.search(r"bond_style (?:and angle_style )?(?:is )?harmonic|harmonic bond", low):
+        system.bond_style = system.angle_style = "harmonic"
+        system.bond_k, system.angle_k = DEFAULT_BOND_K, DEFAULT_ANGLE_K
+        desc.note("molecular.bonded", "rules", "harmonic bond and angle styles")
+        desc.note("molecular.bond_k", "default", f"{DEFAULT_BOND_K:g} kcal/mol/A^2 and {DEFAULT_ANGLE_K:g} "
+                  "kcal/mol/rad^2: none stated (TIP3P in CHARMM); SHAKE holds the geometry at equilibrium")
+    else:
+        desc.note("molecular.bonded", "default" if not re.search(r"bond_style zero", low) else "rules",
+                  "bond_style zero, angle_style zero: a rigid model's bonds carry no energy")
+    shake = re.search(r"\b(shake|rattle)\b", low)
+    if shake is None:
+        desc.missing.append("how the water geometry is kept (SHAKE/RATTLE or flexible bonds)")
+        return
+    tol = re.search(r"(?:shake|rattle)[^.;]{0,80}?tolerance of " + NUM, low)
+    its = re.search(r"(?:shake|rattle)(?:[^.;]|\.(?=\d)){0,120}?(?:maximum of|max(?:imum)? iterations? of) (\d+)"
+                    r"(?: iterations?)?", low)  # '1.0e-4' inside the sentence
+    tolerance = float(tol.group(1)) if tol else DEFAULT_SHAKE[0]
+    iterations = int(its.group(1)) if its else DEFAULT_SHAKE[1]
+    system.shake = Shake(tolerance=tolerance, iterations=iterations, rattle=shake.group(1) == "rattle")
+    desc.note("molecular.shake", "rules", shake.group(0) + (f"; {tol.group(0)}" if tol else "")
+              + (f"; {its.group(0)}" if its else ""))
+    if not (tol and its):
+        desc.note("molecular.shake_tolerance", "default", f"{tolerance:g} tolerance, {iterations} iterations: "
+                  "none stated; the tolerance of LAMMPS examples/peptide, twice its 10 iterations")
+
+
+def _box(desc: SimulationDescription, low: str) -> None:
+    """'cubic box of dimension L' / 'box ... from -a to a' / 'a 200*200*200 A^3 box', in angstrom."""
+    from simagent.described.model import Box
+
+    side = re.search(r"cubic[^.;]{0,40}?box (?:of|with)(?: an?)? (?:dimension|side|edge)s?(?: lengths?)?(?: of| =)? "
+                     + NUM, low)
+    span = re.search(r"\bfrom " + NUM + r"\s*(?:angstrom|a\b)?\s*to " + NUM, low)
+    dims = re.search(NUM + r"\s*[*x]\s*" + NUM + r"\s*[*x]\s*" + NUM + r"\s*(?:angstrom|a)\^?3", low)
+    if side:
+        lo, hi = (0.0,) * 3, (float(side.group(1)),) * 3
+        words = side.group(0)
+    elif span and re.search(r"\bbox\b[^.]{0,80}from|cubic[^.]{0,80}from", low):
+        lo, hi = (float(span.group(1)),) * 3, (float(span.group(2)),) * 3
+        words = span.group(0)
+    elif dims:
+        lo, hi = (0.0,) * 3, tuple(float(dims.group(k)) for k in (1, 2, 3))
+        words = dims.group(0)
+    else:
+        desc.missing.append("box size")
+        return
+    desc.box = Box(lo=lo, hi=hi, lattice_units=False)
+    desc.note("box", "rules", words + " (angstrom)")
+
+
+def grid(lo: tuple[float, float, float], hi: tuple[float, float, float], count: int
+         ) -> tuple[float, int, list[tuple[float, float]]]:
+    """The simple-cubic grid for `count` molecules: the largest spacing a (to 0.1 %) whose whole cells
+    [i a, (i + 1) a] inside the box number at least `count`; the number of cells; and per axis the
+    span of those cells. The sites are the cells' centres (LAMMPS `lattice sc a origin 0.5 0.5 0.5`
+    in a region of that span), so neighbouring sites, also across the periodic boundary, are at
+    least a apart."""
+    def spans(a: float) -> list[tuple[float, float]]:
+        return [(math.ceil(low / a - 1e-9) * a, math.floor(h / a + 1e-9) * a) for low, h in zip(lo, hi, strict=True)]
+
+    def cells(a: float) -> int:
+        return math.prod(max(0, round((h - low) / a)) for low, h in spans(a))
+
+    a = (math.prod(h - low for low, h in zip(lo, hi, strict=True)) / count) ** (1 / 3)
+    while cells(a) < count:
+        a *= 0.999
+    return a, cells(a), spans(a)
+
+
+def template_coordinates(model: WaterModel) -> list[tuple[float, float, float]]:
+    """O at the origin, the two H in the xy plane at the model's bond length and angle."""
+    half = math.radians(model.angle) / 2
+    x, y = model.bond * math.sin(half), model.bond * math.cos(half)
+    return [(0.0, 0.0, 0.0), (x, y, 0.0), (-x, y, 0.0)]
