@@ -227,3 +227,19 @@ def test_shake_iterations_after_a_decimal_tolerance():
                          "iterations")
     shake = read_description(text).molecular.shake
     assert (shake.tolerance, shake.iterations) == (2.5e-5, 80)
+
+
+def test_a_stated_total_of_atoms_beyond_the_waters_is_never_dropped():
+    """A solute the reading cannot build (here a 150-atom polymer) must not vanish from the run: a box
+    holding 'a total of 159 atoms' of which only 3 waters (9 atoms) would be placed is refused by name."""
+    text = ("Simulate the adsorption of water on a polymer coil in real units: the cubic periodic box of side 30 A "
+            "contains a total of 159 atoms, a 150-atom polymer and 3 SPC/E water molecules. LJ and Coulomb are cut "
+            "at 10.0 A with PPPM for the long-range part, SHAKE keeps the water rigid, and the system runs 1000 "
+            "steps of 1 fs in the NVT ensemble at 300 K.")
+    desc = read_description(text)
+    assert not desc.renderable
+    assert any("stated 159 atoms" in u and "only the 9 atoms" in u for u in desc.unsupported)
+    assert desc.molecular is None
+    # the same text without the solute is consistent and reads
+    plain = text.replace("a total of 159 atoms, a 150-atom polymer and 3 SPC/E", "a total of 9 atoms in 3 SPC/E")
+    assert read_description(plain).molecular is not None

@@ -181,6 +181,12 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     for element, count, charge in ions:
         kinds.append(AtomKind(type=len(kinds) + 1, element=element, mass=MASSES[element], charge=charge))
         species.append(Species(template=element.lower(), count=count, atoms=[element]))
+    placed = sum(sp.count * len(sp.atoms) for sp in species)
+    stated = re.search(r"total (?:number )?of (\d+) atoms|(\d+) atoms in (?:all|total)", low)
+    if stated and int(stated.group(1) or stated.group(2)) != placed:  # other molecules are stated: never dropped
+        desc.unsupported.append(f"the rest of the stated {int(stated.group(1) or stated.group(2))} atoms (the "
+                                f"reading places only the {placed} atoms of the waters and ions)")
+        return
     desc.note("molecular.masses", "default", "O 15.9994, H 1.008, Na 22.98977, Cl 35.453: standard atomic weights")
     _pair_coeffs(desc, low, kinds)
     system = MolecularSystem(water=model, kinds=kinds, species=species, cutoff=1.0, accuracy=1.0)
