@@ -146,17 +146,13 @@ def gaps(desc: SimulationDescription, text: str) -> list[Gap]:
             found.append(Gap(f"dynamics_of_{steps}_step_run", f"how the atoms move during the {steps}-step run: "
                              "nve, nvt, npt, or nve with a langevin or berendsen thermostat", Ensemble,
                              (f"dynamics of the {steps}-step run",), entry, steps=steps))
-        elif hit := re.fullmatch(r"the thermostat temperature of stage (run\d+)", entry):
-            stage = next((s for s in desc.stages if s.name == hit.group(1)), None)
+        elif hit := re.fullmatch(r"the (thermostat temperature|barostat pressure) of stage (run\d+)", entry):
+            stage = next((s for s in desc.stages if s.name == hit.group(2)), None)
             if stage is not None:
-                found.append(Gap(f"thermostat_temperature_of_{stage.name}", f"the thermostat's target temperature "
-                                 f"during the {stage.steps}-step run", float, (f"{stage.name}.t_stop",), entry,
-                                 steps=stage.steps, stage=stage.name))
-        elif hit := re.fullmatch(r"the barostat pressure of stage (run\d+)", entry):
-            stage = next((s for s in desc.stages if s.name == hit.group(1)), None)
-            if stage is not None:
-                found.append(Gap(f"barostat_pressure_of_{stage.name}", f"the barostat's target pressure during the "
-                                 f"{stage.steps}-step run", float, (f"{stage.name}.p_stop",), entry,
+                device, quantity = hit.group(1).split()
+                found.append(Gap(f"{device}_{quantity}_of_{stage.name}", f"the {device}'s target {quantity} during "
+                                 f"the {stage.steps}-step run", float,
+                                 (f"{stage.name}.{'t' if device == 'thermostat' else 'p'}_stop",), entry,
                                  steps=stage.steps, stage=stage.name))
         elif entry == "the minimisation tolerances (etol, ftol)":
             found.append(Gap("minimisation_tolerances", "the energy minimisation's stopping tolerances: [energy "
