@@ -198,9 +198,9 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
         system.rdf_bins = int(bins.group(1))
         desc.note("molecular.rdf_bins", "rules", bins.group(0))
     desc.note("molecular.placement", "default", f"the waters on the sites of a simple-cubic grid filling the box, a "
-              f"random subset of the sites (seed {system.seed}) with random orientations; each ion at random (seed "
-              f"{system.seed + 2}), no atom closer than {system.overlap:g} A to another's: the text supplies no "
-              "starting configuration (random insertion of a dense liquid is slow and leaves hot contacts)")
+              f"random subset of the sites (seed {system.seed}) with random orientations; the ions at random (seeds "
+              f"{system.seed + 2}, {system.seed + 4}), no atom closer than {system.overlap:g} A to another's: the text "
+              "supplies no starting configuration (random insertion of a dense liquid is slow and leaves hot contacts)")
     desc.note("molecular.preparation", "default", "minimize {:g} {:g} {} {} with the SHAKE constraints as restraints, "
               "before the first stage: the placed molecules' close contacts would stop PPPM ('out of range "
               "atoms')".format(*PREPARATION))
