@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import math
 import re
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from test_described import run_lammps
 
 from simagent.described.molecular import WATER_MODELS, grid, template_coordinates
 from simagent.described.reading import read_description
@@ -121,19 +121,6 @@ def test_energy_per_molecule_metric_names(metric, prop, label):
     assert target.request().label == label
 
 
-def _run(job, tmp_path: Path) -> Path:
-    from tools.lammps.engine import lmp_binary
-
-    job_dir = tmp_path / job.id
-    job_dir.mkdir()
-    for name, text in job.inputs.items():
-        (job_dir / name).write_text(text)
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stdout[-2000:]
-    return job_dir
-
-
 def test_brine_runs_and_reports_energy_per_water(tmp_path: Path):
     protocol = DescribedRun()
     spec = TaskSpec(request=BRINE, properties=[PropertyRequest(name="temperature"), PropertyRequest(
@@ -143,7 +130,7 @@ def test_brine_runs_and_reports_energy_per_water(tmp_path: Path):
     assert any(d.parameter == "molecular.preparation" for d in defaults)
     (job,) = protocol.jobs(params)
     assert set(job.inputs) == {"in.lammps", "water.mol", "na.mol", "cl.mol"}
-    job_dir = _run(job, tmp_path)
+    job_dir = run_lammps(job, tmp_path)
     log = (job_dir / "log.lammps").read_text()
     assert "Created 180 atoms" in log and "not charge neutral" not in log
     results = {r.property: r for r in protocol.analyze(params, {job.id: job_dir}, spec)}
@@ -170,7 +157,7 @@ def test_spce_coordination_number_from_the_oo_rdf(tmp_path: Path):
     params, _ = protocol.parameters(spec)
     (job,) = protocol.jobs(params)
     assert "compute         rdf all rdf 200 1 1" in job.inputs["in.lammps"]
-    job_dir = _run(job, tmp_path)
+    job_dir = run_lammps(job, tmp_path)
     (cn,) = protocol.analyze(params, {job.id: job_dir}, spec)
     assert "O-O" in cn.method
     r_min = float(re.search(r"first minimum at r = ([\d.]+)", cn.method).group(1))
@@ -227,3 +214,19 @@ def test_shake_iterations_after_a_decimal_tolerance():
                          "iterations")
     shake = read_description(text).molecular.shake
     assert (shake.tolerance, shake.iterations) == (2.5e-5, 80)
+
+
+def test_a_stated_total_of_atoms_beyond_the_waters_is_never_dropped():
+    """A solute the reading cannot build (here a 150-atom polymer) must not vanish from the run: a box
+    holding 'a total of 159 atoms' of which only 3 waters (9 atoms) would be placed is refused by name."""
+    text = ("Simulate the adsorption of water on a polymer coil in real units: the cubic periodic box of side 30 A "
+            "contains a total of 159 atoms, a 150-atom polymer and 3 SPC/E water molecules. LJ and Coulomb are cut "
+            "at 10.0 A with PPPM for the long-range part, SHAKE keeps the water rigid, and the system runs 1000 "
+            "steps of 1 fs in the NVT ensemble at 300 K.")
+    desc = read_description(text)
+    assert not desc.renderable
+    assert any("stated 159 atoms" in u and "only the 9 atoms" in u for u in desc.unsupported)
+    assert desc.molecular is None
+    # the same text without the solute is consistent and reads
+    plain = text.replace("a total of 159 atoms, a 150-atom polymer and 3 SPC/E", "a total of 9 atoms in 3 SPC/E")
+    assert read_description(plain).molecular is not None

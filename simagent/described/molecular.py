@@ -181,6 +181,12 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     for element, count, charge in ions:
         kinds.append(AtomKind(type=len(kinds) + 1, element=element, mass=MASSES[element], charge=charge))
         species.append(Species(template=element.lower(), count=count, atoms=[element]))
+    placed = sum(sp.count * len(sp.atoms) for sp in species)
+    stated = re.search(r"total (?:number )?of (\d+) atoms|(\d+) atoms in (?:all|total)", low)
+    if stated and int(stated.group(1) or stated.group(2)) != placed:  # other molecules are stated: never dropped
+        desc.unsupported.append(f"the rest of the stated {int(stated.group(1) or stated.group(2))} atoms (the "
+                                f"reading places only the {placed} atoms of the waters and ions)")
+        return
     desc.note("molecular.masses", "default", "O 15.9994, H 1.008, Na 22.98977, Cl 35.453: standard atomic weights")
     _pair_coeffs(desc, low, kinds)
     system = MolecularSystem(water=model, kinds=kinds, species=species, cutoff=1.0, accuracy=1.0)
@@ -192,9 +198,9 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
         system.rdf_bins = int(bins.group(1))
         desc.note("molecular.rdf_bins", "rules", bins.group(0))
     desc.note("molecular.placement", "default", f"the waters on the sites of a simple-cubic grid filling the box, a "
-              f"random subset of the sites (seed {system.seed}) with random orientations; each ion at random (seed "
-              f"{system.seed + 2}), no atom closer than {system.overlap:g} A to another's: the text supplies no "
-              "starting configuration (random insertion of a dense liquid is slow and leaves hot contacts)")
+              f"random subset of the sites (seed {system.seed}) with random orientations; the ions at random (seeds "
+              f"{system.seed + 2}, {system.seed + 4}), no atom closer than {system.overlap:g} A to another's: the text "
+              "supplies no starting configuration (random insertion of a dense liquid is slow and leaves hot contacts)")
     desc.note("molecular.preparation", "default", "minimize {:g} {:g} {} {} with the SHAKE constraints as restraints, "
               "before the first stage: the placed molecules' close contacts would stop PPPM ('out of range "
               "atoms')".format(*PREPARATION))
