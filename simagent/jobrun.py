@@ -193,6 +193,10 @@ def run_plan(
             if status is not None:
                 counts.done = sum(1 for r in records.values() if r.status == JobStatus.succeeded)
                 counts.failed = len(records) - counts.done
+                # the polls above are not one snapshot: a job can end and the next start between two
+                # polls, so both may read as running; the executor never runs more than its workers
+                if hasattr(executor, "workers"):
+                    running = min(running, executor.workers + len(adopted))
                 counts.running, counts.queued = running, len(jobs) - len(records) - running
                 if (counts.done, counts.failed, counts.running, counts.queued) != shown:
                     shown = (counts.done, counts.failed, counts.running, counts.queued)
