@@ -109,6 +109,39 @@ def _supersede_dependents(jobs: list[Job], repaired: set[str]) -> list[str]:
             if job.id in downstream and job.workdir and JobFolder(job.workdir, job.id).set_aside("superseded")]
 
 
+def _repair_run(run: ProtocolRun, items: list[tuple[Job, Diagnosis]], failures: list[str]
+                ) -> tuple[ProtocolRun | None, list[tuple[Job, Diagnosis, list[str]]]]:
+    """One planned run with the repairs its jobs asked for applied to its parameters: the repaired run
+    (None when the protocol rejects the repaired parameters) and, per job, the diagnosis and the changes
+    made. A repair that cannot be applied, or is rejected, is added to `failures` (a succeeded job whose
+    gate failed then counts as failed)."""
+    protocol = get_protocol(run.protocol)
+    params = dict(run.params)
+    changes: list[tuple[Job, Diagnosis, list[str]]] = []
+    touched: set[str] = set()
+    for job, found in items:
+        applied = []
+        try:
+            for action in found.actions:
+                if action["param"] in touched:  # two jobs of one run asking the same change
+                    continue
+                params, change = apply_param_action(params, action)
+                touched.add(action["param"])
+                applied.append(change)
+        except (SimagentError, KeyError, TypeError, ValueError) as err:
+            failures.append(f"{job.id} failed: {found.summary()}; repair not applicable: {err}")
+            if job.status == JobStatus.succeeded:  # a gate failed and cannot be repaired
+                job.status, job.message = JobStatus.failed, "physics gate failed: " + found.summary()
+            continue
+        changes.append((job, found, applied))
+    try:
+        params = protocol.validate_params(params).model_dump(mode="json")
+    except ValueError as err:
+        failures += [f"{job.id} failed: {found.summary()}; repair rejected: {err}" for job, found, _ in changes]
+        return None, []
+    return run.model_copy(update={"params": params}), changes
+
+
 def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["input_writer", "analysis"]]:
     """Gates on finished jobs; handlers, then the backend, on failed ones; bounded repair rounds."""
     context = runtime.context
@@ -202,32 +235,10 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
     needs_review = False
     if planned and rounds_left:
         for index, items in planned.items():
-            run = runs[index]
-            protocol = get_protocol(run.protocol)
-            params = dict(run.params)
-            changes: list[tuple[Job, Diagnosis, list[str]]] = []
-            touched: set[str] = set()
-            for job, found in items:
-                applied = []
-                try:
-                    for action in found.actions:
-                        if action["param"] in touched:  # two jobs of one run asking the same change
-                            continue
-                        params, change = apply_param_action(params, action)
-                        touched.add(action["param"])
-                        applied.append(change)
-                except (SimagentError, KeyError, TypeError, ValueError) as err:
-                    failures.append(f"{job.id} failed: {found.summary()}; repair not applicable: {err}")
-                    if job.status == JobStatus.succeeded:  # a gate failed and cannot be repaired
-                        job.status, job.message = JobStatus.failed, "physics gate failed: " + found.summary()
-                    continue
-                changes.append((job, found, applied))
-            try:
-                params = protocol.validate_params(params).model_dump(mode="json")
-            except ValueError as err:
-                failures += [f"{job.id} failed: {found.summary()}; repair rejected: {err}" for job, found, _ in changes]
+            repaired_run, changes = _repair_run(runs[index], items, failures)
+            if repaired_run is None:
                 continue
-            runs[index] = run.model_copy(update={"params": params})
+            runs[index] = repaired_run
             for job, found, applied in changes:
                 if not applied:
                     continue

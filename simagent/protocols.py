@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from simagent.defaults import DefaultsLog
 from simagent.errors import RequestError
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 
@@ -29,10 +30,22 @@ class Protocol(ABC):
     def applies_to(self, spec: TaskSpec) -> bool:
         """True when this protocol can answer the spec's system and properties."""
 
-    @abstractmethod
     def parameters(self, spec: TaskSpec) -> tuple[BaseModel, list[DefaultApplied]]:
-        """Typed parameters for this spec and the defaults applied. Raises RequestError with a
-        clear message when the spec cannot be simulated (e.g. no potential covers the elements)."""
+        """Typed parameters for this spec and the defaults applied: `choose` builds the parameters on a
+        DefaultsLog over `Params.DEFAULTS` (simagent/defaults.py), and what that log recorded is the
+        answer's defaults_applied. A table declared per variant (units style, method) starts empty:
+        `choose` sets `log.declared` to the variant's. Raises RequestError with a clear message when
+        the spec cannot be simulated (e.g. no potential covers the elements)."""
+        declared = getattr(self.Params, "DEFAULTS", {})
+        log = DefaultsLog({} if any(isinstance(d, dict) for d in declared.values()) else declared)
+        return self.choose(spec, log), log.applied
+
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> BaseModel:
+        """The typed parameters for this spec; every default applied is reported on `log` (`take` what
+        the request may set, `report` what is always applied, `note` a decision derived from it).
+        Every protocol defines it, except one whose defaults come with the request itself
+        (lammps/described overrides `parameters`)."""
+        raise NotImplementedError(f"{self.name} defines no choose()")
 
     @abstractmethod
     def jobs(self, params: BaseModel) -> list[Job]:

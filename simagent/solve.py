@@ -298,7 +298,7 @@ def _description_unit(prop: str, description: str) -> str | None:
         for pattern in names:
             for hit in re.finditer(pattern, _words(sentence)):
                 tail = _words(sentence)[hit.end():hit.end() + 80]
-                match = re.search(r"\b(?:in|in units of|units of|expressed in|reported in)\s+(.{1,20})", tail) or \
+                match = re.search(r"\b(?:in|in units of|units of|expressed in|reported in)\s+([^,;]{1,20})", tail) or \
                     re.match(r"[\w ]{0,30}?([(\[][^)\]]{1,20}[)\]])", tail)
                 if match and (unit := unit_in(match.group(1))):
                     return unit
@@ -444,6 +444,8 @@ class TaskBackend(DecisionBackend):
         self.reader_properties = [p.name for p in spec.properties]
         probes = {p.name: p.probe_radius for p in spec.properties if p.probe_radius is not None}
         self.targets = self.targets_for(spec)
+        if self.description is not None:
+            _per_type_targets(self.description, self.targets)
         requests: list[PropertyRequest] = []
         for target in self.targets:
             if target.property is not None:
@@ -534,6 +536,25 @@ class TaskBackend(DecisionBackend):
         if name == "inner":
             raise AttributeError(name)
         return getattr(self.inner, name)
+
+
+_PER_KIND = re.compile(r"(?<![a-z])per[ _](?:type[ _]?\d+|(?!(?:atom|particle|molecule)s?(?![a-z]))[a-z]+)[ _]"
+                       r"(?:atom|particle|bead|sphere)s?(?![a-z])|(?<![a-z])per[ _](?:atom|particle)[ _](?:of[ _])?"
+                       r"type[ _]?\d+", re.I)
+
+
+def _per_type_targets(desc: SimulationDescription, targets: list[MetricTarget]) -> None:
+    """In a mixture, a per-atom quantity 'per big particle' / 'per type 2 atom' is not the per-atom
+    average over all atoms that the described run measures: named as not computed, never divided
+    by the wrong count."""
+    if desc.atom_types < 2 and not desc.types:
+        return
+    for target in targets:
+        if target.property is not None and target.property.endswith("_per_atom") and (
+                hit := _PER_KIND.search(target.metric)):
+            target.reason = (f"'{hit.group(0).replace('_', ' ')}' asks for one kind of atom of a mixture; "
+                             "simagent measures this quantity per atom over all atoms, not per atom of one type")
+            target.property = None
 
 
 def not_rendered(desc: SimulationDescription) -> str:

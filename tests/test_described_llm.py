@@ -166,3 +166,67 @@ def test_the_local_model_reads_a_timestep_from_a_paraphrase():
         desc, report = fill(rules, INCREMENTS, llm)
     print(report.lines())
     assert desc.timestep == 0.003 and desc.origin["timestep"].source == "llm"
+
+
+# a barostat whose set point the rules do not read ("squeezed to")
+SQUEEZED = ("Lennard-Jones particles in reduced units start on an fcc lattice at a density of 0.8 in a 4 x 4 x 4 box, "
+            "cutoff 2.5; velocities at a temperature of 1.0. Run 1000 steps in the NPT ensemble at a temperature of "
+            "1.0, the box being squeezed to a target of 2.5 in reduced pressure units. Report the average density.")
+# a minimisation whose stopping rule the rules do not read
+RELAXED = ("Lennard-Jones particles in reduced units start on an fcc lattice at a density of 0.8 in a 4 x 4 x 4 box, "
+           "cutoff 2.5. First an energy minimisation, stopped once successive energies agree to 1e-6 and the largest "
+           "force drops under 1e-8, giving up after 500 cycles. Then velocities at a temperature of 1.0 and 1000 "
+           "steps in the NVE ensemble. Report the average temperature.")
+
+
+def test_barostat_pressure_and_minimisation_gaps_are_asked():
+    assert [g.name for g in gaps(read_description(SQUEEZED), SQUEEZED)] == ["barostat_pressure_of_run1"]
+    assert [g.name for g in gaps(read_description(RELAXED), RELAXED)] == ["minimisation_tolerances",
+                                                                          "minimisation_max_iterations"]
+
+
+def test_a_quoted_barostat_pressure_is_written_into_its_stage():
+    quote = "squeezed to a target of 2.5 in reduced pressure units"
+    with FakeOpenAIServer([answer(barostat_pressure_of_run1=(2.5, quote))]) as url:
+        desc, report = fill(read_description(SQUEEZED), SQUEEZED, endpoint(url))
+    assert desc.renderable, desc.missing
+    (stage,) = desc.stages
+    assert stage.dynamics.ensemble == "npt" and (stage.dynamics.p_start, stage.dynamics.p_stop) == (2.5, 2.5)
+    assert desc.origin["run1.p_stop"].source == "llm" and not report.rejected
+
+
+def test_quoted_minimisation_tolerances_and_iterations_are_written_into_its_sentence():
+    fields = {"minimisation_tolerances": ([1e-6, 1e-8], "stopped once successive energies agree to 1e-6 and the "
+                                          "largest force drops under 1e-8"),
+              "minimisation_max_iterations": (500, "giving up after 500 cycles")}
+    with FakeOpenAIServer([answer(**fields)]) as url:
+        desc, report = fill(read_description(RELAXED), RELAXED, endpoint(url))
+    assert desc.renderable, (desc.missing, report.rejected)
+    mini = desc.stages[0].minimize
+    assert (mini.etol, mini.ftol, mini.max_iterations) == (1e-6, 1e-8, 500)
+    assert desc.origin["minimisation"].source == "llm"
+
+
+@pytest.mark.parametrize("fields, why", [
+    ({"minimisation_tolerances": ([1e-4, 1e-8], "successive energies agree to 1e-6 and the largest force drops "
+                                  "under 1e-8"), "minimisation_max_iterations": None}, "0.0001 is not written"),
+    ({"minimisation_tolerances": ([1e-6], "successive energies agree to 1e-6"),
+      "minimisation_max_iterations": None}, "two numbers"),
+    ({"barostat_pressure_of_run1": (0.8, "an fcc lattice at a density of 0.8")},
+     "does not speak of the barostat pressure"),
+])  # fmt: skip
+def test_unsupported_minimisation_and_pressure_answers_are_rejected(fields, why):
+    text = SQUEEZED if "barostat_pressure_of_run1" in fields else RELAXED
+    rules = read_description(text)
+    with FakeOpenAIServer([answer(**fields)]) as url:
+        desc, report = fill(rules, text, endpoint(url))
+    assert desc.model_dump() == rules.model_dump()
+    assert why in report.rejected[0]
+
+
+def test_iterations_alone_do_not_make_a_minimisation():
+    fields = {"minimisation_tolerances": None, "minimisation_max_iterations": (500, "giving up after 500 cycles")}
+    rules = read_description(RELAXED)
+    with FakeOpenAIServer([answer(**fields)]) as url:
+        desc, report = fill(rules, RELAXED, endpoint(url))
+    assert desc.model_dump() == rules.model_dump() and "lacks its tolerances" in report.rejected[0]

@@ -226,3 +226,29 @@ def test_a_random_gas_needs_no_lattice(tmp_path: Path):
 def test_random_words_without_a_count_leave_the_atoms_missing():
     text = GAS.replace("400 particles are placed at random positions", "the particles are placed at random positions")
     assert "the atoms placed at random (how many, of which type)" in read_description(text).missing
+
+
+@pytest.mark.parametrize(("metric", "kept"), [
+    ("mean_pe_per_heavy_particle", False), ("average_potential_energy_per_type_2_atom", False),
+    ("Potential_energy_per_atom_of_type_1", False), ("average_potential_energy_per_particle", True),
+    ("average_total_energy_per_atom", True),
+])
+def test_per_type_metrics_of_a_mixture_are_not_divided_by_all_atoms(metric, kept):
+    from simagent.solve import _per_type_targets, read_metric
+
+    target = read_metric(metric)
+    assert target.property is not None
+    _per_type_targets(read_description(BINARY), [target])
+    assert (target.property is not None) == kept
+    if not kept:
+        assert "one kind of atom" in target.reason
+
+
+def test_masses_stated_by_the_words_a_type_is_called_by():
+    text = ("Reduced LJ units, 3D. Heavy beads (type 1) and light beads (type 2) form a binary mixture on an sc "
+            "lattice of density 0.5 in a 6 x 6 x 6 box, 30 % of them changed at random to type 2 (seed 771). "
+            "The heavy beads carry a mass of 5. Each light bead has mass 0.5. LJ epsilon 1, sigma 1, cutoff 2.5. "
+            "Velocities at 1.0, NVE for 200 steps.")
+    desc = read_description(text)
+    assert desc.masses == {1: 5.0, 2: 0.5}
+    assert "which atom type each stated mass belongs to" not in desc.missing

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import math
 import re
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from test_described import run_lammps
 
-from simagent.described.molecular import WATER_MODELS, template_coordinates
+from simagent.described.molecular import WATER_MODELS, grid, template_coordinates
 from simagent.described.reading import read_description
 from simagent.models import PropertyRequest, TaskSpec
 from simagent.solve import read_metric
@@ -121,19 +121,6 @@ def test_energy_per_molecule_metric_names(metric, prop, label):
     assert target.request().label == label
 
 
-def _run(job, tmp_path: Path) -> Path:
-    from tools.lammps.engine import lmp_binary
-
-    job_dir = tmp_path / job.id
-    job_dir.mkdir()
-    for name, text in job.inputs.items():
-        (job_dir / name).write_text(text)
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stdout[-2000:]
-    return job_dir
-
-
 def test_brine_runs_and_reports_energy_per_water(tmp_path: Path):
     protocol = DescribedRun()
     spec = TaskSpec(request=BRINE, properties=[PropertyRequest(name="temperature"), PropertyRequest(
@@ -143,7 +130,7 @@ def test_brine_runs_and_reports_energy_per_water(tmp_path: Path):
     assert any(d.parameter == "molecular.preparation" for d in defaults)
     (job,) = protocol.jobs(params)
     assert set(job.inputs) == {"in.lammps", "water.mol", "na.mol", "cl.mol"}
-    job_dir = _run(job, tmp_path)
+    job_dir = run_lammps(job, tmp_path)
     log = (job_dir / "log.lammps").read_text()
     assert "Created 180 atoms" in log and "not charge neutral" not in log
     results = {r.property: r for r in protocol.analyze(params, {job.id: job_dir}, spec)}
@@ -170,7 +157,7 @@ def test_spce_coordination_number_from_the_oo_rdf(tmp_path: Path):
     params, _ = protocol.parameters(spec)
     (job,) = protocol.jobs(params)
     assert "compute         rdf all rdf 200 1 1" in job.inputs["in.lammps"]
-    job_dir = _run(job, tmp_path)
+    job_dir = run_lammps(job, tmp_path)
     (cn,) = protocol.analyze(params, {job.id: job_dir}, spec)
     assert "O-O" in cn.method
     r_min = float(re.search(r"first minimum at r = ([\d.]+)", cn.method).group(1))
@@ -188,3 +175,58 @@ def test_ions_held_at_their_initial_centre():
     assert "group           ions type 3 4\nfix             recenter ions recenter INIT INIT INIT" in render(desc)
     vague = read_description(BRINE.replace("Harmonic bond_style", "Everything is recentered. Harmonic bond_style"))
     assert any("recenter" in u for u in vague.unsupported)
+
+
+def test_npt_set_points_in_the_ensemble_sentence_and_a_misspelt_step_word():
+    """'held at 300 K and 1 bar under NPT': in real units the barostat takes atm (1 bar = 0.986923 atm);
+    'stps' still counts as steps."""
+    text = BRINE.replace("300 K and 1 atm", "300 K and 1 bar").replace("40 more steps", "40 more stps")
+    desc = read_description(text)
+    assert [s.steps for s in desc.stages] == [40, 40]
+    assert desc.stages[0].dynamics.p_stop == pytest.approx(1 / 1.01325)
+
+
+@pytest.mark.parametrize("lo, hi, count", [((0.0,) * 3, (35.5,) * 3, 1500), ((-27.8,) * 3, (27.8,) * 3, 1834),
+                                           ((-6.5,) * 3, (6.5,) * 3, 60), ((0.0, 0.0, 0.0), (20.0, 30.0, 41.0), 777)])
+def test_water_grid_holds_the_molecules(lo, hi, count):
+    """Sites (i + 1/2) a, as LAMMPS's lattice places them, counted by brute force inside the spans:
+    enough for the molecules, and the nearest periodic images at least a apart on every axis."""
+    a, n, spans = grid(lo, hi, count)
+    per_axis = []
+    for (low, h), box_lo, box_hi in zip(spans, lo, hi, strict=True):
+        xs = [(i + 0.5) * a for i in range(-200, 200) if low <= (i + 0.5) * a < h]
+        assert box_lo <= xs[0] and xs[-1] <= box_hi
+        assert xs[0] + (box_hi - box_lo) - xs[-1] >= a - 1e-9  # the gap across the periodic boundary
+        per_axis.append(len(xs))
+    assert n == math.prod(per_axis) and count <= n < 1.6 * count
+
+
+def test_units_listed_in_one_sentence_go_to_their_own_metric():
+    """'temperature in K, pressure in atm and ...': each property takes the unit right after it, not
+    the first unit of the list that appears anywhere after it."""
+    text = "Report the mean temperature in K, the mean pressure in atm and the potential energy per water molecule."
+    assert read_metric("mean_temperature", text).unit == "K"
+    assert read_metric("mean_pressure", text).unit == "atm"
+
+
+def test_shake_iterations_after_a_decimal_tolerance():
+    text = BRINE.replace("tolerance of 1e-5, maximum of 50 iterations", "tolerance of 2.5e-5 and a maximum of 80 "
+                         "iterations")
+    shake = read_description(text).molecular.shake
+    assert (shake.tolerance, shake.iterations) == (2.5e-5, 80)
+
+
+def test_a_stated_total_of_atoms_beyond_the_waters_is_never_dropped():
+    """A solute the reading cannot build (here a 150-atom polymer) must not vanish from the run: a box
+    holding 'a total of 159 atoms' of which only 3 waters (9 atoms) would be placed is refused by name."""
+    text = ("Simulate the adsorption of water on a polymer coil in real units: the cubic periodic box of side 30 A "
+            "contains a total of 159 atoms, a 150-atom polymer and 3 SPC/E water molecules. LJ and Coulomb are cut "
+            "at 10.0 A with PPPM for the long-range part, SHAKE keeps the water rigid, and the system runs 1000 "
+            "steps of 1 fs in the NVT ensemble at 300 K.")
+    desc = read_description(text)
+    assert not desc.renderable
+    assert any("stated 159 atoms" in u and "only the 9 atoms" in u for u in desc.unsupported)
+    assert desc.molecular is None
+    # the same text without the solute is consistent and reads
+    plain = text.replace("a total of 159 atoms, a 150-atom polymer and 3 SPC/E", "a total of 9 atoms in 3 SPC/E")
+    assert read_description(plain).molecular is not None

@@ -165,3 +165,20 @@ def test_what_the_local_model_stated_unasked_is_reported_in_the_route():
         spec = backend.task_spec(request)
     assert spec.potential is None or spec.potential.force_field is None
     assert "SPC/E" in backend.last_detail and "not in the request" in backend.last_detail
+
+
+@pytest.mark.parametrize(("request_text", "reused"), [
+    ("Pressure? LJ fluid at T* 1.5 and rho* 0.7", Quantity(value=0.7, unit="reduced")),
+    ("what pressure does a Lennard-Jones fluid have at T*=1.2, density 0.85 (reduced)", Quantity(value=1.2,
+                                                                                                unit="reduced")),
+])
+def test_a_number_the_rules_read_as_one_condition_is_not_reused_for_another(request_text, reused):
+    """Seen on the frozen test split (the 1.5B model gave rho*'s number as the pressure): each written
+    number states one condition, so the LLM cannot make an unstated pressure from the density's number."""
+    rules = HybridBackend(Settings(backend="hybrid")).expert.task_spec(request_text)
+    assert rules.conditions.pressure is None
+    answer = reply(request_text, system=rules.system, conditions={
+        "temperature": rules.conditions.temperature, "density": rules.conditions.density, "pressure": reused})
+    spec, _ = read(request_text, answer, threshold=1.01)
+    assert spec.conditions.pressure is None
+    assert spec.conditions.temperature == rules.conditions.temperature and spec.conditions.density is not None

@@ -45,6 +45,7 @@ from simagent.backends.expert import ExpertBackend
 from simagent.backends.expert.reader import property_evidence
 from simagent.backends.spec_checks import (
     engine_for,
+    request_numbers,
     required_gaps,
     strip_unstated,
     units_style_for,
@@ -266,10 +267,23 @@ def merge_specs(expert: TaskSpec | None, llm: TaskSpec) -> tuple[TaskSpec, list[
                 if getattr(spec.potential, field) is None and getattr(llm.potential, field) is not None:
                     setattr(spec.potential, field, getattr(llm.potential, field))
                     filled.append(f"potential.{field}")
+    # each written number states one condition: a number the rules already read as one is not the LLM's
+    # to reuse for another (a number written nowhere was dropped before, spec_checks.strip_unstated)
+    unused, used = request_numbers(spec.request), []
+    cond = spec.conditions
+    for q in [cond.temperature, cond.pressure, cond.density, cond.probe_radius, *cond.pressures, *cond.temperatures]:
+        if q is not None and (n := _number_in(q.value, unused)) is not None:
+            unused.remove(n)
+            used.append(n)
     for field in ("temperature", "pressure", "density"):
         if getattr(spec.conditions, field) is None and getattr(llm.conditions, field) is not None:
             if field == "pressure" and spec.conditions.pressures:
                 continue  # an isotherm's pressure list already covers it
+            value = getattr(llm.conditions, field).value
+            if (n := _number_in(value, unused)) is not None:
+                unused.remove(n)
+            elif _number_in(value, used) is not None:
+                continue  # its number states a condition the rules read
             setattr(spec.conditions, field, getattr(llm.conditions, field))
             filled.append(field)
     if "system" in filled and spec.engine == "lammps":  # an engine the expert read (gromacs, qe) stays
@@ -279,6 +293,10 @@ def merge_specs(expert: TaskSpec | None, llm: TaskSpec) -> tuple[TaskSpec, list[
     spec.unparsed = [] if filled else spec.unparsed
     spec.confidence = max(0.0, 1.0 - 0.3 * len(spec.missing))
     return spec, filled
+
+
+def _number_in(value: float, numbers: list[float]) -> float | None:
+    return next((n for n in numbers if abs(n - value) <= 1e-9 * max(1.0, abs(n))), None)
 
 
 _GAP_KEYS = {"property", "system", "temperature", "density", "structure"}

@@ -30,8 +30,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, create_model
 
+from simagent.backends.expert.protocol_text import read_controls
 from simagent.described.model import LatticeStyle, SimulationDescription
-from simagent.described.reading import normalise, read_description
+from simagent.described.reading import MINIMIZE, normalise, read_description
 from simagent.errors import BackendError
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,7 @@ class Gap:
     closes: str | None
     steps: int | None = None
     stage: str | None = None
+    minimize: bool = False  # a field of the minimisation: written into its sentence
 
 
 # The field's word that a quote must contain (numbers and styles are checked separately).
@@ -80,6 +82,9 @@ FIELD_WORDS = {
     "timestep": r"time ?step|\bdt\b|step size|increment|integration step|delta ?t",
     "temperature": r"temperat|\bt\b|\bkt\b|k_?b ?t",
     "run_steps": r"step|iteration",
+    "pressure": r"pressur|\bbar\b|\batm\b|\bp_?0?\b",
+    "minimisation_tolerances": r"tol|converg|criteri|threshold|accura|precision|stop|energ",
+    "minimisation_max_iterations": r"iteration|step|cycle",
 }
 # Words that name each ensemble or thermostat (one of them must be in the quote).
 ENSEMBLE_WORDS = {
@@ -141,17 +146,38 @@ def gaps(desc: SimulationDescription, text: str) -> list[Gap]:
             found.append(Gap(f"dynamics_of_{steps}_step_run", f"how the atoms move during the {steps}-step run: "
                              "nve, nvt, npt, or nve with a langevin or berendsen thermostat", Ensemble,
                              (f"dynamics of the {steps}-step run",), entry, steps=steps))
-        elif hit := re.fullmatch(r"the thermostat temperature of stage (run\d+)", entry):
-            stage = next((s for s in desc.stages if s.name == hit.group(1)), None)
+        elif hit := re.fullmatch(r"the (thermostat temperature|barostat pressure) of stage (run\d+)", entry):
+            stage = next((s for s in desc.stages if s.name == hit.group(2)), None)
             if stage is not None:
-                found.append(Gap(f"thermostat_temperature_of_{stage.name}", f"the thermostat's target temperature "
-                                 f"during the {stage.steps}-step run", float, (f"{stage.name}.t_stop",), entry,
+                device, quantity = hit.group(1).split()
+                found.append(Gap(f"{device}_{quantity}_of_{stage.name}", f"the {device}'s target {quantity} during "
+                                 f"the {stage.steps}-step run", float,
+                                 (f"{stage.name}.{'t' if device == 'thermostat' else 'p'}_stop",), entry,
                                  steps=stage.steps, stage=stage.name))
+        elif entry == "the minimisation tolerances (etol, ftol)":
+            found.append(Gap("minimisation_tolerances", "the energy minimisation's stopping tolerances: [energy "
+                             "tolerance etol, force tolerance ftol]", list[float], ("minimisation",), entry,
+                             minimize=True))
+            if "max_iterations" not in read_controls(_minimize_sentence(normalise(text))):
+                found.append(Gap("minimisation_max_iterations", "the energy minimisation's maximum number of "
+                                 "iterations", int, ("minimisation.max_iterations",),
+                                 "the minimisation's maximum iterations", minimize=True))
+        elif entry == "the minimisation's maximum iterations":
+            found.append(Gap("minimisation_max_iterations", "the energy minimisation's maximum number of iterations",
+                             int, ("minimisation.max_iterations",), entry, minimize=True))
     origin = desc.origin.get("timestep")
     if origin is not None and origin.source == "default" and _speaks_of_a_timestep(normalise(text)):
         found.append(Gap("timestep", f"the integration timestep (in the {desc.units} unit style's time unit)", float,
                          ("timestep",), None))
     return found
+
+
+def _minimize_sentence(low: str) -> str:
+    hit = MINIMIZE.search(low)
+    if hit is None:
+        return ""
+    start, end = _sentence_span(low, hit.start())
+    return low[start:end]
 
 
 def _speaks_of_a_timestep(low: str) -> bool:
@@ -207,7 +233,8 @@ def check(gap: Gap, value: Any, quote: str, text: str) -> str | None:
         return "no quote"
     if q not in _flat(text):
         return f"the quote “{quote.strip()[:80]}” is not in the text"
-    key = "temperature" if gap.name.startswith("thermostat_temperature") else gap.name
+    key = "temperature" if gap.name.startswith("thermostat_temperature") else \
+        "pressure" if gap.name.startswith("barostat_pressure") else gap.name
     if gap.name.startswith("dynamics_of"):
         return None if re.search(ENSEMBLE_WORDS[value], q) else f"the quote does not name {value}"
     if gap.name == "lattice_style":
@@ -220,9 +247,15 @@ def check(gap: Gap, value: Any, quote: str, text: str) -> str | None:
     values = value if isinstance(value, list) else [value]
     if gap.name == "box" and not 1 <= len(values) <= 3:
         return "a box needs one to three edges"
+    if gap.name == "minimisation_tolerances" and len(values) != 2:
+        return "the tolerances are two numbers (etol, ftol)"
     absent = [v for v in values if not _written(float(v), q)]
     if absent:
         return f"{', '.join(f'{v:g}' for v in absent)} is not written in the quote"
+    if key == "pressure":  # any sign: zero or a tension is a valid set point
+        return None
+    if gap.name == "minimisation_tolerances":  # LAMMPS allows a zero tolerance (that criterion off)
+        return "a negative tolerance" if any(float(v) < 0 for v in values) else None
     if any(float(v) <= 0 for v in values):
         return "not a positive number"
     return None
@@ -246,7 +279,17 @@ def _insert(low: str, gap: Gap, value: Any, desc: SimulationDescription) -> str 
         if at is None:
             return None
         _, end = _sentence_span(low, at)
-        words = STAGE_CANONICAL[value] if gap.name.startswith("dynamics_of") else f"at a temperature of {value:g}"
+        words = STAGE_CANONICAL[value] if gap.name.startswith("dynamics_of") else \
+            f"at a pressure of {value:g}" if gap.name.startswith("barostat_pressure") else \
+            f"at a temperature of {value:g}"
+        return f"{low[:end]}, {words}{low[end:]}"
+    if gap.minimize:  # into the minimisation's sentence, in the words simagent.described.reading reads
+        hit = MINIMIZE.search(low)
+        if hit is None:
+            return None
+        _, end = _sentence_span(low, hit.start())
+        words = f"with energy tolerance {value[0]:g} and force tolerance {value[1]:g}" if \
+            gap.name == "minimisation_tolerances" else f"with maximum iterations of {int(value)}"
         return f"{low[:end]}, {words}{low[end:]}"
     if gap.name == "box":
         edges = [float(v) for v in value] * (3 if len(value) == 1 else 1)
@@ -300,6 +343,9 @@ def apply(desc: SimulationDescription, text: str, answers: dict[str, Any], asked
                 again = read_description(changed)
                 if gap.closes is not None and gap.closes in again.missing:
                     why = f"the value {value} did not close the gap ({gap.closes})"
+                elif gap.name == "minimisation_max_iterations" and not any(st.kind == "minimize"
+                                                                            for st in again.stages):
+                    why = "the minimisation still lacks its tolerances"
                 elif set(again.unsupported) - set(current.unsupported):
                     why = f"the value {value} makes the text prescribe {', '.join(again.unsupported)}"
                 elif moved := [k for k, o in current.origin.items()

@@ -43,7 +43,7 @@ _EPS = re.compile(r"epsilon\s*(?:=|of|:|is)?\s*" + NUM)
 _SIG = re.compile(r"sigma\s*(?:=|of|:|is)?\s*" + NUM + r"(?!\s*(?:cut|\*))")
 _CUT = re.compile(r"(?:cut-?off(?: distance| radius)?(?: of| =| is|:)?|\bcut (?:off )?at|(?:reach(?:es|ing)?|"
                   r"extend(?:s|ing)?)(?: out)? to)\s*" + NUM)
-_ROLE_BEFORE = re.compile(r"\b([a-z]+)(?: [a-z]+)? (?:atoms|particles|spheres)?\s*\((?:atom )?type (\d+)\)")
+_ROLE_BEFORE = re.compile(r"\b([a-z]+) (?:(?:atoms|particles|spheres|beads) )?\((?:atom )?type (\d+)\)")
 _ROLE_OF = re.compile(r"\b([a-z]+) (?:is |are )?(?:composed|consisting|consists|made|built|formed) (?:up )?of "
                       r"type (\d+)|\b([a-z]+) of type (\d+) (?:atoms|particles)")
 _ROLE_AFTER = re.compile(r"\btype (\d+) (?:atoms|particles)? ?(?:as|represent\w*|for|form\w*|being) (?:the )?"
@@ -63,7 +63,7 @@ RANDOM_PLACEMENT = re.compile(r"random(?:ly)? (?:insert|place|position|distribut
 
 
 def _stem(word: str) -> str:
-    return word[:6]
+    return word[:5]
 
 
 def _types_named(low: str) -> int:
@@ -162,11 +162,28 @@ def _types(desc: SimulationDescription, low: str, sentences: list[str], n_types:
                 if hit and getattr(t, field) is None:
                     setattr(t, field, float(hit.group(1)))
                     desc.note(f"type{index}.{field}", "rules", hit.group(0))
+        _role_mass(desc, sentence, roles, types)
     desc.types = list(types.values())
     desc.atom_types = n_types
     desc.note("atom_types", "rules", f"{n_types} atom types (the highest type the text names)")
     _type_masses(desc, low)
     _pair_coeffs(desc, low, sentences, roles)
+
+
+def _role_mass(desc: SimulationDescription, sentence: str, roles: dict[str, tuple[int, str]],
+               types: dict[int, AtomType]) -> None:
+    """'the solvent particles have mass 0.01', where 'solvent' names one type elsewhere ('solvent
+    particles (type 2)'): a sentence naming no type number, one role and one mass."""
+    if _TYPE.search(sentence):
+        return
+    named = {roles[_stem(w)][0] for w in re.findall(r"[a-z]+", sentence) if _stem(w) in roles and len(w) > 3}
+    masses = _MASS.findall(sentence)
+    if len(named) != 1 or len(masses) != 1:
+        return
+    t = types.get(named.pop())
+    if t is not None and t.mass is None:
+        t.mass = float(masses[0])
+        desc.note(f"type{t.index}.mass", "rules", f"{t.name or 'type ' + str(t.index)}: {sentence[:100]}")
 
 
 def _type_masses(desc: SimulationDescription, low: str) -> None:

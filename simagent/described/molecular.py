@@ -33,10 +33,10 @@ if TYPE_CHECKING:
 
 KCAL_PER_KJ = 1.0 / 4.184
 K_B_KCAL = 0.0019872036  # kcal/mol/K (CODATA k_B * N_A)
-MASSES = {"O": 15.9994, "H": 1.008, "Na": 22.98977, "Cl": 35.453}  # LAMMPS examples' (and CHARMM's) masses
+MASSES = {"O": 15.9994, "H": 1.008, "Na": 22.98977, "Cl": 35.453}  # standard atomic weights
 DEFAULT_OVERLAP = 1.6  # angstrom between any two atoms of different molecules when they are placed at random
 DEFAULT_KSPACE_ACCURACY = 1.0e-4  # LAMMPS examples/peptide: kspace_style pppm 0.0001
-DEFAULT_SHAKE = (1.0e-4, 20)  # tolerance, iterations: LAMMPS examples/peptide (fix shake 0.0001 10 ...)
+DEFAULT_SHAKE = (1.0e-4, 20)  # tolerance of LAMMPS examples/peptide (fix shake 0.0001 10 ...); twice its iterations
 # Harmonic force constants when the text names harmonic styles without constants (TIP3P in CHARMM:
 # K_b 450 kcal/mol/A^2, K_theta 55 kcal/mol/rad^2); under SHAKE the geometry is held at equilibrium.
 DEFAULT_BOND_K, DEFAULT_ANGLE_K = 450.0, 55.0
@@ -181,8 +181,13 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     for element, count, charge in ions:
         kinds.append(AtomKind(type=len(kinds) + 1, element=element, mass=MASSES[element], charge=charge))
         species.append(Species(template=element.lower(), count=count, atoms=[element]))
-    desc.note("molecular.masses", "default", "O 15.9994, H 1.008, Na 22.98977, Cl 35.453: standard atomic masses "
-              "(the values LAMMPS's water examples use)")
+    placed = sum(sp.count * len(sp.atoms) for sp in species)
+    stated = re.search(r"total (?:number )?of (\d+) atoms|(\d+) atoms in (?:all|total)", low)
+    if stated and int(stated.group(1) or stated.group(2)) != placed:  # other molecules are stated: never dropped
+        desc.unsupported.append(f"the rest of the stated {int(stated.group(1) or stated.group(2))} atoms (the "
+                                f"reading places only the {placed} atoms of the waters and ions)")
+        return
+    desc.note("molecular.masses", "default", "O 15.9994, H 1.008, Na 22.98977, Cl 35.453: standard atomic weights")
     _pair_coeffs(desc, low, kinds)
     system = MolecularSystem(water=model, kinds=kinds, species=species, cutoff=1.0, accuracy=1.0)
     if not _interactions(desc, low, system):
@@ -192,11 +197,12 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     if bins:
         system.rdf_bins = int(bins.group(1))
         desc.note("molecular.rdf_bins", "rules", bins.group(0))
-    desc.note("molecular.placement", "default", f"each species placed at random (create_atoms random, seed "
-              f"{system.seed}, random orientation), no atom closer than {system.overlap:g} A to another molecule's: "
-              "the text supplies no starting configuration")
+    desc.note("molecular.placement", "default", f"the waters on the sites of a simple-cubic grid filling the box, a "
+              f"random subset of the sites (seed {system.seed}) with random orientations; the ions at random (seeds "
+              f"{system.seed + 2}, {system.seed + 4}), no atom closer than {system.overlap:g} A to another's: the text "
+              "supplies no starting configuration (random insertion of a dense liquid is slow and leaves hot contacts)")
     desc.note("molecular.preparation", "default", "minimize {:g} {:g} {} {} with the SHAKE constraints as restraints, "
-              "before the first stage: random insertion leaves close contacts that would stop PPPM ('out of range "
+              "before the first stage: the placed molecules' close contacts would stop PPPM ('out of range "
               "atoms')".format(*PREPARATION))
     if recenter is not None:  # fix recenter INIT INIT INIT on the named species
         system.recenter = "water" if recenter.group(1) == "water" else "ions"
@@ -204,7 +210,7 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     desc.molecular = system
     desc.placements = [RandomPlacement(atom_type=0, count=sp.count, seed=system.seed + 2 * i, overlap=system.overlap,
                                        max_tries=DEFAULT_MAX_TRIES, molecule=sp.template)
-                       for i, sp in enumerate(species)]  # the templates hold absolute types: offset 0
+                       for i, sp in enumerate(species) if sp.template != "water"]  # templates hold absolute types
     desc.masses = {k.type: k.mass for k in kinds}
     desc.atom_types = len(kinds)
     desc.atom_style = "full"
@@ -344,7 +350,8 @@ def _bonded(desc: SimulationDescription, low: str, system: MolecularSystem) -> N
         desc.missing.append("how the water geometry is kept (SHAKE/RATTLE or flexible bonds)")
         return
     tol = re.search(r"(?:shake|rattle)[^.;]{0,80}?tolerance of " + NUM, low)
-    its = re.search(r"(?:shake|rattle)[^.;]{0,120}?(?:maximum of|max(?:imum)? iterations? of) (\d+) iterations?", low)
+    its = re.search(r"(?:shake|rattle)(?:[^.;]|\.(?=\d)){0,120}?(?:maximum of|max(?:imum)? iterations? of) (\d+)"
+                    r"(?: iterations?)?", low)  # '1.0e-4' inside the sentence
     tolerance = float(tol.group(1)) if tol else DEFAULT_SHAKE[0]
     iterations = int(its.group(1)) if its else DEFAULT_SHAKE[1]
     system.shake = Shake(tolerance=tolerance, iterations=iterations, rattle=shake.group(1) == "rattle")
@@ -352,7 +359,7 @@ def _bonded(desc: SimulationDescription, low: str, system: MolecularSystem) -> N
               + (f"; {its.group(0)}" if its else ""))
     if not (tol and its):
         desc.note("molecular.shake_tolerance", "default", f"{tolerance:g} tolerance, {iterations} iterations: "
-                  "LAMMPS examples/peptide")
+                  "none stated; the tolerance of LAMMPS examples/peptide, twice its 10 iterations")
 
 
 def _box(desc: SimulationDescription, low: str) -> None:
@@ -377,6 +384,25 @@ def _box(desc: SimulationDescription, low: str) -> None:
         return
     desc.box = Box(lo=lo, hi=hi, lattice_units=False)
     desc.note("box", "rules", words + " (angstrom)")
+
+
+def grid(lo: tuple[float, float, float], hi: tuple[float, float, float], count: int
+         ) -> tuple[float, int, list[tuple[float, float]]]:
+    """The simple-cubic grid for `count` molecules: the largest spacing a (to 0.1 %) whose whole cells
+    [i a, (i + 1) a] inside the box number at least `count`; the number of cells; and per axis the
+    span of those cells. The sites are the cells' centres (LAMMPS `lattice sc a origin 0.5 0.5 0.5`
+    in a region of that span), so neighbouring sites, also across the periodic boundary, are at
+    least a apart."""
+    def spans(a: float) -> list[tuple[float, float]]:
+        return [(math.ceil(low / a - 1e-9) * a, math.floor(h / a + 1e-9) * a) for low, h in zip(lo, hi, strict=True)]
+
+    def cells(a: float) -> int:
+        return math.prod(max(0, round((h - low) / a)) for low, h in spans(a))
+
+    a = (math.prod(h - low for low, h in zip(lo, hi, strict=True)) / count) ** (1 / 3)
+    while cells(a) < count:
+        a *= 0.999
+    return a, cells(a), spans(a)
 
 
 def template_coordinates(model: WaterModel) -> list[tuple[float, float, float]]:

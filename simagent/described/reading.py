@@ -464,6 +464,7 @@ _RUN = re.compile(rf"\b{COUNT}[- ](?:more |additional )?(?:(?:production|equilib
 _NOT_RUN = re.compile(r"\b(?:every|each|damp\w*|last|final|interval|frequency|window|correlation|up to|"
                       r"within|iterations?|in)\b[^.;,]{0,12}$")
 _MINIMIZE = re.compile(r"minimi[sz](?:e|ed|ation)|energy minimi")
+MINIMIZE = _MINIMIZE  # the minimisation's words (simagent.described.llm_fill writes its fields there)
 _TEMPERATURE = re.compile(r"\btemperatures? (?:of |at |= ?|to )?(?:about |approximately )?" + NUM)
 _KELVIN = re.compile(r"\bat " + NUM + r"\s*k\b")  # 'water at 300 K', 'equilibrated at 293.15 K'
 _PRESSURE = re.compile(NUM + r"\s*(atm|bar)\b")

@@ -11,7 +11,7 @@ lists as a default: a minimisation that removes the close contacts of the random
 from __future__ import annotations
 
 from simagent.described.model import SimulationDescription
-from simagent.described.molecular import PREPARATION, MolecularSystem, Species, template_coordinates
+from simagent.described.molecular import PREPARATION, MolecularSystem, Species, grid, template_coordinates
 from tools.lammps import described_mixtures as mixtures
 
 SHAKE_FIX = "shake"
@@ -60,7 +60,14 @@ def system_lines(desc: SimulationDescription) -> list[str]:
              "extra/angle/per/atom 1 extra/special/per/atom 2"]
     lines += [f"mass            {k.type} {_fmt(k.mass)}  # {k.element}" for k in system.kinds]
     lines += [f"molecule        {s.template} {s.template}.mol" for s in system.species]
-    lines += mixtures.placement_lines(desc, set())  # each species at random (desc.placements, molecule = template)
+    waters = system.count_of("water")
+    if waters:  # a random subset of a simple-cubic grid's sites, random orientations (molecular.placement)
+        a, _, spans = grid(desc.box.lo, desc.box.hi, waters)
+        cells = " ".join(f"{low:.6f} {h:.6f}" for low, h in spans)  # whole cells: sites a apart across the boundary
+        lines += [f"lattice         sc {a:.6f} origin 0.5 0.5 0.5",
+                  f"region          grid block {cells} units box",
+                  f"create_atoms    0 region grid mol water {system.seed + 1} subset {waters} {system.seed}"]
+    lines += mixtures.placement_lines(desc, set())  # the ions at random (desc.placements, molecule = template)
     for s in system.species:
         lines.append(f"group           {s.template} type " + " ".join(str(system.type_of(e)) for e in
                                                                        dict.fromkeys(s.atoms)))

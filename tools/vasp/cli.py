@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from simagent.defaults import DefaultsLog
 from simagent.errors import InputError, RequestError
 
 
@@ -30,7 +31,7 @@ def register(app: typer.Typer) -> None:
             raise RequestError(f"no VASP protocol computes {wanted} for this request (VASP protocols: lattice "
                                "constant and band gap of one-element cubic crystals)")
         protocol = chosen[0]
-        params, _ = protocol.input_parameters(spec)
+        params = protocol.choose_inputs(spec, DefaultsLog(protocol.Params.DEFAULTS))
         out.mkdir(parents=True, exist_ok=True)
         if wants_band_structure(request):
             _write_band_structure(protocol, params, out)

@@ -29,7 +29,6 @@ from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, InputError, ReadError, RequestError, set_point_missed
 from simagent.models import (
     Conditions,
-    DefaultApplied,
     Job,
     PotentialSpec,
     Quantity,
@@ -485,11 +484,10 @@ class LiquidMD(Protocol):
 
     # -- parameters ---------------------------------------------------------------------------
 
-    def parameters(self, spec: TaskSpec) -> tuple[LiquidParams, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> LiquidParams:
         system = spec.system
         if system is None or system.kind not in ("molecular_fluid", "atomic_fluid"):
             raise RequestError("gromacs/liquid_md needs a molecular liquid (e.g. water) or liquid argon")
-        log = DefaultsLog()
         pot = spec.potential or PotentialSpec()
         names = {p.name for p in spec.properties}
         unknown = names - self.properties
@@ -550,7 +548,7 @@ class LiquidMD(Protocol):
             seed=seed, has_hydrogen=has_h, rdf=bool(names & STRUCTURE), msd=DIFFUSION in names,
             gyration=GYRATION in names,
         )
-        return params, log.applied
+        return params
 
     # -- jobs ---------------------------------------------------------------------------------
 

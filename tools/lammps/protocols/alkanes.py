@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field, model_validator
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
 from simagent.materials.alkanes import MAX_LIQUID_CARBONS, alkane_name
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration
 from simagent.units import to_canonical
@@ -419,12 +419,11 @@ class TrappeAlkane(Protocol):
             return False
         return bool(spec.properties) and {p.name for p in spec.properties} <= self.properties
 
-    def parameters(self, spec: TaskSpec) -> tuple[AlkaneParams, list[DefaultApplied]]:
-        log = DefaultsLog(AlkaneParams.DEFAULTS)
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> AlkaneParams:
         check_averaged_properties(spec, self.name, self.properties, "a time average of an NPT run")
         for prop in spec.properties:
             output_unit("density", "real", prop.unit)  # g/cm^3 or kg/m^3; anything else is refused here
-        return alkane_parameters(spec, log), log.applied
+        return alkane_parameters(spec, log)
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = as_params(AlkaneParams, params)

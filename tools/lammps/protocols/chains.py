@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
-from simagent.models import DefaultApplied, Job, Quantity, Result, TaskSpec
+from simagent.models import Job, Quantity, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration
 from tools.lammps.inputs import render
@@ -394,14 +394,12 @@ class ChainConformation(Protocol):
             return False
         return bool(spec.properties) and {p.name for p in spec.properties} <= self.properties
 
-    def parameters(self, spec: TaskSpec) -> tuple[ChainMeltParams, list[DefaultApplied]]:
-        record = DefaultsLog()
-        defaults = record.applied
+    def choose(self, spec: TaskSpec, record: DefaultsLog) -> ChainMeltParams:
         check_averaged_properties(spec, self.name, self.properties, "an average over chains and time")
         for prop in spec.properties:
             if norm_unit(prop.unit) not in REDUCED | {"sigma"}:
                 raise RequestError(f"bead-spring chains report lengths in sigma (reduced), not {prop.unit!r}")
-        return melt_parameters(spec, self.name, record, need_trajectory=True), defaults
+        return melt_parameters(spec, self.name, record, need_trajectory=True)
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = as_params(ChainMeltParams, params)

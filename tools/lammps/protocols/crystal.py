@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, model_validator
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.materials import potentials
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from tools.crystals import (  # noqa: F401 - NN_OVER_A is re-exported to the solid protocols
     CRYSTAL_DEFAULTS,
@@ -142,8 +142,7 @@ class CrystalRelax(SolidProtocol):
         "fix box/relax of a perfect supercell, E_coh = E_atom - E/N"
     )
 
-    def parameters(self, spec: TaskSpec) -> tuple[CrystalRelaxParams, list[DefaultApplied]]:
-        log = DefaultsLog(CrystalRelaxParams.DEFAULTS)
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> CrystalRelaxParams:
         element = one_element(spec, "crystal_relax handles one-element crystals; {elements} compounds are not "
                                     "supported yet")
         lattice = reference_lattice(element, spec.system.lattice, tuple(NN_OVER_A), log,
@@ -167,7 +166,7 @@ class CrystalRelax(SolidProtocol):
             box_relax="aniso" if lattice == "hcp" else "iso",
         )
         log.report("minimiser", p=params)
-        return params, log.applied
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = CrystalRelaxParams.model_validate(params.model_dump())

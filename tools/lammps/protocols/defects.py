@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import register
 from tools.lammps.inputs import render
 from tools.lammps.protocols.solid_common import (
@@ -124,8 +124,7 @@ class PointDefects(SolidProtocol):
         "E_f = E_def - (N_def/N) E_perfect (interstitial: lowest of several relaxed configurations)"
     )
 
-    def parameters(self, spec: TaskSpec) -> tuple[PointDefectParams, list[DefaultApplied]]:
-        log = DefaultsLog(PointDefectParams.DEFAULTS)
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> PointDefectParams:
         wanted = {p.name for p in spec.properties} or set(self.properties)
         lattices = ("fcc", "bcc") if INTERSTITIAL in wanted else ("fcc", "bcc", "hcp", "diamond", "sc")
         fields = solid_base(spec, self.name, log, lattices=lattices)
@@ -146,7 +145,7 @@ class PointDefects(SolidProtocol):
         )
         log.report("relaxation")
         log.report("minimiser", p=params)
-        return params, log.applied
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

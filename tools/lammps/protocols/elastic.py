@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed
-from simagent.models import CUBIC_POISSON_LABEL, CUBIC_SHEAR_LABELS, DefaultApplied, Job, Result, TaskSpec
+from simagent.models import CUBIC_POISSON_LABEL, CUBIC_SHEAR_LABELS, Job, Result, TaskSpec
 from simagent.protocols import register
 from simagent.stats import block_average
 from tools.lammps.inputs import render
@@ -134,8 +134,7 @@ class ElasticConstants(SolidProtocol):
         "finite T: NVT stress averages), and Voigt-Reuss-Hill bulk, shear, Young's moduli and Poisson ratio"
     )
 
-    def parameters(self, spec: TaskSpec) -> tuple[ElasticParams, list[DefaultApplied]]:
-        log = DefaultsLog(ElasticParams.DEFAULTS)
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> ElasticParams:
         fields = solid_base(spec, self.name, log)
         lattice = fields["lattice"]
         temperature = log.take("temperature", requested_temperature(spec))
@@ -151,7 +150,7 @@ class ElasticConstants(SolidProtocol):
         params = ElasticParams(**fields, repetitions=reps, temperature=temperature, strain=strain,
                                strain_directions=directions, box_relax="aniso" if lattice == "hcp" else "iso", **extra)
         log.report("MD schedule" if thermal else "minimiser", p=params)
-        return params, log.applied
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

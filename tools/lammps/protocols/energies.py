@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration
 from tools.lammps.inputs import render
@@ -151,9 +151,7 @@ class EnergyComponents(Protocol):
             return False
         return bool(spec.properties) and {p.name for p in spec.properties} == {ENERGY}
 
-    def parameters(self, spec: TaskSpec) -> tuple[EnergyComponentsParams, list[DefaultApplied]]:
-        record = DefaultsLog(EnergyComponentsParams.DEFAULTS)
-        defaults = record.applied
+    def choose(self, spec: TaskSpec, record: DefaultsLog) -> EnergyComponentsParams:
         if {p.name for p in spec.properties} != {ENERGY}:
             raise RequestError(f"{self.name} computes {ENERGY} only")
         for prop in spec.properties:
@@ -166,7 +164,7 @@ class EnergyComponents(Protocol):
         if spec.system.kind == "polymer":
             melt = melt_parameters(spec, self.name, record, need_trajectory=False)
             output_unit("lj", unit, per)
-            return EnergyComponentsParams(system="polymer", per=per, melt=melt), defaults
+            return EnergyComponentsParams(system="polymer", per=per, melt=melt)
         basis = fluid_basis(spec, self.name, record)
         output_unit(basis["units"], unit, per)
         cells = box_cells(spec, basis, 1, record)
@@ -174,7 +172,7 @@ class EnergyComponents(Protocol):
         fluid = FluidEnergyParams(
             **{k: v for k, v in basis.items() if not k.startswith("_")}, **lengths, cells=cells, thermo_every=10
         )
-        return EnergyComponentsParams(system="fluid", per=per, fluid=fluid), defaults
+        return EnergyComponentsParams(system="fluid", per=per, fluid=fluid)
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = as_params(EnergyComponentsParams, params)

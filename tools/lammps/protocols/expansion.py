@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import register
 from simagent.stats import block_average
 from tools.lammps.inputs import render
@@ -133,8 +133,7 @@ class ThermalExpansion(SolidProtocol):
         "temperatures (one job each), lattice parameter vs T fitted, block-averaged errors"
     )
 
-    def parameters(self, spec: TaskSpec) -> tuple[ExpansionParams, list[DefaultApplied]]:
-        log = DefaultsLog(ExpansionParams.DEFAULTS)
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> ExpansionParams:
         fields = solid_base(spec, self.name, log)
         temps, ref = temperature_list(spec, log)
         reps = cubic_repetitions(spec, fields["lattice"], 4, log)
@@ -143,7 +142,7 @@ class ThermalExpansion(SolidProtocol):
                                  box_relax="aniso" if fields["lattice"] == "hcp" else "iso", **extra)
         log.report("MD schedule", p=params)
         log.report("fit")
-        return params, log.applied
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

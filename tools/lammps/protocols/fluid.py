@@ -36,7 +36,6 @@ from simagent.errors import CalculationFailed, ReadError, RequestError, set_poin
 from simagent.materials.rdf import rdf_peak_and_cn
 from simagent.models import (
     Conditions,
-    DefaultApplied,
     Job,
     PotentialSpec,
     PropertyRequest,
@@ -898,14 +897,13 @@ class FluidMD(Protocol):
 
     # -- parameters ---------------------------------------------------------------------------
 
-    def parameters(self, spec: TaskSpec) -> tuple[FluidMDParams, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> FluidMDParams:
         system = spec.system
         if system is None or system.kind not in FLUID_KINDS:
             raise RequestError("lammps/fluid_md needs an LJ fluid or a monatomic fluid")
         names = {p.name for p in spec.properties}
         if not names or not names <= self.properties:
             raise RequestError(f"lammps/fluid_md computes {', '.join(sorted(self.properties))}")
-        log = DefaultsLog()
         units = fluid_units(system, spec.units_style, log)
         pot = spec.potential or PotentialSpec(family="lj")
         if pot.family not in (None, "lj"):
@@ -977,7 +975,7 @@ class FluidMD(Protocol):
             rdf_blocks=rdf_blocks, rdf_every=math.gcd(100, production_steps // rdf_blocks),
             msd=DIFFUSION in names, dump_every=FluidMDParams.DEFAULTS[units]["dump_every"].value,
         )  # fmt: skip
-        return params, log.applied
+        return params
 
     # -- jobs ---------------------------------------------------------------------------------
 

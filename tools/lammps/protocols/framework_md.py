@@ -28,7 +28,7 @@ from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.gates import MSD_SLOPE_RANGE, MSD_WINDOW
 from simagent.materials import forcefields as raspa_ff
 from simagent.materials import frameworks as rfw
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration, linear_fit
 from simagent.units import convert, to_canonical
@@ -180,9 +180,9 @@ def _md_controls(controls) -> dict:
     return extra
 
 
-def _guest_md_defaults(spec: TaskSpec, p: GuestMDParams, model) -> list[DefaultApplied]:
+def _guest_md_defaults(spec: TaskSpec, p: GuestMDParams, model, log: DefaultsLog) -> None:
     """What the request left to GuestMDParams.DEFAULTS, reported with the values the parameters hold."""
-    log, controls = DefaultsLog(GuestMDParams.DEFAULTS), spec.controls
+    controls = spec.controls
     if not (spec.potential and spec.potential.force_field):
         log.report("framework force field")
     log.note("guest model", model.label, model.citation)
@@ -197,7 +197,6 @@ def _guest_md_defaults(spec: TaskSpec, p: GuestMDParams, model) -> list[DefaultA
         ps = p.timestep_fs / 1000
         log.report("MD length", equilibration_ps=p.equilibration_steps * ps, production_ps=p.production_steps * ps,
                    frames_ps=p.dump_every * ps)
-    return log.applied
 
 
 def _guest_system(p: GuestMDParams) -> lfw.RigidSystem:
@@ -334,7 +333,7 @@ class FrameworkGuestMD(Protocol):
     def applies_to(self, spec: TaskSpec) -> bool:
         return _framework_spec(spec, self.properties) and bool(spec.system.guests)
 
-    def parameters(self, spec: TaskSpec) -> tuple[GuestMDParams, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> GuestMDParams:
         resolved, _structure = _resolve(spec)
         guests = [raspa_ff.canonical_guest(g) for g in spec.system.guests]
         if len(guests) != 1:
@@ -351,7 +350,8 @@ class FrameworkGuestMD(Protocol):
         params = GuestMDParams(framework=resolved.name, framework_cif=str(resolved.path),
                                framework_source=_source(spec, resolved), force_field=force_field, guest=guests[0],
                                guest_model=model.model, temperature_K=temperature, **_md_controls(spec.controls))
-        return params, _guest_md_defaults(spec, params, model)
+        _guest_md_defaults(spec, params, model, log)
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = GuestMDParams.model_validate(params.model_dump())
@@ -621,7 +621,7 @@ class FrameworkEOS(Protocol):
     def applies_to(self, spec: TaskSpec) -> bool:
         return _framework_spec(spec, self.properties)
 
-    def parameters(self, spec: TaskSpec) -> tuple[FrameworkEOSParams, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> FrameworkEOSParams:
         resolved, _structure = _resolve(spec)
         if spec.conditions.temperature is not None and to_canonical(spec.conditions.temperature,
                                                                     "temperature").value > 1.0:
@@ -636,10 +636,9 @@ class FrameworkEOS(Protocol):
         params = FrameworkEOSParams(framework=resolved.name, framework_cif=str(resolved.path),
                                     framework_source=_source(spec, resolved),
                                     wanted=sorted({q.name for q in spec.properties}))
-        log = DefaultsLog(FrameworkEOSParams.DEFAULTS)
         for name in ("force field", "temperature", "volume strains", "cutoff"):
             log.report(name, p=params, strains=", ".join(f"{s:+g}" for s in params.volume_strains))
-        return params, log.applied
+        return params
 
     def _typed(self, p: FrameworkEOSParams) -> lfw.FlexibleFramework:
         return lfw.flexible_framework(Path(p.framework_cif), p.force_field, p.cutoff_A)

@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import register
 from simagent.stats import block_average, detect_equilibration, linear_fit
 from simagent.units import to_canonical
@@ -130,8 +130,7 @@ class MeltingPoint(SolidProtocol):
         "half-liquid box in NPH, Tm = mean T while both phases persist; error from blocking and the T drift"
     )
 
-    def parameters(self, spec: TaskSpec) -> tuple[MeltingParams, list[DefaultApplied]]:
-        log = DefaultsLog(MeltingParams.DEFAULTS)
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> MeltingParams:
         fields = solid_base(spec, self.name, log, lattices=("fcc", "hcp", "bcc"))
         guess = self._start_temperature(spec, fields["element"], log)
         pressure = 0.0
@@ -152,7 +151,7 @@ class MeltingPoint(SolidProtocol):
         params = MeltingParams(**fields, repetitions=(n, n, 3 * n), guess_temperature=guess, pressure_bar=pressure,
                                **extra)
         log.report("MD schedule", p=params)
-        return params, log.applied
+        return params
 
     @staticmethod
     def _start_temperature(spec: TaskSpec, element: str, log: DefaultsLog) -> float:

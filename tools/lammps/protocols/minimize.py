@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import ReadError
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import register
 from tools.lammps.inputs import render
 from tools.lammps.protocols.solid_common import (
@@ -112,8 +112,7 @@ class Minimize(SolidProtocol):
         "snapshots at a temperature; reports the minimiser, tolerances and final force norm"
     )
 
-    def parameters(self, spec: TaskSpec) -> tuple[MinimizeParams, list[DefaultApplied]]:
-        log = DefaultsLog(MinimizeParams.DEFAULTS)
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> MinimizeParams:
         fields = solid_base(spec, self.name, log)
         temperature = requested_temperature(spec) or 0.0
         quench = temperature > 0
@@ -130,7 +129,7 @@ class Minimize(SolidProtocol):
         )
         log.report("tolerances", p=params)
         log.report("snapshots" if quench else "box" if box else "box (FIRE)", p=params)
-        return params, log.applied
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

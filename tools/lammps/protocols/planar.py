@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import register
 from tools.lammps.inputs import render
 from tools.lammps.protocols.solid_common import (
@@ -154,8 +154,7 @@ class PlanarDefects(SolidProtocol):
         "fault and the generalized stacking-fault (gamma) line along [11-2] with its unstable maximum"
     )
 
-    def parameters(self, spec: TaskSpec) -> tuple[PlanarParams, list[DefaultApplied]]:
-        log = DefaultsLog(PlanarParams.DEFAULTS)
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> PlanarParams:
         wanted = {p.name for p in spec.properties} or {SURFACE}
         faults = bool(wanted & {SFE, GSFE})
         fields = solid_base(spec, self.name, log, lattices=("fcc",) if faults else ("fcc", "bcc"))
@@ -176,7 +175,7 @@ class PlanarDefects(SolidProtocol):
         if shifts:
             log.report("fault slab", layers=3 * params.sf_repetitions[2])
         log.report("minimiser", p=params)
-        return params, log.applied
+        return params
 
     @staticmethod
     def _facets(spec: TaskSpec, lattice: str, log: DefaultsLog) -> list[str]:

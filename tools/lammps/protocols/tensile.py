@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import register
 from simagent.stats import linear_fit, statistical_inefficiency
 from tools.lammps.inputs import render
@@ -169,8 +169,7 @@ class TensileTest(SolidProtocol):
             return False
         return {p.name for p in spec.properties} <= self.properties and requested_method(spec) is not None
 
-    def parameters(self, spec: TaskSpec) -> tuple[TensileParams, list[DefaultApplied]]:
-        log = DefaultsLog(TensileParams.DEFAULTS)
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> TensileParams:
         fields = solid_base(spec, self.name, log, lattices=("fcc", "bcc", "sc", "diamond", "hcp"))
         mode = log.take("mode", requested_method(spec))
         temperature = log.take("temperature", requested_temperature(spec))
@@ -182,7 +181,7 @@ class TensileTest(SolidProtocol):
                                box_relax="aniso" if fields["lattice"] == "hcp" else "iso", **extra)
         for name in ("loading axis", "strain rate", "lateral boundary", "fit window", "MD schedule"):
             log.report(name, p=params)
-        return params, log.applied
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

@@ -38,7 +38,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
-from simagent.models import DefaultApplied, Job, PotentialSpec, Result, TaskSpec
+from simagent.models import Job, PotentialSpec, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average, detect_equilibration, linear_fit
 from tools.lammps.inputs import render
@@ -60,7 +60,6 @@ from tools.lammps.protocols.fluid import (
     velocity_seed,
 )
 from tools.lammps.protocols.fluid_common import (
-    Record,
     as_params,
     check_columns,
     check_full_production,
@@ -594,13 +593,12 @@ class FluidTransportProtocol(Protocol):
     def applies_to(self, spec: TaskSpec) -> bool:
         return _applies(spec, self.quantity)
 
-    def _fluid(self, spec: TaskSpec) -> tuple[list[DefaultApplied], Record, dict]:
-        """(defaults log, its record function, the fluid basis) after the property checks."""
-        record = DefaultsLog(FLUID_RUN_DEFAULTS)
-        defaults = record.applied
+    def _fluid(self, spec: TaskSpec, record: DefaultsLog) -> dict:
+        """The fluid basis after the property checks (its defaults from FLUID_RUN_DEFAULTS)."""
+        record.declared = FLUID_RUN_DEFAULTS
         basis = fluid_basis(spec, self.name, record)
         _check_properties(spec, self.quantity, basis["units"], self.name)
-        return defaults, record, basis
+        return basis
 
     def _production(self, params: BaseModel, job_dirs: dict[str, Path]) -> tuple:
         """(params, job folder, gated production thermo, its mean temperature)."""
@@ -644,8 +642,8 @@ class ShearViscosity(FluidTransportProtocol):
         "viscosity, velocity-profile fits) when the request names it"
     )
 
-    def parameters(self, spec: TaskSpec) -> tuple[ShearViscosityParams, list[DefaultApplied]]:
-        defaults, record, basis = self._fluid(spec)
+    def choose(self, spec: TaskSpec, record: DefaultsLog) -> ShearViscosityParams:
+        basis = self._fluid(spec, record)
         if basis["_solid"]:
             raise RequestError("a solid has no shear viscosity (its stress does not relax)")
         method = requested_method(spec, VISCOSITY)
@@ -661,7 +659,7 @@ class ShearViscosity(FluidTransportProtocol):
             extra = _nemd_settings(basis, record)
             lengths = run_lengths(spec, basis, extra["_multiple"], record)
         params = ShearViscosityParams(**_public(basis), **_public(extra), **lengths, cells=cells, method=method)
-        return params, defaults
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = as_params(ShearViscosityParams, params)
@@ -741,8 +739,8 @@ class ThermalConductivity(FluidTransportProtocol):
         "when the request names it"
     )
 
-    def parameters(self, spec: TaskSpec) -> tuple[ThermalConductivityParams, list[DefaultApplied]]:
-        defaults, record, basis = self._fluid(spec)
+    def choose(self, spec: TaskSpec, record: DefaultsLog) -> ThermalConductivityParams:
+        basis = self._fluid(spec, record)
         method = requested_method(spec, CONDUCTIVITY)
         record.declared = ThermalConductivityParams.DEFAULTS[method or _CONDUCTIVITY_METHOD.value]
         method = record.take("method", method)
@@ -771,7 +769,7 @@ class ThermalConductivity(FluidTransportProtocol):
         params = ThermalConductivityParams(
             **_public(basis), **_public(extra), **lengths, **extra_ehex, cells=cells, method=method
         )
-        return params, defaults
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = as_params(ThermalConductivityParams, params)

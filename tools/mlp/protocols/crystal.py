@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import register
 from tools import crystals
 from tools.mlp import models
@@ -51,8 +51,7 @@ class MlpCrystal(crystals.NamedEngineCrystalProtocol):
     description = ("lattice constant and bulk modulus of a one-element cubic crystal with a universal ML potential "
                    "(CHGNet or SevenNet): cell relaxation, then E(V) and a Birch-Murnaghan fit")
 
-    def parameters(self, spec: TaskSpec) -> tuple[MlpCrystalParams, list[DefaultApplied]]:
-        log = DefaultsLog(MlpCrystalParams.DEFAULTS)
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> MlpCrystalParams:
         choice = crystals.crystal_from_spec(spec, log)
         info = models.requested_model(spec, log)
         params = MlpCrystalParams(model=info.key, element=choice.element, lattice=choice.lattice,
@@ -61,7 +60,7 @@ class MlpCrystal(crystals.NamedEngineCrystalProtocol):
         if params.cohesive:
             log.report("isolated atom")
         log.report("relaxation", p=params)
-        return params, log.applied
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

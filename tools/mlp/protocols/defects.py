@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import register
 from tools import crystals
 from tools.mlp import models
@@ -56,8 +56,7 @@ class MlpVacancy(crystals.NamedEngineCrystalProtocol):
     description = ("vacancy formation energy and migration barrier (nudged elastic band, climbing image) in an fcc "
                    "or bcc metal with a universal ML potential (CHGNet or SevenNet), small supercell")
 
-    def parameters(self, spec: TaskSpec) -> tuple[MlpVacancyParams, list[DefaultApplied]]:
-        log = DefaultsLog(MlpVacancyParams.DEFAULTS)
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> MlpVacancyParams:
         choice = crystals.crystal_from_spec(spec, log, lattices=("fcc", "bcc"))
         info = models.requested_model(spec, log)
         wanted = {p.name for p in spec.properties}
@@ -70,7 +69,7 @@ class MlpVacancy(crystals.NamedEngineCrystalProtocol):
         log.report("relaxation", p=params)
         if params.images:
             log.report("NEB", p=params)
-        return params, log.applied
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

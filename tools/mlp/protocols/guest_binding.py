@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from simagent.defaults import DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
 from simagent.materials.guest_binding import GuestBindingParams, framework_and_guest, is_guest_binding
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from tools.mlp import models
 from tools.mlp.guest_binding import GuestBindingJob
@@ -34,19 +34,18 @@ class MlpGuestBinding(Protocol):
     def applies_to(self, spec: TaskSpec) -> bool:
         return spec.engine == self.engine and is_guest_binding(spec)
 
-    def parameters(self, spec: TaskSpec) -> tuple[GuestBindingParams, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> GuestBindingParams:
         resolved, structure, guest, ase_name = framework_and_guest(spec)
         if len(structure.symbols) > MAX_FRAMEWORK_ATOMS:
             raise RequestError(f"{resolved.name} has {len(structure.symbols)} atoms in its cell; the guest binding "
                                f"protocol runs up to {MAX_FRAMEWORK_ATOMS} framework atoms on this machine")
-        log = DefaultsLog(GuestBindingParams.DEFAULTS)
         info = models.requested_model(spec, log)
         p = GuestBindingParams(model=info.key, framework=resolved.name, source=resolved.source, guest=guest,
                                ase_name=ase_name, cell=structure.cell.tolist(), symbols=list(structure.symbols),
                                fractional=structure.fractional.tolist())
         for name in ("placements", "relaxations", "framework geometry"):
             log.report(name, p=p)
-        return p, log.applied
+        return p
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)

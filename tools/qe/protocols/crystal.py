@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from tools import crystals
 from tools.crystals import crystal
@@ -104,8 +104,7 @@ class QeCrystalParams(BaseModel):
 class QeCrystalProtocol(crystals.NamedEngineCrystalProtocol):
     engine = "qe"
 
-    def parameters(self, spec: TaskSpec) -> tuple[QeCrystalParams, list[DefaultApplied]]:
-        log = DefaultsLog(QeCrystalParams.DEFAULTS)
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> QeCrystalParams:
         choice = crystals.crystal_from_spec(spec, log)
         functional = log.take("functional", functional_of(spec))
         if not re.search(r"\bdft\b|density[- ]functional|quantum[- ]?espresso|\bqe\b|pw\.x", spec.request.lower()):
@@ -135,7 +134,7 @@ class QeCrystalProtocol(crystals.NamedEngineCrystalProtocol):
                                f"{estimate / 3600:.1f} h on this machine (limit {COST_LIMIT_S / 3600:g} h); ask for a "
                                "smaller cell or an ML potential (CHGNet)")
         log.report("estimated cost", minutes=estimate / 60)
-        return params, log.applied
+        return params
 
     def workflow(self, p: QeCrystalParams) -> QeWorkflow:
         raise NotImplementedError

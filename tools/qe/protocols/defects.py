@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from simagent.defaults import DefaultsLog
 from simagent.errors import RequestError
-from simagent.models import DefaultApplied, TaskSpec
+from simagent.models import TaskSpec
 from simagent.protocols import register
 from tools import crystals
 from tools.qe import pseudos
@@ -48,7 +48,7 @@ class QeVacancyMigration(PricedOnly, crystals.NamedEngineCrystalProtocol):
     Params = BaseModel
     description = "DFT vacancy migration barrier (NEB): priced against this machine, refused when too large"
 
-    def parameters(self, spec: TaskSpec) -> tuple[BaseModel, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> BaseModel:
         choice = crystals.crystal_from_spec(spec, DefaultsLog(), lattices=("fcc", "bcc"))  # refused: nothing reported
         atoms, electrons, kpts, cost = neb_cost_s(choice.element, choice.lattice, choice.a_initial)
         if cost <= COST_LIMIT_S:  # not reached for any metal the pseudopotential library holds

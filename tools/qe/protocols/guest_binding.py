@@ -10,9 +10,10 @@ from typing import ClassVar
 
 from pydantic import BaseModel
 
+from simagent.defaults import DefaultsLog
 from simagent.errors import RequestError
 from simagent.materials.guest_binding import GuestBindingParams, framework_and_guest, is_guest_binding
-from simagent.models import DefaultApplied, TaskSpec
+from simagent.models import TaskSpec
 from simagent.protocols import register
 from tools.qe import pseudos
 from tools.qe.protocols.crystal import COST_LIMIT_S, PricedOnly, scf_seconds
@@ -43,7 +44,7 @@ class QeGuestBinding(PricedOnly):
     def applies_to(self, spec: TaskSpec) -> bool:
         return spec.engine == self.engine and is_guest_binding(spec)
 
-    def parameters(self, spec: TaskSpec) -> tuple[BaseModel, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> BaseModel:
         resolved, structure, guest, ase_name = framework_and_guest(spec)
         from ase.build import molecule
 

@@ -29,7 +29,7 @@ from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
 from simagent.materials import forcefields as ff
 from simagent.materials import frameworks as fw
-from simagent.models import DefaultApplied, Job, Quantity, Result, TaskSpec
+from simagent.models import Job, Quantity, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.units import convert, to_canonical
 from tools.raspa import engine
@@ -270,10 +270,10 @@ def default_force_field(structure: fw.FrameworkStructure, guests: list[str]) -> 
     return "UFF", "no zeolite force field here covers these guests and framework atoms"
 
 
-def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra: dict
-                      ) -> tuple[AdsorptionParams, DefaultsLog]:
-    """Parameters every adsorption protocol shares, and the log of the defaults applied (the protocol
-    notes its own on it)."""
+def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra: dict, log: DefaultsLog
+                      ) -> AdsorptionParams:
+    """Parameters every adsorption protocol shares; the defaults they apply are reported on `log` (the
+    protocol notes its own on it too)."""
     system = spec.system
     if system is None or system.kind != "framework":
         raise RequestError("adsorption protocols need a framework (MOF or zeolite)")
@@ -284,7 +284,6 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
     guests = extra.pop("guests", None) or _requested_guests(spec)
     if not guests:
         raise RequestError("say which gas adsorbs (e.g. CH4, CO2, N2)")
-    log = DefaultsLog(AdsorptionParams.DEFAULTS)
     temperature = _quantity_K(spec.conditions.temperature, "temperature")
 
     potential = spec.potential
@@ -342,7 +341,7 @@ def common_parameters(spec: TaskSpec, params_cls: type[AdsorptionParams], extra:
     models = [ff.guest_model(g, params.guest_models.get(g)) for g in params.guests]
     _, electro = ff.electrostatics(typed, models, params.charge_method)
     log.report("electrostatics", electro=electro)
-    return params, log
+    return params
 
 
 # ---------------------------------------------------------------------------------------------
@@ -543,13 +542,12 @@ class GCMCUptake(_FrameworkProtocol):
         except RequestError:
             return False
 
-    def parameters(self, spec: TaskSpec) -> tuple[GCMCParams, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> GCMCParams:
         guests = _requested_guests(spec)
         if len(guests) != 1:
             raise RequestError("raspa/gcmc_uptake simulates one gas; use raspa/gcmc_mixture for mixtures")
-        params, log = common_parameters(spec, GCMCParams, {"pressures_Pa": _pressures_Pa(spec),
-                                                                  "guests": guests})
-        return params, log.applied
+        params = common_parameters(spec, GCMCParams, {"pressures_Pa": _pressures_Pa(spec), "guests": guests}, log)
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = GCMCParams.model_validate(params.model_dump())
@@ -654,7 +652,7 @@ class GCMCMixture(_FrameworkProtocol):
         except RequestError:
             return False
 
-    def parameters(self, spec: TaskSpec) -> tuple[MixtureParams, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> MixtureParams:
         guests = _requested_guests(spec)
         if len(guests) < 2:
             raise RequestError("a mixture needs at least two gases with their mole fractions")
@@ -670,12 +668,12 @@ class GCMCMixture(_FrameworkProtocol):
         if total <= 0 or any(v <= 0 for v in composition.values()):
             raise RequestError("mole fractions must be positive")
         fractions = [composition[g] / total for g in guests]
-        params, log = common_parameters(spec, MixtureParams, {
-            "pressures_Pa": _pressures_Pa(spec), "guests": guests, "mole_fractions": fractions})
+        params = common_parameters(spec, MixtureParams, {
+            "pressures_Pa": _pressures_Pa(spec), "guests": guests, "mole_fractions": fractions}, log)
         if abs(total - 1.0) > 1e-6:
             log.note(parameter="mole fractions", value=", ".join(
                 f"{g} {y:.4g}" for g, y in zip(guests, fractions, strict=True)), reason="normalised to sum to 1")
-        return params, log.applied
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = MixtureParams.model_validate(params.model_dump())
@@ -772,9 +770,9 @@ class WidomInsertion(_FrameworkProtocol):
         except RequestError:
             return False
 
-    def parameters(self, spec: TaskSpec) -> tuple[WidomParams, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> WidomParams:
         guests = _requested_guests(spec)
-        params, log = common_parameters(spec, WidomParams, {"guests": guests, "helium_void_fraction": 1.0})
+        params = common_parameters(spec, WidomParams, {"guests": guests, "helium_void_fraction": 1.0}, log)
         if "heat_of_adsorption" in {p.name for p in spec.properties}:
             flexible = [g for g in params.guests if not ff.guest_model(g, params.guest_models.get(g)).rigid]
             if flexible:
@@ -782,7 +780,7 @@ class WidomInsertion(_FrameworkProtocol):
                                    f"flexible {', '.join(flexible)}, which this protocol does not compute yet; ask "
                                    "for the Henry coefficient only")
         log.drop("helium void fraction")
-        return params, log.applied
+        return params
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = WidomParams.model_validate(params.model_dump())

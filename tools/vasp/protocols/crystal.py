@@ -15,7 +15,7 @@ from pymatgen.io.vasp.inputs import Incar
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, EngineNotFound, InputError, ReadError, RequestError
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import register
 from tools import crystals
 from tools.crystals import crystal
@@ -54,25 +54,24 @@ class VaspCrystalProtocol(crystals.NamedEngineCrystalProtocol):
     set_kind: ClassVar[str]
     Params = VaspCrystalParams
 
-    def parameters(self, spec: TaskSpec) -> tuple[VaspCrystalParams, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> VaspCrystalParams:
         try:
             engine.vasp_command()
         except EngineNotFound as err:
             raise RequestError(f"{err}. simagent can compute this with Quantum ESPRESSO instead (ask again with "
                                "'Quantum ESPRESSO' or 'DFT' instead of 'VASP'); `simagent vasp-inputs REQUEST` "
                                "writes the VASP inputs it would use") from None
-        return self.input_parameters(spec)
+        return self.choose_inputs(spec, log)
 
-    def input_parameters(self, spec: TaskSpec) -> tuple[VaspCrystalParams, list[DefaultApplied]]:
-        """Parameters without the check that VASP can run here (for writing inputs only)."""
-        log = DefaultsLog(VaspCrystalParams.DEFAULTS)
+    def choose_inputs(self, spec: TaskSpec, log: DefaultsLog) -> VaspCrystalParams:
+        """`choose` without the check that VASP can run here (`simagent vasp-inputs` writes inputs only)."""
         choice = crystals.crystal_from_spec(spec, log)
         params = VaspCrystalParams(element=choice.element, lattice=choice.lattice, a_initial=choice.a_initial)
         vis = self.vasp_set(params)
         library, symbols = potcar_library(), " ".join(vis.potcar_symbols)
         log.report("VASP inputs", input_set=type(vis).__name__)
         log.report("POTCAR" if library else "POTCAR (no library)", symbols=symbols, library=library)
-        return params, log.applied
+        return params
 
     def structure(self, p: VaspCrystalParams):
         return AseAtomsAdaptor.get_structure(crystal(p.element, p.lattice, p.a_initial))

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, ReadError, RequestError
-from simagent.models import DefaultApplied, Job, Result, TaskSpec
+from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.units import convert
 from tools.zeopp import engine, inputs
@@ -185,14 +185,14 @@ class PoreGeometry(Protocol):
             return False
         return {p.name for p in spec.properties} <= self.properties
 
-    def parameters(self, spec: TaskSpec) -> tuple[PoreGeometryParams, list[DefaultApplied]]:
+    def choose(self, spec: TaskSpec, log: DefaultsLog) -> PoreGeometryParams:
         from simagent.materials.structures import checked
 
         refs = structure_refs(spec)
         if not refs:
             raise RequestError("say which framework: a MOF name (e.g. HKUST-1), a CSD REFCODE, a CoRE MOF entry "
                                "or the path to a CIF file")
-        structures, log = [], DefaultsLog(PoreGeometryParams.DEFAULTS)
+        structures = []
         for ref, called in refs:
             resolved = _resolve_with_provenance(ref, called)
             report, structure = checked(resolved, "geometry")
@@ -240,7 +240,7 @@ class PoreGeometry(Protocol):
         for task, key in (("psd", "psd_samples"), ("pov", "pov_spacing")):
             if task in tasks:
                 log.report(key, p=params)
-        return params, log.applied
+        return params
 
     # -----------------------------------------------------------------------------------------
 
