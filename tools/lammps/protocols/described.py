@@ -28,6 +28,7 @@ from simagent.stats import block_average
 from tools.lammps.described import EROT_COLUMN, GK_COLUMNS, MSD_COLUMN, MSD_COM, RDF_FILE, SLOPE_COLUMN, render
 from tools.lammps.described_groups import averaged_forces, force_columns, wall_force_variables
 from tools.lammps.described_molecular import files as molecule_files
+from tools.lammps.described_regions import FRICTION, TENSILE, friction_coefficient, pull_axis, tensile_stress
 from tools.lammps.described_solids import shear_stress, strength, youngs_modulus
 from tools.lammps.parse import read_output
 
@@ -81,7 +82,7 @@ class DescribedRun(Protocol):
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
         frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
-                                                                  SHEAR_STRESS} | STRENGTHS
+                                                                  SHEAR_STRESS, FRICTION, TENSILE} | STRENGTHS
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -106,7 +107,10 @@ class DescribedRun(Protocol):
             desc.dipoles is not None or not wants_rotation) and (
             any(s.deform for s in desc.stages) or not wants_young) and (
             any(s.shear for s in desc.stages) or all(p.name != SHEAR_STRESS for p in spec.properties)) and (
-            obstacles or not wants_drag) and (walls or not wants_walls)
+            obstacles or not wants_drag) and (walls or not wants_walls) and (
+            all(p.name != FRICTION for p in spec.properties) or (desc.layout is not None
+                                                                  and desc.layout.friction is not None)) and (
+            all(p.name != TENSILE for p in spec.properties) or pull_axis(desc) is not None)
 
     def parameters(self, spec: TaskSpec) -> tuple[BaseModel, list[DefaultApplied]]:
         desc = _description(spec)
@@ -133,7 +137,9 @@ class DescribedRun(Protocol):
         text = render(p.description, rdf=rdf, msd="mean_squared_displacement" in p.properties,
                       diffusion="self_diffusion_coefficient" in p.properties, viscosity=VISCOSITY in p.properties,
                       rotation=ROTATION in p.properties, drag=DRAG in p.properties,
-                      wall_force=WALL_FORCE in p.properties, shear_stress=SHEAR_STRESS in p.properties)
+                      wall_force=WALL_FORCE in p.properties, shear_stress=SHEAR_STRESS in p.properties,
+                      friction=FRICTION in p.properties,
+                      tensile=pull_axis(p.description) if TENSILE in p.properties else None)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text, **molecule_files(p.description)}, time_limit_s=p.time_limit_s)]
 
@@ -175,6 +181,10 @@ class DescribedRun(Protocol):
                 results.append(youngs_modulus(job_dir, desc, JOB_ID))
             elif name == SHEAR_STRESS:
                 results.append(shear_stress(block, desc, JOB_ID))
+            elif name == FRICTION:
+                results.append(friction_coefficient(block, desc, JOB_ID, where))
+            elif name == TENSILE:
+                results.append(tensile_stress(block, desc, JOB_ID, where))
             elif name in STRENGTHS:
                 results.append(strength(job_dir, desc, JOB_ID, name))
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
