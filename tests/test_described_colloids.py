@@ -153,3 +153,30 @@ def test_dev_colloid_tasks_render(task):
     desc = read_description(json.loads((DEV / "lammps" / f"{task}.json").read_text())["problem_description"])
     assert desc.renderable, (desc.unsupported, desc.missing)
     assert desc.pair.style == "colloid" and "pair.coeffs" in desc.defaults
+
+
+SRD = ("Big discs (type 1, mass 1) sit on a square lattice of density 0.5 in a 2D box of 12 x 12, LJ units, LJ cutoff "
+       "2.5, and a solvent of light particles (type 2, mass 0.02) is handled with stochastic rotation dynamics: SRD "
+       "every 20 steps, solvent temperature {t}, seed 49894, collision radius 0.88, search distance 0.2. Timestep "
+       "0.001; NVE for 2000 steps.")
+
+
+def test_an_srd_grid_is_not_taken_from_the_example_when_its_temperature_differs():
+    desc = read_description(SRD.format(t="0.3"))
+    (gap,) = [m for m in desc.missing if m.startswith("the SRD bin (grid) size")]
+    # 20 x 0.001 x sqrt(0.3 / 0.02) = 0.0775 < 0.6 x 0.25: LAMMPS would refuse the example's grid
+    assert "examples/srd" in gap and "0.0775" in gap and "refuses" in gap
+    assert not desc.renderable
+
+
+def test_an_srd_grid_gap_keeps_its_plain_name_otherwise():
+    desc = read_description(SRD.format(t="1.0"))
+    assert "the SRD bin (grid) size" in desc.missing  # the example's temperature: no special reason given
+    assert "stochastic rotation dynamics (fix srd)" in desc.unsupported
+
+
+@pytest.mark.skipif(not (DEV / "lammps" / "72_srd.json").is_file(), reason="MDGym dev set not present")
+def test_dev_srd_task_names_why_its_grid_cannot_come_from_the_example():
+    desc = read_description(json.loads((DEV / "lammps" / "72_srd.json").read_text())["problem_description"])
+    assert not desc.renderable
+    assert any(m.startswith("the SRD bin (grid) size") and "examples/srd" in m for m in desc.missing)

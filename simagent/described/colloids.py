@@ -327,3 +327,44 @@ def _build(desc: SimulationDescription, s: _Stated, example: dict) -> None:
     desc.missing = [m for m in desc.missing if not any(w in m for w in solved)]
     desc.unsupported = [u for u in desc.unsupported if u not in (COLLOID_NAME, "several atom types or random placement",
                                                                  "regions, walls and groups of atoms")]
+
+
+# --- stochastic rotation dynamics: why LAMMPS examples/srd cannot fill an unstated grid ------------
+SRD_GAP = "the SRD bin (grid) size"  # mixture_reading._unstated_parts' words
+# LAMMPS examples/srd/in.srd.mixture: fix 2 small srd 20 big 1.0 0.25 49894 radius 0.88 search 0.2 collision slip
+SRD_EXAMPLE = {"name": "LAMMPS examples/srd (in.srd.mixture)", "every": 20, "temperature": 1.0, "grid": 0.25,
+               "seed": 49894, "radius": 0.88, "search": 0.2}
+SRD_LAMDA_MIN = 0.6  # LAMMPS fix srd: the SRD mean free path must be at least 0.6 of the grid size
+
+
+def explain_srd_gap(desc: SimulationDescription, low: str) -> None:
+    """An SRD grid size the text leaves out, in a text that states examples/srd's other SRD numbers but
+    another SRD temperature: the example's grid belongs with its own temperature, so it does not fill
+    the gap; the refusal says why (and whether LAMMPS would even accept that grid at the stated
+    temperature: mean free path N dt sqrt(T/m) >= 0.6 grid)."""
+    if SRD_GAP not in desc.missing:
+        return
+    s = _Stated(low)
+    s.take("every", rf"stream\w*(?: step)?(?: ratio| interval| every)?(?: of| =)?\s*{NUM}|\bsrd (?:every|interval) "
+           rf"{NUM}", convert=lambda x: int(float(x)), groups=(1, 2))
+    s.take("temperature", rf"(?:srd |target |solvent )temperature(?: of| =| is)?\s*{NUM}")
+    s.take("seed", rf"\bseed(?: of| =| is)?\s*{NUM}", convert=lambda x: int(float(x)))
+    s.take("radius", rf"collision radius(?: factor)?(?: of| =| is)?\s*{NUM}")
+    s.take("search", rf"search (?:distance|grid|spacing)(?: of| =| is)?\s*{NUM}")
+    example = SRD_EXAMPLE
+    same = [f"{k} {s.value(k):g}" for k in ("every", "seed", "radius", "search")
+            if s.value(k) is not None and _close(s.value(k), example[k])]
+    t = s.value("temperature")
+    if len(same) < 4 or t is None or _close(t, example["temperature"]):
+        return
+    why = (f"{SRD_GAP} (not stated; {example['name']}, whose other SRD numbers the text states ({', '.join(same)}), "
+           f"does not fill it: its grid {example['grid']:g} goes with its SRD temperature {example['temperature']:g}, "
+           f"and the text states {t:g}")
+    small = min(desc.masses, key=desc.masses.__getitem__) if desc.masses else None  # the SRD particles
+    if small is not None and desc.timestep:
+        lamda = example["every"] * desc.timestep * (t / desc.masses[small]) ** 0.5
+        if lamda < SRD_LAMDA_MIN * example["grid"]:
+            why += (f"; at {t:g} the SRD mean free path {example['every']} x {desc.timestep:g} x sqrt({t:g}/"
+                    f"{desc.masses[small]:g}) = {lamda:.3g} is below {SRD_LAMDA_MIN} x {example['grid']:g}, a grid "
+                    "LAMMPS refuses")
+    desc.missing[desc.missing.index(SRD_GAP)] = why + ")"
