@@ -24,7 +24,7 @@ from simagent.backends.expert.protocol_text import (
     read_controls,
     read_dynamics,
 )
-from simagent.described import examples, molecular, polymer, solids, special
+from simagent.described import colloids, examples, molecular, polymer, solids, special
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import RANDOM_PLACEMENT, read_mixture
 from simagent.described.model import (
@@ -130,6 +130,8 @@ def read_description(text: str) -> SimulationDescription:
     _velocity_for_thermostat(desc)
     solids.attach_shear(desc, low)
     examples.fill_shear_example(desc, low)
+    colloids.read_colloid(desc, low)
+    colloids.explain_srd_gap(desc, low)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.SHEAR_NAME]

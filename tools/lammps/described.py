@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from simagent.described.model import Dynamics, SimulationDescription, Stage
+from tools.lammps import described_colloids as colloids
 from tools.lammps import described_groups
 from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_molecular as molecular
@@ -71,10 +72,13 @@ def _system(desc: SimulationDescription) -> list[str]:
     else:
         lines.append(f"create_atoms    {desc.lattice_type} box")
     lines += solids.substitution_lines(desc)
+    lines += colloids.cavity_lines(desc)
     lines += mixtures.placement_lines(desc, made)
-    if desc.dipoles:  # finite spheres carry per-atom masses
+    if desc.dipoles or desc.atom_style == "sphere":  # finite spheres carry per-atom masses
         lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
-        lines.append(f"set             group all dipole/random {desc.dipoles.seed} {_fmt(desc.dipoles.magnitude)}")
+        if desc.dipoles:
+            lines.append(f"set             group all dipole/random {desc.dipoles.seed} "
+                         f"{_fmt(desc.dipoles.magnitude)}")
     else:
         lines += [f"mass            {t} {_fmt(m)}" for t, m in sorted(desc.masses.items())]
     if desc.layout is not None:
@@ -95,6 +99,7 @@ def _interactions(desc: SimulationDescription) -> list[str]:
     elif pair.three_body is None:
         lines.append(f"pair_style      {pair.style} {_fmt(pair.cutoff)}")
         lines += [f"pair_coeff      {c.i} {c.j} {_fmt(c.epsilon)} {_fmt(c.sigma)}"
+                  + (f" {_fmt(c.d1)} {_fmt(c.d2 or 0.0)}" if c.d1 is not None else "")
                   + (f" {_fmt(c.cutoff)}" if c.cutoff else "") for c in pair.coeffs]
     else:
         tb = pair.three_body
@@ -111,7 +116,7 @@ def _interactions(desc: SimulationDescription) -> list[str]:
         lines.append(f"neighbor        {_fmt(desc.neighbor_skin)} bin")
     if desc.neighbor_every is not None:
         lines.append(f"neigh_modify    every {desc.neighbor_every}")
-    return lines
+    return lines + colloids.neighbor_lines(desc)
 
 
 def _thermo_modify(desc: SimulationDescription) -> str:
@@ -148,7 +153,7 @@ def dynamics_fixes(dyn: Dynamics, spheres: bool = False, group: str = "all",
                          for axis in (dyn.p_axes or [dyn.p_coupling]))
         if dyn.ensemble == "nph":
             return [f"fix             dyn1 {moved} nph {press}"]
-        return [f"fix             dyn1 {moved} npt temp {temp} {press}"]
+        return [f"fix             dyn1 {moved} npt temp {temp} {press}{colloids.npt_keywords(dyn)}"]
     fixes = [f"fix             dyn1 {moved} nve" + (f"/limit {_fmt(dyn.limit)}" if dyn.limit is not None else "")]
     start = f"v_{t_variable}" if t_variable is not None else _fmt(dyn.t_start) if dyn.t_start is not None else ""
     if dyn.thermostat == "langevin":
