@@ -34,6 +34,9 @@ MSD_COM = ("com yes: displacements are measured from the centre of mass, which a
            "examples/DIFFUSE)")
 GK_COLUMNS = ("v_etaxy", "v_etaxx")
 SLOPE_COLUMN = "v_fitslope"
+# compute gyration: Rg, then the six components of the squared radius-of-gyration tensor (LAMMPS's order)
+GYRATION_COLUMNS = ("c_rg",) + tuple(f"c_rg[{i}]" for i in range(1, 7))
+GYRATION_COMPONENTS = ("xx", "yy", "zz", "xy", "xz", "yz")
 
 
 def thermo_every(desc: SimulationDescription, stage: Stage) -> int:
@@ -160,7 +163,7 @@ def dynamics_fixes(dyn: Dynamics, spheres: bool = False, group: str = "all",
         if dyn.ensemble == "nph":
             return [f"fix             dyn1 {moved} nph {press}"]
         return [f"fix             dyn1 {moved} npt temp {temp} {press}{colloids.npt_keywords(dyn)}"]
-    fixes = [f"fix             dyn1 {moved} nve"]
+    fixes = [f"fix             dyn1 {moved} nve" + (f"/limit {_fmt(dyn.limit)}" if dyn.limit is not None else "")]
     start = f"v_{t_variable}" if t_variable is not None else _fmt(dyn.t_start) if dyn.t_start is not None else ""
     if dyn.thermostat == "langevin":
         fixes.append(f"fix             dyn2 {group} langevin {start} {_fmt(dyn.t_stop)} {_fmt(dyn.t_damp)} {dyn.seed}")
@@ -207,14 +210,16 @@ def _green_kubo(desc: SimulationDescription) -> list[str]:
 
 def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False,
            viscosity: bool = False, rotation: bool = False, drag: bool = False, wall_force: bool = False,
-           shear_stress: bool = False, friction: bool = False, tensile: str | None = None) -> str:
+           shear_stress: bool = False, gyration: bool = False, friction: bool = False,
+           tensile: str | None = None) -> str:
     """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
     in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
     the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy;
     `drag`: the force on each indenter along the flow; `wall_force`: per axis, the force the atoms
     exert on the LJ 9-3 walls normal to it; `shear_stress`: the pressure-tensor component of the
-    imposed shear flow; `friction`: the sliding body's tangential and normal force (interval
-    means); `tensile`: the pressure-tensor component along this axis (pxx, pyy, pzz)."""
+    imposed shear flow; `gyration`: the radius of gyration and its squared tensor (compute gyration);
+    `friction`: the sliding body's tangential and normal force (interval means); `tensile`: the
+    pressure-tensor component along this axis (pxx, pyy, pzz)."""
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
@@ -222,6 +227,8 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
              "# (the defaults applied where the text is silent are listed in report.md)", ""]
     if desc.molecular is not None:  # water and ions: templates, charges, constraints, k-space
         lines += molecular.system_lines(desc) + molecular.interaction_lines(desc) + molecular.constraint_lines(desc)
+    elif desc.chain is not None:  # one bonded chain from its template, LJ between its non-bonded beads
+        lines += molecular.chain_system_lines(desc) + _interactions(desc) + molecular.chain_interaction_lines(desc)
     else:
         lines += _system(desc) + _interactions(desc)
     lines += [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", _thermo_modify(desc)]
@@ -280,6 +287,9 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             if viscosity:
                 extra += _green_kubo(desc)
                 columns += GK_COLUMNS
+            if gyration:  # of all atoms, from unwrapped positions (LAMMPS compute gyration)
+                extra.append("compute         rg all gyration")
+                columns += GYRATION_COLUMNS
             if shear_stress and stage.shear is not None:
                 columns.append(solids.shear_component(stage.shear))
             if friction and desc.layout is not None and desc.layout.friction is not None:
