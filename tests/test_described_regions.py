@@ -7,11 +7,10 @@ task's); the renderings run in real LAMMPS on small systems (seconds)."""
 from __future__ import annotations
 
 import re
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
+from test_described_special import run_lammps  # the described tests' LAMMPS runner
 
 from simagent.described.reading import read_description
 from tools.lammps.described import render
@@ -31,18 +30,6 @@ SLIDING = ("A two-dimensional Lennard-Jones solid in reduced units (epsilon 1, s
            "written every 100 steps. "
            "The friction coefficient is the total force on the upper block along the x axis divided by the "
            "normal force, the force along the y axis.")
-
-
-def run_lammps(text: str, tmp_path: Path, name: str) -> str:
-    from tools.lammps.engine import environment, lmp_binary
-
-    job_dir = tmp_path / name
-    job_dir.mkdir()
-    (job_dir / "in.lammps").write_text(text)
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
-                          timeout=120, env=environment())
-    assert done.returncode == 0, done.stdout[-2000:]
-    return (job_dir / "log.lammps").read_text()
 
 
 def printed(log: str, name: str) -> float:
