@@ -116,7 +116,8 @@ def read_mixture(desc: SimulationDescription, low: str, sentence_dynamics: Calla
         _types(desc, low, sentences, n_types)
     placed = [p for s in sentences if (p := _placement(desc, s))]
     _deposition(desc, low, sentences)
-    if desc.lattice is None and desc.box is not None and not desc.placements and desc.molecular is None:
+    if desc.lattice is None and desc.box is not None and not desc.placements and desc.molecular is None and \
+            desc.chain is None:
         desc.missing.append("the atoms placed at random (how many, of which type)")
     if desc.deposition is not None and desc.layout is not None and desc.layout.thermostat_group:
         _group_thermostat(desc, low, sentences, sentence_dynamics, complete)

@@ -21,6 +21,7 @@ from simagent.described.colloids import Cavity, NeighborMulti, SRDSolvent
 from simagent.described.groups import Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
+from simagent.described.polymer import BondedChain
 from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitution
 from simagent.described.special import ContactTracker, Controller
 
@@ -131,6 +132,8 @@ class Dynamics(BaseModel):
     rescale_every: int | None = None  # fix temp/rescale N
     rescale_window: float | None = None
     seed: int | None = None  # fix langevin
+    limit: float | None = Field(default=None, gt=0, description="fix nve/limit: the largest distance an atom moves "
+                                "in one step (distance units)")
     drag: float | None = None  # fix npt/nph keywords (None: LAMMPS's default)
     mtk: bool | None = None
     pchain: int | None = None
@@ -176,7 +179,7 @@ class SimulationDescription(BaseModel):
     boundary: tuple[str, str, str] = ("p", "p", "p")
     lattice: Lattice | None = None
     box: Box | None = None
-    atom_style: Literal["atomic", "full", "sphere"] = "atomic"
+    atom_style: Literal["atomic", "full", "sphere", "molecular"] = "atomic"
     atom_types: int = Field(default=1, ge=1)
     masses: dict[int, float] = Field(default_factory=dict)
     pair: Pair | None = None
@@ -184,6 +187,7 @@ class SimulationDescription(BaseModel):
     substitutions: list[Substitution] = Field(default_factory=list)
     molecular: MolecularSystem | None = Field(default=None, description="water, ions: kinds, templates, "
                                               "charges, constraints, long-range electrostatics")
+    chain: BondedChain | None = Field(default=None, description="one bonded linear chain (bonds, angles, dihedrals)")
     placements: list[RandomPlacement] = Field(default_factory=list, description="atoms put at random, "
                                               "after the lattice atoms (create_atoms random)")
     types: list[AtomType] = Field(default_factory=list, description="what the text states per atom type")

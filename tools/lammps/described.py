@@ -34,6 +34,9 @@ MSD_COM = ("com yes: displacements are measured from the centre of mass, which a
            "examples/DIFFUSE)")
 GK_COLUMNS = ("v_etaxy", "v_etaxx")
 SLOPE_COLUMN = "v_fitslope"
+# compute gyration: Rg, then the six components of the squared radius-of-gyration tensor (LAMMPS's order)
+GYRATION_COLUMNS = ("c_rg",) + tuple(f"c_rg[{i}]" for i in range(1, 7))
+GYRATION_COMPONENTS = ("xx", "yy", "zz", "xy", "xz", "yz")
 
 
 def thermo_every(desc: SimulationDescription, stage: Stage) -> int:
@@ -63,6 +66,9 @@ def _system(desc: SimulationDescription) -> list[str]:
     made: set[str] = set()
     if desc.lattice is None:  # every atom is placed at random
         pass
+    elif desc.layout is not None and desc.layout.fills:  # a solid built out of parts, each of its type
+        lines += described_groups.fill_lines(desc.layout)
+        made.update(line.split()[1] for line in lines if line.startswith("region "))
     elif desc.layout is not None and desc.layout.create_in:  # the region must exist before atoms fill it
         region = next(r for r in desc.layout.regions if r.name == desc.layout.create_in)
         lines += [described_groups.region_line(region), f"create_atoms    {desc.lattice_type} region {region.name}"]
@@ -115,6 +121,8 @@ def _interactions(desc: SimulationDescription) -> list[str]:
         lines.append(f"neighbor        {_fmt(desc.neighbor_skin)} bin")
     if desc.neighbor_every is not None:
         lines.append(f"neigh_modify    every {desc.neighbor_every}")
+    if desc.layout is not None:
+        lines += [f"neigh_modify    exclude type {i} {j}" for i, j in desc.layout.excluded_pairs]
     return lines + colloids.neighbor_lines(desc)
 
 
@@ -127,11 +135,15 @@ def _thermo_modify(desc: SimulationDescription) -> str:
 
 def _velocity(desc: SimulationDescription) -> list[str]:
     v = desc.velocity
-    held = described_groups.at_rest(desc.layout) if desc.layout is not None else []
+    layout = desc.layout
+    held = described_groups.at_rest(layout) + described_groups.velocity_lines(layout) if layout is not None else []
     if v is None:
         return held
-    return [f"velocity        all create {_fmt(v.temperature)} {v.seed} dist {v.distribution} "
-            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}"] + held
+    group, temp = "all", ""
+    if layout is not None and layout.velocity_group:  # created on a group, at that group's temperature
+        group, temp = layout.velocity_group, f" temp {described_groups.temperature_compute(layout)}"
+    return [f"velocity        {group} create {_fmt(v.temperature)} {v.seed} dist {v.distribution} "
+            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}{temp}"] + held
 
 
 def dynamics_fixes(dyn: Dynamics, spheres: bool = False, group: str = "all",
@@ -153,7 +165,7 @@ def dynamics_fixes(dyn: Dynamics, spheres: bool = False, group: str = "all",
         if dyn.ensemble == "nph":
             return [f"fix             dyn1 {moved} nph {press}"]
         return [f"fix             dyn1 {moved} npt temp {temp} {press}{colloids.npt_keywords(dyn)}"]
-    fixes = [f"fix             dyn1 {moved} nve"]
+    fixes = [f"fix             dyn1 {moved} nve" + (f"/limit {_fmt(dyn.limit)}" if dyn.limit is not None else "")]
     start = f"v_{t_variable}" if t_variable is not None else _fmt(dyn.t_start) if dyn.t_start is not None else ""
     if dyn.thermostat == "langevin":
         fixes.append(f"fix             dyn2 {group} langevin {start} {_fmt(dyn.t_stop)} {_fmt(dyn.t_damp)} {dyn.seed}")
@@ -200,13 +212,16 @@ def _green_kubo(desc: SimulationDescription) -> list[str]:
 
 def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False,
            viscosity: bool = False, rotation: bool = False, drag: bool = False, wall_force: bool = False,
-           shear_stress: bool = False) -> str:
+           shear_stress: bool = False, gyration: bool = False, friction: bool = False,
+           tensile: str | None = None) -> str:
     """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
     in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
     the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy;
     `drag`: the force on each indenter along the flow; `wall_force`: per axis, the force the atoms
     exert on the LJ 9-3 walls normal to it; `shear_stress`: the pressure-tensor component of the
-    imposed shear flow."""
+    imposed shear flow; `gyration`: the radius of gyration and its squared tensor (compute gyration);
+    `friction`: the sliding body's tangential and normal force (interval means); `tensile`: the
+    pressure-tensor component along this axis (pxx, pyy, pzz)."""
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
@@ -214,6 +229,8 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
              "# (the defaults applied where the text is silent are listed in report.md)", ""]
     if desc.molecular is not None:  # water and ions: templates, charges, constraints, k-space
         lines += molecular.system_lines(desc) + molecular.interaction_lines(desc) + molecular.constraint_lines(desc)
+    elif desc.chain is not None:  # one bonded chain from its template, LJ between its non-bonded beads
+        lines += molecular.chain_system_lines(desc) + _interactions(desc) + molecular.chain_interaction_lines(desc)
     else:
         lines += _system(desc) + _interactions(desc)
     lines += [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", _thermo_modify(desc)]
@@ -260,7 +277,7 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             fixes += described_groups.fixes(desc.layout)
         if desc.dimension == 2:
             fixes.append("fix             e2d all enforce2d")  # last: it zeroes what the other fixes set
-        lines += fixes
+        lines += fixes + described_groups.partial_thermostat(desc.layout, fixes)
         active = [f.split()[1] for f in fixes if f.startswith("fix ")]
         every = thermo_every(desc, stage)
         if diffusion and index == desc.average_stage:  # the slope is computed on the MSD vector's steps
@@ -276,8 +293,17 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             if viscosity:
                 extra += _green_kubo(desc)
                 columns += GK_COLUMNS
+            if gyration:  # of all atoms, from unwrapped positions (LAMMPS compute gyration)
+                extra.append("compute         rg all gyration")
+                columns += GYRATION_COLUMNS
             if shear_stress and stage.shear is not None:
                 columns.append(solids.shear_component(stage.shear))
+            if friction and desc.layout is not None and desc.layout.friction is not None:
+                more, cols = described_groups.friction_lines(desc.layout, every)
+                extra += more
+                columns += cols
+            if tensile:
+                columns.append(f"p{tensile}{tensile}")
             if (drag or wall_force) and desc.layout is not None:
                 extra += described_groups.force_averages(desc.layout, drag, wall_force, every)
                 columns += described_groups.force_columns(desc.layout, drag, wall_force)
