@@ -43,6 +43,7 @@ from tools.lammps.described_solids import shear_stress, strength, youngs_modulus
 from tools.lammps.parse import read_output
 
 JOB_ID = "described"
+RDF_BLOCKS = 5  # the coordination number's error: the same analysis on this many blocks of g(r) snapshots
 # property -> (thermo column, per atom)
 THERMO_PROPERTIES: dict[str, tuple[str, bool]] = {
     "temperature": ("Temp", False), "pressure": ("Press", False), "volume": ("Volume", False),
@@ -351,11 +352,19 @@ def _structure(wanted: list[str], job_dir: Path, block: dict[str, np.ndarray], d
     rho = centres / volume
     peak, minimum, cn = rdf_peak_and_cn(r, g, rho, desc.dimension)
     method = (f"{'water O-O ' if desc.molecular else ''}g(r) averaged over {snaps.shape[0]} snapshots of {where}; "
-              f"first minimum at r = {minimum:.3f}")
+              f"first minimum at r = {minimum:.3f} (simagent.materials.rdf: smoothed g, parabola below the bin width)")
+    cn_se, blocks = None, RDF_BLOCKS
+    if snaps.shape[0] >= 2 * blocks:  # the same analysis on consecutive blocks of snapshots: its standard error
+        size = snaps.shape[0] // blocks
+        per_block = [rdf_peak_and_cn(r, snaps[b * size:(b + 1) * size, :, 1].mean(axis=0), rho, desc.dimension)[2]
+                     for b in range(blocks)]
+        cn_se = float(np.std(per_block, ddof=1) / np.sqrt(blocks))
     out = []
     if "coordination_number" in wanted:
-        out.append(Result(quantity="coordination_number", value=cn, unit="", job=JOB_ID, data_file=RDF_FILE,
-                          method=f"integral of rho g(r) up to the first minimum; {method}"))
+        error = f"; ± from {blocks} blocks of snapshots" if cn_se is not None else ""
+        out.append(Result(quantity="coordination_number", value=cn, unit="", uncertainty=cn_se, job=JOB_ID,
+                          data_file=RDF_FILE, method=f"neighbours within the first minimum (rho g(r) integrated over "
+                                                     f"the bins' shell volumes); {method}{error}"))
     if "rdf" in wanted:
         out.append(Result(quantity="rdf", label="first_peak", value=peak, unit=units["length"], job=JOB_ID,
                           data_file=RDF_FILE, method=f"position of the first g(r) maximum; {method}"))
