@@ -137,6 +137,7 @@ def read_description(text: str) -> SimulationDescription:
     examples.fill_crack_example(desc, low)
     examples.fill_shear_example(desc, low)
     colloids.read_colloid(desc, low)
+    colloids.read_srd(desc, low)
     colloids.explain_srd_gap(desc, low)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):

@@ -55,6 +55,7 @@ def _system(desc: SimulationDescription) -> list[str]:
     style = "hybrid sphere dipole" if desc.dipoles else desc.atom_style
     lines = [f"units           {desc.units}", f"dimension       {desc.dimension}",
              f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
+             *(["atom_modify     first big"] if desc.srd else []),  # the big particles first: neigh_modify include
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
              f"create_box      {desc.atom_types} box"]
     if desc.lattice is not None:
@@ -87,6 +88,7 @@ def _system(desc: SimulationDescription) -> list[str]:
     if desc.layout is not None:
         lines += described_groups.setup(desc.layout, made)
     lines += mixtures.deposition_setup(desc)
+    lines += colloids.srd_setup_lines(desc)
     return lines
 
 
@@ -103,7 +105,7 @@ def _interactions(desc: SimulationDescription) -> list[str]:
         lines.append(f"pair_style      {pair.style} {_fmt(pair.cutoff)}")
         lines += [f"pair_coeff      {c.i} {c.j} {_fmt(c.epsilon)} {_fmt(c.sigma)}"
                   + (f" {_fmt(c.d1)} {_fmt(c.d2 or 0.0)}" if c.d1 is not None else "")
-                  + (f" {_fmt(c.cutoff)}" if c.cutoff else "") for c in pair.coeffs]
+                  + (f" {_fmt(c.cutoff)}" if c.cutoff is not None else "") for c in pair.coeffs]
     else:
         tb = pair.three_body
         lines.append(f"pair_style      hybrid/overlay {pair.style} {_fmt(pair.cutoff)} atm {_fmt(tb.cutoff)} "
@@ -242,6 +244,9 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         for fix_id in active:
             lines.append(f"unfix           {fix_id}")
         active = []
+        srd_stage = desc.srd is not None and index == desc.run_stages()[-1]
+        if srd_stage:  # the solvent joins before its stage
+            lines += colloids.srd_insert_lines(desc)
         if stage.reset_timestep:
             lines.append("reset_timestep  0")
         if stage.kind == "minimize":
@@ -260,7 +265,8 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None,
                                group=described_groups.thermostat_group(desc.layout),
                                t_variable=special.SET_POINT if stage.controller is not None else None,
-                               moved=described_groups.integrated_group(desc.layout))
+                               moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
+        fixes += colloids.srd_fix(desc) if srd_stage else []
         fixes += special.controller_lines(stage)
         fixes += mixtures.deposition_fixes(desc)
         if stage.deform is not None:
