@@ -7,11 +7,10 @@ task's); the renderings run in real LAMMPS on small systems (seconds)."""
 from __future__ import annotations
 
 import re
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
+from test_described_special import run_lammps  # the described tests' LAMMPS runner
 
 from simagent.described.reading import read_description
 from tools.lammps.described import render
@@ -31,18 +30,6 @@ SLIDING = ("A two-dimensional Lennard-Jones solid in reduced units (epsilon 1, s
            "written every 100 steps. "
            "The friction coefficient is the total force on the upper block along the x axis divided by the "
            "normal force, the force along the y axis.")
-
-
-def run_lammps(text: str, tmp_path: Path, name: str) -> str:
-    from tools.lammps.engine import environment, lmp_binary
-
-    job_dir = tmp_path / name
-    job_dir.mkdir()
-    (job_dir / "in.lammps").write_text(text)
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
-                          timeout=120, env=environment())
-    assert done.returncode == 0, done.stdout[-2000:]
-    return (job_dir / "log.lammps").read_text()
 
 
 def printed(log: str, name: str) -> float:
@@ -233,3 +220,33 @@ def test_a_pulled_crack_runs_and_the_excluded_pair_weakens_it(tmp_path):
         stress[name] = -pyy
         assert -pyy[-20:].mean() > -pyy[:20].mean() + 0.05  # stretched: the tensile stress grows
     assert stress["cracked"][-1] < stress["intact"][-1]
+
+
+@pytest.mark.parametrize("words, z", [
+    ("a box from x = 0 to 10 and y = 0 to 5, and in the z direction from -0.4 to 0.4", (-0.4, 0.4)),
+    ("the cell spans x=0 to 8, y=0 to 8 and along the z-axis from -1 to 1", (-1.0, 1.0)),
+])
+def test_a_z_extent_named_by_its_direction(words, z):
+    from simagent.described.reading import _axes, normalise
+
+    extents = _axes(normalise(words))
+    assert extents is not None and (extents[0][2], extents[1][2]) == z
+
+
+def test_the_friction_ratio_and_its_warning_when_no_normal_load_is_resolved():
+    """abs(<F_t> / <F_n>) over the interval means (the step-0 row left out); an unresolved normal
+    force (mean within two standard errors of zero) is said with the number."""
+    from tools.lammps.described_regions import friction_coefficient
+
+    desc = read_description(SLIDING)
+    rng = np.random.default_rng(7)
+    n = 64
+    tangential = np.concatenate([[0.0], -2.0 + 0.1 * rng.standard_normal(n)])
+    loaded = np.concatenate([[0.0], 4.0 + 0.1 * rng.standard_normal(n)])
+    unloaded = np.concatenate([[0.0], 3.0 * rng.standard_normal(n)])
+    block = {"f_friction[1]": tangential, "f_friction[2]": loaded}
+    result = friction_coefficient(block, desc, "j", "stage 1")
+    assert result.value == pytest.approx(abs(tangential[1:].mean() / loaded[1:].mean()))
+    assert result.value == pytest.approx(0.5, rel=0.02) and not result.warnings
+    result = friction_coefficient({**block, "f_friction[2]": unloaded}, desc, "j", "stage 1")
+    assert result.warnings and "within two standard errors of zero" in result.warnings[0]
