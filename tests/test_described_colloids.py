@@ -153,6 +153,8 @@ def test_dev_colloid_tasks_render(task):
     desc = read_description(json.loads((DEV / "lammps" / f"{task}.json").read_text())["problem_description"])
     assert desc.renderable, (desc.unsupported, desc.missing)
     assert desc.pair.style == "colloid" and "pair.coeffs" in desc.defaults
+    if task == "4_colloid":  # its dump interval is read, and said not to be written
+        assert "not written" in desc.origin["dump"].evidence
 
 
 SRD = ("Big discs (type 1, mass 1) sit on a square lattice of density 0.5 in a 2D box of 12 x 12, LJ units, LJ cutoff "

@@ -116,10 +116,11 @@ class _Stated:
             self.read[key] = (int(word) if word.isdigit() else _COUNT_WORDS[word], hit.group(0))
         return hit
 
-    def mark(self, pattern: str) -> None:
+    def mark(self, key: str, pattern: str) -> None:
         """Numbers that say nothing about the system (a dump interval): read, not used."""
         for hit in re.finditer(pattern, self.low):
             self.spans.append(hit.span(1))
+            self.read[key] = (hit.group(1), hit.group(0))
 
     def unread(self) -> list[str]:
         out = []
@@ -174,7 +175,7 @@ def _read(low: str) -> _Stated:
            convert=lambda x: int(float(x)), groups=(1, 2))
     s.take("thermo_every", rf"(?:thermo\w*|monitor\w*|print\w*|output)[^.;]{{0,160}}?every {NUM}\s*(?:time ?)?steps",
            convert=lambda x: int(float(x)))
-    s.mark(rf"\bdump[^.;]{{0,40}}?every {NUM}")
+    s.mark("dump", rf"\bdump[^.;]{{0,40}}?every {NUM}")
     regions = s.count("regions", rf"\b(two|three|four|\d) (?:circular|spherical|round) regions? (?:of |with )?(?:a )?"
                       rf"radius (?:of )?{NUM}")
     if regions:
@@ -322,6 +323,8 @@ def _build(desc: SimulationDescription, s: _Stated, example: dict) -> None:
     stage.dynamics = dyn
     if s.value("timestep") is not None:
         desc.timestep = float(s.value("timestep"))
+    if "dump" in s.read:
+        desc.note("dump", "rules", f"{s.read['dump'][1]}: read; not written (trajectory output, no metric reads it)")
     if s.value("thermo_every") is not None:
         desc.thermo_every = s.value("thermo_every")
         desc.note("thermo_every", "rules", said["thermo_every"][:80])
