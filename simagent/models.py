@@ -35,6 +35,8 @@ PropertyName = Literal[
     "drag_force",
     "wall_force",
     "shear_stress",
+    "tensile_stress",  # along the pull axis of a described run (mean of -P_aa)
+    "friction_coefficient",  # |tangential / normal| force on a sliding body of a described run
     "yield_stress",
     "ultimate_stress",
     "heat_capacity",

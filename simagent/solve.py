@@ -181,6 +181,8 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"shear stress", "shear_stress"),
     (r"yield (?:stress|strength|point)", "yield_stress"),
     (r"ultimate|tensile strength|peak (?:tensile )?stress|maximum (?:tensile )?stress", "ultimate_stress"),
+    (r"tensile stress", "tensile_stress"),
+    (r"friction coefficient|coefficient of (?:kinetic |sliding )?friction", "friction_coefficient"),
     (r"diffusi|\bd ?self\b|^d(?: |$)", "self_diffusion_coefficient"),
     (r"\bmsd\b|mean (?:squared?|sq) (?:displacement|deviation)", "mean_squared_displacement"),
     (r"coordination|\bcn\b|number of (?:nearest )?neighbou?rs|neighbou?r count", "coordination_number"),

@@ -180,3 +180,66 @@ def test_dev_srd_task_names_why_its_grid_cannot_come_from_the_example():
     desc = read_description(json.loads((DEV / "lammps" / "72_srd.json").read_text())["problem_description"])
     assert not desc.renderable
     assert any(m.startswith("the SRD bin (grid) size") and "examples/srd" in m for m in desc.missing)
+
+
+SOLVENT = ("Reduced LJ units, 2D, periodic. Big particles (type 1, mass 1, diameter 1.0) sit on a square lattice of "
+           "density 0.4 inside a 6 x 6 box and interact by Lennard-Jones with a cutoff of 2.5; velocities are drawn at "
+           "1.2. They are first run alone with NVE for 200 steps. Then a solvent of small particles (type 2, mass "
+           "0.02, diameter 0) is created on a square lattice of density 20, and any solvent particle within 0.5 of a "
+           "big particle is deleted; the solvent has no pair interactions. The solvent moves by stochastic rotation "
+           "dynamics: rotations every 20 steps, SRD temperature 1.0, grid size 0.19, seed 1234, slip collisions. "
+           "Reset the timestep and run 300 steps with NVE for the big particles; timestep 0.001.")
+
+
+def test_an_srd_solvent_with_its_grid_is_read_and_rendered():
+    desc = read_description(SOLVENT)
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    srd = desc.srd
+    assert (srd.atom_type, srd.big_type, srd.density, srd.overlap, srd.every, srd.temperature, srd.grid,
+            srd.seed, srd.collision) == (2, 1, 20.0, 0.5, 20, 1.0, 0.19, 1234, "slip")
+    assert desc.lattice.scale == 0.4 and desc.masses == {1: 1.0, 2: 0.02} and desc.pair.cutoff == 2.5
+    text = render(desc)
+    first, second = text.split("# stage 2")
+    assert "create_atoms    2" not in first  # the big particles run alone first
+    assert "fix             dyn1 big nve" in second and "delete_atoms    overlap 0.5 small big" in second
+    assert "fix             srd small srd 20 big 1 0.19 1234 collision slip" in second
+    assert "pair_coeff      2 2 0 1 0" in text  # no solvent pair interactions (and no neighbor lists for them)
+
+
+def test_srd_solvent_run_deletes_the_overlaps_and_uses_the_stated_free_path(tmp_path: Path):
+    """36 big discs (6 x 6 sites at density 0.4) each clear a disc of radius 0.5 of the solvent lattice
+    (density 20): 36 x 20 x pi 0.5^2 = 565 deleted (within 10 %: lattice discretisation, discs pushed
+    together in the first stage). The SRD mean free path is N dt sqrt(T/m) = 20 x 0.001 x sqrt(1/0.02)
+    = 0.1414 (fix srd's own report)."""
+    log = _run(render(read_description(SOLVENT)), tmp_path)
+    deleted = int(re.search(r"Deleted (\d+) atoms", log).group(1))
+    assert abs(deleted - 36 * 20 * math.pi * 0.25) < 0.1 * 565
+    lamda = float(re.search(r"SRD temperature & lamda = \S+ (\S+)", log).group(1))
+    assert lamda == pytest.approx(20 * 0.001 * math.sqrt(1 / 0.02), rel=1e-3)
+    created = [int(n) for n in re.findall(r"Created (\d+) atoms", log)]
+    assert _rows(log.split("SRD info")[1])[-1][-1] == sum(created) - deleted
+
+
+@pytest.mark.parametrize(("base", "old", "new"), [
+    (BINARY, "The box spans x from 0 to 30 and y from 0 to 30 (z between -0.5 and 0.5).", "It uses a 30 x 30 box."),
+    (BINARY, "on a sq lattice at a density of 0.01", "on a square lattice of density 0.01"),
+    (BINARY, "roughly 96 percent of the particles are turned into small particles at random",
+     "96% of the atoms are then randomly converted into small particles"),
+    (BINARY, "Big particles have mass 9 and small particles have a mass of 1.",
+     "The colloids carry a mass of 9, the small particles a mass of 1."),
+    (BINARY, "Velocities are initialised at a temperature of 1.2.",
+     "Initial velocities are assigned at temperature 1.2."),
+    (BINARY, "the target temperature is held at 1.8 with a damping parameter of 1.0",
+     "the thermostat keeps a target temperature of 1.8 (damping parameter 1.0)"),
+    (BINARY, "Timestep 0.005; run for 2000 steps", "Use a time step of 0.005 and run 2000 timesteps"),
+    (MULTI, "box of size 60 x 60", "60 by 60 simulation box"),
+    (MULTI, "Two spherical regions of radius 30 are emptied", "2 circular regions with radius 30 are emptied"),
+])
+def test_other_wordings_of_the_same_setup_are_read_alike(base, old, new):
+    assert old in base
+    same, other = read_description(base), read_description(base.replace(old, new))
+    assert other.renderable, (other.unsupported, other.missing)
+    def commands(desc):  # the '# stage N: <the words>' comments quote the text
+        return [line for line in render(desc).splitlines() if not line.startswith("#")]
+
+    assert commands(other) == commands(same)

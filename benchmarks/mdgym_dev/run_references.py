@@ -94,7 +94,55 @@ def rdf_blocks(text: str) -> list[list[list[float]]]:
 
 
 def first_shell_coordination(rows: list[list[float]], g_col: int = 2, cn_col: int = 3) -> tuple[float, float]:
-    """Running coordination number at the first minimum of g(r) after its main peak: (r, cn)."""
+    """Running coordination number at the first minimum of g(r) after its main peak: (r, cn).
+
+    The valley between the main peak and the next maximum (of g smoothed over 5 bins) is located on the
+    raw g (its lowest bin); r_min is the vertex of a least-squares parabola through that bin and three bins
+    each side (the lowest bin's centre if the parabola does not open upwards or its vertex leaves those
+    bins). The count is LAMMPS's own running coordination number (compute rdf's coord column: the count
+    within each bin's outer edge), interpolated linearly between outer edges at r_min."""
+    r = [row[1] for row in rows]
+    g = [row[g_col] for row in rows]
+    coord = [row[cn_col] for row in rows]
+    dr = r[1] - r[0]
+    peak = max(range(len(g)), key=g.__getitem__)
+    smooth = [fmean(g[max(0, i - 2):i + 3]) for i in range(len(g))]
+    end = next((i for i in range(peak + 3, len(g) - 1) if smooth[i] < smooth[i + 1]), None)
+    if end is None:
+        raise ValueError("g(r) has no minimum after its first peak")
+    while end + 1 < len(g) and smooth[end + 1] >= smooth[end]:  # climb to the next maximum
+        end += 1
+    low = min(range(peak + 1, end + 1), key=g.__getitem__)
+    xs = r[max(peak + 1, low - 3):low + 4]
+    ys = g[max(peak + 1, low - 3):low + 4]
+    r_min = r[low]
+    if len(xs) >= 3:  # least-squares parabola y = a x^2 + b x + c via the normal equations
+        sums = [sum(x**k for x in xs) for k in range(5)]
+        rhs = [sum(y * x**k for x, y in zip(xs, ys, strict=True)) for k in range(3)]
+        m = [[sums[4], sums[3], sums[2]], [sums[3], sums[2], sums[1]], [sums[2], sums[1], sums[0]]]
+        a, b, _ = solve3(m, [rhs[2], rhs[1], rhs[0]])
+        if a > 0 and xs[0] <= -b / (2 * a) <= xs[-1]:
+            r_min = -b / (2 * a)
+    outer = [x + dr / 2 for x in r]  # coord[i] counts the neighbours within outer[i]
+    k = next(i for i in range(len(outer)) if outer[i] >= r_min)
+    below_r, below_n = (outer[k - 1], coord[k - 1]) if k else (0.0, 0.0)
+    return r_min, below_n + (coord[k] - below_n) * (r_min - below_r) / (outer[k] - below_r)
+
+
+def solve3(m: list[list[float]], v: list[float]) -> list[float]:
+    """Cramer's rule for a 3 x 3 linear system."""
+    def det(a: list[list[float]]) -> float:
+        return (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+                + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]))
+    d = det(m)
+    if d == 0:
+        return [0.0, 0.0, 0.0]
+    return [det([[v[i] if j == c else m[i][j] for j in range(3)] for i in range(3)]) / d for c in range(3)]
+
+
+def first_local_minimum_at_bin(rows: list[list[float]], g_col: int = 2, cn_col: int = 3) -> tuple[float, float]:
+    """The reading used until stop 20, kept for comparison: the first bin after the main peak whose raw g is
+    not above its neighbours, and LAMMPS's coord at that bin (the count within its outer edge)."""
     g = [row[g_col] for row in rows]
     peak = max(range(len(g)), key=g.__getitem__)
     for i in range(peak + 1, len(g) - 1):
@@ -192,10 +240,14 @@ def summarise(folder: Path, spec: dict, log: str, wall: float | None, suffix: st
         if "rdf_file" in how:
             rows = rdf_blocks((folder / f"{how['rdf_file']}.{suffix}").read_text())[-1]
             r_min, cn = first_shell_coordination(rows)
+            r_bin, cn_bin = first_local_minimum_at_bin(rows)
             values[metric] = {
                 "value": cn,
-                "how": f"running coordination number of the last g(r) block of {how['rdf_file']} at its first "
-                       f"minimum after the main peak (r = {r_min:.3f}) of benchmarks/mdgym_dev/{folder.name}/in.lammps",
+                "how": f"LAMMPS's running coordination number of the last g(r) block of {how['rdf_file']}, "
+                       f"interpolated at the first minimum after the main peak (r = {r_min:.3f}, parabola through the "
+                       f"valley's lowest bin +/- 3 bins) of benchmarks/mdgym_dev/{folder.name}/in.lammps; the reading "
+                       f"used until stop 20 (first bin not above its neighbours, coord at its outer edge) gives "
+                       f"{cn_bin:.4g} at r = {r_bin:.3f}",
             }
             continue
         block = runs[how.get("run", -1)]

@@ -24,7 +24,7 @@ from simagent.backends.expert.protocol_text import (
     read_controls,
     read_dynamics,
 )
-from simagent.described import colloids, examples, molecular, polymer, solids, special
+from simagent.described import colloids, examples, molecular, polymer, region_reading, solids, special
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import RANDOM_PLACEMENT, read_mixture
 from simagent.described.model import (
@@ -129,10 +129,17 @@ def read_description(text: str) -> SimulationDescription:
     polymer.note_recenter(desc)
     read_layout(desc, low, _sentence_dynamics, _complete_dynamics)
     read_mixture(desc, low, _sentence_dynamics, _complete_dynamics)
+    region_reading.read_neighbor(desc, low)
+    region_reading.read_exclusions(desc, low)
+    region_reading.read_built_solid(desc, low, _sentence_dynamics, _complete_dynamics)
+    region_reading.read_unstated_temperature(desc, low)
     _velocity_for_thermostat(desc)
     solids.attach_shear(desc, low)
+    examples.fill_friction_example(desc)
+    examples.fill_crack_example(desc, low)
     examples.fill_shear_example(desc, low)
     colloids.read_colloid(desc, low)
+    colloids.read_srd(desc, low)
     colloids.explain_srd_gap(desc, low)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
@@ -213,7 +220,8 @@ def _axes(low: str) -> tuple[list[float], list[float]] | None:
     lo, hi = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]
     found = 0
     for k, axis in enumerate("xyz"):
-        hit = re.search(rf"\b(?:from )?{axis}\s*(?:=|:|from)?\s*{NUM}\s*(?:to|-|and)\s*{NUM}", low)
+        hit = re.search(rf"\b(?:from )?{axis}(?:[- ]direction|[- ]axis)?\s*(?:=|:|from)?\s*{NUM}\s*(?:to|-|and)\s*"
+                        rf"{NUM}", low)
         if hit:
             lo[k], hi[k] = float(hit.group(1)), float(hit.group(2))
             found |= 1 << k
@@ -511,7 +519,8 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
     elif re.search(r"\bnvt\b|canonical ensemble(?<!microcanonical ensemble)|nos[eé][- ]?hoover", sentence) and \
             not re.search(r"micro-?canonical", sentence):
         ensemble = "nvt"
-    elif re.search(r"\bnve\b|micro-?canonical|velocity[- ]verlet", sentence):
+    elif re.search(r"\bnve\b|micro-?canonical|velocity[- ]verlet|energy[- ]conserving (?:ensemble|dynamics|"
+                   r"integrat)", sentence):
         ensemble = "nve"
     thermostat = None
     if re.search(r"langevin", sentence):

@@ -38,10 +38,12 @@ from tools.lammps.described import (
 )
 from tools.lammps.described_groups import averaged_forces, force_columns, wall_force_variables
 from tools.lammps.described_molecular import files as molecule_files
+from tools.lammps.described_regions import FRICTION, TENSILE, friction_coefficient, pull_axis, tensile_stress
 from tools.lammps.described_solids import shear_stress, strength, youngs_modulus
 from tools.lammps.parse import read_output
 
 JOB_ID = "described"
+RDF_BLOCKS = 5  # the coordination number's error: the same analysis on this many blocks of g(r) snapshots
 # property -> (thermo column, per atom)
 THERMO_PROPERTIES: dict[str, tuple[str, bool]] = {
     "temperature": ("Temp", False), "pressure": ("Press", False), "volume": ("Volume", False),
@@ -93,7 +95,7 @@ class DescribedRun(Protocol):
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
         frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
-                                                                  SHEAR_STRESS, GYRATION} | STRENGTHS
+                                                                  SHEAR_STRESS, GYRATION, FRICTION, TENSILE} | STRENGTHS
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -120,7 +122,10 @@ class DescribedRun(Protocol):
             desc.dipoles is not None or not wants_rotation) and (
             any(s.deform for s in desc.stages) or not wants_young) and (
             any(s.shear for s in desc.stages) or all(p.name != SHEAR_STRESS for p in spec.properties)) and (
-            obstacles or not wants_drag) and (walls or not wants_walls)
+            obstacles or not wants_drag) and (walls or not wants_walls) and (
+            all(p.name != FRICTION for p in spec.properties) or (desc.layout is not None
+                                                                  and desc.layout.friction is not None)) and (
+            all(p.name != TENSILE for p in spec.properties) or pull_axis(desc) is not None)
 
     def parameters(self, spec: TaskSpec) -> tuple[BaseModel, list[DefaultApplied]]:
         desc = _description(spec)
@@ -148,7 +153,8 @@ class DescribedRun(Protocol):
                       diffusion="self_diffusion_coefficient" in p.properties, viscosity=VISCOSITY in p.properties,
                       rotation=ROTATION in p.properties, drag=DRAG in p.properties,
                       wall_force=WALL_FORCE in p.properties, shear_stress=SHEAR_STRESS in p.properties,
-                      gyration=GYRATION in p.properties)
+                      gyration=GYRATION in p.properties, friction=FRICTION in p.properties,
+                      tensile=pull_axis(p.description) if TENSILE in p.properties else None)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text, **molecule_files(p.description)}, time_limit_s=p.time_limit_s)]
 
@@ -190,6 +196,10 @@ class DescribedRun(Protocol):
                 results.append(youngs_modulus(job_dir, desc, JOB_ID))
             elif name == SHEAR_STRESS:
                 results.append(shear_stress(block, desc, JOB_ID))
+            elif name == FRICTION:
+                results.append(friction_coefficient(block, desc, JOB_ID, where))
+            elif name == TENSILE:
+                results.append(tensile_stress(block, desc, JOB_ID, where))
             elif name in STRENGTHS:
                 results.append(strength(job_dir, desc, JOB_ID, name))
             elif name == GYRATION:
@@ -342,11 +352,19 @@ def _structure(wanted: list[str], job_dir: Path, block: dict[str, np.ndarray], d
     rho = centres / volume
     peak, minimum, cn = rdf_peak_and_cn(r, g, rho, desc.dimension)
     method = (f"{'water O-O ' if desc.molecular else ''}g(r) averaged over {snaps.shape[0]} snapshots of {where}; "
-              f"first minimum at r = {minimum:.3f}")
+              f"first minimum at r = {minimum:.3f} (simagent.materials.rdf: smoothed g, parabola below the bin width)")
+    cn_se, blocks = None, RDF_BLOCKS
+    if snaps.shape[0] >= 2 * blocks:  # the same analysis on consecutive blocks of snapshots: its standard error
+        size = snaps.shape[0] // blocks
+        per_block = [rdf_peak_and_cn(r, snaps[b * size:(b + 1) * size, :, 1].mean(axis=0), rho, desc.dimension)[2]
+                     for b in range(blocks)]
+        cn_se = float(np.std(per_block, ddof=1) / np.sqrt(blocks))
     out = []
     if "coordination_number" in wanted:
-        out.append(Result(quantity="coordination_number", value=cn, unit="", job=JOB_ID, data_file=RDF_FILE,
-                          method=f"integral of rho g(r) up to the first minimum; {method}"))
+        error = f"; ± from {blocks} blocks of snapshots" if cn_se is not None else ""
+        out.append(Result(quantity="coordination_number", value=cn, unit="", uncertainty=cn_se, job=JOB_ID,
+                          data_file=RDF_FILE, method=f"neighbours within the first minimum (rho g(r) integrated over "
+                                                     f"the bins' shell volumes); {method}{error}"))
     if "rdf" in wanted:
         out.append(Result(quantity="rdf", label="first_peak", value=peak, unit=units["length"], job=JOB_ID,
                           data_file=RDF_FILE, method=f"position of the first g(r) maximum; {method}"))
