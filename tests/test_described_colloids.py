@@ -153,6 +153,8 @@ def test_dev_colloid_tasks_render(task):
     desc = read_description(json.loads((DEV / "lammps" / f"{task}.json").read_text())["problem_description"])
     assert desc.renderable, (desc.unsupported, desc.missing)
     assert desc.pair.style == "colloid" and "pair.coeffs" in desc.defaults
+    if task == "4_colloid":  # its dump interval is read, and said not to be written
+        assert "not written" in desc.origin["dump"].evidence
 
 
 SRD = ("Big discs (type 1, mass 1) sit on a square lattice of density 0.5 in a 2D box of 12 x 12, LJ units, LJ cutoff "
@@ -243,3 +245,25 @@ def test_other_wordings_of_the_same_setup_are_read_alike(base, old, new):
         return [line for line in render(desc).splitlines() if not line.startswith("#")]
 
     assert commands(other) == commands(same)
+
+
+RETOLD_SRD = ("LJ units, 2D, periodic. Big particles (type 1, mass 1, diameter 1.0) on a square lattice of density "
+              "0.4 fill an 8 x 8 box; Lennard-Jones between them with a cutoff of 2.5, velocities at 1.44; NVE for "
+              "100 steps. Then solvent particles (type 2, mass 0.01, diameter 0) are made on a square lattice of "
+              "density 85.0, those within 0.5 of a big particle are removed, and the solvent has no pair "
+              "interactions. Stochastic rotation dynamics for the solvent: streaming ratio 20, SRD temperature 1.0, "
+              "seed 49894, collision radius 0.88, search distance 0.2, slip collisions. Reset the timestep and run "
+              "200 steps; timestep 0.001.")
+
+
+def test_the_srd_example_fills_the_grid_when_every_srd_number_is_its_own(tmp_path: Path):
+    """LAMMPS examples/srd (in.srd.mixture): fix srd 20 big 1.0 0.25 49894 radius 0.88 search 0.2: its grid
+    0.25 is filled; with T = 1.0 and m = 0.01 the mean free path 20 x 0.001 x sqrt(1/0.01) = 0.2 is above
+    0.6 x 0.25, and LAMMPS runs it (the 8 x 8 box, 12.65 sigma, holds 51 bins of 0.248: within LAMMPS's 1 %)."""
+    desc = read_description(RETOLD_SRD)
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    assert desc.srd.grid == 0.25 and "examples/srd" in desc.defaults["srd.grid"]
+    log = _run(render(desc), tmp_path)
+    assert float(re.search(r"SRD temperature & lamda = \S+ (\S+)", log).group(1)) == pytest.approx(0.2, rel=1e-3)
+    other = read_description(RETOLD_SRD.replace("density 85.0", "density 60.0"))  # not the example's solvent
+    assert any(m.startswith("the SRD bin (grid) size") for m in other.missing)
