@@ -469,7 +469,14 @@ _TEMPERATURE = re.compile(r"\btemperatures? (?:of |at |= ?|to )?(?:about |approx
 _KELVIN = re.compile(r"\bat " + NUM + r"\s*k\b")  # 'water at 300 K', 'equilibrated at 293.15 K'
 _PRESSURE = re.compile(NUM + r"\s*(atm|bar)\b")
 _OFF = re.compile(r"thermostat\w*[^.;]{0,30}\b(?:switched off|turned off|removed)|(?:remove|switch off|turn off)\w*"
-                  r"[^.;]{0,15}thermostat|without (?:a |any )?thermostat")
+                  r"[^.;]{0,15}thermostat|without (?:a |any )?thermostat|"
+                  r"\b(?:switch|turn|shut)(?:es|s|ed|ing)? (?:the |this |that |its )?(?:\w+ )?thermostat\w* off\b")
+# a set point stated by what the thermostat does: 'held at 0.8 by a Langevin thermostat', 'kept at 1.2'
+_HELD_AT = re.compile(r"\b(?:held|kept|maintained|fixed|regulated|controlled|thermostatt?ed|clamped) (?:constant )?"
+                      r"(?:at|to|near) (?:a (?:reduced )?temperature of )?(?:t ?= ?)?" + NUM + r"(?!\s*(?:%|atm|bar|pa|"
+                      r"gpa|mpa|steps?|timesteps?|fs|ps|ns)\b)(?![\d.])")
+# a thermostat's own seed, stated after it in its sentence ('a Langevin thermostat ... and seed 777')
+_THERMOSTAT_SEED = re.compile(r"\bseed\s*(?:of|=|:|is)?\s*(\d+)")
 
 
 def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
@@ -502,8 +509,15 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         dyn.thermostat = thermostat
     elif dyn.ensemble in ("nvt", "npt"):
         dyn.thermostat = "nose-hoover"
+    if dyn.thermostat == "langevin":
+        after = sentence[re.search(r"langevin", sentence).start():]
+        seed = _THERMOSTAT_SEED.search(after)
+        if seed and not re.search(r"velocit", after[:seed.start()]):
+            dyn.seed = int(seed.group(1))
     if dyn.thermostat is not None:
         t = found.get("thermostat_temperature")
+        if t is None and (held := _HELD_AT.search(sentence)) and (reduced or units is None):
+            t = Quantity(value=float(held.group(1)), unit="reduced")
         kelvin = _KELVIN.search(sentence) if not reduced else None
         if t is None and kelvin is not None:
             t_value = float(kelvin.group(1))
@@ -569,8 +583,9 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
             events.append((reset.start(), "reset", 0))
         for hit in _RUN.finditer(sentence):
             before = sentence[max(0, hit.start() - 40):hit.start()]
-            if _NOT_RUN.search(before) and not (dyn is not None and re.search(r"\bin $", before)):
-                continue  # 'in N steps' is a run length only in a sentence that names the dynamics
+            if _NOT_RUN.search(before) and not (dyn is not None and re.search(
+                    r"\bin (?:(?:the |plain )?(?:nve|nvt|npt|nph)(?: ensemble| dynamics)?(?: for)? )?$", before)):
+                continue  # 'in N steps', 'in NVE for N steps': a run length only in a sentence naming the dynamics
             events.append((hit.start(), "run", int(round(float(hit.group(1))))))
         mini = _MINIMIZE.search(sentence)
         if mini and not minimized and not re.search(r"(?:post|after|pre)[- ]?\s*(?:the )?(?:energy )?$",
@@ -652,6 +667,8 @@ def _complete_dynamics(desc: SimulationDescription, stage: Stage, desc_text: str
         if dyn.thermostat == "langevin" and dyn.seed is None:
             dyn.seed = DEFAULT_SEED + 1
             desc.note(f"{stage.name}.seed", "default", f"{dyn.seed}: Langevin seed (none stated)")
+        elif dyn.thermostat == "langevin":
+            desc.note(f"{stage.name}.seed", "rules", f"seed {dyn.seed} (stated with the Langevin thermostat)")
         if dyn.thermostat == "velocity-rescale" and dyn.rescale_every is None:
             dyn.rescale_every, dyn.rescale_window = 1, 0.0
             desc.note(f"{stage.name}.rescale", "default", "every 1 step, window 0: none stated")

@@ -27,6 +27,7 @@ from simagent.protocols import Protocol, register
 from simagent.stats import block_average
 from tools.lammps.described import EROT_COLUMN, GK_COLUMNS, MSD_COLUMN, MSD_COM, RDF_FILE, SLOPE_COLUMN, render
 from tools.lammps.described_groups import averaged_forces, force_columns, wall_force_variables
+from tools.lammps.described_metrics import ALL, MEASURED, GroupMeasure, carries_charge, describe
 from tools.lammps.described_molecular import files as molecule_files
 from tools.lammps.described_solids import shear_stress, strength, youngs_modulus
 from tools.lammps.parse import read_output
@@ -50,6 +51,7 @@ WALL_FORCE = "wall_force"  # per axis, the force the atoms exert on the LJ 9-3 w
 SHEAR_STRESS = "shear_stress"  # of an imposed shear flow (tools.lammps.described_solids)
 YOUNG = "youngs_modulus"  # from the stress-strain record of a deformation stage (tools.lammps.described_solids)
 STRENGTHS = frozenset({"yield_stress", "ultimate_stress"})  # of the same stress-strain record
+GROUP_ONLY = frozenset({"atomic_charge", "atom_count"})  # always over a group (tools.lammps.described_metrics)
 # the unit of each thermo quantity per unit style (LAMMPS units command)
 UNITS: dict[str, dict[str, str]] = {
     "lj": {"energy": "reduced", "temperature": "reduced", "pressure": "reduced", "volume": "reduced",
@@ -65,6 +67,7 @@ class DescribedParams(BaseModel):
     description: SimulationDescription
     properties: list[str] = Field(default_factory=list)
     labels: dict[str, list[str]] = Field(default_factory=dict, description="property -> the labels asked")
+    measures: list[GroupMeasure] = Field(default_factory=list, description="numbers over a group of atoms")
     time_limit_s: float = Field(default=3600.0, gt=0)
 
 
@@ -81,7 +84,7 @@ class DescribedRun(Protocol):
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
         frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
-                                                                  SHEAR_STRESS} | STRENGTHS
+                                                                  SHEAR_STRESS} | STRENGTHS | GROUP_ONLY
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -101,6 +104,8 @@ class DescribedRun(Protocol):
         wants_walls = any(p.name == WALL_FORCE for p in spec.properties)
         kinds = {s.template for s in desc.molecular.species} if desc.molecular else set()
         if any(p.name in PER_MOLECULE and (p.label or "").lower() not in kinds for p in spec.properties):
+            return False
+        if not all(_measurable(m, desc) for m in _measures(spec)):
             return False
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
             desc.dipoles is not None or not wants_rotation) and (
@@ -125,7 +130,7 @@ class DescribedRun(Protocol):
             if prop.name in PER_MOLECULE and prop.label:
                 labels.setdefault(prop.name, []).append(prop.label.lower())
         return DescribedParams(description=desc, properties=list(dict.fromkeys(p.name for p in spec.properties)),
-                               labels=labels), defaults
+                               labels=labels, measures=_measures(spec)), defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)
@@ -133,7 +138,8 @@ class DescribedRun(Protocol):
         text = render(p.description, rdf=rdf, msd="mean_squared_displacement" in p.properties,
                       diffusion="self_diffusion_coefficient" in p.properties, viscosity=VISCOSITY in p.properties,
                       rotation=ROTATION in p.properties, drag=DRAG in p.properties,
-                      wall_force=WALL_FORCE in p.properties, shear_stress=SHEAR_STRESS in p.properties)
+                      wall_force=WALL_FORCE in p.properties, shear_stress=SHEAR_STRESS in p.properties,
+                      groups=p.measures)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text, **molecule_files(p.description)}, time_limit_s=p.time_limit_s)]
 
@@ -152,8 +158,10 @@ class DescribedRun(Protocol):
         block = runs[index]
         units = UNITS[desc.units or "lj"]
         where = f"stage {index + 1} ({stage.name}, {stage.steps} steps)"
-        results = []
+        results = [_group_result(m, block, desc, units, where) for m in p.measures]
         for name in p.properties:
+            if name in GROUP_ONLY:
+                continue
             if name in THERMO_PROPERTIES:
                 results.append(_thermo(name, block, units, where))
                 if THERMO_PROPERTIES[name][1] and desc.units != "lj":  # an energy: also the system's total
@@ -181,6 +189,53 @@ class DescribedRun(Protocol):
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)
         return results
+
+
+def _measures(spec: TaskSpec) -> list[GroupMeasure]:
+    """The numbers asked over a group of atoms (a type, a described group) or counted in a region."""
+    out: list[GroupMeasure] = []
+    for p in spec.properties:
+        if p.group is not None or p.name in GROUP_ONLY:
+            m = GroupMeasure(property=p.name, group=p.group or ALL, region=p.label if p.name == "atom_count" else None)
+            if m not in out:
+                out.append(m)
+    return out
+
+
+def _measurable(m: GroupMeasure, desc: SimulationDescription) -> bool:
+    """The description makes the group (a type it has, a group it defines) and the region counted in; a
+    charge needs an atom style that carries one."""
+    layout = desc.layout
+    if m.property not in MEASURED or (m.property == "atomic_charge" and not carries_charge(desc)):
+        return False
+    if m.region is not None and (layout is None or all(r.name != m.region for r in layout.regions)):
+        return False
+    if m.group == ALL:
+        return True
+    if m.group.startswith("type") and m.group[4:].isdigit():
+        return 1 <= int(m.group[4:]) <= desc.atom_types
+    return layout is not None and layout.group(m.group) is not None
+
+
+def _group_result(m: GroupMeasure, block: dict[str, np.ndarray], desc: SimulationDescription,
+                  units: dict[str, str], where: str) -> Result:
+    if m.column not in block:
+        raise ReadError(f"thermo column {m.column} missing")
+    series = block[m.column]
+    mean, err = block_average(series)
+    if m.property == "atom_count":
+        unit = ""
+    elif m.property == "atomic_charge":
+        unit = "reduced" if desc.units == "lj" else "e"
+    elif m.property == "temperature":
+        unit = units["temperature"]
+    else:
+        unit = units["energy"] + ("" if desc.units == "lj" else "/atom")
+    return Result(quantity=m.property if m.group == ALL else f"{m.property} ({m.group})", property=m.property,
+                  group=None if m.group == ALL else m.group, label=m.region, value=mean, unit=unit, uncertainty=err,
+                  job=JOB_ID, log="log.lammps",
+                  method=f"average of {describe(m)} (thermo {m.column}) over {where}, {series.size} samples; standard "
+                         "error by block averaging")
 
 
 def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], where: str, total: bool = False
