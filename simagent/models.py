@@ -36,6 +36,7 @@ PropertyName = Literal[
     "wall_force",
     "shear_stress",
     "atomic_charge",  # mean charge per atom of a group (Result.group: 'type2')
+    "surface_tension",  # of a slab's two interfaces, from the pressure tensor
     "atom_count",  # time-averaged number of a group's atoms (Result.label: the region counted in)
     "yield_stress",
     "ultimate_stress",

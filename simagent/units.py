@@ -35,6 +35,7 @@ _ALIASES = {
     "j/m2": "J/m^2", "j/m^2": "J/m^2", "mj/m2": "mJ/m^2", "mj/m^2": "mJ/m^2",
     "mev/a2": "meV/angstrom^2", "mev/angstrom^2": "meV/angstrom^2", "ev/a2": "eV/angstrom^2",
     "ev/angstrom^2": "eV/angstrom^2",
+    "n/m": "N/m", "mn/m": "mN/m", "dyn/cm": "dyn/cm",
 }
 
 # factor to the canonical unit of the dimension
@@ -55,6 +56,7 @@ _TO_CANONICAL: dict[str, tuple[str, float]] = {
     "J/m^2": ("energy_per_area", 1.0), "mJ/m^2": ("energy_per_area", 1e-3),
     "eV/angstrom^2": ("energy_per_area", ase_units.eV / ase_units.J * 1e20),
     "meV/angstrom^2": ("energy_per_area", 1e-3 * ase_units.eV / ase_units.J * 1e20),
+    "N/m": ("energy_per_area", 1.0), "mN/m": ("energy_per_area", 1e-3), "dyn/cm": ("energy_per_area", 1e-3),
 }
 
 CANONICAL = {"temperature": "K", "pressure": "bar", "density": "g/cm^3", "length": "angstrom",

@@ -15,6 +15,7 @@ from simagent.described.groups import Layout, Region
 from simagent.described.reading import read_description
 from simagent.models import PropertyRequest, Result, TaskSpec
 from simagent.solve import _find_result, _group_targets, read_metric
+from tools.lammps.described import render
 from tools.lammps.protocols.described import DescribedRun
 
 # 256 solvent particles on the lattice (4 x 4 x 4 fcc cells) and 60 solute particles put in at random
@@ -140,3 +141,76 @@ def test_a_type_with_parameters_but_no_atoms_made_is_never_left_out_silently():
                                            "(seed 4421).", "Some particles are solutes."))
     assert not desc.renderable
     assert any("how the atoms of type 2 are made" in m for m in desc.missing)
+
+
+@pytest.mark.parametrize(("metric", "unit"), [
+    ("average_surface_tension_in_mN/m", "mN/m"), ("Interfacial tension (dyn/cm)", "dyn/cm"),
+    ("mean liquid-vapour surface tension", None),
+])
+def test_surface_tension_metric_names(metric, unit):
+    target = read_metric(metric)
+    assert (target.property, target.unit) == ("surface_tension", unit)
+
+
+def test_one_atm_angstrom_is_a_hundredth_of_a_millinewton_per_metre():
+    from simagent.units import convert
+    from tools.lammps.described_metrics import SURFACE_TENSION_FACTOR
+
+    # 1 atm = 101325 Pa (definition); 1 A = 1e-10 m: 1 atm A = 1.01325e-5 N/m
+    assert SURFACE_TENSION_FACTOR["real"] == pytest.approx(1.01325e-2, rel=1e-12)
+    assert convert(1.0, "dyn/cm", "mN/m") == pytest.approx(1.0)
+
+
+SLAB = ("Lennard-Jones atoms in reduced units, 3D and periodic, on an fcc lattice of reduced density 0.75 in a box of "
+        "6 x 6 x 15 unit cells. LJ epsilon 1, sigma 1, cutoff 2.5. Velocities at T = 0.8 (seed 6121); the timestep is "
+        "0.005. A Nose-Hoover thermostat at T = 0.8 with damping 0.5 runs for 1500 steps. Then the same NVT run goes "
+        "on for 3000 steps.")
+
+
+def test_a_liquid_slab_has_a_positive_surface_tension(tmp_path: Path):
+    """A liquid LJ slab between two vacuum regions (the lattice filled only for 5 < z < 10 cells): the
+    mechanical surface tension is positive (normal pressure above the tangential one; with P_xx in its
+    place the sign flips) and of the size published for the 2.5-sigma truncated LJ fluid near T* = 0.75
+    (gamma* about 0.4-0.6: Trokhymchuk and Alejandre, J. Chem. Phys. 111, 8510 (1999)); a 1,500-step run
+    from a lattice is no equilibrium, so only the sign and the order of magnitude are asserted."""
+    desc = read_description(SLAB)
+    assert desc.renderable, (desc.missing, desc.unsupported)
+    desc.layout = Layout(regions=[Region(name="slab", style="block", bounds=(None, None, None, None, 5.0, 10.0))],
+                         create_in="slab")
+    spec = TaskSpec(request=SLAB, described=desc.model_dump(mode="json"),
+                    properties=[PropertyRequest(name="surface_tension")])
+    protocol = DescribedRun()
+    assert protocol.applies_to(spec)
+    bulk = TaskSpec(request=SLAB, properties=[PropertyRequest(name="surface_tension")])
+    assert not protocol.applies_to(bulk)  # no interface: no surface tension
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    assert "variable        sa_gamma equal 0.5*lz*(pzz-0.5*(pxx+pyy))" in job.inputs["in.lammps"]
+    (gamma,) = protocol.analyze(params, {job.id: run_lammps(job, tmp_path)}, spec)
+    assert gamma.unit == "reduced" and gamma.value > 2 * gamma.uncertainty
+    assert 0.1 < gamma.value < 2.0
+
+
+WATER_SLAB = ("Real units, periodic in x, y and z. 180 SPC/E water molecules are put in a middle slab along the z axis "
+              "18 angstrom thick, centred in a box of 6*6*16 lattice units, measured on a simple cubic lattice of "
+              "3.0 A spacing; the rest of the box is vacuum. LJ and real-space Coulomb are cut off at 9.0 A with "
+              "shifted LJ potentials, long-range electrostatics by PPPM with accuracy 1e-4. The molecules are kept "
+              "rigid by SHAKE, whose tolerance is 1e-5 with at most 100 iterations. Velocities are drawn at 300 K, the "
+              "timestep is 2 fs, and NVT at 300 K (Nose-Hoover, damping 100 fs) runs for 40 steps.")
+
+
+def test_a_water_slab_in_a_box_measured_in_lattice_units():
+    desc = read_description(WATER_SLAB)
+    assert desc.renderable, (desc.missing, desc.unsupported)
+    system = desc.molecular
+    assert desc.box is not None and desc.box.hi == pytest.approx((18.0, 18.0, 48.0))
+    assert system.slab[0] == "z"
+    assert system.slab[1:] == pytest.approx((15.0, 33.0))
+    assert (system.shake.tolerance, system.shake.iterations, system.shift) == (1e-5, 100, True)
+    text = render(desc)
+    assert "pair_modify     mix geometric shift yes" in text and "shake 1e-05 100" in text
+    grid_z = [float(x) for x in next(line for line in text.splitlines() if line.startswith("region          grid"))
+              .split()[7:9]]
+    assert 15.0 <= grid_z[0] < grid_z[1] <= 33.0  # the waters are made inside the slab only
+    spec = TaskSpec(request=WATER_SLAB, properties=[PropertyRequest(name="surface_tension")])
+    assert DescribedRun().applies_to(spec)

@@ -125,6 +125,7 @@ def read_description(text: str) -> SimulationDescription:
     read_boundary(desc, low)
     read_layout(desc, low, _sentence_dynamics, _complete_dynamics)
     read_mixture(desc, low, _sentence_dynamics, _complete_dynamics)
+    molecular.read_slab(desc, low)
     _velocity_for_thermostat(desc)
     solids.attach_shear(desc, low)
     examples.fill_shear_example(desc, low)

@@ -194,14 +194,15 @@ def _green_kubo(desc: SimulationDescription) -> list[str]:
 
 def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False,
            viscosity: bool = False, rotation: bool = False, drag: bool = False, wall_force: bool = False,
-           shear_stress: bool = False, groups: list[group_metrics.GroupMeasure] | None = None) -> str:
+           shear_stress: bool = False, groups: list[group_metrics.GroupMeasure] | None = None,
+           surface_tension: bool = False) -> str:
     """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
     in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
     the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy;
     `drag`: the force on each indenter along the flow; `wall_force`: per axis, the force the atoms
     exert on the LJ 9-3 walls normal to it; `shear_stress`: the pressure-tensor component of the
-    imposed shear flow; `groups`: quantities over a group of atoms or counted in a region
-    (tools.lammps.described_metrics)."""
+    imposed shear flow; `groups`: quantities over a group of atoms or counted in a region;
+    `surface_tension`: the slab's surface tension from the pressure tensor (tools.lammps.described_metrics)."""
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
@@ -270,6 +271,9 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             if groups:
                 extra += group_metrics.lines(desc, groups)
                 columns += group_metrics.columns(groups)
+            if surface_tension:
+                extra += group_metrics.surface_tension_lines(desc)
+                columns.append(group_metrics.SURFACE_TENSION_COLUMN)
             if shear_stress and stage.shear is not None:
                 columns.append(solids.shear_component(stage.shear))
             if (drag or wall_force) and desc.layout is not None:

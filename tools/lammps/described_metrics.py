@@ -9,6 +9,9 @@ equal-style variables):
 - temperature of the group: `compute temp` on the group;
 - mean charge per atom: `compute reduce ave q` over the group;
 - the number of the group's atoms (inside a region): `count(group[,region])`.
+The surface tension of a slab with two interfaces normal to z (y in 2D) is the mechanical one,
+gamma = (L_n / 2) (P_nn - (P_tt + P_t't') / 2) (Kirkwood and Buff 1949; the LAMMPS manual's
+compute pressure), from the pressure tensor LAMMPS prints.
 `typeN` groups are made from the type (`group typeN type N`) at the start of the averaged stage.
 """
 
@@ -91,3 +94,16 @@ def describe(m: GroupMeasure) -> str:
             "temperature": f"compute temp of {over}",
             "atomic_charge": f"compute reduce ave of the charge q over {over}",
             "atom_count": f"count() of {over}" + (f" inside region {m.region}" if m.region else "")}[m.property]
+
+
+SURFACE_TENSION_COLUMN = "v_sa_gamma"
+# mN/m per (pressure unit x length unit) of a LAMMPS unit style: atm A = 101325 Pa x 1e-10 m, bar A = 1e5 Pa x 1e-10 m
+SURFACE_TENSION_FACTOR = {"real": 101325.0 * 1e-10 * 1e3, "metal": 1e5 * 1e-10 * 1e3, "lj": 1.0}
+
+
+def surface_tension_lines(desc: SimulationDescription) -> list[str]:
+    """gamma = (L_n / 2)(P_nn - mean tangential P), in the style's pressure x length (converted in the
+    analysis); the normal is z (y in 2D, where the only tangential component is P_xx)."""
+    if desc.dimension == 2:
+        return [f"variable        {SURFACE_TENSION_COLUMN[2:]} equal 0.5*ly*(pyy-pxx)"]
+    return [f"variable        {SURFACE_TENSION_COLUMN[2:]} equal 0.5*lz*(pzz-0.5*(pxx+pyy))"]

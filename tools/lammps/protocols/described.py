@@ -27,7 +27,15 @@ from simagent.protocols import Protocol, register
 from simagent.stats import block_average
 from tools.lammps.described import EROT_COLUMN, GK_COLUMNS, MSD_COLUMN, MSD_COM, RDF_FILE, SLOPE_COLUMN, render
 from tools.lammps.described_groups import averaged_forces, force_columns, wall_force_variables
-from tools.lammps.described_metrics import ALL, MEASURED, GroupMeasure, carries_charge, describe
+from tools.lammps.described_metrics import (
+    ALL,
+    MEASURED,
+    SURFACE_TENSION_COLUMN,
+    SURFACE_TENSION_FACTOR,
+    GroupMeasure,
+    carries_charge,
+    describe,
+)
 from tools.lammps.described_molecular import files as molecule_files
 from tools.lammps.described_solids import shear_stress, strength, youngs_modulus
 from tools.lammps.parse import read_output
@@ -51,6 +59,7 @@ WALL_FORCE = "wall_force"  # per axis, the force the atoms exert on the LJ 9-3 w
 SHEAR_STRESS = "shear_stress"  # of an imposed shear flow (tools.lammps.described_solids)
 YOUNG = "youngs_modulus"  # from the stress-strain record of a deformation stage (tools.lammps.described_solids)
 STRENGTHS = frozenset({"yield_stress", "ultimate_stress"})  # of the same stress-strain record
+SURFACE_TENSION = "surface_tension"  # of a slab, from the pressure tensor (tools.lammps.described_metrics)
 GROUP_ONLY = frozenset({"atomic_charge", "atom_count"})  # always over a group (tools.lammps.described_metrics)
 # the unit of each thermo quantity per unit style (LAMMPS units command)
 UNITS: dict[str, dict[str, str]] = {
@@ -84,7 +93,8 @@ class DescribedRun(Protocol):
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
         frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
-                                                                  SHEAR_STRESS} | STRENGTHS | GROUP_ONLY
+                                                                  SHEAR_STRESS, SURFACE_TENSION} | STRENGTHS | \
+        GROUP_ONLY
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -106,6 +116,8 @@ class DescribedRun(Protocol):
         if any(p.name in PER_MOLECULE and (p.label or "").lower() not in kinds for p in spec.properties):
             return False
         if not all(_measurable(m, desc) for m in _measures(spec)):
+            return False
+        if any(p.name == SURFACE_TENSION for p in spec.properties) and not _slab(desc):
             return False
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
             desc.dipoles is not None or not wants_rotation) and (
@@ -139,7 +151,7 @@ class DescribedRun(Protocol):
                       diffusion="self_diffusion_coefficient" in p.properties, viscosity=VISCOSITY in p.properties,
                       rotation=ROTATION in p.properties, drag=DRAG in p.properties,
                       wall_force=WALL_FORCE in p.properties, shear_stress=SHEAR_STRESS in p.properties,
-                      groups=p.measures)
+                      groups=p.measures, surface_tension=SURFACE_TENSION in p.properties)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text, **molecule_files(p.description)}, time_limit_s=p.time_limit_s)]
 
@@ -181,6 +193,8 @@ class DescribedRun(Protocol):
                             {x.property for x in results}]
             elif name == YOUNG:
                 results.append(youngs_modulus(job_dir, desc, JOB_ID))
+            elif name == SURFACE_TENSION:
+                results.append(_surface_tension(block, desc, where))
             elif name == SHEAR_STRESS:
                 results.append(shear_stress(block, desc, JOB_ID))
             elif name in STRENGTHS:
@@ -189,6 +203,38 @@ class DescribedRun(Protocol):
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)
         return results
+
+
+def _slab(desc: SimulationDescription) -> bool:
+    """The atoms are made in a block that leaves empty space along the normal (z; y in 2D) inside the box:
+    a slab with two interfaces, whose surface tension the pressure tensor gives."""
+    k = 1 if desc.dimension == 2 else 2
+    layout, box = desc.layout, desc.box
+    if desc.molecular is not None and desc.molecular.slab is not None and box is not None:
+        axis, lo, hi = desc.molecular.slab
+        return axis == "xyz"[k] and box.lo[k] < lo < hi < box.hi[k]
+    if layout is None or layout.create_in is None or box is None:
+        return False
+    region = next(r for r in layout.regions if r.name == layout.create_in)
+    if region.style != "block" or region.bounds is None:
+        return False
+    lo, hi = region.bounds[2 * k], region.bounds[2 * k + 1]
+    return lo is not None and hi is not None and box.lo[k] < lo < hi < box.hi[k]
+
+
+def _surface_tension(block: dict[str, np.ndarray], desc: SimulationDescription, where: str) -> Result:
+    if SURFACE_TENSION_COLUMN not in block:
+        raise ReadError(f"thermo column {SURFACE_TENSION_COLUMN} missing")
+    factor = SURFACE_TENSION_FACTOR[desc.units or "lj"]
+    mean, err = block_average(block[SURFACE_TENSION_COLUMN] * factor)
+    normal = "y" if desc.dimension == 2 else "z"
+    return Result(quantity=SURFACE_TENSION, value=mean, uncertainty=err, job=JOB_ID, log="log.lammps",
+                  unit="reduced" if desc.units == "lj" else "mN/m",
+                  method=f"mechanical surface tension of a slab with two interfaces normal to {normal}: (L_{normal}/2)"
+                         f"(P_{normal}{normal} - mean tangential pressure), thermo {SURFACE_TENSION_COLUMN}"
+                         + ("" if desc.units == "lj" else f" x {factor:.6g} mN/m per pressure x length unit")
+                         + f", averaged over {where}, {block[SURFACE_TENSION_COLUMN].size} samples; standard error by "
+                         "block averaging")
 
 
 def _measures(spec: TaskSpec) -> list[GroupMeasure]:
