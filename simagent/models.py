@@ -35,6 +35,8 @@ PropertyName = Literal[
     "drag_force",
     "wall_force",
     "shear_stress",
+    "tensile_stress",  # along the pull axis of a described run (mean of -P_aa)
+    "friction_coefficient",  # |tangential / normal| force on a sliding body of a described run
     "atomic_charge",  # mean charge per atom of a group (Result.group: 'type2')
     "surface_tension",  # of a slab's two interfaces, from the pressure tensor
     "atom_count",  # time-averaged number of a group's atoms (Result.label: the region counted in)

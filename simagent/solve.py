@@ -188,6 +188,8 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
      r"\bcount of (?:the )?(?:(?:type ?\d+|[a-z]+) )?(?:atoms|particles|beads)\b", "atom_count"),
     (r"yield (?:stress|strength|point)", "yield_stress"),
     (r"ultimate|tensile strength|peak (?:tensile )?stress|maximum (?:tensile )?stress", "ultimate_stress"),
+    (r"tensile stress", "tensile_stress"),
+    (r"friction coefficient|coefficient of (?:kinetic |sliding )?friction", "friction_coefficient"),
     (r"diffusi|\bd ?self\b|^d(?: |$)", "self_diffusion_coefficient"),
     (r"\bmsd\b|mean (?:squared?|sq) (?:displacement|deviation)", "mean_squared_displacement"),
     (r"coordination|\bcn\b|number of (?:nearest )?neighbou?rs|neighbou?r count", "coordination_number"),
@@ -218,7 +220,7 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"heat of adsorption|isosteric|\bqst\b", "heat_of_adsorption"),
     (r"selectivity", "selectivity"),
     (r"uptake|loading|adsorbed amount|amount adsorbed", "uptake"),
-    (r"radius of gyration|\br_?g\b", "radius_of_gyration"),
+    (r"radius of gyration|\br_?g\b|\br_?g ?\^? ?2\b", "radius_of_gyration"),
     (r"end to end", "end_to_end_distance"),
     (r"minimi[sz]ed energy|energy after minimi", "minimized_energy"),
     (r"potential energy|\bpe\b|\bepot\b|\bu ?/ ?n\b|\bu\b|configurational energy", "potential_energy_per_atom"),
@@ -349,6 +351,8 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
         target.unit, target.unit_source = unit, "metric name"
     elif (unit := _description_unit(target.property, description)) is not None:
         target.unit, target.unit_source = unit, "description"
+    if target.property == "radius_of_gyration":
+        _gyration_component(target, words, description.lower())
     if target.property in ENERGY_PER_ATOM and (part := ENERGY_PART.search(words)):
         target.property, target.reason = None, (
             f"{metric!r} names a part of the energy ({part.group(0)}) that simagent does not separate")
@@ -365,6 +369,27 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
         if not per_atom:  # LAMMPS thermo prints extensive energies in real and metal units
             target.label = TOTAL
     return target
+
+
+# the squared radius of gyration and one component of its tensor: 'Rg^2_yy', 'squared Rg (xx)'
+_SQUARED_RG = re.compile(r"(?:squares? (?:of )?(?:the )?radius of gyration|radius of gyration squared|squared radius "
+                         r"of gyration|\br_?g ?\^? ?2|\br_?g ?squared)")
+_COMPONENT = re.compile(r"\b(xx|yy|zz|xy|xz|yz)\b")
+
+
+def _gyration_component(target: MetricTarget, words: str, description: str) -> None:
+    """A component of the squared radius-of-gyration tensor, named in the metric or, for a metric
+    that names only the radius of gyration, in the description's words about it ('the average of
+    Rg^2_yy, the yy component'): label 'squared_yy', in the square of the stated length unit."""
+    for text in (words, description):
+        squared = _SQUARED_RG.search(text)
+        component = _COMPONENT.search(text[squared.end():squared.end() + 80]) if squared else None
+        if component is None:
+            continue
+        target.label = f"squared_{component.group(1)}"
+        if target.unit in ("angstrom", "nm"):  # the squared length's unit; the text names the length's
+            target.unit, target.unit_source = f"{target.unit}^2", target.unit_source + " (squared: Rg^2 is an area)"
+        return
 
 
 def _label(target: MetricTarget, words: str, elastic_example: bool) -> None:

@@ -35,6 +35,8 @@ _ALIASES = {
     "j/m2": "J/m^2", "j/m^2": "J/m^2", "mj/m2": "mJ/m^2", "mj/m^2": "mJ/m^2",
     "mev/a2": "meV/angstrom^2", "mev/angstrom^2": "meV/angstrom^2", "ev/a2": "eV/angstrom^2",
     "ev/angstrom^2": "eV/angstrom^2",
+    "a2": "angstrom^2", "a^2": "angstrom^2", "å2": "angstrom^2", "angstrom^2": "angstrom^2", "angstrom2": "angstrom^2",
+    "nm2": "nm^2", "nm^2": "nm^2",
     "n/m": "N/m", "mn/m": "mN/m", "dyn/cm": "dyn/cm",
 }
 
@@ -48,6 +50,7 @@ _TO_CANONICAL: dict[str, tuple[str, float]] = {
     "g/cm^3": ("density", 1.0), "kg/m^3": ("density", 1e-3),
     "angstrom": ("length", 1.0), "nm": ("length", 10.0), "pm": ("length", 0.01), "m": ("length", 1e10),
     "bohr": ("length", ase_units.Bohr),
+    "angstrom^2": ("area", 1.0), "nm^2": ("area", 100.0),
     "eV": ("energy", 1.0), "meV": ("energy", 1e-3), "kJ/mol": ("energy", ase_units.kJ / ase_units.mol),
     "kcal/mol": ("energy", ase_units.kcal / ase_units.mol), "J": ("energy", ase_units.J),
     "Ry": ("energy", ase_units.Ry), "Ha": ("energy", ase_units.Hartree),

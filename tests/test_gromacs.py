@@ -8,6 +8,7 @@ justified next to each assertion. The 1.5 % TIP4P/2005 check needs 100 ps and is
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -32,7 +33,7 @@ from tools.gromacs import build, engine
 from tools.gromacs.check import mdp_problems, precheck, safety_problems
 from tools.gromacs.driver import Step, StepList, sync_molecules
 from tools.gromacs.mdp import MdpOptions, parse_mdp
-from tools.gromacs.parse import grompp_messages, read_output
+from tools.gromacs.parse import GromacsOutput, grompp_messages, non_finite_row, read_output
 
 FILES = Path(__file__).parent / "files" / "gromacs"
 HAVE_GMX = shutil.which("gmx") is not None
@@ -154,6 +155,62 @@ def test_grompp_messages_from_a_recorded_run():
     assert len(found.warnings) == 1 and found.warnings[0].startswith("The Berendsen barostat does not generate")
     assert "[file bad.mdp]" in found.warnings[0]
     assert any("Too many warnings (1)" in e for e in found.errors)
+
+
+def test_a_finished_or_failed_run_without_instability_is_not_unstable():
+    """Recorded on this machine (GROMACS 2022.5): a finished 500-step run of 221 SPC/E waters (exit 0)
+    and a grompp failure (G13, an atom type missing from the force field). The finished run's md.log
+    holds "epsilon-rf = inf" (its parameter dump), "Bioinformatics" and the SETTLE paper (citations);
+    every fatal error ends "For more information ...". None of these says that dynamics went wrong."""
+    finished = read_output(FILES / "finished_run" / "outputs")
+    assert re.search(r"epsilon-rf\s+= inf", finished.text) and "Bioinformatics" in finished.text
+    assert "SETTLE: An Analytical Version" in finished.text
+    assert finished.exists and not finished.unstable
+    assert not any("SETTLE" in w for w in finished.warnings)
+    failed = read_output(FILES.parent / "faults" / "gromacs" / "G13-atomtype" / "outputs")
+    assert "For more information" in failed.text and not failed.unstable
+
+
+# GROMACS 2022's own messages for a run going unstable: mdrun's energy and force checks (sim_util.cpp),
+# the minimisers' stop message, summary and -v progress line (minimize.cpp), and a row of md.log's
+# energy table after a blow-up (recorded: tests/files/faults/gromacs/G10-blow-up/outputs/md.log).
+UNSTABLE_LINES = [
+    "Step 25: The total potential energy is nan, which is not finite. The LJ and electrostatic "
+    "contributions to the energy are nan and -10224.4, respectively.",
+    "At step 25 detected non-finite forces on 3 atoms",
+    "Energy minimization has stopped because the force on at least one atom is not finite. "
+    "This usually means atoms are overlapping.",
+    "Potential Energy  = -nan",
+    "Maximum force     =            inf on atom 12",
+    "Step=   14, Dmax= 1.2e-02 nm, Epot=          nan Fmax=         inf, atom= 12",
+    "   7.38903e+03   -1.02244e+04    2.02046e+02   -2.63331e+03           -nan",
+    "Step 0, time 0 (ps)  LINCS WARNING",
+    "step 0: One or more water molecules can not be settled.",
+]
+STABLE_LINES = [
+    "   epsilon-rf                     = inf",
+    "For more information and tips for troubleshooting, please check the GROMACS",
+    "SETTLE: An Analytical Version of the SHAKE and RATTLE Algorithms for Rigid",
+    "Bioinformatics 29 (2013) pp. 845-54",
+    "Maximum force     =  8.12345e+02 on atom 5",
+    "   -1.02244e+04    2.02046e+02   -2.63331e+03    3.00211e+02",
+]
+
+
+@pytest.mark.parametrize("line", UNSTABLE_LINES)
+def test_instability_messages_mark_a_run_unstable(line):
+    assert GromacsOutput(exists=True, text=f"starting mdrun 'water box'\n{line}\n").unstable
+
+
+@pytest.mark.parametrize("line", STABLE_LINES)
+def test_ordinary_lines_do_not_mark_a_run_unstable(line):
+    assert not GromacsOutput(exists=True, text=f"starting mdrun 'water box'\n{line}\n").unstable
+
+
+def test_a_recorded_blow_up_is_unstable_and_its_nan_row_found():
+    out = read_output(FILES.parent / "faults" / "gromacs" / "G10-blow-up" / "outputs")
+    assert out.unstable and non_finite_row(out.text).endswith("-nan")
+    assert non_finite_row(read_output(FILES / "finished_run" / "outputs").text) is None
 
 
 def test_safety_policy_rejects_files_outside_the_job():

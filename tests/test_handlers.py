@@ -409,6 +409,34 @@ def test_gromacs_missing_parameters_recognised(tmp_path):
     assert not found.fixable
 
 
+def _mdp_set(job: Job, key: str, value: str) -> Job:
+    lines = [line for line in job.inputs["md.mdp"].splitlines() if line.split("=")[0].strip() != key]
+    return job.model_copy(update={"inputs": {**job.inputs, "md.mdp": "\n".join([*lines, f"{key} = {value}"]) + "\n"}})
+
+
+@pytest.mark.parametrize(("key", "value", "handler"), [("dt", "0.003", "TimestepTooLarge"),
+                                                       ("gen-temp", "1000", "GenTemperature")])
+def test_gromacs_timestep_and_gen_temp_blamed_only_after_an_unstable_run(key, value, handler, tmp_path):
+    """dt = 3 fs with h-bond constraints is beyond TimestepTooLarge's 2.5 fs bound; velocities drawn at
+    1000 K for a run coupled at 300 K are what GenTemperature looks for. After a run they are the cause
+    only when the run went unstable: the recorded blow-up (G10), not a grompp failure for another
+    reason (G13, an atom type the force field lacks: not fixable, so a later fixable handler would
+    win) nor a run that finished. (A bare 'inf' in the instability pattern used to match the
+    "For more information" footer and md.log's "epsilon-rf = inf", so both were blamed on dt.)"""
+    from tools.gromacs.handlers import GenTemperature, TimestepTooLarge
+
+    check = {"TimestepTooLarge": TimestepTooLarge, "GenTemperature": GenTemperature}[handler]
+    job, job_dir = recorded("faults/gromacs", "G10-blow-up", tmp_path / "g10")
+    assert check().check(job_dir, _mdp_set(job, key, value))
+    job, job_dir = recorded("faults/gromacs", "G13-atomtype", tmp_path / "g13")
+    job = _mdp_set(job, key, value)
+    assert not check().check(job_dir, job)
+    found = diagnose(job_dir, job, CorrectionLog())
+    assert found.handler == "AtomtypeNotFound" and not found.fixable
+    job, job_dir = recorded("gromacs", "finished_run", tmp_path / "done")
+    assert not check().check(job_dir, _mdp_set(job, key, value))
+
+
 RASPA_CASES = [
     ("R01-molecule-missing", "MoleculeDefinitionMissing", "MoleculeName             methane"),
     ("R02-pseudo-atom", "PseudoAtomMissing", "GenericMOFs"),

@@ -79,3 +79,45 @@ def test_report_reasons_map_to_the_triage_categories():
     assert reason_category(reason("no protocol computes total_energy_per_atom for silicon"))[0] == "protocol"
     assert reason_category(reason("unknown material 'total magnetization'"))[0] == "reading"
     assert reason_category(reason("LAMMPS stopped: lost atoms"))[0] == "run"
+
+
+def test_seed_spread_is_reported_beside_each_comparison(tmp_path, capsys):
+    # a reference whose reseeded runs spread by 12 % (a single trajectory): the table says a 5 % test is
+    # below the noise there; a cited reference takes the spread from the run kept beside it ("<id> (...)")
+    mdgym = tmp_path / "mdgym"
+    _task(mdgym, "lammps_3", "f_msd", "3", ["msd"])
+    _task(mdgym, "lammps_3", "g_gk", "3", ["viscosity"])
+    (mdgym / "SUPPLIED.tsv").write_text("repository_path\tsize_chars\there\n")
+    refs = tmp_path / "references.json"
+    refs.write_text(json.dumps({
+        "f_msd": {"metrics": {"msd": {"value": 340.0, "seed_spread": {"rel_sd": 0.12, "n": 4}}}},
+        "g_gk": {"metrics": {"viscosity": {"value": 1.06}}},
+        "g_gk (run, cross-check)": {"metrics": {"viscosity": {"value": 1.01,
+                                                              "seed_spread": {"rel_sd": 0.03, "n": 3}}}}}))
+    results = tmp_path / "results"
+    _answer(results, "f_msd", {"msd": 310.0})
+    _answer(results, "g_gk", {"viscosity": 1.0})
+    args = [str(results), "--mdgym", str(mdgym), "--references", str(refs), "--triage", str(tmp_path / "none.json")]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["summary"]["all/all"]["seed_noisy"] == 1  # f_msd only: 12 % >= 5 %, g_gk's 3 % is not
+    by_id = {t["id"]: t for t in out["tasks"]}
+    assert by_id["g_gk"]["scored"]["viscosity"]["seed_sd"] == 0.03
+    assert main(args) == 0
+    table = capsys.readouterr().out
+    assert "| f_msd | 3 | yes | msd | 310 | 340 | -8.8 % | ±12.0 % (n=4) ≥ 5 %: below the noise |" in table
+    assert "| g_gk | 3 | yes | viscosity | 1 | 1.06 | -5.7 % | ±3.0 % (n=3) |" in table
+
+
+def test_seed_spread_uses_only_reseeded_runs_of_the_same_input():
+    from benchmarks.mdgym_dev.run_references import seed_spread, seed_values
+
+    entry = {"input": "new", "metrics": {"d": {"value": 0.30}},
+             "seed_runs": [{"input": "new", "values": {"d": 0.36}}, {"input": "new", "values": {"d": 0.33}},
+                           {"input": "old", "values": {"d": 9.0}}]}  # a run of an earlier input: not counted
+    seed_spread(entry)
+    spread = entry["metrics"]["d"]["seed_spread"]
+    assert spread["n"] == 3 and spread["values"] == [0.30, 0.36, 0.33]
+    assert abs(spread["rel_sd"] - 0.03 / 0.33) < 1e-4  # sample sd of 0.30, 0.36, 0.33 is 0.03; mean 0.33
+    assert seed_values({"seeds": ["a", "b"]}, 1) != seed_values({"seeds": ["a", "b"]}, 2)
+    assert seed_values({}, 1) == {}

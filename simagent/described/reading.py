@@ -24,9 +24,9 @@ from simagent.backends.expert.protocol_text import (
     read_controls,
     read_dynamics,
 )
-from simagent.described import examples, molecular, solids, special
+from simagent.described import colloids, examples, molecular, polymer, region_reading, solids, special
 from simagent.described.group_reading import read_boundary, read_layout
-from simagent.described.mixture_reading import RANDOM_PLACEMENT, read_mixture
+from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_types, read_mixture
 from simagent.described.model import (
     Box,
     Dipoles,
@@ -116,6 +116,7 @@ def read_description(text: str) -> SimulationDescription:
         _pair(desc, low, ctl)
     _dipoles(desc, low)
     molecular.read_molecular(desc, low)
+    polymer.read_chain(desc, low)
     _velocity(desc, low, ctl)
     _timestep(desc, ctl, low)
     if ctl.get("thermo_every"):
@@ -123,12 +124,22 @@ def read_description(text: str) -> SimulationDescription:
         desc.note("thermo_every", "rules", f"every {desc.thermo_every} steps")
     _stages(desc, low, reduced)
     read_boundary(desc, low)
+    polymer.note_recenter(desc)
     read_layout(desc, low, _sentence_dynamics, _complete_dynamics)
     read_mixture(desc, low, _sentence_dynamics, _complete_dynamics)
+    region_reading.read_neighbor(desc, low)
+    region_reading.read_exclusions(desc, low)
+    region_reading.read_built_solid(desc, low, _sentence_dynamics, _complete_dynamics)
+    region_reading.read_unstated_temperature(desc, low)
     molecular.read_slab(desc, low)
     _velocity_for_thermostat(desc)
     solids.attach_shear(desc, low)
+    examples.fill_friction_example(desc)
+    examples.fill_crack_example(desc, low)
     examples.fill_shear_example(desc, low)
+    colloids.read_colloid(desc, low)
+    colloids.read_srd(desc, low)
+    colloids.explain_srd_gap(desc, low)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.SHEAR_NAME]
@@ -138,6 +149,7 @@ def read_description(text: str) -> SimulationDescription:
     _green_kubo(desc, low)
     special.read_tracker(desc, low)
     special.read_controller(desc, low)
+    check_made_types(desc)
     return desc
 
 
@@ -191,7 +203,8 @@ def _axes(low: str) -> tuple[list[float], list[float]] | None:
     lo, hi = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]
     found = 0
     for k, axis in enumerate("xyz"):
-        hit = re.search(rf"\b(?:from )?{axis}\s*(?:=|:|from)?\s*{NUM}\s*(?:to|-|and)\s*{NUM}", low)
+        hit = re.search(rf"\b(?:from )?{axis}(?:[- ]direction|[- ]axis)?\s*(?:=|:|from)?\s*{NUM}\s*(?:to|-|and)\s*"
+                        rf"{NUM}", low)
         if hit:
             lo[k], hi[k] = float(hit.group(1)), float(hit.group(2))
             found |= 1 << k
@@ -469,6 +482,8 @@ MINIMIZE = _MINIMIZE  # the minimisation's words (simagent.described.llm_fill wr
 _TEMPERATURE = re.compile(r"\btemperatures? (?:of |at |= ?|to )?(?:about |approximately )?" + NUM)
 _KELVIN = re.compile(r"\bat " + NUM + r"\s*k\b")  # 'water at 300 K', 'equilibrated at 293.15 K'
 _PRESSURE = re.compile(NUM + r"\s*(atm|bar)\b")
+# fix nve/limit's cap on the distance an atom moves per step: 'nve/limit integrator (limit: 0.05)'
+_LIMIT = re.compile(r"nve/limit\b[^.;]{0,60}?(?:limit|cap\w*|max\w*|xmax|at most)[^0-9.;]{0,30}" + NUM)
 _OFF = re.compile(r"thermostat\w*[^.;]{0,30}\b(?:switched off|turned off|removed)|(?:remove|switch off|turn off)\w*"
                   r"[^.;]{0,15}thermostat|without (?:a |any )?thermostat|"
                   r"\b(?:switch|turn|shut)(?:es|s|ed|ing)? (?:the |this |that |its )?(?:\w+ )?thermostat\w* off\b")
@@ -494,7 +509,8 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
     elif re.search(r"\bnvt\b|canonical ensemble(?<!microcanonical ensemble)|nos[eé][- ]?hoover", sentence) and \
             not re.search(r"micro-?canonical", sentence):
         ensemble = "nvt"
-    elif re.search(r"\bnve\b|micro-?canonical|velocity[- ]verlet", sentence):
+    elif re.search(r"\bnve\b|micro-?canonical|velocity[- ]verlet|energy[- ]conserving (?:ensemble|dynamics|"
+                   r"integrat)", sentence):
         ensemble = "nve"
     thermostat = None
     if re.search(r"langevin", sentence):
@@ -533,6 +549,9 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         damp = found.get("thermostat_damping")
         if damp is not None and damp.unit != "steps":
             dyn.t_damp = damp.value
+    limit = _LIMIT.search(sentence)
+    if limit and dyn.ensemble == "nve":
+        dyn.limit = float(limit.group(1))
     if dyn.ensemble == "npt":
         p = re.search(r"pressure\s*(?:of|=|at)?\s*" + NUM, sentence)
         ramp = re.search(r"pressure(?: control| coupling)?(?: ranging| going| ramped)? from " + NUM + r" to " + NUM,
@@ -673,6 +692,12 @@ def _complete_dynamics(desc: SimulationDescription, stage: Stage, desc_text: str
         if dyn.thermostat == "velocity-rescale" and dyn.rescale_every is None:
             dyn.rescale_every, dyn.rescale_window = 1, 0.0
             desc.note(f"{stage.name}.rescale", "default", "every 1 step, window 0: none stated")
+    if dyn.limit is not None:
+        unit = re.search(r"nve/limit\b[^.;]{0,90}?" + re.escape(f"{dyn.limit:g}") + r"\s*([a-z]+)", desc_text)
+        said = f" (the text writes '{unit.group(1)}', which is not a distance)" if unit and unit.group(1) in (
+            "fs", "ps", "femtoseconds", "picoseconds") else ""
+        desc.note(f"{stage.name}.limit", "rules", f"nve/limit {dyn.limit:g}: fix nve/limit's argument, the largest "
+                  f"distance an atom moves in one step (distance units){said}")
     if dyn.ensemble in ("npt", "nph"):
         if dyn.p_stop is None:
             desc.missing.append(f"the barostat pressure of stage {stage.name}")
@@ -685,6 +710,10 @@ def _complete_dynamics(desc: SimulationDescription, stage: Stage, desc_text: str
 def _minimize_stage(desc: SimulationDescription, sentence: str) -> None:
     found = read_controls(sentence)
     style = found.get("minimizer") or "cg"
+    both = re.search(r"energy and force (?:convergence )?tolerances?(?: (?:are|of|=|both))*\s*" + NUM, sentence) or \
+        re.search(r"tolerances? (?:of )?" + NUM + r" (?:for|on) both (?:the )?energy and (?:the )?force", sentence)
+    if both and ("etol" not in found or "ftol" not in found):  # one number for both tolerances
+        found["etol"] = found["ftol"] = float(both.group(1))
     if "etol" not in found or "ftol" not in found:
         desc.missing.append("the minimisation tolerances (etol, ftol)")
         return

@@ -56,6 +56,8 @@ class Substitution(BaseModel):
     to_type: int = Field(ge=1)
     fraction: float = Field(gt=0, le=1)
     seed: int = Field(gt=0)
+    among: Literal["type", "all"] = Field(default="type", description="the fraction is of the atoms of from_type "
+                                          "(set type), or of all atoms whatever their type (set group all)")
 
 
 class Deform(BaseModel):

@@ -28,12 +28,27 @@ SCREENS = (SCREEN, "stderr.txt", "gmx-grompp.out", "gmx-mdrun.out", "md.log")
 _HEADER = re.compile(r"^(NOTE|WARNING|ERROR) \d+ \[([^\]]*)\]:(.*)$")
 _TIME = re.compile(r"^\s*Time:\s+([0-9.eE+-]+)\s+([0-9.eE+-]+)")
 _PERF = re.compile(r"^Performance:\s+([0-9.eE+-]+)")
-# Lines that show dynamics going unstable: the first of each kind is kept as a warning.
-_UNSTABLE_LINES = (r"LINCS WARNING", r"SETTLE", r"can not be settled", r"Segmentation fault",
-                   r"moved more than the distance allowed", r"is not within the domain")
+# A non-finite number as C's printf writes it ("nan", "-nan", "inf", "-inf"), as a whole word.
+_NON_FINITE = r"[-+]?\b(?:nan|inf)\b"
+# GROMACS' own words for dynamics going unstable (mdrun's constraint, SETTLE, domain decomposition and
+# energy checks; the minimisers' summary and -v progress lines). The first line of each kind is kept
+# as a warning. Whole phrases only: every md.log holds "epsilon-rf = inf" in its parameter dump and
+# the SETTLE paper in its citations, every fatal error ends "For more information ...", and none of
+# those says that a run went wrong.
+_UNSTABLE_LINES = (
+    r"LINCS WARNING",
+    r"can not be settled",
+    r"Segmentation fault",
+    r"moved more than the distance allowed",
+    r"is not within the domain",
+    # "Step 12: The total potential energy is nan, which is not finite. ..." and "At step 12 detected
+    # non-finite forces on 3 atoms" (mdrun), "... the force on at least one atom is not finite." (minimisers)
+    rf"potential energy is {_NON_FINITE}|is not finite|detected non-finite forces",
+    # the minimisers' "Potential Energy  = -nan", "Maximum force     =   inf on atom 5", "Fmax= inf"
+    rf"(?:Potential Energy|Maximum force|Norm of force)\s*=\s*{_NON_FINITE}|\b(?:Epot|Fmax)=\s*{_NON_FINITE}",
+)
 # Any of these in the screens: the run was (or went) unstable.
-_UNSTABLE = re.compile(r"LINCS WARNING|can not be settled|SETTLE|moved more than the distance allowed|"
-                       r"is not within the domain|Segmentation fault|potential energy is nan|inf")
+_UNSTABLE = re.compile("|".join(_UNSTABLE_LINES))
 
 
 @dataclass
@@ -117,6 +132,23 @@ def handler_messages(text: str) -> tuple[list[str], list[str]]:
     return errors, warnings
 
 
+def non_finite_row(text: str) -> str | None:
+    """The first line made only of numbers of which one is not finite (a row of md.log's energy
+    table after the run blew up), or None. Parameter lines ("epsilon-rf = inf") are not such rows."""
+    for line in text.splitlines():
+        if "nan" not in line and "inf" not in line:
+            continue
+        words = line.split()
+        if not any(re.fullmatch(_NON_FINITE, w) for w in words):
+            continue
+        try:
+            [float(w) for w in words]
+        except ValueError:
+            continue
+        return line.strip()
+    return None
+
+
 def read_energies(edr: Path) -> dict[str, np.ndarray]:
     """All energy terms of an .edr file ('Time' in ps, energies kJ/mol, 'Density' kg/m^3...)."""
     if not edr.is_file():
@@ -187,7 +219,9 @@ class GromacsOutput:
 
     @property
     def unstable(self) -> bool:
-        return bool(_UNSTABLE.search(self.text))
+        """The screens show the run going unstable: one of GROMACS' messages for it, or a non-finite
+        number in an energy table of the log ("   7.38903e+03   -1.02244e+04   -nan")."""
+        return bool(_UNSTABLE.search(self.text)) or non_finite_row(self.text) is not None
 
     @property
     def step_notes(self) -> list[str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from simagent.described.model import Dynamics, SimulationDescription, Stage
+from tools.lammps import described_colloids as colloids
 from tools.lammps import described_groups
 from tools.lammps import described_metrics as group_metrics
 from tools.lammps import described_mixtures as mixtures
@@ -34,6 +35,9 @@ MSD_COM = ("com yes: displacements are measured from the centre of mass, which a
            "examples/DIFFUSE)")
 GK_COLUMNS = ("v_etaxy", "v_etaxx")
 SLOPE_COLUMN = "v_fitslope"
+# compute gyration: Rg, then the six components of the squared radius-of-gyration tensor (LAMMPS's order)
+GYRATION_COLUMNS = ("c_rg",) + tuple(f"c_rg[{i}]" for i in range(1, 7))
+GYRATION_COMPONENTS = ("xx", "yy", "zz", "xy", "xz", "yz")
 
 
 def thermo_every(desc: SimulationDescription, stage: Stage) -> int:
@@ -52,6 +56,7 @@ def _system(desc: SimulationDescription) -> list[str]:
     style = "hybrid sphere dipole" if desc.dipoles else desc.atom_style
     lines = [f"units           {desc.units}", f"dimension       {desc.dimension}",
              f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
+             *(["atom_modify     first big"] if desc.srd else []),  # the big particles first: neigh_modify include
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
              f"create_box      {desc.atom_types} box"]
     if desc.lattice is not None:
@@ -62,6 +67,9 @@ def _system(desc: SimulationDescription) -> list[str]:
     made: set[str] = set()
     if desc.lattice is None:  # every atom is placed at random
         pass
+    elif desc.layout is not None and desc.layout.fills:  # a solid built out of parts, each of its type
+        lines += described_groups.fill_lines(desc.layout)
+        made.update(line.split()[1] for line in lines if line.startswith("region "))
     elif desc.layout is not None and desc.layout.create_in:  # the region must exist before atoms fill it
         region = next(r for r in desc.layout.regions if r.name == desc.layout.create_in)
         lines += [described_groups.region_line(region), f"create_atoms    {desc.lattice_type} region {region.name}"]
@@ -69,15 +77,19 @@ def _system(desc: SimulationDescription) -> list[str]:
     else:
         lines.append(f"create_atoms    {desc.lattice_type} box")
     lines += solids.substitution_lines(desc)
+    lines += colloids.cavity_lines(desc)
     lines += mixtures.placement_lines(desc, made)
-    if desc.dipoles:  # finite spheres carry per-atom masses
+    if desc.dipoles or desc.atom_style == "sphere":  # finite spheres carry per-atom masses
         lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
-        lines.append(f"set             group all dipole/random {desc.dipoles.seed} {_fmt(desc.dipoles.magnitude)}")
+        if desc.dipoles:
+            lines.append(f"set             group all dipole/random {desc.dipoles.seed} "
+                         f"{_fmt(desc.dipoles.magnitude)}")
     else:
         lines += [f"mass            {t} {_fmt(m)}" for t, m in sorted(desc.masses.items())]
     if desc.layout is not None:
         lines += described_groups.setup(desc.layout, made)
     lines += mixtures.deposition_setup(desc)
+    lines += colloids.srd_setup_lines(desc)
     return lines
 
 
@@ -93,7 +105,8 @@ def _interactions(desc: SimulationDescription) -> list[str]:
     elif pair.three_body is None:
         lines.append(f"pair_style      {pair.style} {_fmt(pair.cutoff)}")
         lines += [f"pair_coeff      {c.i} {c.j} {_fmt(c.epsilon)} {_fmt(c.sigma)}"
-                  + (f" {_fmt(c.cutoff)}" if c.cutoff else "") for c in pair.coeffs]
+                  + (f" {_fmt(c.d1)} {_fmt(c.d2 or 0.0)}" if c.d1 is not None else "")
+                  + (f" {_fmt(c.cutoff)}" if c.cutoff is not None else "") for c in pair.coeffs]
     else:
         tb = pair.three_body
         lines.append(f"pair_style      hybrid/overlay {pair.style} {_fmt(pair.cutoff)} atm {_fmt(tb.cutoff)} "
@@ -109,7 +122,9 @@ def _interactions(desc: SimulationDescription) -> list[str]:
         lines.append(f"neighbor        {_fmt(desc.neighbor_skin)} bin")
     if desc.neighbor_every is not None:
         lines.append(f"neigh_modify    every {desc.neighbor_every}")
-    return lines
+    if desc.layout is not None:
+        lines += [f"neigh_modify    exclude type {i} {j}" for i, j in desc.layout.excluded_pairs]
+    return lines + colloids.neighbor_lines(desc)
 
 
 def _thermo_modify(desc: SimulationDescription) -> str:
@@ -121,11 +136,15 @@ def _thermo_modify(desc: SimulationDescription) -> str:
 
 def _velocity(desc: SimulationDescription) -> list[str]:
     v = desc.velocity
-    held = described_groups.at_rest(desc.layout) if desc.layout is not None else []
+    layout = desc.layout
+    held = described_groups.at_rest(layout) + described_groups.velocity_lines(layout) if layout is not None else []
     if v is None:
         return held
-    return [f"velocity        all create {_fmt(v.temperature)} {v.seed} dist {v.distribution} "
-            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}"] + held
+    group, temp = "all", ""
+    if layout is not None and layout.velocity_group:  # created on a group, at that group's temperature
+        group, temp = layout.velocity_group, f" temp {described_groups.temperature_compute(layout)}"
+    return [f"velocity        {group} create {_fmt(v.temperature)} {v.seed} dist {v.distribution} "
+            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}{temp}"] + held
 
 
 def dynamics_fixes(dyn: Dynamics, spheres: bool = False, group: str = "all",
@@ -146,8 +165,8 @@ def dynamics_fixes(dyn: Dynamics, spheres: bool = False, group: str = "all",
                          for axis in (dyn.p_axes or [dyn.p_coupling]))
         if dyn.ensemble == "nph":
             return [f"fix             dyn1 {moved} nph {press}"]
-        return [f"fix             dyn1 {moved} npt temp {temp} {press}"]
-    fixes = [f"fix             dyn1 {moved} nve"]
+        return [f"fix             dyn1 {moved} npt temp {temp} {press}{colloids.npt_keywords(dyn)}"]
+    fixes = [f"fix             dyn1 {moved} nve" + (f"/limit {_fmt(dyn.limit)}" if dyn.limit is not None else "")]
     start = f"v_{t_variable}" if t_variable is not None else _fmt(dyn.t_start) if dyn.t_start is not None else ""
     if dyn.thermostat == "langevin":
         fixes.append(f"fix             dyn2 {group} langevin {start} {_fmt(dyn.t_stop)} {_fmt(dyn.t_damp)} {dyn.seed}")
@@ -194,15 +213,19 @@ def _green_kubo(desc: SimulationDescription) -> list[str]:
 
 def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False,
            viscosity: bool = False, rotation: bool = False, drag: bool = False, wall_force: bool = False,
-           shear_stress: bool = False, groups: list[group_metrics.GroupMeasure] | None = None,
+           shear_stress: bool = False, gyration: bool = False, friction: bool = False,
+           tensile: str | None = None, groups: list[group_metrics.GroupMeasure] | None = None,
            surface_tension: bool = False) -> str:
     """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
     in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
     the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy;
     `drag`: the force on each indenter along the flow; `wall_force`: per axis, the force the atoms
     exert on the LJ 9-3 walls normal to it; `shear_stress`: the pressure-tensor component of the
-    imposed shear flow; `groups`: quantities over a group of atoms or counted in a region;
-    `surface_tension`: the slab's surface tension from the pressure tensor (tools.lammps.described_metrics)."""
+    imposed shear flow; `gyration`: the radius of gyration and its squared tensor (compute gyration);
+    `friction`: the sliding body's tangential and normal force (interval means); `tensile`: the
+    pressure-tensor component along this axis (pxx, pyy, pzz); `groups`: quantities over a group of
+    atoms or counted in a region; `surface_tension`: the slab's surface tension from the pressure tensor
+    (tools.lammps.described_metrics)."""
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
@@ -210,6 +233,8 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
              "# (the defaults applied where the text is silent are listed in report.md)", ""]
     if desc.molecular is not None:  # water and ions: templates, charges, constraints, k-space
         lines += molecular.system_lines(desc) + molecular.interaction_lines(desc) + molecular.constraint_lines(desc)
+    elif desc.chain is not None:  # one bonded chain from its template, LJ between its non-bonded beads
+        lines += molecular.chain_system_lines(desc) + _interactions(desc) + molecular.chain_interaction_lines(desc)
     else:
         lines += _system(desc) + _interactions(desc)
     lines += [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", _thermo_modify(desc)]
@@ -223,6 +248,9 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         for fix_id in active:
             lines.append(f"unfix           {fix_id}")
         active = []
+        srd_stage = desc.srd is not None and index == desc.run_stages()[-1]
+        if srd_stage:  # the solvent joins before its stage
+            lines += colloids.srd_insert_lines(desc)
         if stage.reset_timestep:
             lines.append("reset_timestep  0")
         if stage.kind == "minimize":
@@ -241,7 +269,8 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None,
                                group=described_groups.thermostat_group(desc.layout),
                                t_variable=special.SET_POINT if stage.controller is not None else None,
-                               moved=described_groups.integrated_group(desc.layout))
+                               moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
+        fixes += colloids.srd_fix(desc) if srd_stage else []
         fixes += special.controller_lines(stage)
         fixes += mixtures.deposition_fixes(desc)
         if stage.deform is not None:
@@ -252,7 +281,7 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             fixes += described_groups.fixes(desc.layout)
         if desc.dimension == 2:
             fixes.append("fix             e2d all enforce2d")  # last: it zeroes what the other fixes set
-        lines += fixes
+        lines += fixes + described_groups.partial_thermostat(desc.layout, fixes)
         active = [f.split()[1] for f in fixes if f.startswith("fix ")]
         every = thermo_every(desc, stage)
         if diffusion and index == desc.average_stage:  # the slope is computed on the MSD vector's steps
@@ -268,6 +297,9 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             if viscosity:
                 extra += _green_kubo(desc)
                 columns += GK_COLUMNS
+            if gyration:  # of all atoms, from unwrapped positions (LAMMPS compute gyration)
+                extra.append("compute         rg all gyration")
+                columns += GYRATION_COLUMNS
             if groups:
                 extra += group_metrics.lines(desc, groups)
                 columns += group_metrics.columns(groups)
@@ -276,6 +308,12 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
                 columns.append(group_metrics.SURFACE_TENSION_COLUMN)
             if shear_stress and stage.shear is not None:
                 columns.append(solids.shear_component(stage.shear))
+            if friction and desc.layout is not None and desc.layout.friction is not None:
+                more, cols = described_groups.friction_lines(desc.layout, every)
+                extra += more
+                columns += cols
+            if tensile:
+                columns.append(f"p{tensile}{tensile}")
             if (drag or wall_force) and desc.layout is not None:
                 extra += described_groups.force_averages(desc.layout, drag, wall_force, every)
                 columns += described_groups.force_columns(desc.layout, drag, wall_force)

@@ -26,6 +26,8 @@ def region_line(r: Region) -> str:
     if r.style == "block":
         assert r.bounds is not None
         shape = "block " + " ".join(_bound(b) for b in r.bounds)
+    elif r.style == "intersect":
+        shape = f"intersect {len(r.members)} {' '.join(r.members)}"
     elif r.style == "sphere":
         assert r.center is not None
         shape = "sphere " + " ".join(_fmt(c) for c in r.center) + f" {_fmt(r.radius)}"
@@ -39,24 +41,91 @@ def region_line(r: Region) -> str:
 
 def setup(layout: Layout, made: set[str] | None = None) -> list[str]:
     """Regions (but those in `made`, already defined with the atoms), the atoms deleted from
-    cleared regions, groups (the rest group last: all minus the others)."""
+    cleared regions, groups (a region's atoms and/or types' atoms; the rest group: all minus the
+    others, or minus those it names), the types groups are given, the group temperature."""
     made = made or set()
     lines = [region_line(r) for r in layout.regions if r.name != layout.create_in and r.name not in made]
     lines += [f"delete_atoms    region {r}" for r in layout.cleared]
     named = [g.name for g in layout.groups if not g.rest]
     for g in layout.groups:
         if g.rest:
-            lines.append(f"group           {g.name} subtract all {' '.join(named)}")
-        else:
+            lines.append(f"group           {g.name} subtract all {' '.join(g.subtract or named)}")
+            continue
+        if g.region is not None:
             lines.append(f"group           {g.name} region {g.region}")
-    if layout.thermostat_group:
-        lines.append(f"compute         {temperature_compute(layout)} {layout.thermostat_group} temp")
+        if g.types:  # a second group command on the same id adds to it (a union)
+            lines.append(f"group           {g.name} type {' '.join(str(t) for t in g.types)}")
+    lines += [f"set             group {g} type {t}" for g, t in layout.retype]
+    group = layout.thermostat_group or layout.velocity_group
+    if group:
+        axes = layout.temperature_axes
+        style = "temp" if not axes else "temp/partial " + " ".join("1" if a in axes else "0" for a in AXES)
+        lines.append(f"compute         {temperature_compute(layout)} {group} {style}")
     return lines
 
 
 def temperature_compute(layout: Layout | None) -> str | None:
-    """The id of the thermostatted group's temperature compute (made by `setup`), if any."""
-    return "temp_group" if layout is not None and layout.thermostat_group else None
+    """The id of the temperature compute of the thermostatted group, or of the group velocities are
+    created on (made by `setup`), if any."""
+    return "temp_group" if layout is not None and (layout.thermostat_group or layout.velocity_group) else None
+
+
+def fill_lines(layout: Layout) -> list[str]:
+    """A solid built out of parts: every region the fills use (with the regions they are made of),
+    then create_atoms per fill, in order."""
+    needed: list[str] = []
+
+    def need(name: str) -> None:
+        region = next(r for r in layout.regions if r.name == name)
+        for member in region.members:
+            need(member)
+        if name not in needed:
+            needed.append(name)
+
+    for fill in layout.fills:
+        need(fill.region)
+    regions = {r.name: r for r in layout.regions}
+    return [region_line(regions[n]) for n in needed] + [
+        f"create_atoms    {f.atom_type} region {f.region}" for f in layout.fills]
+
+
+def velocity_lines(layout: Layout) -> list[str]:
+    """After the creation: velocities set on groups (replacing or added), then the ramps (added)."""
+    lines = []
+    for v in layout.velocities:
+        lines.append(f"velocity        {v.group} set {' '.join(_fmt(c) for c in v.velocity)}" + (" sum yes" if v.add
+                                                                                                    else ""))
+    for r in layout.ramps:
+        lines.append(f"velocity        {r.group} ramp v{r.component} {_fmt(r.v_lo)} {_fmt(r.v_hi)} {r.along} "
+                     f"{_fmt(r.lo)} {_fmt(r.hi)} sum yes")
+    return lines
+
+
+def partial_thermostat(layout: Layout | None, fixes: list[str]) -> list[str]:
+    """A thermostat that regulates only some velocity components (the group temperature is partial)
+    reads that temperature (fix_modify temp)."""
+    if layout is None or not layout.temperature_axes or not layout.thermostat_group:
+        return []
+    return [f"fix_modify      {f.split()[1]} temp {temperature_compute(layout)}" for f in fixes
+            if f.startswith("fix ") and f.split()[3] in ("temp/rescale", "temp/berendsen", "langevin")]
+
+
+FRICTION = "friction"  # compute id: the force on the sliding body from every other atom
+FRICTION_OTHER = "friction_other"  # group id: every atom outside the sliding body
+
+
+def friction_lines(layout: Layout, every: int) -> tuple[list[str], list[str]]:
+    """(lines, thermo columns): the force on the sliding body from all other atoms (compute
+    group/group: the body's own forces cancel, so this is the total force on the body as the
+    interactions give it, before any fix zeroes a held layer's share), its tangential and normal
+    components averaged over every step of each thermo interval (fix ave/time 1 N N)."""
+    f = layout.friction
+    assert f is not None
+    t, n = AXES.index(f.sliding) + 1, AXES.index(f.normal) + 1
+    return [f"group           {FRICTION_OTHER} subtract all {f.body}",
+            f"compute         {FRICTION} {f.body} group/group {FRICTION_OTHER}",
+            f"fix             {FRICTION} all ave/time 1 {every} {every} c_{FRICTION}[{t}] c_{FRICTION}[{n}]"], [
+        f"f_{FRICTION}[1]", f"f_{FRICTION}[2]"]
 
 
 def at_rest(layout: Layout) -> list[str]:

@@ -10,40 +10,115 @@ lists as a default: a minimisation that removes the close contacts of the random
 
 from __future__ import annotations
 
+from simagent.described import polymer
 from simagent.described.model import SimulationDescription
 from simagent.described.molecular import PREPARATION, MolecularSystem, Species, grid, template_coordinates
 from tools.lammps import described_mixtures as mixtures
 
 SHAKE_FIX = "shake"
+CHAIN = polymer.CHAIN_TEMPLATE
+CHAIN_SEED = 4321  # create_atoms needs a seed with a template; unused without random rotation or placement
 
 
 def _fmt(x: float) -> str:
     return f"{x:.10g}"
 
 
+def template_text(title: str, coords: list[tuple[float, float, float]], types: list[int],
+                  charges: list[float] | None = None, bonds: list[tuple[int, int]] = (),  # type: ignore[assignment]
+                  angles: list[tuple[int, int, int]] = (),  # type: ignore[assignment]
+                  dihedrals: list[tuple[int, int, int, int]] = (),  # type: ignore[assignment]
+                  extra: list[str] = ()) -> str:  # type: ignore[assignment]
+    """A LAMMPS molecule-template file: coordinates, types, charges (if any) and the bonded terms
+    (atom indices from 1, every term of type 1), then `extra` lines (e.g. SHAKE sections)."""
+    counts = [(len(coords), "atoms"), (len(bonds), "bonds"), (len(angles), "angles"), (len(dihedrals), "dihedrals")]
+    lines = [f"# {title}", ""] + [f"{n} {what}" for n, what in counts if n] + ["", "Coords", ""]
+    lines += [f"{i + 1} {x:.6f} {y:.6f} {z:.6f}" for i, (x, y, z) in enumerate(coords)]
+    lines += ["", "Types", ""] + [f"{i + 1} {t}" for i, t in enumerate(types)]
+    if charges is not None:
+        lines += ["", "Charges", ""] + [f"{i + 1} {_fmt(q)}" for i, q in enumerate(charges)]
+    for name, terms in (("Bonds", bonds), ("Angles", angles), ("Dihedrals", dihedrals)):
+        if terms:
+            lines += ["", name, ""] + [f"{i + 1} 1 " + " ".join(map(str, atoms)) for i, atoms in enumerate(terms)]
+    if extra:
+        lines += ["", *extra]
+    return "\n".join(lines) + "\n"
+
+
 def molecule_file(system: MolecularSystem, species: Species) -> str:
     """The LAMMPS molecule-template file of one species."""
     if species.template != "water":
         kind = next(k for k in system.kinds if k.element == species.atoms[0])
-        return (f"# {species.template} ion\n\n1 atoms\n\nCoords\n\n1 0.0 0.0 0.0\n\nTypes\n\n1 {kind.type}\n\n"
-                f"Charges\n\n1 {_fmt(kind.charge)}\n")
+        return template_text(f"{species.template} ion", [(0.0, 0.0, 0.0)], [kind.type], [kind.charge])
     water = system.water
     assert water is not None
     o, h = system.type_of("O"), system.type_of("H")
-    coords = template_coordinates(water)
-    lines = [f"# {water.name} water ({water.citation})", "", "3 atoms", "2 bonds", "1 angles", "", "Coords", ""]
-    lines += [f"{i + 1} {x:.6f} {y:.6f} {z:.6f}" for i, (x, y, z) in enumerate(coords)]
-    lines += ["", "Types", "", f"1 {o}", f"2 {h}", f"3 {h}", "", "Charges", "",
-              f"1 {_fmt(-2 * water.charge_h)}", f"2 {_fmt(water.charge_h)}", f"3 {_fmt(water.charge_h)}",
-              "", "Bonds", "", "1 1 1 2", "2 1 1 3", "", "Angles", "", "1 1 2 1 3"]
+    shake = []
     if system.shake is not None:  # one cluster of 3 atoms, two bonds and the angle (shake flag 1)
-        lines += ["", "Shake Flags", "", "1 1", "2 1", "3 1", "", "Shake Atoms", "", "1 1 2 3", "2 1 2 3",
-                  "3 1 2 3", "", "Shake Bond Types", "", "1 1 1 1", "2 1 1 1", "3 1 1 1"]
-    return "\n".join(lines) + "\n"
+        shake = ["Shake Flags", "", "1 1", "2 1", "3 1", "", "Shake Atoms", "", "1 1 2 3", "2 1 2 3",
+                 "3 1 2 3", "", "Shake Bond Types", "", "1 1 1 1", "2 1 1 1", "3 1 1 1"]
+    return template_text(f"{water.name} water ({water.citation})", template_coordinates(water), [o, h, h],
+                         [-2 * water.charge_h, water.charge_h, water.charge_h], bonds=[(1, 2), (1, 3)],
+                         angles=[(2, 1, 3)], extra=shake)
+
+
+def chain_file(desc: SimulationDescription) -> str:
+    """The bonded chain as a molecule template: the start conformation (polymer.zigzag) along the
+    box's longest edge, every consecutive pair bonded, every triple an angle, every quadruple a
+    dihedral (if the chain has one)."""
+    chain = desc.chain
+    assert chain is not None and desc.box is not None
+    edges = [h - lo for lo, h in zip(desc.box.lo, desc.box.hi, strict=True)]
+    axis = edges.index(max(edges))  # the chain's x runs along this axis, its zig-zag along the next one
+    coords = []
+    for x, y, z in polymer.zigzag(chain):
+        point = [0.0, 0.0, 0.0]
+        point[axis], point[(axis + 1) % 3], point[(axis + 2) % 3] = x, y, z
+        coords.append((point[0], point[1], point[2]))
+    n = chain.beads
+    return template_text(f"linear chain of {n} beads (simagent.described.polymer, start: all-trans zig-zag)",
+                         coords, [1] * n, bonds=[(i, i + 1) for i in range(1, n)],
+                         angles=[(i, i + 1, i + 2) for i in range(1, n - 1)],
+                         dihedrals=[(i, i + 1, i + 2, i + 3) for i in range(1, n - 2)] if chain.dihedral else [])
+
+
+def chain_system_lines(desc: SimulationDescription) -> list[str]:
+    """The box, the bead type and one chain created from its template at the box centre, in the
+    template's own orientation (no random rotation: the all-trans start is laid along the longest edge)."""
+    chain = desc.chain
+    assert chain is not None and desc.box is not None and desc.units is not None
+    extents = " ".join(f"{_fmt(lo)} {_fmt(hi)}" for lo, hi in zip(desc.box.lo, desc.box.hi, strict=True))
+    centre = " ".join(_fmt((lo + h) / 2) for lo, h in zip(desc.box.lo, desc.box.hi, strict=True))
+    types = ["bond/types 1", "angle/types 1"] + ["dihedral/types 1"] * (chain.dihedral is not None)
+    per_atom = ["extra/bond/per/atom 2", "extra/angle/per/atom 3"] + ["extra/dihedral/per/atom 4"] * (
+        chain.dihedral is not None) + ["extra/special/per/atom 6"]
+    return [f"units           {desc.units}", f"dimension       {desc.dimension}",
+            f"boundary        {' '.join(desc.boundary)}", "atom_style      molecular",
+            f"region          box block {extents} units box",
+            f"create_box      1 box {' '.join(types)} {' '.join(per_atom)}",
+            f"mass            1 {_fmt(chain.mass)}", f"molecule        {CHAIN} {CHAIN}.mol",
+            f"create_atoms    0 single {centre} mol {CHAIN} {CHAIN_SEED} rotate 0 0 0 1 units box"]
+
+
+def chain_interaction_lines(desc: SimulationDescription) -> list[str]:
+    """The chain's bonded styles and coefficients and LAMMPS's default exclusions, stated."""
+    chain = desc.chain
+    assert chain is not None
+    lines = ["bond_style      harmonic", f"bond_coeff      1 {_fmt(chain.bond.k)} {_fmt(chain.bond.r0)}",
+             "angle_style     harmonic", f"angle_coeff     1 {_fmt(chain.angle.k)} {_fmt(chain.angle.theta0)}"]
+    if chain.dihedral is not None:
+        lines += ["dihedral_style  multi/harmonic",
+                  "dihedral_coeff  1 " + " ".join(_fmt(a) for a in chain.dihedral.a)]
+    lines.append("special_bonds   lj 0.0 0.0 0.0  # LAMMPS's default, listed in report.md")
+    if "f" in desc.boundary:  # polymer.RECENTER: a drifting chain would leave the fixed box
+        lines.append("fix             recenter all recenter INIT INIT INIT")
+    return lines
 
 
 def files(desc: SimulationDescription) -> dict[str, str]:
     """The molecule files the input reads, by name."""
+    if desc.chain is not None:
+        return {f"{CHAIN}.mol": chain_file(desc)}
     system = desc.molecular
     if system is None:
         return {}

@@ -55,8 +55,8 @@ def potential_lines(desc: SimulationDescription) -> list[str]:
 
 
 def substitution_lines(desc: SimulationDescription) -> list[str]:
-    return [f"set             type {s.from_type} type/fraction {s.to_type} {_fmt(s.fraction)} {s.seed}"
-            for s in desc.substitutions]
+    return [f"set             {'group all' if s.among == 'all' else f'type {s.from_type}'} type/fraction {s.to_type} "
+            f"{_fmt(s.fraction)} {s.seed}" for s in desc.substitutions]
 
 
 SHEAR_TEMP = "temp_shear"  # the thermostatted group's temperature without the flow component

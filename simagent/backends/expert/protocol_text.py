@@ -456,10 +456,12 @@ def _steps(low: str, timestep: Quantity | None, reduced: bool) -> dict[str, Any]
         if run:
             out["production_steps"] = _count(run.group(1))
             out["equilibration_steps"] = 0
-    every = re.search(rf"\b(?:every|each)\s+{COUNT}\s*{STEP_WORD}", low)
-    if every and re.search(r"thermo|output|print|sampl|record|write|averag|dump|log", low[max(0, every.start() - 60):
-                                                                                          every.end() + 30]):
-        out["thermo_every"] = _count(every.group(1))
+    for every in re.finditer(rf"\b(?:every|each)\s+{COUNT}\s*{STEP_WORD}", low):  # the first one about output
+        # ('the neighbour list is rebuilt every 10 steps' is not)
+        if re.search(r"thermo|output|print|sampl|record|write|averag|dump|log", low[max(0, every.start() - 60):
+                                                                                   every.end() + 30]):
+            out["thermo_every"] = _count(every.group(1))
+            break
     thermo = re.search(r"\bthermo(?: output| interval)?\s*(?:=|:)?\s*(\d+)\b", low)
     if thermo and "thermo_every" not in out:
         out["thermo_every"] = int(thermo.group(1))

@@ -25,7 +25,17 @@ from simagent.materials.rdf import rdf_peak_and_cn
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
 from simagent.stats import block_average
-from tools.lammps.described import EROT_COLUMN, GK_COLUMNS, MSD_COLUMN, MSD_COM, RDF_FILE, SLOPE_COLUMN, render
+from tools.lammps.described import (
+    EROT_COLUMN,
+    GK_COLUMNS,
+    GYRATION_COLUMNS,
+    GYRATION_COMPONENTS,
+    MSD_COLUMN,
+    MSD_COM,
+    RDF_FILE,
+    SLOPE_COLUMN,
+    render,
+)
 from tools.lammps.described_groups import averaged_forces, force_columns, wall_force_variables
 from tools.lammps.described_metrics import (
     ALL,
@@ -37,10 +47,12 @@ from tools.lammps.described_metrics import (
     describe,
 )
 from tools.lammps.described_molecular import files as molecule_files
+from tools.lammps.described_regions import FRICTION, TENSILE, friction_coefficient, pull_axis, tensile_stress
 from tools.lammps.described_solids import shear_stress, strength, youngs_modulus
 from tools.lammps.parse import read_output
 
 JOB_ID = "described"
+RDF_BLOCKS = 5  # the coordination number's error: the same analysis on this many blocks of g(r) snapshots
 # property -> (thermo column, per atom)
 THERMO_PROPERTIES: dict[str, tuple[str, bool]] = {
     "temperature": ("Temp", False), "pressure": ("Press", False), "volume": ("Volume", False),
@@ -59,6 +71,8 @@ WALL_FORCE = "wall_force"  # per axis, the force the atoms exert on the LJ 9-3 w
 SHEAR_STRESS = "shear_stress"  # of an imposed shear flow (tools.lammps.described_solids)
 YOUNG = "youngs_modulus"  # from the stress-strain record of a deformation stage (tools.lammps.described_solids)
 STRENGTHS = frozenset({"yield_stress", "ultimate_stress"})  # of the same stress-strain record
+GYRATION = "radius_of_gyration"  # of a described chain: Rg and the squared tensor's components (label 'squared_yy')
+SQUARED = "squared_"  # label prefix of a component of the squared radius-of-gyration tensor
 SURFACE_TENSION = "surface_tension"  # of a slab, from the pressure tensor (tools.lammps.described_metrics)
 GROUP_ONLY = frozenset({"atomic_charge", "atom_count"})  # always over a group (tools.lammps.described_metrics)
 # the unit of each thermo quantity per unit style (LAMMPS units command)
@@ -93,8 +107,8 @@ class DescribedRun(Protocol):
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
         frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
-                                                                  SHEAR_STRESS, SURFACE_TENSION} | STRENGTHS | \
-        GROUP_ONLY
+                                                                  SHEAR_STRESS, GYRATION, FRICTION, TENSILE,
+                                                                  SURFACE_TENSION} | STRENGTHS | GROUP_ONLY
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -115,6 +129,8 @@ class DescribedRun(Protocol):
         kinds = {s.template for s in desc.molecular.species} if desc.molecular else set()
         if any(p.name in PER_MOLECULE and (p.label or "").lower() not in kinds for p in spec.properties):
             return False
+        if any(p.name == GYRATION for p in spec.properties) and desc.chain is None:
+            return False  # a radius of gyration is a chain's, not a liquid box's
         if not all(_measurable(m, desc) for m in _measures(spec)):
             return False
         if any(p.name == SURFACE_TENSION for p in spec.properties) and not _slab(desc):
@@ -123,7 +139,10 @@ class DescribedRun(Protocol):
             desc.dipoles is not None or not wants_rotation) and (
             any(s.deform for s in desc.stages) or not wants_young) and (
             any(s.shear for s in desc.stages) or all(p.name != SHEAR_STRESS for p in spec.properties)) and (
-            obstacles or not wants_drag) and (walls or not wants_walls)
+            obstacles or not wants_drag) and (walls or not wants_walls) and (
+            all(p.name != FRICTION for p in spec.properties) or (desc.layout is not None
+                                                                  and desc.layout.friction is not None)) and (
+            all(p.name != TENSILE for p in spec.properties) or pull_axis(desc) is not None)
 
     def parameters(self, spec: TaskSpec) -> tuple[BaseModel, list[DefaultApplied]]:
         desc = _description(spec)
@@ -151,6 +170,8 @@ class DescribedRun(Protocol):
                       diffusion="self_diffusion_coefficient" in p.properties, viscosity=VISCOSITY in p.properties,
                       rotation=ROTATION in p.properties, drag=DRAG in p.properties,
                       wall_force=WALL_FORCE in p.properties, shear_stress=SHEAR_STRESS in p.properties,
+                      gyration=GYRATION in p.properties, friction=FRICTION in p.properties,
+                      tensile=pull_axis(p.description) if TENSILE in p.properties else None,
                       groups=p.measures, surface_tension=SURFACE_TENSION in p.properties)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text, **molecule_files(p.description)}, time_limit_s=p.time_limit_s)]
@@ -197,8 +218,14 @@ class DescribedRun(Protocol):
                 results.append(_surface_tension(block, desc, where))
             elif name == SHEAR_STRESS:
                 results.append(shear_stress(block, desc, JOB_ID))
+            elif name == FRICTION:
+                results.append(friction_coefficient(block, desc, JOB_ID, where))
+            elif name == TENSILE:
+                results.append(tensile_stress(block, desc, JOB_ID, where))
             elif name in STRENGTHS:
                 results.append(strength(job_dir, desc, JOB_ID, name))
+            elif name == GYRATION:
+                results += _gyration(block, units, where)
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)
@@ -306,6 +333,25 @@ def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], wher
                          f"{series.size} samples; standard error by block averaging")
 
 
+def _gyration(block: dict[str, np.ndarray], units: dict[str, str], where: str) -> list[Result]:
+    """The chain's radius of gyration (label none) and each component of its squared tensor (label
+    'squared_xx' ... 'squared_yz'), averaged over the thermo rows of the averaged stage."""
+    missing = [c for c in GYRATION_COLUMNS if c not in block]
+    if missing:
+        raise ReadError(f"thermo columns {', '.join(missing)} missing")
+    length = units["length"]
+    out = []
+    for column, label in zip(GYRATION_COLUMNS, (None, *GYRATION_COMPONENTS), strict=True):
+        mean, err = block_average(block[column])
+        what = "Rg" if label is None else f"the {label} component of the squared radius-of-gyration tensor"
+        out.append(Result(quantity=GYRATION if label is None else f"squared_{GYRATION}_{label}", property=GYRATION,
+                          label=None if label is None else SQUARED + label, value=mean, uncertainty=err,
+                          unit=length if label is None or length == "reduced" else f"{length}^2", job=JOB_ID,
+                          log="log.lammps", method=f"average of {what} (compute gyration, thermo {column}) over "
+                          f"{where}, {block[column].size} samples; standard error by block averaging"))
+    return out
+
+
 def _per_molecule(name: str, kind: str, block: dict[str, np.ndarray], desc: SimulationDescription,
                   units: dict[str, str], where: str) -> Result:
     """A thermo energy of the whole box divided by the number of molecules of one kind ('water')."""
@@ -407,11 +453,19 @@ def _structure(wanted: list[str], job_dir: Path, block: dict[str, np.ndarray], d
     rho = centres / volume
     peak, minimum, cn = rdf_peak_and_cn(r, g, rho, desc.dimension)
     method = (f"{'water O-O ' if desc.molecular else ''}g(r) averaged over {snaps.shape[0]} snapshots of {where}; "
-              f"first minimum at r = {minimum:.3f}")
+              f"first minimum at r = {minimum:.3f} (simagent.materials.rdf: smoothed g, parabola below the bin width)")
+    cn_se, blocks = None, RDF_BLOCKS
+    if snaps.shape[0] >= 2 * blocks:  # the same analysis on consecutive blocks of snapshots: its standard error
+        size = snaps.shape[0] // blocks
+        per_block = [rdf_peak_and_cn(r, snaps[b * size:(b + 1) * size, :, 1].mean(axis=0), rho, desc.dimension)[2]
+                     for b in range(blocks)]
+        cn_se = float(np.std(per_block, ddof=1) / np.sqrt(blocks))
     out = []
     if "coordination_number" in wanted:
-        out.append(Result(quantity="coordination_number", value=cn, unit="", job=JOB_ID, data_file=RDF_FILE,
-                          method=f"integral of rho g(r) up to the first minimum; {method}"))
+        error = f"; ± from {blocks} blocks of snapshots" if cn_se is not None else ""
+        out.append(Result(quantity="coordination_number", value=cn, unit="", uncertainty=cn_se, job=JOB_ID,
+                          data_file=RDF_FILE, method=f"neighbours within the first minimum (rho g(r) integrated over "
+                                                     f"the bins' shell volumes); {method}{error}"))
     if "rdf" in wanted:
         out.append(Result(quantity="rdf", label="first_peak", value=peak, unit=units["length"], job=JOB_ID,
                           data_file=RDF_FILE, method=f"position of the first g(r) maximum; {method}"))

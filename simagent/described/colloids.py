@@ -1,0 +1,493 @@
+"""Colloid/solvent mixtures in a described simulation, following the LAMMPS example a text retells.
+
+Task texts about big colloids in a bath of small particles retell LAMMPS examples/colloid (900
+particles on a sq lattice, 96 % turned small, pair colloid) or examples/multi (small particles of
+four types, two spheres cleared and a colloid put at each centre) and leave the pair colloid
+coefficients out ("distinct parameters for each pair type", "appropriate parameters"). When the
+setup numbers the text states (lattice scale, box, composition, masses, cutoff, cleared regions)
+are exactly the example's, the text describes that example and the example's input fills what the
+text leaves out (simagent.described.examples' convention); each filled value is a listed default
+naming the example. The run settings the text states (velocity temperature, thermostat and barostat
+set points and damping, timestep, steps, output interval) are the text's and always win.
+
+Every number in the text must be read by one of the rules here; a number none of them reads means
+the text says something this reading does not understand, and nothing is filled (the task stays
+refused with the colloid coefficients named as missing).
+
+Models: `NeighborMulti` (neighbor/comm per size class) and `Cavity` (a sphere cleared of lattice
+atoms with one particle put at its centre).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from simagent.described.model import SimulationDescription
+
+NUM = r"(-?\d+(?:\.\d+)?)"
+
+
+class NeighborMulti(BaseModel):
+    """LAMMPS `neighbor SKIN multi` with `neigh_modify delay 0` and `comm_modify mode multi`: binning
+    and ghost cutoffs per size class, for mixtures of very different particle sizes. `collections`:
+    the type ranges that share a class (neigh_modify collection/type); `reduce`: comm reduce/multi."""
+
+    skin: float = Field(gt=0)
+    collections: list[str] = Field(default_factory=list)
+    reduce: bool = False
+
+
+class Cavity(BaseModel):
+    """A sphere (a disc in 2D) whose lattice atoms are deleted, one atom of `atom_type` then put at
+    its centre. Coordinates and radius in distance units (sigma), not lattice spacings."""
+
+    center: tuple[float, float, float]
+    radius: float = Field(gt=0)
+    atom_type: int = Field(ge=1)
+
+
+COLLOID_NAME = "pair_style colloid"  # reading.UNSUPPORTED's name for it
+# LAMMPS examples/colloid/in.colloid (current version: atom_style sphere, fix npt ... mtk no pchain 0 tchain 1)
+COLLOID_EXAMPLE = {
+    "name": "LAMMPS examples/colloid (in.colloid)",
+    "signature": {"lattice": 0.01, "box": (30.0, 30.0), "small_fraction": 0.96, "mass_big": 9.0, "mass_small": 1.0,
+                  "cutoff": 12.5},
+    "types": {"big": [1], "small": [2]},
+    # (i, j, A, sigma, d1, d2, cutoff)
+    "coeffs": [("1", "1", 1.0, 1.0, 5.0, 5.0, 12.5), ("1", "2", 5.0, 1.0, 5.0, 0.0, 7.0),
+               ("2", "2", 10.0, 1.0, 0.0, 0.0, 2.5)],
+    "fraction_seeds": [23984], "neighbor": NeighborMulti(skin=1.0),
+    "npt": {"t": 2.0, "t_damp": 1.0, "p": (0.0, 1.0), "p_damp": 10.0, "drag": 1.0, "mtk": False, "pchain": 0,
+            "tchain": 1},
+}
+# LAMMPS examples/multi/in.colloid
+MULTI_EXAMPLE = {
+    "name": "LAMMPS examples/multi (in.colloid)",
+    "signature": {"lattice": 0.1, "box": (60.0, 60.0), "species": 4, "regions": 2, "radius": 30.0, "mass_big": 400.0},
+    "types": {"small": [1, 2, 3, 4], "big": [5]},
+    "coeffs": [("*", "*", 144.0, 1.0, 0.0, 0.0, 3.0)] + [(str(i), "5", 75.4, 1.0, 0.0, 20.0, 14.0) for i in range(1, 5)]
+    + [("5", "5", 39.5, 1.0, 20.0, 20.0, 30.0)],
+    "cutoff": 20.0, "centres": [(60.0, 60.0, 0.0), (130.0, 130.0, 0.0)],
+    "fractions": [(2, 0.5, 23984), (3, 0.333, 43684), (4, 0.25, 87811)],
+    "neighbor": NeighborMulti(skin=1.0, collections=["1*4", "5"], reduce=True),
+    "npt": {"t": 2.0, "t_damp": 1.0, "p": (0.0, 1.0), "p_damp": 10.0, "drag": 1.0, "mtk": False, "pchain": 0,
+            "tchain": 1},
+}
+EXAMPLES = (COLLOID_EXAMPLE, MULTI_EXAMPLE)
+
+_BIG = r"(?:large|big|colloid)\w*"
+_SMALL = r"(?:small|solvent|bath)\w*"
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
+
+
+class _Stated:
+    """The numbers a text states, read by role; remembers which numbers were read."""
+
+    def __init__(self, low: str) -> None:
+        self.low = low
+        self.read: dict[str, tuple[object, str]] = {}
+        self.spans: list[tuple[int, int]] = []
+
+    def take(self, key: str, pattern: str, convert=float, groups: tuple[int, ...] = (1,)) -> object | None:
+        hit = re.search(pattern, self.low)
+        if not hit:
+            return None
+        values = []
+        for g in groups:
+            if hit.group(g) is None:
+                continue
+            self.spans.append(hit.span(g))
+            values.append(convert(hit.group(g)))
+        value = values[0] if len(values) == 1 else tuple(values)
+        self.read[key] = (value, hit.group(0))
+        return value
+
+    def mark(self, pattern: str) -> None:
+        """Numbers that say nothing about the system (a dump interval): read, not used."""
+        for hit in re.finditer(pattern, self.low):
+            self.spans.append(hit.span(1))
+
+    def unread(self) -> list[str]:
+        out = []
+        for hit in re.finditer(r"(?<![\w.])-?\d+(?:\.\d+)?(?![a-z\d])", self.low):
+            if not any(a <= hit.start() < b for a, b in self.spans):
+                out.append(hit.group(0))
+        return out
+
+    def value(self, key: str):
+        return self.read[key][0] if key in self.read else None
+
+
+def _read(low: str) -> _Stated:
+    s = _Stated(low)
+    for axis in "xyz":
+        s.take(f"extent_{axis}", rf"\b(?:from )?{axis}\s*(?:=|:|from|between)?\s*{NUM}\s*(?:to|-|and)\s*{NUM}",
+               groups=(1, 2))
+    s.take("box_dims", rf"\bbox (?:of |with )?(?:a )?(?:size|dimensions?|edges?)?\s*(?:of )?{NUM}\s*(?:x|\*|by)\s*"
+           rf"{NUM}", groups=(1, 2))
+    s.take("lattice", rf"\b(?:square|sq) lattice (?:with |at |of )?(?:a |an )?(?:fine |coarse )?(?:lattice |reduced |"
+           rf"number )?(?:spacing|density|scale|constant)\s*(?:of |= ?|: ?|is )?{NUM}")
+    s.take("small_fraction", rf"{NUM}\s*(?:%|percent) of (?:the |all )?(?:particles|atoms)[^.;]{{0,60}}?\b{_SMALL}")
+    species = re.search(r"\b(two|three|four|five|\d) (?:different |distinct )?(?:species|types|kinds)[^.;]{0,40}?"
+                        r"(?:equal|same) (?:populations?|numbers?|shares?|fractions?)", low)
+    if species:
+        word = species.group(1)
+        if word.isdigit():
+            s.spans.append(species.span(1))
+        s.read["species"] = (int(word) if word.isdigit() else _COUNT_WORDS[word], species.group(0))
+    for sentence in re.finditer(r"[^.;]+", low):
+        text = sentence.group(0)
+        for role, words in (("big", _BIG), ("small", _SMALL)):
+            hit = re.search(rf"\b{words}\b(?:(?!\b(?:large|big|colloid|small|solvent|bath)\w*)[^.;,]){{0,40}}?\bmass"
+                            rf"(?:es)?\s*(?:of|=|:|is)?\s*{NUM}", text)
+            if hit and f"mass_{role}" not in s.read:
+                s.spans.append((sentence.start() + hit.start(1), sentence.start() + hit.end(1)))
+                s.read[f"mass_{role}"] = (float(hit.group(1)), hit.group(0))
+            elif re.search(rf"\b{words}\b[^.;]*\bunit mass", text) and f"mass_{role}" not in s.read:
+                s.read[f"mass_{role}"] = (1.0, "unit mass")
+    s.take("cutoff", rf"(?:global )?cut-?off(?: distance| radius)?(?: of| =| is|:)?\s*{NUM}")
+    s.take("velocity", rf"(?:velocit|initiali)[^.;]{{0,60}}?temperature (?:of |= ?)?{NUM}|temperature (?:of |= ?)?"
+           rf"{NUM}[^.;]{{0,40}}?(?:velocit)", groups=(1, 2))
+    s.take("pressure", rf"pressure(?: control| coupling)?[^.;]{{0,20}}?from {NUM} to {NUM}", groups=(1, 2))
+    if re.search(r"pressure(?: control| coupling)? (?:near|at|of|around) zero\b|\bzero (?:external )?pressure", low):
+        s.read["pressure"] = ((0.0, 0.0), "pressure near zero")
+    s.take("pchain", rf"\bpchain\s*{NUM}", convert=int)
+    s.take("tchain", rf"\btchain\s*{NUM}", convert=int)
+    s.take("t_target", rf"target temperature (?:should be |is |of |will be )?(?:maintained |held |kept |set )?"
+           rf"(?:at |to |= ?)?{NUM}")
+    s.take("p_damp", rf"(?:pressure|barostat) damping (?:parameter|constant|time)?\s*(?:should be |of |= ?|is )?{NUM}")
+    s.take("t_damp", rf"(?<!pressure )(?<!barostat )(?:temperature |thermostat )?damping (?:parameter|constant|time)"
+           rf"?\s*(?:should be |of |= ?|is )?{NUM}")
+    s.take("drag", rf"drag(?: factor| coefficient)?\s*(?:should be |of |= ?|is )?{NUM}")
+    s.take("timestep", rf"time ?step (?:size )?(?:of |= ?|is )?{NUM}")
+    s.take("steps", rf"\brun (?:for )?{NUM}\s*(?:time ?)?steps\b|\bfor {NUM}\s*(?:time ?)?steps\b",
+           convert=lambda x: int(float(x)), groups=(1, 2))
+    s.take("thermo_every", rf"(?:thermo\w*|monitor\w*|print\w*|output)[^.;]{{0,160}}?every {NUM}\s*(?:time ?)?steps",
+           convert=lambda x: int(float(x)))
+    s.mark(rf"\bdump[^.;]{{0,40}}?every {NUM}")
+    regions = re.search(rf"\b(two|three|four|\d) (?:circular|spherical|round) regions? (?:of |with )?(?:a )?radius "
+                        rf"(?:of )?{NUM}", low)
+    if regions:
+        word = regions.group(1)
+        if word.isdigit():
+            s.spans.append(regions.span(1))
+        s.spans.append(regions.span(2))
+        s.read["regions"] = (int(word) if word.isdigit() else _COUNT_WORDS[word], regions.group(0))
+        s.read["radius"] = (float(regions.group(2)), regions.group(0))
+    return s
+
+
+def _box(s: _Stated) -> tuple[float, float] | None:
+    x, y = s.value("extent_x"), s.value("extent_y")
+    if x is not None and y is not None:
+        return (x[1] - x[0], y[1] - y[0]) if x[0] == 0 and y[0] == 0 else None
+    dims = s.value("box_dims")
+    return tuple(dims) if dims is not None else None
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 + 1e-6 * abs(b)
+
+
+def _matches(s: _Stated, example: dict) -> bool:
+    stated = {"lattice": s.value("lattice"), "box": _box(s), "small_fraction": s.value("small_fraction"),
+              "mass_big": s.value("mass_big"), "mass_small": s.value("mass_small"), "cutoff": s.value("cutoff"),
+              "species": s.value("species"), "regions": s.value("regions"), "radius": s.value("radius")}
+    if stated["small_fraction"] is not None:
+        stated["small_fraction"] = stated["small_fraction"] / 100
+    for key, want in example["signature"].items():
+        have = stated.get(key)
+        if have is None:
+            return False
+        if isinstance(want, tuple):
+            if not all(_close(a, b) for a, b in zip(have, want, strict=True)):
+                return False
+        elif not _close(float(have), float(want)):
+            return False
+    # a setup number the text states that the example does not have (another cutoff, another fraction)
+    return all(stated[k] is None or k in example["signature"] or k in ("mass_small",) for k in stated)
+
+
+def read_colloid(desc: SimulationDescription, low: str) -> None:
+    """A colloid mixture retelling examples/colloid or examples/multi: the description as stated,
+    the example filling what is left out (module docstring). Anything else stays as read."""
+    if COLLOID_NAME not in desc.unsupported or "srd" in low:
+        return
+    s = _read(low)
+    example = next((e for e in EXAMPLES if _matches(s, e)), None)
+    if example is None:
+        return
+    unread = s.unread()
+    if unread:
+        desc.missing.append(f"what the numbers {', '.join(unread)} are (stated, not understood)")
+        return
+    if len([st for st in desc.stages if st.kind == "run"]) != 1 or desc.stages[0].steps != s.value("steps"):
+        return  # one run, the one stated
+    _build(desc, s, example)
+
+
+def _build(desc: SimulationDescription, s: _Stated, example: dict) -> None:
+    from simagent.described.mixtures import AtomType
+    from simagent.described.model import Box, Dynamics, Lattice, Pair, PairCoeff, Velocity
+    from simagent.described.solids import Substitution
+
+    name = example["name"]
+    why = f"not stated; {name}'s, whose setup the text states"
+    said = {k: v[1] for k, v in s.read.items()}
+    desc.units, desc.dimension = "lj", 2
+    for stale in ("pair.epsilon", "pair.sigma"):  # the one-type LJ reading's, replaced by the colloid pairs
+        desc.origin.pop(stale, None)
+    desc.atom_style = "sphere"
+    if re.search(r"finite[- ]size (?:spheres|particles)", s.low):
+        desc.note("atom_style", "rules", "finite-size spheres")
+    else:
+        desc.note("atom_style", "default", f"sphere (per-particle masses): {why}")
+    scale = float(s.value("lattice"))
+    desc.lattice = Lattice(style="sq", scale=scale, scale_is="density")
+    desc.note("lattice", "rules", said["lattice"] + f": LAMMPS's lattice scale, in LJ units the reduced density "
+              f"(spacing {(1 / scale) ** 0.5:g} sigma); a literal spacing of {scale:g} sigma would overlap the "
+              f"particles, and {name} uses this number as the scale")
+    lx, ly = _box(s)
+    z = s.value("extent_z") or (-0.5, 0.5)
+    desc.box = Box(lo=(0.0, 0.0, z[0]), hi=(lx, ly, z[1]), lattice_units=True)
+    desc.note("box", "rules", f"{lx:g} x {ly:g} lattice spacings (LAMMPS's region default)")
+    big, small = example["types"]["big"], example["types"]["small"]
+    desc.atom_types = len(big) + len(small)
+    desc.types = [AtomType(index=i, name="big" if i in big else "small") for i in range(1, desc.atom_types + 1)]
+    desc.masses = {i: float(s.value("mass_big")) if i in big else float(s.value("mass_small") or 1.0)
+                   for i in range(1, desc.atom_types + 1)}
+    desc.note("masses", "rules" if s.value("mass_small") else "default",
+              f"big (type {', '.join(map(str, big))}): {s.value('mass_big'):g}; small (type "
+              f"{', '.join(map(str, small))}): {desc.masses[small[0]]:g}")
+    desc.note("atom_types", "default", f"big particles type {', '.join(map(str, big))}, small type "
+              f"{', '.join(map(str, small))}: {name}'s numbering")
+    if "small_fraction" in example["signature"]:  # all made big on the lattice, a share turned small
+        seed = example["fraction_seeds"][0]
+        desc.lattice_type = big[0]
+        desc.substitutions = [Substitution(from_type=big[0], to_type=small[0], fraction=s.value("small_fraction") / 100,
+                                           seed=seed, among="all")]
+        desc.note("substitution1", "rules", said["small_fraction"])
+        desc.note("substitution1.seed", "default", f"{seed}: {why}")
+    else:  # small particles of several types in equal shares, colloids in cleared spheres
+        desc.lattice_type = small[0]
+        desc.substitutions = [Substitution(from_type=small[0], to_type=t, fraction=f, seed=seed, among="all")
+                              for t, f, seed in example["fractions"]]
+        desc.note("substitution1", "rules", said["species"])
+        desc.note("substitution1.seed", "default", f"fractions 1/2, 1/3, 1/4 of all atoms to types 2, 3, 4 "
+                  f"(equal shares) and their seeds: {why}")
+        radius = float(s.value("radius"))
+        desc.cavities = [Cavity(center=c, radius=radius, atom_type=big[0]) for c in example["centres"]]
+        desc.note("cavities", "rules", said["regions"])
+        centres = "; ".join(" ".join(f"{v:g}" for v in c) for c in example["centres"])
+        desc.note("cavities.center", "default", f"{centres} and the radius in sigma (units box), not lattice "
+                  f"spacings: {why}")
+    cutoff = float(s.value("cutoff") or example.get("cutoff"))
+    desc.note("pair.cutoff", "rules" if s.value("cutoff") else "default", said.get("cutoff", f"{cutoff:g}: {why}"))
+    desc.pair = Pair(style="colloid", cutoff=cutoff, coeffs=[PairCoeff(i=i, j=j, epsilon=a, sigma=sg, d1=d1, d2=d2,
+                                                                       cutoff=c)
+                                                             for i, j, a, sg, d1, d2, c in example["coeffs"]])
+    desc.note("pair.coeffs", "default", "pair colloid (A, sigma, d1, d2, cutoff) per pair: " + "; ".join(
+        f"{i}-{j}: {a:g} {sg:g} {d1:g} {d2:g} {c:g}" for i, j, a, sg, d1, d2, c in example["coeffs"]) + f": {why}")
+    desc.neighbor_multi = example["neighbor"].model_copy()
+    desc.note("neighbor_multi", "default", f"neighbor {desc.neighbor_multi.skin:g} multi, delay 0, comm mode multi"
+              + (f", collections {' '.join(desc.neighbor_multi.collections)}" if desc.neighbor_multi.collections
+                 else "") + f": {why}" + ("" if not re.search(r"multi", s.low) else " (the text asks for multi lists)"))
+    t_velocity = s.value("velocity")
+    if t_velocity is not None:
+        t_velocity = float(t_velocity if not isinstance(t_velocity, tuple) else t_velocity[0])
+        v = desc.velocity or Velocity(temperature=t_velocity, seed=87287)
+        desc.velocity = v.model_copy(update={"temperature": t_velocity})
+    npt = example["npt"]
+    dyn = Dynamics(ensemble="npt", thermostat="nose-hoover", p_coupling="iso", mtk=npt["mtk"])
+    for field, key, default in (("t_stop", "t_target", npt["t"]), ("t_damp", "t_damp", npt["t_damp"]),
+                                ("p_damp", "p_damp", npt["p_damp"]), ("drag", "drag", npt["drag"]),
+                                ("pchain", "pchain", npt["pchain"]), ("tchain", "tchain", npt["tchain"])):
+        stated = s.value(key)
+        setattr(dyn, field, stated if stated is not None else default)
+        desc.note(f"run1.{field}", "rules" if stated is not None else "default",
+                  said[key] if stated is not None else f"{default:g}: {why}")
+    dyn.t_start = dyn.t_stop
+    pressure = s.value("pressure")
+    dyn.p_start, dyn.p_stop = pressure if pressure is not None else npt["p"]
+    desc.note("run1.pressure", "rules" if pressure is not None else "default",
+              said["pressure"] if pressure is not None else f"{npt['p']}: {why}")
+    desc.note("run1.mtk", "default", f"mtk no: {why}")
+    stage = desc.stages[0]
+    stage.dynamics = dyn
+    if s.value("timestep") is not None:
+        desc.timestep = float(s.value("timestep"))
+    if s.value("thermo_every") is not None:
+        desc.thermo_every = s.value("thermo_every")
+        desc.note("thermo_every", "rules", said["thermo_every"][:80])
+    solved = ("lattice", "colloid", "mass", "pair cutoff", "barostat", "thermostat", "radius", "region")
+    desc.missing = [m for m in desc.missing if not any(w in m for w in solved)]
+    desc.unsupported = [u for u in desc.unsupported if u not in (COLLOID_NAME, "several atom types or random placement",
+                                                                 "regions, walls and groups of atoms")]
+
+
+# --- stochastic rotation dynamics: why LAMMPS examples/srd cannot fill an unstated grid ------------
+SRD_GAP = "the SRD bin (grid) size"  # mixture_reading._unstated_parts' words
+# LAMMPS examples/srd/in.srd.mixture: fix 2 small srd 20 big 1.0 0.25 49894 radius 0.88 search 0.2 collision slip
+SRD_EXAMPLE = {"name": "LAMMPS examples/srd (in.srd.mixture)", "every": 20, "temperature": 1.0, "grid": 0.25,
+               "seed": 49894, "radius": 0.88, "search": 0.2}
+SRD_LAMDA_MIN = 0.6  # LAMMPS fix srd: the SRD mean free path must be at least 0.6 of the grid size
+
+
+def explain_srd_gap(desc: SimulationDescription, low: str) -> None:
+    """An SRD grid size the text leaves out, in a text that states examples/srd's other SRD numbers but
+    another SRD temperature: the example's grid belongs with its own temperature, so it does not fill
+    the gap; the refusal says why (and whether LAMMPS would even accept that grid at the stated
+    temperature: mean free path N dt sqrt(T/m) >= 0.6 grid)."""
+    if SRD_GAP not in desc.missing:
+        return
+    s = _Stated(low)
+    s.take("every", rf"stream\w*(?: step)?(?: ratio| interval| every)?(?: of| =)?\s*{NUM}|\bsrd (?:every|interval) "
+           rf"{NUM}", convert=lambda x: int(float(x)), groups=(1, 2))
+    s.take("temperature", rf"(?:srd |target |solvent )temperature(?: of| =| is)?\s*{NUM}")
+    s.take("seed", rf"\bseed(?: of| =| is)?\s*{NUM}", convert=lambda x: int(float(x)))
+    s.take("radius", rf"collision radius(?: factor)?(?: of| =| is)?\s*{NUM}")
+    s.take("search", rf"search (?:distance|grid|spacing)(?: of| =| is)?\s*{NUM}")
+    example = SRD_EXAMPLE
+    same = [f"{k} {s.value(k):g}" for k in ("every", "seed", "radius", "search")
+            if s.value(k) is not None and _close(s.value(k), example[k])]
+    t = s.value("temperature")
+    if len(same) < 4 or t is None or _close(t, example["temperature"]):
+        return
+    why = (f"{SRD_GAP} (not stated; {example['name']}, whose other SRD numbers the text states ({', '.join(same)}), "
+           f"does not fill it: its grid {example['grid']:g} goes with its SRD temperature {example['temperature']:g}, "
+           f"and the text states {t:g}")
+    small = min(desc.masses, key=desc.masses.__getitem__) if desc.masses else None  # the SRD particles
+    if small is not None and desc.timestep:
+        lamda = example["every"] * desc.timestep * (t / desc.masses[small]) ** 0.5
+        if lamda < SRD_LAMDA_MIN * example["grid"]:
+            why += (f"; at {t:g} the SRD mean free path {example['every']} x {desc.timestep:g} x sqrt({t:g}/"
+                    f"{desc.masses[small]:g}) = {lamda:.3g} is below {SRD_LAMDA_MIN} x {example['grid']:g}, a grid "
+                    "LAMMPS refuses")
+    desc.missing[desc.missing.index(SRD_GAP)] = why + ")"
+
+
+# --- stochastic rotation dynamics: a solvent of point particles added after the big ones' stage ----
+SRD_NAME = "stochastic rotation dynamics (fix srd)"  # reading.UNSUPPORTED's name for it
+DEFAULT_SRD_VELOCITY_SEED = 593849
+DEFAULT_VELOCITY_SEED = 87287  # simagent.described.reading.DEFAULT_SEED (LAMMPS's examples' seed)
+
+
+class SRDSolvent(BaseModel):
+    """Small particles of `atom_type` made on a lattice of scale `density` (same style as the big
+    particles' lattice; in 2D in the z = 0 plane) just before the last run stage, those within
+    `overlap` of a big particle (`big_type`) deleted, velocities drawn at the SRD temperature; then
+    moved by stochastic rotation dynamics (fix srd: rotation every `every` steps, `temperature`,
+    grid `grid`, `seed`; collision radius factor, search grid and collision rule when stated) while
+    the big particles alone are integrated (NVE)."""
+
+    atom_type: int = Field(ge=1)
+    big_type: int = Field(ge=1)
+    density: float = Field(gt=0)
+    overlap: float = Field(gt=0)
+    diameter: float = Field(default=0.0, ge=0)
+    big_diameter: float = Field(default=1.0, gt=0)
+    every: int = Field(gt=0)
+    temperature: float = Field(gt=0)
+    grid: float = Field(gt=0)
+    seed: int = Field(gt=0)
+    radius: float | None = Field(default=None, gt=0)
+    search: float | None = Field(default=None, gt=0)
+    collision: str | None = Field(default=None, pattern=r"^(?:slip|noslip)$")
+    velocity_seed: int = Field(default=DEFAULT_SRD_VELOCITY_SEED, gt=0)
+    reset_timestep: bool = False
+
+
+def _srd_numbers(low: str) -> _Stated:
+    s = _Stated(low)
+    s.take("every", rf"stream\w*(?: step)?(?: ratio| interval| every)?(?: of| =)?\s*{NUM}|\bsrd (?:every|interval) "
+           rf"{NUM}|\bevery {NUM} steps?[^.;]{{0,30}}?\b(?:rotation|srd)", convert=lambda x: int(float(x)),
+           groups=(1, 2, 3))
+    s.take("temperature", rf"(?:srd |target |solvent )temperature(?: of| =| is)?\s*{NUM}")
+    s.take("seed", rf"\bseed(?: of| =| is)?\s*{NUM}", convert=lambda x: int(float(x)))
+    s.take("radius", rf"collision radius(?: factor)?(?: of| =| is)?\s*{NUM}")
+    s.take("search", rf"search (?:distance|grid|spacing)(?: of| =| is)?\s*{NUM}")
+    s.take("grid", rf"(?:srd )?(?:grid|bin|cell) (?:size|spacing|length|width)(?: of| =| is)?\s*{NUM}")
+    return s
+
+
+def read_srd(desc: SimulationDescription, low: str) -> None:
+    """An SRD solvent stated with its rotation interval, temperature and grid (SRDSolvent); the big
+    particles keep the lattice, pair potential and first stages read for them. Anything the run
+    needs and the text leaves out is named missing; without a grid, nothing is read (the gap stays)."""
+    from simagent.described.model import Pair, PairCoeff
+
+    if SRD_NAME not in desc.unsupported or desc.lattice is None or desc.box is None or not desc.run_stages():
+        return
+    s = _srd_numbers(low)
+    if s.value("grid") is None or s.value("every") is None or s.value("temperature") is None:
+        return
+    density = s.take("solvent_density", rf"(?:srd|solvent|small)[^.;]{{0,80}}?lattice (?:with |at |of )?(?:a )?"
+                     rf"(?:number )?density (?:of |= ?)?{NUM}|lattice (?:with |at |of )?(?:a )?(?:number )?density "
+                     rf"(?:of |= ?)?{NUM}[^.;]{{0,60}}\b(?:srd|solvent|small)", groups=(1, 2))
+    big_scale = s.take("big_lattice", rf"\b(?:large|big|colloid)\w*[^.;]{{0,60}}?lattice[^.;]{{0,20}}?(?:constant|"
+                       rf"density|spacing|scale)\s*(?:of |= ?|is )?{NUM}")
+    overlap = s.take("overlap", rf"within (?:a )?(?:cut-?off )?(?:distance )?(?:of )?{NUM} (?:from|of) "
+                     rf"(?:the |any |a )?(?:large|big|colloid)")
+    cutoff = s.take("lj_cutoff", rf"(?:lj|lennard[- ]jones)[^.;]{{0,60}}?cut-?off (?:of |= ?)?{NUM}")
+    lacking = [name for name, v in (("the lattice (density) the SRD particles are made on", density),
+                                    ("the distance within which SRD particles overlapping a big one are deleted",
+                                     overlap), ("the LJ cutoff of the big particles", cutoff)) if v is None]
+    no_pairs = re.search(r"\bno (?:lj |pair(?:wise)? )?interactions?|not? (?:be )?(?:no )?(?:lj|pair(?:wise)?) "
+                         r"interactions?|without (?:lj|pair(?:wise)?) interactions?", low)
+    if not no_pairs:
+        lacking.append("the interactions of the SRD particles (none, or which)")
+    if lacking:
+        desc.missing += lacking
+        return
+    if big_scale is not None:
+        desc.lattice.scale = float(big_scale)
+        desc.note("lattice", "rules", s.read["big_lattice"][1] + ": the big particles' lattice scale (LAMMPS's lattice "
+                  "scale, the reduced density in LJ units)")
+    elif _close(desc.lattice.scale, float(density)):
+        desc.missing.append("the big particles' lattice scale")
+        return
+    names = {t.index: t.name for t in desc.types}
+    small = next((i for i, n in names.items() if re.match(r"small|solvent|srd|light", n)), 2)
+    big = next((i for i in names if i != small), 1)
+    diam = {}
+    for role, words in ((big, _BIG), (small, r"(?:small|solvent|srd)\w*")):
+        hit = re.search(rf"\b{words}\b[^.;]{{0,80}}?diameter\s*(?:=|of|is)?\s*{NUM}", low)
+        diam[role] = float(hit.group(1)) if hit else None
+    desc.srd = SRDSolvent(atom_type=small, big_type=big, density=float(density), overlap=float(overlap),
+                          diameter=diam[small] or 0.0, big_diameter=diam[big] or 1.0, every=s.value("every"),
+                          temperature=float(s.value("temperature")), grid=float(s.value("grid")),
+                          seed=s.value("seed") or DEFAULT_SRD_VELOCITY_SEED + 1, radius=s.value("radius"),
+                          search=s.value("search"),
+                          collision=(c.group(1).replace("-", "") if (c := re.search(r"\b(no-?slip|slip)\b", low))
+                                     else None),
+                          reset_timestep=bool(re.search(r"time ?step is (?:then )?reset|reset(?:ting)? (?:the )?time "
+                                                        r"?step", low)))
+    desc.note("srd", "rules", "; ".join(f"{k}: {v[1]}" for k, v in s.read.items()))
+    if desc.velocity is not None and desc.velocity.seed == desc.srd.seed:  # the SRD's seed, not the velocities'
+        desc.velocity.seed = DEFAULT_VELOCITY_SEED
+        desc.note("velocity.seed", "default", f"{DEFAULT_VELOCITY_SEED}: the seed the text states ({desc.srd.seed}) "
+                  "is the SRD's; none is stated for the velocities")
+    for stale in ("pair.epsilon", "pair.sigma", "pair.cutoff"):  # the one-type LJ reading's, replaced below
+        desc.origin.pop(stale, None)
+    if diam[big] is None:
+        desc.note("srd.big_diameter", "default", "1.0: LAMMPS's default diameter of a finite-size sphere")
+    if diam[small] is None:
+        desc.note("srd.diameter", "default", "0: SRD particles are points")
+    if s.value("seed") is None:
+        desc.note("srd.seed", "default", f"{desc.srd.seed}: none stated")
+    desc.note("srd.velocity", "default", f"SRD particles' velocities drawn at the SRD temperature (seed "
+              f"{desc.srd.velocity_seed}): the text states none for them")
+    desc.atom_style = "sphere"
+    sigma = desc.pair.coeffs[0].sigma if desc.pair else 1.0
+    eps = desc.pair.coeffs[0].epsilon if desc.pair else 1.0
+    desc.pair = Pair(cutoff=float(cutoff), coeffs=[
+        PairCoeff(i=str(big), j=str(big), epsilon=eps, sigma=sigma),
+        PairCoeff(i=str(small), j=str(small), epsilon=0.0, sigma=1.0, cutoff=0.0),
+        PairCoeff(i=str(min(big, small)), j=str(max(big, small)), epsilon=0.0, sigma=1.0, cutoff=0.0)])
+    desc.note("pair", "rules", f"{s.read['lj_cutoff'][1]}; {no_pairs.group(0)}: LJ between big particles only")
+    desc.missing = [m for m in desc.missing if "pair cutoff" not in m]
+    desc.unsupported = [u for u in desc.unsupported if u not in (SRD_NAME, "several atom types or random placement")]
