@@ -153,6 +153,8 @@ def test_dev_colloid_tasks_render(task):
     desc = read_description(json.loads((DEV / "lammps" / f"{task}.json").read_text())["problem_description"])
     assert desc.renderable, (desc.unsupported, desc.missing)
     assert desc.pair.style == "colloid" and "pair.coeffs" in desc.defaults
+    if task == "4_colloid":  # its dump interval is read, and said not to be written
+        assert "not written" in desc.origin["dump"].evidence
 
 
 SRD = ("Big discs (type 1, mass 1) sit on a square lattice of density 0.5 in a 2D box of 12 x 12, LJ units, LJ cutoff "
@@ -218,3 +220,28 @@ def test_srd_solvent_run_deletes_the_overlaps_and_uses_the_stated_free_path(tmp_
     assert lamda == pytest.approx(20 * 0.001 * math.sqrt(1 / 0.02), rel=1e-3)
     created = [int(n) for n in re.findall(r"Created (\d+) atoms", log)]
     assert _rows(log.split("SRD info")[1])[-1][-1] == sum(created) - deleted
+
+
+@pytest.mark.parametrize(("base", "old", "new"), [
+    (BINARY, "The box spans x from 0 to 30 and y from 0 to 30 (z between -0.5 and 0.5).", "It uses a 30 x 30 box."),
+    (BINARY, "on a sq lattice at a density of 0.01", "on a square lattice of density 0.01"),
+    (BINARY, "roughly 96 percent of the particles are turned into small particles at random",
+     "96% of the atoms are then randomly converted into small particles"),
+    (BINARY, "Big particles have mass 9 and small particles have a mass of 1.",
+     "The colloids carry a mass of 9, the small particles a mass of 1."),
+    (BINARY, "Velocities are initialised at a temperature of 1.2.",
+     "Initial velocities are assigned at temperature 1.2."),
+    (BINARY, "the target temperature is held at 1.8 with a damping parameter of 1.0",
+     "the thermostat keeps a target temperature of 1.8 (damping parameter 1.0)"),
+    (BINARY, "Timestep 0.005; run for 2000 steps", "Use a time step of 0.005 and run 2000 timesteps"),
+    (MULTI, "box of size 60 x 60", "60 by 60 simulation box"),
+    (MULTI, "Two spherical regions of radius 30 are emptied", "2 circular regions with radius 30 are emptied"),
+])
+def test_other_wordings_of_the_same_setup_are_read_alike(base, old, new):
+    assert old in base
+    same, other = read_description(base), read_description(base.replace(old, new))
+    assert other.renderable, (other.unsupported, other.missing)
+    def commands(desc):  # the '# stage N: <the words>' comments quote the text
+        return [line for line in render(desc).splitlines() if not line.startswith("#")]
+
+    assert commands(other) == commands(same)

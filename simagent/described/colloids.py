@@ -106,10 +106,21 @@ class _Stated:
         self.read[key] = (value, hit.group(0))
         return value
 
-    def mark(self, pattern: str) -> None:
+    def count(self, key: str, pattern: str) -> re.Match | None:
+        """A count said in digits or in words ('four species', '2 regions'): group 1 of `pattern`."""
+        hit = re.search(pattern, self.low)
+        if hit:
+            word = hit.group(1)
+            if word.isdigit():
+                self.spans.append(hit.span(1))
+            self.read[key] = (int(word) if word.isdigit() else _COUNT_WORDS[word], hit.group(0))
+        return hit
+
+    def mark(self, key: str, pattern: str) -> None:
         """Numbers that say nothing about the system (a dump interval): read, not used."""
         for hit in re.finditer(pattern, self.low):
             self.spans.append(hit.span(1))
+            self.read[key] = (hit.group(1), hit.group(0))
 
     def unread(self) -> list[str]:
         out = []
@@ -127,18 +138,14 @@ def _read(low: str) -> _Stated:
     for axis in "xyz":
         s.take(f"extent_{axis}", rf"\b(?:from )?{axis}\s*(?:=|:|from|between)?\s*{NUM}\s*(?:to|-|and)\s*{NUM}",
                groups=(1, 2))
-    s.take("box_dims", rf"\bbox (?:of |with )?(?:a )?(?:size|dimensions?|edges?)?\s*(?:of )?{NUM}\s*(?:x|\*|by)\s*"
-           rf"{NUM}", groups=(1, 2))
+    s.take("box_dims", rf"\bbox (?:is |measures |of |with )?(?:a )?(?:size|dimensions?|edges?)?\s*(?:of )?{NUM}\s*"
+           rf"(?:x|\*|by)\s*{NUM}|\b{NUM}\s*(?:x|\*|by)\s*{NUM} (?:\(?(?:lj|lattice|reduced)[a-z ]*\)? )?"
+           rf"(?:simulation )?box", groups=(1, 2, 3, 4))
     s.take("lattice", rf"\b(?:square|sq) lattice (?:with |at |of )?(?:a |an )?(?:fine |coarse )?(?:lattice |reduced |"
            rf"number )?(?:spacing|density|scale|constant)\s*(?:of |= ?|: ?|is )?{NUM}")
     s.take("small_fraction", rf"{NUM}\s*(?:%|percent) of (?:the |all )?(?:particles|atoms)[^.;]{{0,60}}?\b{_SMALL}")
-    species = re.search(r"\b(two|three|four|five|\d) (?:different |distinct )?(?:species|types|kinds)[^.;]{0,40}?"
-                        r"(?:equal|same) (?:populations?|numbers?|shares?|fractions?)", low)
-    if species:
-        word = species.group(1)
-        if word.isdigit():
-            s.spans.append(species.span(1))
-        s.read["species"] = (int(word) if word.isdigit() else _COUNT_WORDS[word], species.group(0))
+    s.count("species", r"\b(two|three|four|five|\d) (?:different |distinct )?(?:species|types|kinds)[^.;]{0,40}?"
+            r"(?:equal|same) (?:populations?|numbers?|shares?|fractions?)")
     for sentence in re.finditer(r"[^.;]+", low):
         text = sentence.group(0)
         for role, words in (("big", _BIG), ("small", _SMALL)):
@@ -168,15 +175,11 @@ def _read(low: str) -> _Stated:
            convert=lambda x: int(float(x)), groups=(1, 2))
     s.take("thermo_every", rf"(?:thermo\w*|monitor\w*|print\w*|output)[^.;]{{0,160}}?every {NUM}\s*(?:time ?)?steps",
            convert=lambda x: int(float(x)))
-    s.mark(rf"\bdump[^.;]{{0,40}}?every {NUM}")
-    regions = re.search(rf"\b(two|three|four|\d) (?:circular|spherical|round) regions? (?:of |with )?(?:a )?radius "
-                        rf"(?:of )?{NUM}", low)
+    s.mark("dump", rf"\bdump[^.;]{{0,40}}?every {NUM}")
+    regions = s.count("regions", rf"\b(two|three|four|\d) (?:circular|spherical|round) regions? (?:of |with )?(?:a )?"
+                      rf"radius (?:of )?{NUM}")
     if regions:
-        word = regions.group(1)
-        if word.isdigit():
-            s.spans.append(regions.span(1))
         s.spans.append(regions.span(2))
-        s.read["regions"] = (int(word) if word.isdigit() else _COUNT_WORDS[word], regions.group(0))
         s.read["radius"] = (float(regions.group(2)), regions.group(0))
     return s
 
@@ -320,6 +323,8 @@ def _build(desc: SimulationDescription, s: _Stated, example: dict) -> None:
     stage.dynamics = dyn
     if s.value("timestep") is not None:
         desc.timestep = float(s.value("timestep"))
+    if "dump" in s.read:
+        desc.note("dump", "rules", f"{s.read['dump'][1]}: read; not written (trajectory output, no metric reads it)")
     if s.value("thermo_every") is not None:
         desc.thermo_every = s.value("thermo_every")
         desc.note("thermo_every", "rules", said["thermo_every"][:80])

@@ -125,11 +125,11 @@ def read_description(text: str) -> SimulationDescription:
     _stages(desc, low, reduced)
     read_boundary(desc, low)
     polymer.note_recenter(desc)
+    region_reading.read_built_solid(desc, low, _sentence_dynamics, _complete_dynamics)  # slabs: before layers
     read_layout(desc, low, _sentence_dynamics, _complete_dynamics)
     read_mixture(desc, low, _sentence_dynamics, _complete_dynamics)
     region_reading.read_neighbor(desc, low)
     region_reading.read_exclusions(desc, low)
-    region_reading.read_built_solid(desc, low, _sentence_dynamics, _complete_dynamics)
     region_reading.read_unstated_temperature(desc, low)
     molecular.read_slab(desc, low)
     _velocity_for_thermostat(desc)
