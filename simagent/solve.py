@@ -38,6 +38,7 @@ from simagent.described.llm_fill import fill as fill_gaps
 from simagent.described.mixture_reading import type_called
 from simagent.described.model import SimulationDescription
 from simagent.described.reading import read_description
+from simagent.described.structure import unstated_structure
 from simagent.described.summary import executed_lines
 from simagent.engines import get_engine, supplying
 from simagent.errors import RequestError, SimagentError
@@ -884,6 +885,9 @@ def solve(
     notes: list[str] = []
     known = [p.name for p in supplied] + _shipped_potentials()
     absent = missing_files(task, known, supplied)
+    if not absent and not supplied and task.engine == "lammps":  # a structure the text names but does not build
+        structure = unstated_structure(task.problem_description, read_description(task.problem_description))
+        absent = [structure] if structure else []
 
     def targets_for(spec: TaskSpec) -> list[MetricTarget]:
         reduced = spec.units_style == "lj" or (spec.system is not None and spec.system.kind == "lj_fluid")
@@ -925,6 +929,7 @@ def solve(
 
 # Input files a description may name: potentials, force fields, structures, molecule templates.
 NAMED_FILE = re.compile(
+    r"(?<![\w/.-])ffield(?:\.[\w+-]+)+(?![\w-])|"  # ReaxFF/COMB force fields: ffield.reax.AuO, whole
     r"(?<![\w/.-])[\w+-]+(?:\.[\w+-]+)*\.(?:eam\.alloy|eam\.fs|eam|tersoff|sw|meam|airebo|rebo|reax|reaxff|ffield|adp|"
     r"nb3b|comb3?|bop|snapcoeff|snapparam|mliap|data|mol|pdb|gro|top|itp|xyz|cif)(?![\w-])", re.IGNORECASE)
 
@@ -974,8 +979,9 @@ def collect(targets: list[MetricTarget], answer: Answer | None, spec: TaskSpec |
     for target in targets:
         outcome = MetricOutcome(target=target)
         outcomes.append(outcome)
-        if target.property is None:
-            outcome.reason = target.reason
+        if target.property is None:  # a missing input file is the first blocker, whatever the name asks
+            blocker = next((n for n in notes or [] if "neither supplied" in n), None)
+            outcome.reason = f"{blocker} (also: {target.reason})" if blocker else target.reason
             continue
         match = _find_result(target, results, used)
         if match is None:

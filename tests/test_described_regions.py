@@ -289,3 +289,23 @@ def test_a_layer_between_two_bounds_is_not_everything_below_the_upper_one():
                    SimulationDescription())
     bounds = {g.name: next(r.bounds for r in layout.regions if r.name == g.region) for g in layout.groups}
     assert bounds == {"upper": (None, None, 9.0, 10.0, None, None), "lower": (None, None, None, 1.0, None, None)}
+
+
+def test_a_driven_nve_run_is_not_judged_by_energy_conservation():
+    """The crack's top boundary moves at an imposed velocity (setforce on a group given a velocity): the
+    boundary does work, so the total energy changes physically; the drift gate does not call that an
+    integration error (which would halve a prescribed timestep). A held layer at rest is no drive."""
+    from simagent import gates
+    from tools.lammps.check import Fix
+    from tools.lammps.handlers import driving_fix
+
+    text = render(read_description(CRACKED), tensile="y")
+    fixes = [Fix(id=line.split()[1], group=line.split()[2], style=line.split()[3], args=line.split()[4:], line=n)
+             for n, line in enumerate(text.splitlines()) if line.startswith("fix ")]
+    assert driving_fix(fixes, text).startswith("fix setforce on group")
+    assert driving_fix(fixes, text.replace("velocity        upper set", "# ")) == ""
+    drift = {"total_energy": np.linspace(-3.25, -3.24, 50), "temperature": np.full(50, 0.01)}
+    data = gates.RunData(engine="lammps", ensemble="nve", per_atom=True, series=drift)
+    assert gates.energy_drift_gate(data).outcome == gates.Outcome.FAIL
+    data.driven = driving_fix(fixes, text)
+    assert gates.energy_drift_gate(data).outcome == gates.Outcome.PASS

@@ -338,7 +338,8 @@ def _build(desc: SimulationDescription, s: _Stated, example: dict) -> None:
 SRD_GAP = "the SRD bin (grid) size"  # mixture_reading._unstated_parts' words
 # LAMMPS examples/srd/in.srd.mixture: fix 2 small srd 20 big 1.0 0.25 49894 radius 0.88 search 0.2 collision slip
 SRD_EXAMPLE = {"name": "LAMMPS examples/srd (in.srd.mixture)", "every": 20, "temperature": 1.0, "grid": 0.25,
-               "seed": 49894, "radius": 0.88, "search": 0.2}
+               "seed": 49894, "radius": 0.88, "search": 0.2, "solvent_density": 85.0, "big_lattice": 0.4,
+               "overlap": 0.5}
 SRD_LAMDA_MIN = 0.6  # LAMMPS fix srd: the SRD mean free path must be at least 0.6 of the grid size
 
 
@@ -419,25 +420,41 @@ def _srd_numbers(low: str) -> _Stated:
     return s
 
 
+_SAME = r"(?:[^.;]|(?<=\d)\.(?=\d))"  # within one sentence: any character but a full stop (a decimal point is one)
+
+
 def read_srd(desc: SimulationDescription, low: str) -> None:
     """An SRD solvent stated with its rotation interval, temperature and grid (SRDSolvent); the big
     particles keep the lattice, pair potential and first stages read for them. Anything the run
-    needs and the text leaves out is named missing; without a grid, nothing is read (the gap stays)."""
+    needs and the text leaves out is named missing. Without a grid, nothing is read (the gap stays),
+    unless every SRD number the text states is examples/srd's (interval, temperature, seed, collision
+    radius, search grid, and the solvent density, big lattice and overlap distance where stated):
+    then the example's grid, a listed default naming it."""
     from simagent.described.model import Pair, PairCoeff
 
     if SRD_NAME not in desc.unsupported or desc.lattice is None or desc.box is None or not desc.run_stages():
         return
     s = _srd_numbers(low)
-    if s.value("grid") is None or s.value("every") is None or s.value("temperature") is None:
+    if s.value("every") is None or s.value("temperature") is None:
         return
-    density = s.take("solvent_density", rf"(?:srd|solvent|small)[^.;]{{0,80}}?lattice (?:with |at |of )?(?:a )?"
+    density = s.take("solvent_density", rf"(?:srd|solvent|small){_SAME}{{0,80}}?lattice (?:with |at |of )?(?:a )?"
                      rf"(?:number )?density (?:of |= ?)?{NUM}|lattice (?:with |at |of )?(?:a )?(?:number )?density "
-                     rf"(?:of |= ?)?{NUM}[^.;]{{0,60}}\b(?:srd|solvent|small)", groups=(1, 2))
-    big_scale = s.take("big_lattice", rf"\b(?:large|big|colloid)\w*[^.;]{{0,60}}?lattice[^.;]{{0,20}}?(?:constant|"
+                     rf"(?:of |= ?)?{NUM}{_SAME}{{0,60}}\b(?:srd|solvent|small)", groups=(1, 2))
+    big_scale = s.take("big_lattice", rf"\b(?:large|big|colloid)\w*{_SAME}{{0,60}}?lattice{_SAME}{{0,20}}?(?:constant|"
                        rf"density|spacing|scale)\s*(?:of |= ?|is )?{NUM}")
     overlap = s.take("overlap", rf"within (?:a )?(?:cut-?off )?(?:distance )?(?:of )?{NUM} (?:from|of) "
                      rf"(?:the |any |a )?(?:large|big|colloid)")
-    cutoff = s.take("lj_cutoff", rf"(?:lj|lennard[- ]jones)[^.;]{{0,60}}?cut-?off (?:of |= ?)?{NUM}")
+    cutoff = s.take("lj_cutoff", rf"(?:lj|lennard[- ]jones){_SAME}{{0,60}}?cut-?off (?:of |= ?)?{NUM}")
+    grid_from_example = s.value("grid") is None
+    if grid_from_example:
+        example = SRD_EXAMPLE
+        srd_numbers = [s.value(k) for k in ("every", "temperature", "seed", "radius", "search")]
+        setup = [(v, example[k]) for k, v in (("solvent_density", density), ("big_lattice", big_scale),
+                                              ("overlap", overlap)) if v is not None]
+        if not (all(v is not None and _close(v, example[k]) for v, k in zip(
+                srd_numbers, ("every", "temperature", "seed", "radius", "search"), strict=True))
+                and all(_close(float(v), w) for v, w in setup)):
+            return  # the grid gap stays (explain_srd_gap says why when the example is close)
     lacking = [name for name, v in (("the lattice (density) the SRD particles are made on", density),
                                     ("the distance within which SRD particles overlapping a big one are deleted",
                                      overlap), ("the LJ cutoff of the big particles", cutoff)) if v is None]
@@ -460,11 +477,12 @@ def read_srd(desc: SimulationDescription, low: str) -> None:
     big = next((i for i in names if i != small), 1)
     diam = {}
     for role, words in ((big, _BIG), (small, r"(?:small|solvent|srd)\w*")):
-        hit = re.search(rf"\b{words}\b[^.;]{{0,80}}?diameter\s*(?:=|of|is)?\s*{NUM}", low)
+        hit = re.search(rf"\b{words}\b{_SAME}{{0,80}}?diameter\s*(?:=|of|is)?\s*{NUM}", low)
         diam[role] = float(hit.group(1)) if hit else None
+    grid = SRD_EXAMPLE["grid"] if grid_from_example else s.value("grid")
     desc.srd = SRDSolvent(atom_type=small, big_type=big, density=float(density), overlap=float(overlap),
                           diameter=diam[small] or 0.0, big_diameter=diam[big] or 1.0, every=s.value("every"),
-                          temperature=float(s.value("temperature")), grid=float(s.value("grid")),
+                          temperature=float(s.value("temperature")), grid=float(grid),
                           seed=s.value("seed") or DEFAULT_SRD_VELOCITY_SEED + 1, radius=s.value("radius"),
                           search=s.value("search"),
                           collision=(c.group(1).replace("-", "") if (c := re.search(r"\b(no-?slip|slip)\b", low))
@@ -472,6 +490,10 @@ def read_srd(desc: SimulationDescription, low: str) -> None:
                           reset_timestep=bool(re.search(r"time ?step is (?:then )?reset|reset(?:ting)? (?:the )?time "
                                                         r"?step", low)))
     desc.note("srd", "rules", "; ".join(f"{k}: {v[1]}" for k, v in s.read.items()))
+    if grid_from_example:
+        desc.note("srd.grid", "default", f"{grid:g}: not stated; {SRD_EXAMPLE['name']}'s, whose SRD numbers the text "
+                  "states (interval, temperature, seed, collision radius, search grid)")
+        desc.missing = [m for m in desc.missing if m != SRD_GAP]
     if desc.velocity is not None and desc.velocity.seed == desc.srd.seed:  # the SRD's seed, not the velocities'
         desc.velocity.seed = DEFAULT_VELOCITY_SEED
         desc.note("velocity.seed", "default", f"{DEFAULT_VELOCITY_SEED}: the seed the text states ({desc.srd.seed}) "
