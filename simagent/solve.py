@@ -885,9 +885,6 @@ def solve(
     notes: list[str] = []
     known = [p.name for p in supplied] + _shipped_potentials()
     absent = missing_files(task, known, supplied)
-    if not absent and not supplied and task.engine == "lammps":  # a structure the text names but does not build
-        structure = unstated_structure(task.problem_description, read_description(task.problem_description))
-        absent = [structure] if structure else []
 
     def targets_for(spec: TaskSpec) -> list[MetricTarget]:
         reduced = spec.units_style == "lj" or (spec.system is not None and spec.system.kind == "lj_fluid")
@@ -937,11 +934,15 @@ NAMED_FILE = re.compile(
 def missing_files(task: MDGymTask, known: list[str], supplied: list[Path] | None = None) -> list[str]:
     """Input files the description names that are neither supplied nor shipped (case-insensitive),
     and files a supplied GROMACS topology #includes that are neither supplied nor in GROMACS's
-    own library ('topol.top includes DMPC.itp')."""
+    own library ('topol.top includes DMPC.itp'); with nothing supplied, a LAMMPS system the text
+    names but does not build (simagent.described.structure: 'the initial atom positions of ...')."""
     have = {name.lower() for name in known}
     named = dict.fromkeys(m.group(0) for m in NAMED_FILE.finditer(task.problem_description))
-    missing = [name for name in named if name.lower() not in have]
-    return missing + missing_includes(supplied or [])
+    missing = [name for name in named if name.lower() not in have] + missing_includes(supplied or [])
+    if not missing and not supplied and task.engine == "lammps":  # a structure the text names but does not build
+        structure = unstated_structure(task.problem_description, read_description(task.problem_description))
+        missing = [structure] if structure else []
+    return missing
 
 
 def missing_includes(supplied: list[Path]) -> list[str]:
