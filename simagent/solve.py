@@ -486,7 +486,7 @@ class TaskBackend(DecisionBackend):
         probes = {p.name: p.probe_radius for p in spec.properties if p.probe_radius is not None}
         self.targets = self.targets_for(spec)
         if self.description is not None:
-            _group_targets(self.description, self.targets)
+            _group_targets(self.description, self.targets, request)
         requests: list[PropertyRequest] = []
         for target in self.targets:
             if target.property is not None:
@@ -591,7 +591,13 @@ _REGION_WORD = re.compile(r"\b(?:inside|in|within) (?:the )?(?:region )?([a-z][a
 GROUPED = ENERGY_PER_ATOM - {"rotational_energy_per_atom"} | {"temperature", "atomic_charge", "atom_count"}
 
 
-def _group_targets(desc: SimulationDescription, targets: list[MetricTarget]) -> None:
+# 'the coordination number of type 2 atoms around type 1 atoms': a partial one, of one pair of types
+_PAIR_STRUCTURE = re.compile(r"(?:coordination|radial distribution|g ?\( ?r ?\)|\brdf\b)[^.;]{0,60}?\btype ?(\d+)"
+                             r"[^.;]{0,40}?\b(?:around|about|surrounding|relative to|near) (?:the )?(?:atoms? of |"
+                             r"particles? of )?type ?(\d+)")
+
+
+def _group_targets(desc: SimulationDescription, targets: list[MetricTarget], text: str = "") -> None:
     """Which atoms a metric is over: a type by number ('per type 2 atom', read with the name) or by the
     word the description calls it ('per big particle'); a region an atom count is taken in. A name
     asking for one kind of atom that the description does not let simagent resolve is named, never
@@ -599,6 +605,12 @@ def _group_targets(desc: SimulationDescription, targets: list[MetricTarget]) -> 
     several = desc.atom_types > 1 or len(desc.types) > 1
     for target in targets:
         if target.property is None:
+            continue
+        pair = _PAIR_STRUCTURE.search(_words(target.metric)) or _PAIR_STRUCTURE.search(text.lower())
+        if target.property in ("coordination_number", "rdf") and several and pair:
+            target.property, target.reason = None, (
+                f"{target.metric!r} is the partial one of type {pair.group(1)} around type {pair.group(2)} ('"
+                f"{pair.group(0)}'); simagent computes g(r) over all pairs of atoms, not per pair of types")
             continue
         words = _words(target.metric)
         role = _PER_ROLE.search(words)

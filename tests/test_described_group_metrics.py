@@ -214,3 +214,16 @@ def test_a_water_slab_in_a_box_measured_in_lattice_units():
     assert 15.0 <= grid_z[0] < grid_z[1] <= 33.0  # the waters are made inside the slab only
     spec = TaskSpec(request=WATER_SLAB, properties=[PropertyRequest(name="surface_tension")])
     assert DescribedRun().applies_to(spec)
+
+
+@pytest.mark.parametrize(("metric", "text_words", "kept"), [
+    ("coordination_number", "Report the coordination number of type 2 particles around type 1 particles.", False),
+    ("mean_coordination_number_of_type_1_about_type_2", "", False),
+    ("coordination_number", "Report the coordination number.", True),
+])
+def test_a_partial_coordination_number_of_a_mixture_is_not_the_all_pairs_one(metric, text_words, kept):
+    target = read_metric(metric)
+    _group_targets(read_description(MIXTURE), [target], MIXTURE + " " + text_words)
+    assert (target.property == "coordination_number") == kept
+    if not kept:
+        assert "all pairs" in target.reason
