@@ -370,14 +370,10 @@ def gcmc_uptakes(spec: ScreenSpec, cifs: dict[str, Path], table: dict[str, dict[
     return found
 
 
-def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
-               say: ProgressFn | None = None) -> ScreenResult:
-    """Run the funnel; finished jobs in out/jobs are reused (resume)."""
+def _screen_guest(spec: ScreenSpec) -> str:
+    """The guest's canonical name, once the guest and the dataset are known to be screenable."""
     from simagent.materials import forcefields as ff
-    from simagent.materials import frameworks as fw
-    from tools.raspa.protocols.adsorption import WidomInsertion, WidomParams
 
-    say = say or (lambda _text: None)
     guest = ff.canonical_guest(spec.guest)
     if guest not in KINETIC_DIAMETER_A:
         raise RequestError(f"no kinetic diameter for {guest}; screening knows {', '.join(KINETIC_DIAMETER_A)}")
@@ -386,26 +382,121 @@ def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
                            f"({', '.join(SCREEN_GUESTS)}); {guest} needs charges")
     if spec.dataset not in CORE_LABEL:
         raise RequestError(f"unknown CoRE dataset {spec.dataset!r}: 2019-ASR or 2019-FSR")
-    out.mkdir(parents=True, exist_ok=True)
-    table = core_table(spec.dataset)
-    stages: list[Stage] = []
+    return guest
+
+
+def _screen_pool(spec: ScreenSpec, table: dict[str, dict[str, str]]) -> list[str]:
+    """The entries the funnel starts from: those named, or the dataset (or a seeded sample of it)."""
     if spec.entries:
         unknown = [e for e in spec.entries if e not in table]
         if unknown:
             raise RequestError(f"not in {CORE_LABEL[spec.dataset]}: {', '.join(unknown[:5])}")
-        pool = list(dict.fromkeys(spec.entries))
-    else:
-        pool = sorted(table)
-        if spec.sample and spec.sample < len(pool):
-            pool = sorted(random.Random(spec.seed).sample(pool, spec.sample))
+        return list(dict.fromkeys(spec.entries))
+    pool = sorted(table)
+    if spec.sample and spec.sample < len(pool):
+        pool = sorted(random.Random(spec.seed).sample(pool, spec.sample))
+    return pool
 
-    def complete(entry: str) -> bool:
-        row = table[entry]
-        values = [_float(row, k) for k in ("LCD", "PLD", "AV_VF", "cm3_g")]
-        return all(v is not None and v >= 0 for v in values) and row.get("DISORDER", "").strip() == ""
 
+def _complete(row: dict[str, str]) -> bool:
+    values = [_float(row, k) for k in ("LCD", "PLD", "AV_VF", "cm3_g")]
+    return all(v is not None and v >= 0 for v in values) and row.get("DISORDER", "").strip() == ""
+
+
+def _sized_structures(spec: ScreenSpec, entries: list[str], cifs: dict[str, Path]) -> dict:
+    """The entries whose CIF passes the structure checks and has at most spec.max_atoms atoms per cell."""
+    from simagent.materials import frameworks as fw
+
+    structures = {}
+    for entry in entries:
+        try:
+            structure = fw.read_cif(cifs[entry], name=entry)
+        except SimagentError:
+            continue
+        if len(structure.symbols) <= spec.max_atoms:
+            structures[entry] = structure
+    return structures
+
+
+def _widom_prescreen(spec: ScreenSpec, guest: str, entries: list[str], cifs: dict[str, Path],
+                     blocks: dict[str, dict] | None, common: dict, run: Callable[[dict[str, Job], str], dict],
+                     failed: dict[str, str]) -> dict[str, tuple[Result, Path]]:
+    """Widom K_H of the guest in each entry: {entry: (result, job folder)}; failed analyses go to `failed`."""
+    from tools.raspa.protocols.adsorption import WidomInsertion, WidomParams
+
+    widom = WidomInsertion()
+    widom_params, widom_jobs = {}, {}
+    for entry in entries:
+        params = WidomParams(framework=entry, framework_cif=str(cifs[entry]), precision="quick",
+                             production_cycles=spec.widom_cycles, helium_void_fraction=1.0,
+                             seed=spec.seed + 1, blocking="auto" if blocks else "none",
+                             block_file=blocks[entry]["block_file"] if blocks else None, **common)
+        (job,) = widom.jobs(params)
+        job.id = _job_name("widom", entry)
+        widom_params[entry], widom_jobs[entry] = params, job
+    henry_spec = TaskSpec(request="screen", engine="raspa", system=SystemSpec(
+        name="screen", kind="framework", guests=[guest]), properties=[PropertyRequest(name="henry_coefficient")])
+    pre = {}
+    for entry, job_dir in run(widom_jobs, "Widom").items():
+        try:
+            (result,) = widom.analyze(widom_params[entry], {"widom": job_dir}, henry_spec)
+        except SimagentError as exc:
+            failed[_job_name("widom", entry)] = str(exc)
+            continue
+        pre[entry] = (result, job_dir)
+    return pre
+
+
+def _ranked(full: dict[str, tuple[Result, Path]], pre: dict[str, tuple[Result, Path]], pre_name: str,
+            geometry_of: Callable[[str], tuple], table: dict[str, dict[str, str]], kinetic: float) -> list[Ranked]:
+    """The GCMC uptakes ranked, highest first, each with its pre-screen value and pore geometry."""
+    rows = []
+    for entry, (absolute, job_dir) in full.items():
+        lcd, pld, vf = geometry_of(entry)
+        first, first_dir = pre[entry]
+        rows.append(Ranked(rank=0, entry=entry, uptake=absolute.value, uptake_error=absolute.uncertainty or 0.0,
+                           unit=absolute.unit, prescreen=pre_name, prescreen_value=first.value,
+                           prescreen_error=first.uncertainty or 0.0, prescreen_unit=first.unit,
+                           lcd_A=lcd, pld_A=pld, void_fraction=vf if vf is not None else _float(table[entry], "AV_VF"),
+                           window_below_guest=pld <= kinetic, gcmc_job=str(job_dir),
+                           prescreen_job=str(first_dir)))
+    rows.sort(key=lambda r: r.uptake, reverse=True)
+    for index, row in enumerate(rows, 1):
+        row.rank = index
+    return rows
+
+
+def _simplifications(spec: ScreenSpec, guest: str, guest_model: str, kinetic: float, blocks: dict | None,
+                     rows: list[Ranked]) -> list[str]:
+    blocked = [r.entry for r in rows[:spec.top_n] if r.window_below_guest]
+    return ["framework: UFF Lennard-Jones, no charges, rigid; guest: TraPPE "
+            f"({guest_model}), Lorentz-Berthelot mixing",
+            (f"pockets {guest} cannot reach from a channel are blocked (Zeo++ channel analysis, probe "
+             f"radius {kinetic / 2:g} A; {sum(blocks[r.entry]['spheres'] for r in rows)} blocking "
+             f"spheres over the {len(rows)} ranked entries)" if blocks else
+             "no blocking of inaccessible pockets: every cavity the guest fits in is filled"
+             + (f"; in the top {spec.top_n}, {', '.join(blocked)} have a PLD below {guest}'s kinetic "
+                f"diameter ({kinetic:g} A), so their uptake assumes the cages are reachable"
+                if blocked else "")),
+            "GCMC helium void fraction = the CoRE table's void fraction (affects the excess "
+            "loading only; the ranking uses the absolute loading)",
+            f"short runs for screening: pre-screen {_prescreen_cycles(spec)}, {spec.gcmc_init_cycles} + "
+            f"{spec.gcmc_cycles} GCMC cycles; uncertainties are RASPA block errors"]
+
+
+def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
+               say: ProgressFn | None = None) -> ScreenResult:
+    """Run the funnel; finished jobs in out/jobs are reused (resume)."""
+    from simagent.materials import forcefields as ff
+
+    say = say or (lambda _text: None)
+    guest = _screen_guest(spec)
+    out.mkdir(parents=True, exist_ok=True)
+    table = core_table(spec.dataset)
+    stages: list[Stage] = []
+    pool = _screen_pool(spec, table)
     valid = _pass(stages, "validity", "LCD, PLD, void fraction and density in the CoRE table; not flagged "
-                  "DISORDER", pool, [e for e in pool if complete(e)])
+                  "DISORDER", pool, [e for e in pool if _complete(table[e])])
     kinetic = KINETIC_DIAMETER_A[guest]
     geo_source = f"{CORE_LABEL[spec.dataset]} table (Zeo++, Chung et al. 2019)"
     zeo: dict[str, dict] = {}
@@ -419,29 +510,17 @@ def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
         row = table[entry]
         return _float(row, "LCD"), _float(row, "PLD"), _float(row, "AV_VF")
 
-    def passes(entry: str) -> bool:
-        return geometry_passes(spec, kinetic, *geometry_of(entry))
-
     size_rule = (f"LCD > {kinetic:g} A (the largest cavity holds {guest}, kinetic diameter, Breck 1974)"
                  if spec.geometry == "cavity" else
                  f"PLD > {kinetic:g} A ({guest} passes the narrowest window, kinetic diameter, Breck 1974)")
     cut_rule = f"{size_rule} and void fraction >= {spec.min_void_fraction:g}"
     geometric = _pass(
         stages, "geometry", cut_rule if spec.geometry_cut else "not applied (geometry_cut = false)", valid,
-        [e for e in valid if not spec.geometry_cut or passes(e)], geo_source if spec.geometry_cut else "")
+        [e for e in valid if not spec.geometry_cut or geometry_passes(spec, kinetic, *geometry_of(e))],
+        geo_source if spec.geometry_cut else "")
     say(f"geometry: {len(geometric)} of {len(pool)} entries pass; reading their CIFs")
     cifs = extract_core_cifs(spec.dataset, geometric)
-    structures, problems = {}, {}
-    for entry in geometric:
-        try:
-            structure = fw.read_cif(cifs[entry], name=entry)
-        except SimagentError as exc:
-            problems[entry] = str(exc)
-            continue
-        if len(structure.symbols) <= spec.max_atoms:
-            structures[entry] = structure
-        else:
-            problems[entry] = f"{len(structure.symbols)} atoms per unit cell"
+    structures = _sized_structures(spec, geometric, cifs)
     sized = _pass(stages, "structure and size", f"CIF passes the structure checks; at most {spec.max_atoms} atoms "
                   "per unit cell", geometric, [e for e in geometric if e in structures])
 
@@ -467,36 +546,16 @@ def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
 
     # pre-screen: short GCMC at the conditions, or Widom K_H
     if spec.prescreen == "gcmc":
-        short = uptakes(sized, "pregcmc", spec.prescreen_init_cycles, spec.prescreen_cycles, spec.seed + 2)
-        kept_entries = prescreen_keep({e: (r.value, r.uncertainty or 0.0) for e, (r, _) in short.items()},
+        pre = uptakes(sized, "pregcmc", spec.prescreen_init_cycles, spec.prescreen_cycles, spec.seed + 2)
+        kept_entries = prescreen_keep({e: (r.value, r.uncertainty or 0.0) for e, (r, _) in pre.items()},
                                       spec.top_n, spec.keep, spec.prescreen_z)
-        pre = short
         pre_rule = (f"short GCMC of {guest} at {spec.temperature_K:g} K and {spec.pressure_bar:g} bar "
                     f"({spec.prescreen_init_cycles} + {spec.prescreen_cycles} cycles): cut when more than "
                     f"{spec.prescreen_z:g} combined standard errors below the {spec.top_n}-th best; at most "
                     f"{spec.keep} go on")
         pre_name = "short GCMC"
     else:
-        widom = WidomInsertion()
-        widom_params, widom_jobs = {}, {}
-        for entry in sized:
-            params = WidomParams(framework=entry, framework_cif=str(cifs[entry]), precision="quick",
-                                 production_cycles=spec.widom_cycles, helium_void_fraction=1.0,
-                                 seed=spec.seed + 1, blocking="auto" if blocks else "none",
-                                 block_file=blocks[entry]["block_file"] if blocks else None, **common)
-            (job,) = widom.jobs(params)
-            job.id = _job_name("widom", entry)
-            widom_params[entry], widom_jobs[entry] = params, job
-        henry_spec = TaskSpec(request="screen", engine="raspa", system=SystemSpec(
-            name="screen", kind="framework", guests=[guest]), properties=[PropertyRequest(name="henry_coefficient")])
-        pre = {}
-        for entry, job_dir in run(widom_jobs, "Widom").items():
-            try:
-                (result,) = widom.analyze(widom_params[entry], {"widom": job_dir}, henry_spec)
-            except SimagentError as exc:
-                failed[_job_name("widom", entry)] = str(exc)
-                continue
-            pre[entry] = (result, job_dir)
+        pre = _widom_prescreen(spec, guest, sized, cifs, blocks, common, run, failed)
         kept_entries = sorted(pre, key=lambda e: pre[e][0].value, reverse=True)[:spec.keep]
         pre_rule = f"Widom K_H of {guest} at {spec.temperature_K:g} K ({spec.widom_cycles} cycles): the " \
                    f"{spec.keep} highest go on"
@@ -507,39 +566,13 @@ def run_screen(spec: ScreenSpec, out: Path, executor: Executor | None = None,
 
     # GCMC for those
     full = uptakes(kept, "gcmc", spec.gcmc_init_cycles, spec.gcmc_cycles, spec.seed + 1)
-    rows = []
-    for entry, (absolute, job_dir) in full.items():
-        lcd, pld, vf = geometry_of(entry)
-        first, first_dir = pre[entry]
-        rows.append(Ranked(rank=0, entry=entry, uptake=absolute.value, uptake_error=absolute.uncertainty or 0.0,
-                           unit=absolute.unit, prescreen=pre_name, prescreen_value=first.value,
-                           prescreen_error=first.uncertainty or 0.0, prescreen_unit=first.unit,
-                           lcd_A=lcd, pld_A=pld, void_fraction=vf if vf is not None else _float(table[entry], "AV_VF"),
-                           window_below_guest=pld <= kinetic, gcmc_job=str(job_dir),
-                           prescreen_job=str(first_dir)))
-    rows.sort(key=lambda r: r.uptake, reverse=True)
-    for index, row in enumerate(rows, 1):
-        row.rank = index
+    rows = _ranked(full, pre, pre_name, geometry_of, table, kinetic)
     _pass(stages, "GCMC", f"absolute uptake of {guest} at {spec.temperature_K:g} K and {spec.pressure_bar:g} bar "
           f"({spec.gcmc_init_cycles} + {spec.gcmc_cycles} cycles) computed", kept, [r.entry for r in rows])
-    blocked = [r.entry for r in rows[:spec.top_n] if r.window_below_guest]
     result = ScreenResult(
         spec=spec, source=f"{CORE_LABEL[spec.dataset]}; {CORE_CITATION}", stages=stages, prescreened=prescreened,
-        ranking=rows,
-        top=rows[:spec.top_n], failed_jobs=failed,
-        simplifications=["framework: UFF Lennard-Jones, no charges, rigid; guest: TraPPE "
-                         f"({guest_models[guest]}), Lorentz-Berthelot mixing",
-                         (f"pockets {guest} cannot reach from a channel are blocked (Zeo++ channel analysis, probe "
-                          f"radius {kinetic / 2:g} A; {sum(blocks[r.entry]['spheres'] for r in rows)} blocking "
-                          f"spheres over the {len(rows)} ranked entries)" if blocks else
-                          "no blocking of inaccessible pockets: every cavity the guest fits in is filled"
-                          + (f"; in the top {spec.top_n}, {', '.join(blocked)} have a PLD below {guest}'s kinetic "
-                             f"diameter ({kinetic:g} A), so their uptake assumes the cages are reachable"
-                             if blocked else "")),
-                         "GCMC helium void fraction = the CoRE table's void fraction (affects the excess "
-                         "loading only; the ranking uses the absolute loading)",
-                         f"short runs for screening: pre-screen {_prescreen_cycles(spec)}, {spec.gcmc_init_cycles} + "
-                         f"{spec.gcmc_cycles} GCMC cycles; uncertainties are RASPA block errors"])
+        ranking=rows, top=rows[:spec.top_n], failed_jobs=failed,
+        simplifications=_simplifications(spec, guest, guest_models[guest], kinetic, blocks, rows))
     result.files = write_outputs(result, out)
     return result
 

@@ -89,6 +89,121 @@ def _duration(seconds: float) -> str:
     return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
 
 
+@dataclass
+class _PlanRun:
+    """What one run_plan call keeps between polls: the plan's jobs, the final records, the handles of
+    the jobs it started, the processes it adopted (with the grace given a remote owner) and the notes
+    that go with a job's record."""
+
+    root: Path
+    executor: Executor
+    jobs: dict[str, Job]
+    say: NoticeFn
+    progress: ProgressFn | None
+    records: dict[str, JobRecord] = field(default_factory=dict)
+    handles: dict = field(default_factory=dict)
+    adopted: dict[str, PreviousProcess] = field(default_factory=dict)
+    adopt_grace: dict[str, float] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+
+    def _final(self, job_id: str, record: JobRecord) -> None:
+        self.records[job_id] = record
+        if self.progress:
+            self.progress(self.jobs[job_id], record)
+
+    def settle_adopted(self) -> None:
+        """Take the result of each adopted process that has ended (or queue its job again)."""
+        for job_id, previous in list(self.adopted.items()):
+            job_dir = self.root / job_id
+            if previous_process(job_dir) is not None:
+                continue
+            record = read_record(job_dir)
+            final = record is not None and record.status in FINAL
+            if not final and (previous.owner_still_alive() or (not previous.local and time.monotonic() < (
+                    self.adopt_grace.setdefault(job_id, time.monotonic() + ADOPT_GRACE_S)))):
+                continue  # the owner writes the final record just after its engine ends
+            del self.adopted[job_id]
+            if finished_ok(self.jobs[job_id], job_dir):
+                record = read_record(job_dir)
+                record.message = (record.message + "; " if record.message else "") + self.notes[job_id]
+                self._final(job_id, record)
+            else:
+                self.notes[job_id] += "; it did not finish successfully, so the job runs again"
+                self.say(f"job {job_id}: the adopted process ended without success; running the job again")
+
+    def start_ready(self) -> None:
+        """Cancel the jobs whose dependency failed; start (or resume, or adopt) those whose
+        dependencies all succeeded."""
+        for job in self.jobs.values():
+            if job.id in self.records or job.id in self.handles or job.id in self.adopted:
+                continue
+            deps = [self.records.get(d) for d in job.depends_on]
+            if any(r is not None and r.status != JobStatus.succeeded for r in deps):
+                self.records[job.id] = JobRecord(
+                    job=job.id, status=JobStatus.cancelled, inputs_sha256="",
+                    message="not run: a job it depends on did not succeed",
+                )
+                continue
+            if any(r is None for r in deps):
+                continue
+            job_dir = self.root / job.id
+            job.workdir = str(job_dir)
+            if finished_ok(job, job_dir):
+                self._final(job.id, read_record(job_dir))  # resume: already done
+                continue
+            self._start(job, job_dir)
+
+    def _start(self, job: Job, job_dir: Path) -> None:
+        """Adopt the job's still-running earlier process, or stop an orphaned one, then submit it."""
+        previous = previous_process(job_dir) if job.id not in self.notes else None
+        if previous is not None and (previous.owner_alive or not previous.local):
+            self.notes[job.id] = f"adopted: {previous.describe()} was still running this job; waited for it"
+            self.say(f"job {job.id}: {previous.describe()} is still running it; waiting for it and "
+                     "adopting its result instead of starting a second one")
+            self.adopted[job.id] = previous
+            return
+        if previous is not None:
+            self.say(f"job {job.id}: stopping the orphaned {previous.describe()} before running it again")
+            stop_previous(previous)
+            self.notes[job.id] = f"stopped the orphaned {previous.describe()} before re-running"
+        if job_dir.exists():
+            shutil.rmtree(job_dir)
+        write_inputs(job, job_dir)
+        for dep_id, names in job.stage_in.items():
+            for name in names:
+                shutil.copy2(self.root / dep_id / name, job_dir / name)
+        launch = engine_launch(job)
+        cores = max(launch.cores, launch.ranks)
+        self.handles[job.id] = self.executor.submit(job, job_dir, launch.argv, launch.env, cores)
+
+    def poll(self, walls: list[float]) -> int:
+        """Poll the started jobs, keep the final records (their wall times into `walls`); the number
+        of jobs that read as running, adopted ones included."""
+        running = len(self.adopted)
+        for job_id, handle in list(self.handles.items()):
+            record = self.executor.poll(handle)
+            running += record.status == JobStatus.running
+            if record.status in FINAL:
+                if job_id in self.notes:
+                    record.message = (record.message + "; " if record.message else "") + self.notes[job_id]
+                del self.handles[job_id]
+                if record.wall_s:
+                    walls.append(record.wall_s)
+                self._final(job_id, record)
+        return running
+
+    def counts(self, counts: PlanProgress, running: int) -> tuple[int, int, int, int]:
+        """Update the plan's counts; (done, failed, running, queued)."""
+        counts.done = sum(1 for r in self.records.values() if r.status == JobStatus.succeeded)
+        counts.failed = len(self.records) - counts.done
+        # the polls are not one snapshot: a job can end and the next start between two polls, so
+        # both may read as running; the executor never runs more than its workers
+        if hasattr(self.executor, "workers"):
+            running = min(running, self.executor.workers + len(self.adopted))
+        counts.running, counts.queued = running, len(self.jobs) - len(self.records) - running
+        return counts.done, counts.failed, counts.running, counts.queued
+
+
 def run_plan(
     plan: Plan,
     root: Path,
@@ -108,105 +223,23 @@ def run_plan(
     `status` gets the plan's counts (done, running, queued, ETA) whenever they change."""
     own = executor is None
     executor = executor or LocalExecutor()
-    say = notice or log.warning
-    records: dict[str, JobRecord] = {}
-    jobs = {job.id: job for job in plan.topological_order()}
-    handles = {}
-    adopted: dict[str, PreviousProcess] = {}
-    adopt_grace: dict[str, float] = {}
-    notes: dict[str, str] = {}
-    counts = PlanProgress(total=len(jobs), workers=getattr(executor, "workers", 1))
+    run = _PlanRun(root, executor, {job.id: job for job in plan.topological_order()}, notice or log.warning, progress)
+    counts = PlanProgress(total=len(run.jobs), workers=getattr(executor, "workers", 1))
     shown: tuple | None = None
     try:
-        while len(records) < len(jobs):
-            for job_id, previous in list(adopted.items()):
-                job_dir = root / job_id
-                if previous_process(job_dir) is not None:
-                    continue
-                record = read_record(job_dir)
-                final = record is not None and record.status in FINAL
-                if not final and (previous.owner_still_alive() or (not previous.local and time.monotonic() < (
-                        adopt_grace.setdefault(job_id, time.monotonic() + ADOPT_GRACE_S)))):
-                    continue  # the owner writes the final record just after its engine ends
-                del adopted[job_id]
-                if finished_ok(jobs[job_id], job_dir):
-                    record = read_record(job_dir)
-                    record.message = (record.message + "; " if record.message else "") + notes[job_id]
-                    records[job_id] = record
-                    if progress:
-                        progress(jobs[job_id], record)
-                else:
-                    notes[job_id] += "; it did not finish successfully, so the job runs again"
-                    say(f"job {job_id}: the adopted process ended without success; running the job again")
-            for job in jobs.values():
-                if job.id in records or job.id in handles or job.id in adopted:
-                    continue
-                deps = [records.get(d) for d in job.depends_on]
-                if any(r is not None and r.status != JobStatus.succeeded for r in deps):
-                    records[job.id] = JobRecord(
-                        job=job.id, status=JobStatus.cancelled, inputs_sha256="",
-                        message="not run: a job it depends on did not succeed",
-                    )
-                    continue
-                if any(r is None for r in deps):
-                    continue
-                job_dir = root / job.id
-                job.workdir = str(job_dir)
-                if finished_ok(job, job_dir):
-                    records[job.id] = read_record(job_dir)  # resume: already done
-                    if progress:
-                        progress(job, records[job.id])
-                    continue
-                previous = previous_process(job_dir) if job.id not in notes else None
-                if previous is not None and (previous.owner_alive or not previous.local):
-                    notes[job.id] = f"adopted: {previous.describe()} was still running this job; waited for it"
-                    say(f"job {job.id}: {previous.describe()} is still running it; waiting for it and "
-                        "adopting its result instead of starting a second one")
-                    adopted[job.id] = previous
-                    continue
-                if previous is not None:
-                    say(f"job {job.id}: stopping the orphaned {previous.describe()} before running it again")
-                    stop_previous(previous)
-                    notes[job.id] = f"stopped the orphaned {previous.describe()} before re-running"
-                if job_dir.exists():
-                    shutil.rmtree(job_dir)
-                write_inputs(job, job_dir)
-                for dep_id, names in job.stage_in.items():
-                    for name in names:
-                        shutil.copy2(root / dep_id / name, job_dir / name)
-                launch = engine_launch(job)
-                cores = max(launch.cores, launch.ranks)
-                handles[job.id] = executor.submit(job, job_dir, launch.argv, launch.env, cores)
-            running = len(adopted)
-            for job_id, handle in list(handles.items()):
-                record = executor.poll(handle)
-                running += record.status == JobStatus.running
-                if record.status in FINAL:
-                    if job_id in notes:
-                        record.message = (record.message + "; " if record.message else "") + notes[job_id]
-                    records[job_id] = record
-                    del handles[job_id]
-                    if record.wall_s:
-                        counts.walls.append(record.wall_s)
-                    if progress:
-                        progress(jobs[job_id], record)
-            if status is not None:
-                counts.done = sum(1 for r in records.values() if r.status == JobStatus.succeeded)
-                counts.failed = len(records) - counts.done
-                # the polls above are not one snapshot: a job can end and the next start between two
-                # polls, so both may read as running; the executor never runs more than its workers
-                if hasattr(executor, "workers"):
-                    running = min(running, executor.workers + len(adopted))
-                counts.running, counts.queued = running, len(jobs) - len(records) - running
-                if (counts.done, counts.failed, counts.running, counts.queued) != shown:
-                    shown = (counts.done, counts.failed, counts.running, counts.queued)
-                    status(counts)
-            if handles or adopted:
+        while len(run.records) < len(run.jobs):
+            run.settle_adopted()
+            run.start_ready()
+            running = run.poll(counts.walls)
+            if status is not None and run.counts(counts, running) != shown:
+                shown = (counts.done, counts.failed, counts.running, counts.queued)
+                status(counts)
+            if run.handles or run.adopted:
                 time.sleep(poll_s)
     finally:
         if own:
             executor.shutdown()
-    for job_id, record in records.items():
-        jobs[job_id].status = record.status
-        jobs[job_id].message = record.message
-    return records
+    for job_id, record in run.records.items():
+        run.jobs[job_id].status = record.status
+        run.jobs[job_id].message = record.message
+    return run.records

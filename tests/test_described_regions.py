@@ -7,11 +7,10 @@ task's); the renderings run in real LAMMPS on small systems (seconds)."""
 from __future__ import annotations
 
 import re
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
+from test_described_special import run_lammps  # the described tests' LAMMPS runner
 
 from simagent.described.reading import read_description
 from tools.lammps.described import render
@@ -31,18 +30,6 @@ SLIDING = ("A two-dimensional Lennard-Jones solid in reduced units (epsilon 1, s
            "written every 100 steps. "
            "The friction coefficient is the total force on the upper block along the x axis divided by the "
            "normal force, the force along the y axis.")
-
-
-def run_lammps(text: str, tmp_path: Path, name: str) -> str:
-    from tools.lammps.engine import environment, lmp_binary
-
-    job_dir = tmp_path / name
-    job_dir.mkdir()
-    (job_dir / "in.lammps").write_text(text)
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
-                          timeout=120, env=environment())
-    assert done.returncode == 0, done.stdout[-2000:]
-    return (job_dir / "log.lammps").read_text()
 
 
 def printed(log: str, name: str) -> float:
@@ -233,3 +220,92 @@ def test_a_pulled_crack_runs_and_the_excluded_pair_weakens_it(tmp_path):
         stress[name] = -pyy
         assert -pyy[-20:].mean() > -pyy[:20].mean() + 0.05  # stretched: the tensile stress grows
     assert stress["cracked"][-1] < stress["intact"][-1]
+
+
+@pytest.mark.parametrize("words, z", [
+    ("a box from x = 0 to 10 and y = 0 to 5, and in the z direction from -0.4 to 0.4", (-0.4, 0.4)),
+    ("the cell spans x=0 to 8, y=0 to 8 and along the z-axis from -1 to 1", (-1.0, 1.0)),
+])
+def test_a_z_extent_named_by_its_direction(words, z):
+    from simagent.described.reading import _axes, normalise
+
+    extents = _axes(normalise(words))
+    assert extents is not None and (extents[0][2], extents[1][2]) == z
+
+
+def test_the_friction_ratio_and_its_warning_when_no_normal_load_is_resolved():
+    """abs(<F_t> / <F_n>) over the interval means (the step-0 row left out); an unresolved normal
+    force (mean within two standard errors of zero) is said with the number."""
+    from tools.lammps.described_regions import friction_coefficient
+
+    desc = read_description(SLIDING)
+    rng = np.random.default_rng(7)
+    n = 64
+    tangential = np.concatenate([[0.0], -2.0 + 0.1 * rng.standard_normal(n)])
+    loaded = np.concatenate([[0.0], 4.0 + 0.1 * rng.standard_normal(n)])
+    unloaded = np.concatenate([[0.0], 3.0 * rng.standard_normal(n)])
+    block = {"f_friction[1]": tangential, "f_friction[2]": loaded}
+    result = friction_coefficient(block, desc, "j", "stage 1")
+    assert result.value == pytest.approx(abs(tangential[1:].mean() / loaded[1:].mean()))
+    assert result.value == pytest.approx(0.5, rel=0.02) and not result.warnings
+    result = friction_coefficient({**block, "f_friction[2]": unloaded}, desc, "j", "stage 1")
+    assert result.warnings and "within two standard errors of zero" in result.warnings[0]
+
+
+def test_a_sliding_contact_in_other_words():
+    """Extents as inequalities and brackets, types named after their number, a bump on each block."""
+    text = ("Reduced LJ units in 2D: epsilon = 1, sigma = 1, cutoff 2.5; hex lattice, density 0.85; box x = 0 to 30, "
+            "y = 0 to 16; boundaries periodic in x and shrink-wrapped in y. Type 1 for the block atoms, types 2 and "
+            "3 are the bump atoms, type 4 marks the boundary atoms. The bottom block occupies 0 <= y <= 5 and the "
+            "top block y in [11, 16]. The boundary atoms at the bottom (0 < y < 1) and the top (15 < y < 16) are "
+            "frozen: zero force on them. Hemispherical bumps of radius 5 are placed with centres (8, 5, 0) on the "
+            "lower block and (22, 11, 0) on the upper block. Velocities for temperature 0.05 are drawn for the "
+            "mobile atoms; the top block is pulled with a velocity of 0.2 along the x axis. NVE, timestep 0.005, "
+            "1000 steps.")
+    desc = read_description(text)
+    assert desc.renderable, (desc.missing, desc.unsupported)
+    layout = desc.layout
+    assert layout is not None
+    regions = {r.name: r for r in layout.regions}
+    assert regions["lower_slab"].bounds == (None, None, 0.0, 5.0, None, None)
+    assert regions["upper_slab"].bounds == (None, None, 11.0, 16.0, None, None)
+    assert regions["upper_fixed_region"].bounds == (None, None, 15.0, 16.0, None, None)
+    assert regions["upper_sphere"].center == (22.0, 11.0, 0.0)
+    assert [(f.atom_type, f.region) for f in layout.fills][2:] == [(2, "lower_asperity"), (3, "upper_asperity")]
+    assert layout.retype == [("lower_fixed", 4), ("upper_fixed", 4)]
+    assert layout.velocity_group == "mobile"
+    assert [(v.group, v.velocity) for v in layout.velocities] == [("upper", (0.2, None, None))]
+    assert layout.thermostat_group is None and layout.friction is None  # neither is stated
+
+
+def test_a_layer_between_two_bounds_is_not_everything_below_the_upper_one():
+    """'the top wall (9 < y < 10)': a block from 9 to 10 (it was read as y < 10, nearly every atom)."""
+    from simagent.described.group_reading import _layers
+    from simagent.described.groups import Layout
+    from simagent.described.model import SimulationDescription
+
+    layout = Layout()
+    assert _layers(layout, "the top wall (9 < y < 10) and the bottom wall (y < 1) are held fixed",
+                   SimulationDescription())
+    bounds = {g.name: next(r.bounds for r in layout.regions if r.name == g.region) for g in layout.groups}
+    assert bounds == {"upper": (None, None, 9.0, 10.0, None, None), "lower": (None, None, None, 1.0, None, None)}
+
+
+def test_a_driven_nve_run_is_not_judged_by_energy_conservation():
+    """The crack's top boundary moves at an imposed velocity (setforce on a group given a velocity): the
+    boundary does work, so the total energy changes physically; the drift gate does not call that an
+    integration error (which would halve a prescribed timestep). A held layer at rest is no drive."""
+    from simagent import gates
+    from tools.lammps.check import Fix
+    from tools.lammps.handlers import driving_fix
+
+    text = render(read_description(CRACKED), tensile="y")
+    fixes = [Fix(id=line.split()[1], group=line.split()[2], style=line.split()[3], args=line.split()[4:], line=n)
+             for n, line in enumerate(text.splitlines()) if line.startswith("fix ")]
+    assert driving_fix(fixes, text).startswith("fix setforce on group")
+    assert driving_fix(fixes, text.replace("velocity        upper set", "# ")) == ""
+    drift = {"total_energy": np.linspace(-3.25, -3.24, 50), "temperature": np.full(50, 0.01)}
+    data = gates.RunData(engine="lammps", ensemble="nve", per_atom=True, series=drift)
+    assert gates.energy_drift_gate(data).outcome == gates.Outcome.FAIL
+    data.driven = driving_fix(fixes, text)
+    assert gates.energy_drift_gate(data).outcome == gates.Outcome.PASS

@@ -106,10 +106,21 @@ class _Stated:
         self.read[key] = (value, hit.group(0))
         return value
 
-    def mark(self, pattern: str) -> None:
+    def count(self, key: str, pattern: str) -> re.Match | None:
+        """A count said in digits or in words ('four species', '2 regions'): group 1 of `pattern`."""
+        hit = re.search(pattern, self.low)
+        if hit:
+            word = hit.group(1)
+            if word.isdigit():
+                self.spans.append(hit.span(1))
+            self.read[key] = (int(word) if word.isdigit() else _COUNT_WORDS[word], hit.group(0))
+        return hit
+
+    def mark(self, key: str, pattern: str) -> None:
         """Numbers that say nothing about the system (a dump interval): read, not used."""
         for hit in re.finditer(pattern, self.low):
             self.spans.append(hit.span(1))
+            self.read[key] = (hit.group(1), hit.group(0))
 
     def unread(self) -> list[str]:
         out = []
@@ -127,18 +138,14 @@ def _read(low: str) -> _Stated:
     for axis in "xyz":
         s.take(f"extent_{axis}", rf"\b(?:from )?{axis}\s*(?:=|:|from|between)?\s*{NUM}\s*(?:to|-|and)\s*{NUM}",
                groups=(1, 2))
-    s.take("box_dims", rf"\bbox (?:of |with )?(?:a )?(?:size|dimensions?|edges?)?\s*(?:of )?{NUM}\s*(?:x|\*|by)\s*"
-           rf"{NUM}", groups=(1, 2))
+    s.take("box_dims", rf"\bbox (?:is |measures |of |with )?(?:a )?(?:size|dimensions?|edges?)?\s*(?:of )?{NUM}\s*"
+           rf"(?:x|\*|by)\s*{NUM}|\b{NUM}\s*(?:x|\*|by)\s*{NUM} (?:\(?(?:lj|lattice|reduced)[a-z ]*\)? )?"
+           rf"(?:simulation )?box", groups=(1, 2, 3, 4))
     s.take("lattice", rf"\b(?:square|sq) lattice (?:with |at |of )?(?:a |an )?(?:fine |coarse )?(?:lattice |reduced |"
            rf"number )?(?:spacing|density|scale|constant)\s*(?:of |= ?|: ?|is )?{NUM}")
     s.take("small_fraction", rf"{NUM}\s*(?:%|percent) of (?:the |all )?(?:particles|atoms)[^.;]{{0,60}}?\b{_SMALL}")
-    species = re.search(r"\b(two|three|four|five|\d) (?:different |distinct )?(?:species|types|kinds)[^.;]{0,40}?"
-                        r"(?:equal|same) (?:populations?|numbers?|shares?|fractions?)", low)
-    if species:
-        word = species.group(1)
-        if word.isdigit():
-            s.spans.append(species.span(1))
-        s.read["species"] = (int(word) if word.isdigit() else _COUNT_WORDS[word], species.group(0))
+    s.count("species", r"\b(two|three|four|five|\d) (?:different |distinct )?(?:species|types|kinds)[^.;]{0,40}?"
+            r"(?:equal|same) (?:populations?|numbers?|shares?|fractions?)")
     for sentence in re.finditer(r"[^.;]+", low):
         text = sentence.group(0)
         for role, words in (("big", _BIG), ("small", _SMALL)):
@@ -168,15 +175,11 @@ def _read(low: str) -> _Stated:
            convert=lambda x: int(float(x)), groups=(1, 2))
     s.take("thermo_every", rf"(?:thermo\w*|monitor\w*|print\w*|output)[^.;]{{0,160}}?every {NUM}\s*(?:time ?)?steps",
            convert=lambda x: int(float(x)))
-    s.mark(rf"\bdump[^.;]{{0,40}}?every {NUM}")
-    regions = re.search(rf"\b(two|three|four|\d) (?:circular|spherical|round) regions? (?:of |with )?(?:a )?radius "
-                        rf"(?:of )?{NUM}", low)
+    s.mark("dump", rf"\bdump[^.;]{{0,40}}?every {NUM}")
+    regions = s.count("regions", rf"\b(two|three|four|\d) (?:circular|spherical|round) regions? (?:of |with )?(?:a )?"
+                      rf"radius (?:of )?{NUM}")
     if regions:
-        word = regions.group(1)
-        if word.isdigit():
-            s.spans.append(regions.span(1))
         s.spans.append(regions.span(2))
-        s.read["regions"] = (int(word) if word.isdigit() else _COUNT_WORDS[word], regions.group(0))
         s.read["radius"] = (float(regions.group(2)), regions.group(0))
     return s
 
@@ -320,6 +323,8 @@ def _build(desc: SimulationDescription, s: _Stated, example: dict) -> None:
     stage.dynamics = dyn
     if s.value("timestep") is not None:
         desc.timestep = float(s.value("timestep"))
+    if "dump" in s.read:
+        desc.note("dump", "rules", f"{s.read['dump'][1]}: read; not written (trajectory output, no metric reads it)")
     if s.value("thermo_every") is not None:
         desc.thermo_every = s.value("thermo_every")
         desc.note("thermo_every", "rules", said["thermo_every"][:80])
@@ -333,7 +338,8 @@ def _build(desc: SimulationDescription, s: _Stated, example: dict) -> None:
 SRD_GAP = "the SRD bin (grid) size"  # mixture_reading._unstated_parts' words
 # LAMMPS examples/srd/in.srd.mixture: fix 2 small srd 20 big 1.0 0.25 49894 radius 0.88 search 0.2 collision slip
 SRD_EXAMPLE = {"name": "LAMMPS examples/srd (in.srd.mixture)", "every": 20, "temperature": 1.0, "grid": 0.25,
-               "seed": 49894, "radius": 0.88, "search": 0.2}
+               "seed": 49894, "radius": 0.88, "search": 0.2, "solvent_density": 85.0, "big_lattice": 0.4,
+               "overlap": 0.5}
 SRD_LAMDA_MIN = 0.6  # LAMMPS fix srd: the SRD mean free path must be at least 0.6 of the grid size
 
 
@@ -344,6 +350,8 @@ def explain_srd_gap(desc: SimulationDescription, low: str) -> None:
     temperature: mean free path N dt sqrt(T/m) >= 0.6 grid)."""
     if SRD_GAP not in desc.missing:
         return
+    if SRD_NAME in desc.unsupported:  # simagent renders fix srd; what it cannot run is one without a grid
+        desc.unsupported[desc.unsupported.index(SRD_NAME)] = f"{SRD_NAME} without its grid size"
     s = _Stated(low)
     s.take("every", rf"stream\w*(?: step)?(?: ratio| interval| every)?(?: of| =)?\s*{NUM}|\bsrd (?:every|interval) "
            rf"{NUM}", convert=lambda x: int(float(x)), groups=(1, 2))
@@ -368,3 +376,147 @@ def explain_srd_gap(desc: SimulationDescription, low: str) -> None:
                     f"{desc.masses[small]:g}) = {lamda:.3g} is below {SRD_LAMDA_MIN} x {example['grid']:g}, a grid "
                     "LAMMPS refuses")
     desc.missing[desc.missing.index(SRD_GAP)] = why + ")"
+
+
+# --- stochastic rotation dynamics: a solvent of point particles added after the big ones' stage ----
+SRD_NAME = "stochastic rotation dynamics (fix srd)"  # reading.UNSUPPORTED's name for it
+DEFAULT_SRD_VELOCITY_SEED = 593849
+DEFAULT_VELOCITY_SEED = 87287  # simagent.described.reading.DEFAULT_SEED (LAMMPS's examples' seed)
+
+
+class SRDSolvent(BaseModel):
+    """Small particles of `atom_type` made on a lattice of scale `density` (same style as the big
+    particles' lattice; in 2D in the z = 0 plane) just before the last run stage, those within
+    `overlap` of a big particle (`big_type`) deleted, velocities drawn at the SRD temperature; then
+    moved by stochastic rotation dynamics (fix srd: rotation every `every` steps, `temperature`,
+    grid `grid`, `seed`; collision radius factor, search grid and collision rule when stated) while
+    the big particles alone are integrated (NVE)."""
+
+    atom_type: int = Field(ge=1)
+    big_type: int = Field(ge=1)
+    density: float = Field(gt=0)
+    overlap: float = Field(gt=0)
+    diameter: float = Field(default=0.0, ge=0)
+    big_diameter: float = Field(default=1.0, gt=0)
+    every: int = Field(gt=0)
+    temperature: float = Field(gt=0)
+    grid: float = Field(gt=0)
+    seed: int = Field(gt=0)
+    radius: float | None = Field(default=None, gt=0)
+    search: float | None = Field(default=None, gt=0)
+    collision: str | None = Field(default=None, pattern=r"^(?:slip|noslip)$")
+    velocity_seed: int = Field(default=DEFAULT_SRD_VELOCITY_SEED, gt=0)
+    reset_timestep: bool = False
+
+
+def _srd_numbers(low: str) -> _Stated:
+    s = _Stated(low)
+    s.take("every", rf"stream\w*(?: step)?(?: ratio| interval| every)?(?: of| =)?\s*{NUM}|\bsrd (?:every|interval) "
+           rf"{NUM}|\bevery {NUM} steps?[^.;]{{0,30}}?\b(?:rotation|srd)", convert=lambda x: int(float(x)),
+           groups=(1, 2, 3))
+    s.take("temperature", rf"(?:srd |target |solvent )temperature(?: of| =| is)?\s*{NUM}")
+    s.take("seed", rf"\bseed(?: of| =| is)?\s*{NUM}", convert=lambda x: int(float(x)))
+    s.take("radius", rf"collision radius(?: factor)?(?: of| =| is)?\s*{NUM}")
+    s.take("search", rf"search (?:distance|grid|spacing)(?: of| =| is)?\s*{NUM}")
+    s.take("grid", rf"(?:srd )?(?:grid|bin|cell) (?:size|spacing|length|width)(?: of| =| is)?\s*{NUM}")
+    return s
+
+
+_SAME = r"(?:[^.;]|(?<=\d)\.(?=\d))"  # within one sentence: any character but a full stop (a decimal point is one)
+
+
+def read_srd(desc: SimulationDescription, low: str) -> None:
+    """An SRD solvent stated with its rotation interval, temperature and grid (SRDSolvent); the big
+    particles keep the lattice, pair potential and first stages read for them. Anything the run
+    needs and the text leaves out is named missing. Without a grid, nothing is read (the gap stays),
+    unless every SRD number the text states is examples/srd's (interval, temperature, seed, collision
+    radius, search grid, and the solvent density, big lattice and overlap distance where stated):
+    then the example's grid, a listed default naming it."""
+    from simagent.described.model import Pair, PairCoeff
+
+    if SRD_NAME not in desc.unsupported or desc.lattice is None or desc.box is None or not desc.run_stages():
+        return
+    s = _srd_numbers(low)
+    if s.value("every") is None or s.value("temperature") is None:
+        return
+    density = s.take("solvent_density", rf"(?:srd|solvent|small){_SAME}{{0,80}}?lattice (?:with |at |of )?(?:a )?"
+                     rf"(?:number )?density (?:of |= ?)?{NUM}|lattice (?:with |at |of )?(?:a )?(?:number )?density "
+                     rf"(?:of |= ?)?{NUM}{_SAME}{{0,60}}\b(?:srd|solvent|small)", groups=(1, 2))
+    big_scale = s.take("big_lattice", rf"\b(?:large|big|colloid)\w*{_SAME}{{0,60}}?lattice{_SAME}{{0,20}}?(?:constant|"
+                       rf"density|spacing|scale)\s*(?:of |= ?|is )?{NUM}")
+    overlap = s.take("overlap", rf"within (?:a )?(?:cut-?off )?(?:distance )?(?:of )?{NUM} (?:from|of) "
+                     rf"(?:the |any |a )?(?:large|big|colloid)")
+    cutoff = s.take("lj_cutoff", rf"(?:lj|lennard[- ]jones){_SAME}{{0,60}}?cut-?off (?:of |= ?)?{NUM}")
+    grid_from_example = s.value("grid") is None
+    if grid_from_example:
+        example = SRD_EXAMPLE
+        srd_numbers = [s.value(k) for k in ("every", "temperature", "seed", "radius", "search")]
+        setup = [(v, example[k]) for k, v in (("solvent_density", density), ("big_lattice", big_scale),
+                                              ("overlap", overlap)) if v is not None]
+        if not (all(v is not None and _close(v, example[k]) for v, k in zip(
+                srd_numbers, ("every", "temperature", "seed", "radius", "search"), strict=True))
+                and all(_close(float(v), w) for v, w in setup)):
+            return  # the grid gap stays (explain_srd_gap says why when the example is close)
+    lacking = [name for name, v in (("the lattice (density) the SRD particles are made on", density),
+                                    ("the distance within which SRD particles overlapping a big one are deleted",
+                                     overlap), ("the LJ cutoff of the big particles", cutoff)) if v is None]
+    no_pairs = re.search(r"\bno (?:lj |pair(?:wise)? )?interactions?|not? (?:be )?(?:no )?(?:lj|pair(?:wise)?) "
+                         r"interactions?|without (?:lj|pair(?:wise)?) interactions?", low)
+    if not no_pairs:
+        lacking.append("the interactions of the SRD particles (none, or which)")
+    if lacking:
+        desc.missing += lacking
+        return
+    if big_scale is not None:
+        desc.lattice.scale = float(big_scale)
+        desc.note("lattice", "rules", s.read["big_lattice"][1] + ": the big particles' lattice scale (LAMMPS's lattice "
+                  "scale, the reduced density in LJ units)")
+    elif _close(desc.lattice.scale, float(density)):
+        desc.missing.append("the big particles' lattice scale")
+        return
+    names = {t.index: t.name for t in desc.types}
+    small = next((i for i, n in names.items() if re.match(r"small|solvent|srd|light", n)), 2)
+    big = next((i for i in names if i != small), 1)
+    diam = {}
+    for role, words in ((big, _BIG), (small, r"(?:small|solvent|srd)\w*")):
+        hit = re.search(rf"\b{words}\b{_SAME}{{0,80}}?diameter\s*(?:=|of|is)?\s*{NUM}", low)
+        diam[role] = float(hit.group(1)) if hit else None
+    grid = SRD_EXAMPLE["grid"] if grid_from_example else s.value("grid")
+    desc.srd = SRDSolvent(atom_type=small, big_type=big, density=float(density), overlap=float(overlap),
+                          diameter=diam[small] or 0.0, big_diameter=diam[big] or 1.0, every=s.value("every"),
+                          temperature=float(s.value("temperature")), grid=float(grid),
+                          seed=s.value("seed") or DEFAULT_SRD_VELOCITY_SEED + 1, radius=s.value("radius"),
+                          search=s.value("search"),
+                          collision=(c.group(1).replace("-", "") if (c := re.search(r"\b(no-?slip|slip)\b", low))
+                                     else None),
+                          reset_timestep=bool(re.search(r"time ?step is (?:then )?reset|reset(?:ting)? (?:the )?time "
+                                                        r"?step", low)))
+    desc.note("srd", "rules", "; ".join(f"{k}: {v[1]}" for k, v in s.read.items()))
+    if grid_from_example:
+        desc.note("srd.grid", "default", f"{grid:g}: not stated; {SRD_EXAMPLE['name']}'s, whose SRD numbers the text "
+                  "states (interval, temperature, seed, collision radius, search grid)")
+        desc.missing = [m for m in desc.missing if m != SRD_GAP]
+    if desc.velocity is not None and desc.velocity.seed == desc.srd.seed:  # the SRD's seed, not the velocities'
+        desc.velocity.seed = DEFAULT_VELOCITY_SEED
+        desc.note("velocity.seed", "default", f"{DEFAULT_VELOCITY_SEED}: the seed the text states ({desc.srd.seed}) "
+                  "is the SRD's; none is stated for the velocities")
+    for stale in ("pair.epsilon", "pair.sigma", "pair.cutoff"):  # the one-type LJ reading's, replaced below
+        desc.origin.pop(stale, None)
+    if diam[big] is None:
+        desc.note("srd.big_diameter", "default", "1.0: LAMMPS's default diameter of a finite-size sphere")
+    if diam[small] is None:
+        desc.note("srd.diameter", "default", "0: SRD particles are points")
+    if s.value("seed") is None:
+        desc.note("srd.seed", "default", f"{desc.srd.seed}: none stated")
+    desc.note("srd.velocity", "default", f"SRD particles' velocities drawn at the SRD temperature (seed "
+              f"{desc.srd.velocity_seed}): the text states none for them")
+    desc.atom_style = "sphere"
+    sigma = desc.pair.coeffs[0].sigma if desc.pair else 1.0
+    eps = desc.pair.coeffs[0].epsilon if desc.pair else 1.0
+    desc.pair = Pair(cutoff=float(cutoff), coeffs=[
+        PairCoeff(i=str(big), j=str(big), epsilon=eps, sigma=sigma),
+        PairCoeff(i=str(small), j=str(small), epsilon=0.0, sigma=1.0, cutoff=0.0),
+        PairCoeff(i=str(min(big, small)), j=str(max(big, small)), epsilon=0.0, sigma=1.0, cutoff=0.0)])
+    desc.note("pair", "rules", f"{s.read['lj_cutoff'][1]}; {no_pairs.group(0)}: LJ between big particles only")
+    desc.missing = [m for m in desc.missing if "pair cutoff" not in m]
+    desc.unsupported = [u for u in desc.unsupported if u not in (SRD_NAME, "several atom types or random placement")]

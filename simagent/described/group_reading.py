@@ -99,6 +99,8 @@ def read_layout(desc: SimulationDescription, low: str,
                 complete: Callable[[SimulationDescription, Stage, str], None]) -> None:
     """Fill desc.layout from the text (see the module docstring). `sentence_dynamics` and
     `complete` are the stage reader's (simagent.described.reading), to read a group thermostat."""
+    if desc.layout is not None and desc.layout.fills:
+        return  # a solid built out of parts (region_reading.read_built_solid) laid the system out
     sentences = re.split(r"(?<=[.;])\s+", low)
     layout = Layout()
     used: set[int] = set()
@@ -155,15 +157,20 @@ def _layers(layout: Layout, sentence: str, desc: SimulationDescription) -> bool:
     """'layers at the bottom (y<1.25) and top (y>8.75)': one block region and group per bound."""
     found = False
     for hit in _INEQ.finditer(sentence):
+        below = re.fullmatch(_BELOW, hit.group(2)) is not None
+        # '15 < y < 16': a slab between two bounds, not everything below 16
+        lower = re.search(rf"{NUM}\s*(?:<=?|≤)\s*$", sentence[:hit.start()]) if below else None
+        start = lower.start() if lower else hit.start()
         # the label word nearest to the bound, before or after it, not yet given to another layer
-        near = sorted(((hit.start() - m.end() if m.end() <= hit.start() else m.start() - hit.end()), m.group(1))
-                      for m in _LABEL.finditer(sentence) if not hit.start() < m.end() <= hit.end())
+        near = sorted(((start - m.end() if m.end() <= start else m.start() - hit.end()), m.group(1))
+                      for m in _LABEL.finditer(sentence) if not start < m.end() <= hit.end())
         names = [_LABELS[word] for distance, word in near if distance <= 60 and not layout.group(_LABELS[word])]
         name = names[0] if names else f"layer{len(layout.groups) + 1}"
         axis, value = "xyz".index(hit.group(1)), float(hit.group(3))
         bounds: list[float | None] = [None] * 6
-        below = re.fullmatch(_BELOW, hit.group(2)) is not None
         bounds[2 * axis + (1 if below else 0)] = value
+        if lower:
+            bounds[2 * axis] = float(lower.group(1))
         layout.regions.append(Region(name=f"{name}_region", style="block", bounds=tuple(bounds)))
         layout.groups.append(Group(name=name, region=f"{name}_region"))
         desc.note(f"group.{name}", "rules", hit.group(0))

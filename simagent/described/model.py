@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from simagent.described.colloids import Cavity, NeighborMulti
+from simagent.described.colloids import Cavity, NeighborMulti, SRDSolvent
 from simagent.described.groups import Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
@@ -197,6 +197,8 @@ class SimulationDescription(BaseModel):
     neighbor_skin: float | None = None
     neighbor_multi: NeighborMulti | None = Field(default=None, description="neighbor lists and communication "
                                                  "per size class (neighbor multi, comm_modify mode multi)")
+    srd: SRDSolvent | None = Field(default=None, description="a solvent moved by stochastic rotation dynamics, "
+                                   "added before the last run stage")
     cavities: list[Cavity] = Field(default_factory=list, description="spheres cleared of lattice atoms, one "
                                    "particle inserted at each centre")
     neighbor_every: int | None = None

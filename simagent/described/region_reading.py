@@ -23,18 +23,31 @@ from simagent.described.groups import AXES, FrictionForce, Group, GroupForce, Gr
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 
 _SIDE = {"lower": "lower", "bottom": "lower", "upper": "upper", "top": "upper"}
-_RANGE = rf"\b([xyz])\s*(?:=|from|between)\s*{NUM}\s*(?:to|-|and)\s*{NUM}"
+_N = r"-?\d+(?:\.\d+)?"
+# an extent along one axis: 'y = 0 to 7', 'y from 0 to 7', 'between y = 0 and 7', 'y in [0, 7]', '0 < y < 7'
+_RANGE = (rf"(\b[xyz]\s*(?:=|from|between|in)\s*\[?\s*{_N}\s*(?:to|-|and|,)\s*{_N}\s*\]?|"
+          rf"{_N}\s*(?:<=?|≤)\s*[xyz]\s*(?:<=?|≤)\s*{_N})")
 _SLAB = re.compile(r"\b(lower|upper|bottom|top) (?:crystalline )?(?:slab|block|plate|substrate)\b[^.;()]{0,50}?"
                    + _RANGE)
 _HELD = re.compile(r"\bfixed\b|\brigid\b|\bfrozen\b|immobil|forces?[^.;]{0,40}\bzero|zero forces?|setforce")
-_LAYER = re.compile(rf"\b(bottom|top|lower|upper)\b[^.;()]{{0,30}}\(\s*{_RANGE[2:]}\s*\)")
-_ROLE = re.compile(r"\b([a-z]+) atoms \(types? (\d+)((?:\s*(?:&|and|,)\s*\d+)*)\)")
+_LAYER = re.compile(rf"\b(bottom|top|lower|upper)\b[^.;()]{{0,30}}\(\s*{_RANGE}\s*\)")
+_ROLE = re.compile(r"\b([a-z]+) atoms \(types? (\d+)((?:\s*(?:&|and|,)\s*\d+)*)\)|"
+                   r"\btypes? (\d+)((?:\s*(?:&|and|,)\s*\d+)*) (?:for|is|are|=|:|marks?|labels?) (?:the |all )?"
+                   r"([a-z]+) atoms")
 _ASPERITY = re.compile(r"\b(hemi-?spher\w*|half-?spher\w*|spherical|circular|semi-?circular|round) "
                        r"(asperit\w*|bumps?|protrusions?|humps?)")
 _CENTRE_FOR = re.compile(rf"\(\s*{NUM}\s*,\s*{NUM}(?:\s*,\s*{NUM})?\s*\)[^(]{{0,25}}?\b(lower|upper|bottom|top)\b")
 _MOBILE = re.compile(r"\b(?:all |the )*(?:mobile|free|non-?fixed|unfixed|moving) atoms\b")
 _EXCLUDE = re.compile(r"exclud\w*[^.;]{0,60}?\btypes? (\d+),? (?:and |& )?(?:type )?(\d+)|"
                       r"\btypes? (\d+),? (?:and |& )(?:type )?(\d+)[^.;]{0,40}?\bexclud")
+
+
+def _span(text: str) -> tuple[int, float, float]:
+    """(axis index, lo, hi) of an extent _RANGE matched."""
+    axis = re.search(r"[xyz]", text)
+    assert axis is not None
+    lo, hi = (float(v) for v in re.findall(_N, text)[:2])
+    return "xyz".index(axis.group(0)), lo, hi
 
 
 def _types(text: str) -> list[int]:
@@ -81,22 +94,25 @@ def read_built_solid(desc: SimulationDescription, low: str,
     roles: dict[str, list[int]] = {}
     for n, s in enumerate(sentences):
         for m in _ROLE.finditer(s):
-            roles[m.group(1)] = [int(m.group(2))] + _types(m.group(3))
+            role, first, more = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(6), m.group(4),
+                                                                                         m.group(5))
+            roles[role] = [int(first)] + _types(more)
             used.add(n)
     layout = desc.layout or Layout()
-    slab_type = next((roles[w][0] for w in ("slab", "substrate", "bulk", "solid") if w in roles), None)
+    nouns = [re.search(r"slab|block|plate|substrate", m.group(0)).group(0) for m in slabs.values()]  # type: ignore
+    slab_type = next((roles[w][0] for w in (*nouns, "slab", "substrate", "bulk", "solid") if w in roles), None)
     if slab_type is None:
         desc.missing.append("the atom type of the slabs")
         return
     for side in ("lower", "upper"):
         m = slabs[side]
-        k = AXES.index(m.group(2))
+        k, lo, hi = _span(m.group(2))
         bounds: list[float | None] = [None] * 6
-        bounds[2 * k], bounds[2 * k + 1] = float(m.group(3)), float(m.group(4))
+        bounds[2 * k], bounds[2 * k + 1] = lo, hi
         layout.regions.append(Region(name=f"{side}_slab", style="block", bounds=tuple(bounds)))
         layout.fills.append(RegionFill(atom_type=slab_type, region=f"{side}_slab"))
         desc.note(f"slab.{side}", "rules", f"{m.group(0)}: type {slab_type} atoms")
-    normal = slabs["lower"].group(2)
+    normal = AXES[_span(slabs["lower"].group(2))[0]]
     _asperities(desc, layout, sentences, used, roles, normal)
     layout.groups += [Group(name=side, region=f"{side}_slab",
                             types=[f.atom_type for f in layout.fills if f.region == f"{side}_asperity"])
@@ -172,9 +188,9 @@ def _held_layers(desc: SimulationDescription, layout: Layout, sentences: list[st
             continue
         for m in _LAYER.finditer(s):
             side = _SIDE[m.group(1)]
-            k = AXES.index(m.group(2))
+            k, lo, hi = _span(m.group(2))
             bounds: list[float | None] = [None] * 6
-            bounds[2 * k], bounds[2 * k + 1] = float(m.group(3)), float(m.group(4))
+            bounds[2 * k], bounds[2 * k + 1] = lo, hi
             name = f"{side}_fixed"
             layout.regions.append(Region(name=f"{name}_region", style="block", bounds=tuple(bounds)))
             layout.groups.append(Group(name=name, region=f"{name}_region"))

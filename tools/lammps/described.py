@@ -16,6 +16,7 @@ import math
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 from tools.lammps import described_colloids as colloids
 from tools.lammps import described_groups
+from tools.lammps import described_metrics as group_metrics
 from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_molecular as molecular
 from tools.lammps import described_solids as solids
@@ -55,6 +56,7 @@ def _system(desc: SimulationDescription) -> list[str]:
     style = "hybrid sphere dipole" if desc.dipoles else desc.atom_style
     lines = [f"units           {desc.units}", f"dimension       {desc.dimension}",
              f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
+             *(["atom_modify     first big"] if desc.srd else []),  # the big particles first: neigh_modify include
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
              f"create_box      {desc.atom_types} box"]
     if desc.lattice is not None:
@@ -87,6 +89,7 @@ def _system(desc: SimulationDescription) -> list[str]:
     if desc.layout is not None:
         lines += described_groups.setup(desc.layout, made)
     lines += mixtures.deposition_setup(desc)
+    lines += colloids.srd_setup_lines(desc)
     return lines
 
 
@@ -103,7 +106,7 @@ def _interactions(desc: SimulationDescription) -> list[str]:
         lines.append(f"pair_style      {pair.style} {_fmt(pair.cutoff)}")
         lines += [f"pair_coeff      {c.i} {c.j} {_fmt(c.epsilon)} {_fmt(c.sigma)}"
                   + (f" {_fmt(c.d1)} {_fmt(c.d2 or 0.0)}" if c.d1 is not None else "")
-                  + (f" {_fmt(c.cutoff)}" if c.cutoff else "") for c in pair.coeffs]
+                  + (f" {_fmt(c.cutoff)}" if c.cutoff is not None else "") for c in pair.coeffs]
     else:
         tb = pair.three_body
         lines.append(f"pair_style      hybrid/overlay {pair.style} {_fmt(pair.cutoff)} atm {_fmt(tb.cutoff)} "
@@ -211,7 +214,8 @@ def _green_kubo(desc: SimulationDescription) -> list[str]:
 def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False,
            viscosity: bool = False, rotation: bool = False, drag: bool = False, wall_force: bool = False,
            shear_stress: bool = False, gyration: bool = False, friction: bool = False,
-           tensile: str | None = None) -> str:
+           tensile: str | None = None, groups: list[group_metrics.GroupMeasure] | None = None,
+           surface_tension: bool = False) -> str:
     """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
     in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
     the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy;
@@ -219,7 +223,9 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
     exert on the LJ 9-3 walls normal to it; `shear_stress`: the pressure-tensor component of the
     imposed shear flow; `gyration`: the radius of gyration and its squared tensor (compute gyration);
     `friction`: the sliding body's tangential and normal force (interval means); `tensile`: the
-    pressure-tensor component along this axis (pxx, pyy, pzz)."""
+    pressure-tensor component along this axis (pxx, pyy, pzz); `groups`: quantities over a group of
+    atoms or counted in a region; `surface_tension`: the slab's surface tension from the pressure tensor
+    (tools.lammps.described_metrics)."""
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
@@ -242,6 +248,9 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         for fix_id in active:
             lines.append(f"unfix           {fix_id}")
         active = []
+        srd_stage = desc.srd is not None and index == desc.run_stages()[-1]
+        if srd_stage:  # the solvent joins before its stage
+            lines += colloids.srd_insert_lines(desc)
         if stage.reset_timestep:
             lines.append("reset_timestep  0")
         if stage.kind == "minimize":
@@ -260,7 +269,8 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None,
                                group=described_groups.thermostat_group(desc.layout),
                                t_variable=special.SET_POINT if stage.controller is not None else None,
-                               moved=described_groups.integrated_group(desc.layout))
+                               moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
+        fixes += colloids.srd_fix(desc) if srd_stage else []
         fixes += special.controller_lines(stage)
         fixes += mixtures.deposition_fixes(desc)
         if stage.deform is not None:
@@ -290,6 +300,12 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             if gyration:  # of all atoms, from unwrapped positions (LAMMPS compute gyration)
                 extra.append("compute         rg all gyration")
                 columns += GYRATION_COLUMNS
+            if groups:
+                extra += group_metrics.lines(desc, groups)
+                columns += group_metrics.columns(groups)
+            if surface_tension:
+                extra += group_metrics.surface_tension_lines(desc)
+                columns.append(group_metrics.SURFACE_TENSION_COLUMN)
             if shear_stress and stage.shear is not None:
                 columns.append(solids.shear_component(stage.shear))
             if friction and desc.layout is not None and desc.layout.friction is not None:

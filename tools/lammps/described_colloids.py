@@ -44,3 +44,48 @@ def npt_keywords(dyn: Dynamics) -> str:
     if dyn.tchain is not None:
         words.append(f"tchain {dyn.tchain}")
     return "".join(" " + w for w in words)
+
+
+def srd_setup_lines(desc: SimulationDescription) -> list[str]:
+    """The big particles' diameter and group, right after they are made."""
+    srd = desc.srd
+    if srd is None:
+        return []
+    return [f"set             type {srd.big_type} diameter {_fmt(srd.big_diameter)}",
+            f"group           big type {srd.big_type}"]
+
+
+def srd_insert_lines(desc: SimulationDescription) -> list[str]:
+    """Before the SRD stage: the solvent on its lattice (in 2D a thin slab around z = 0, so a dense
+    lattice puts no second plane in the box's z extent), its mass, diameter and velocities, the
+    solvent particles overlapping a big one deleted (the big-small pair cutoff is the overlap distance
+    for the deletion only), ghost velocities communicated (fix srd needs them)."""
+    srd, lattice, box = desc.srd, desc.lattice, desc.box
+    assert srd is not None and lattice is not None and box is not None
+    t, b = srd.atom_type, srd.big_type
+    pair = f"{min(t, b)} {max(t, b)}"
+    lines = []
+    where = "box"
+    if desc.dimension == 2:
+        xy = " ".join(f"{_fmt(lo)} {_fmt(hi)}" for lo, hi in list(zip(box.lo, box.hi, strict=True))[:2])
+        lines.append(f"region          srd_plane block {xy} -0.001 0.001" + ("" if box.lattice_units else " units box"))
+        where = "region srd_plane"
+    lines += [f"lattice         {lattice.style} {_fmt(srd.density)}", f"create_atoms    {t} {where}",
+              f"set             type {t} mass {_fmt(desc.masses.get(t, 1.0))}",
+              f"set             type {t} diameter {_fmt(srd.diameter)}", f"group           small type {t}",
+              f"velocity        small create {_fmt(srd.temperature)} {srd.velocity_seed} loop geom",
+              f"pair_coeff      {pair} 0 1 {_fmt(srd.overlap)}",
+              f"delete_atoms    overlap {_fmt(srd.overlap)} small big", f"pair_coeff      {pair} 0 1 0",
+              "comm_modify     vel yes", "neigh_modify    include big"]
+    return lines + (["reset_timestep  0"] if srd.reset_timestep else [])
+
+
+def srd_fix(desc: SimulationDescription) -> list[str]:
+    srd = desc.srd
+    if srd is None:
+        return []
+    line = (f"fix             srd small srd {srd.every} big {_fmt(srd.temperature)} {_fmt(srd.grid)} {srd.seed}"
+            + (f" radius {_fmt(srd.radius)}" if srd.radius else "") + (f" search {_fmt(srd.search)}" if srd.search
+                                                                      else "")
+            + (f" collision {srd.collision}" if srd.collision else ""))
+    return [line]

@@ -50,7 +50,13 @@ def friction_coefficient(block: dict[str, np.ndarray], desc: SimulationDescripti
         raise ReadError("the mean normal force on the sliding body is zero: no friction coefficient")
     mu = abs(ft / fn)
     err = mu * float(np.hypot(et / ft if ft else 0.0, en / fn))
+    warnings = []
+    if abs(fn) < 2 * en:  # the denominator is not resolved: the ratio is noise over noise
+        warnings.append(f"the mean normal force on the {f.body} slab, {fn:.3g} +/- {en:.2g}, is within two standard "
+                        "errors of zero (nothing presses the bodies together): the ratio is not determined by this "
+                        "run, and another trajectory can give a very different value")
     return Result(quantity=FRICTION, value=mu, unit="dimensionless", uncertainty=err, job=job, log="log.lammps",
+                  warnings=warnings,
                   method=f"abs(<F_{f.sliding}> / <F_{f.normal}>) with F the total force on the {f.body} slab from "
                          f"every other atom (compute group/group; the slab's internal forces cancel, its held "
                          f"layer's share counted before fix setforce zeroes it): <F_{f.sliding}> = {ft:.6g}, "

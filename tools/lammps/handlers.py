@@ -1347,6 +1347,7 @@ def run_data(job_dir: Path, job: Job):
         data.ensemble = "minimize"
     else:
         data.ensemble = ensemble_of(last.fixes)
+        data.driven = driving_fix(last.fixes, job.inputs.get("in.lammps", ""))
         data.timestep = last.timestep
         target_t, target_p = targets_of(last.fixes)
         data.target_temperature, data.target_pressure = target_t, target_p
@@ -1394,6 +1395,22 @@ def _block_of(blocks: list[dict[str, np.ndarray]], model: check.ScriptModel,
 def _created_atoms(text: str) -> int | None:
     found = re.findall(r"Created (\d+) atoms", text)
     return sum(int(n) for n in found) if found else None
+
+
+# fixes that do work on the atoms from outside (the total energy is then not a constant of motion)
+DRIVING = ("addforce", "aveforce", "deform", "move", "viscous", "smd", "efield")
+
+
+def driving_fix(fixes: list[check.Fix], text: str) -> str:
+    """The first fix of a run that does external work on the atoms ('' if none): a driving fix, or
+    setforce on atoms the input gives a velocity to (a boundary moved at a constant velocity)."""
+    for fix in fixes:
+        if fix.style in DRIVING:
+            return f"fix {fix.style}"
+        if fix.style == "setforce" and re.search(rf"^\s*velocity\s+{re.escape(fix.group)}\s+(?:set|ramp)\b", text,
+                                                 flags=re.M):
+            return f"fix setforce on group {fix.group}, which is given a velocity"
+    return ""
 
 
 def ensemble_of(fixes: list[check.Fix]) -> str:

@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from tools.zeopp import inputs
@@ -141,6 +142,101 @@ def _psd_outputs(histogram: dict, bin_size: float) -> dict:
     return result
 
 
+@dataclass
+class _Framework:
+    """What every Zeo++ task of one worker shares: pyzeo, the framework as read (Zeo++'s default
+    radii), its high-accuracy network, and the Voronoi decomposition when a task needs it."""
+
+    zeo: object
+    cif_file: str
+    atoms: object
+    network: object
+    decomposition: object | None = None
+    native_unavailable: str | None = None
+
+
+def _free_sphere(fw: _Framework, p: None) -> dict:
+    from tools.zeopp.parse import parse_res
+
+    if fw.decomposition is not None:
+        fw.decomposition.free_sphere_file("framework.res", extended=True)
+        how = "compiled calculateFreeSphereParameters (as `network -ha DEF -resex`)"
+    else:  # pyzeo's own method: same routine behind an O(E^2) Python loop
+        fw.network.calculate_free_sphere_parameters("framework.res")
+        how = "pyzeo AtomNetwork.calculate_free_sphere_parameters"
+    return {**parse_res(Path("framework.res").read_text()), "how": how}
+
+
+def _surface_area(fw: _Framework, p: dict) -> dict:
+    from tools.zeopp.parse import parse_key_values
+
+    text = fw.zeo.surface_area(fw.atoms, p["channel_radius"], p["probe_radius"], p["samples_per_atom"],
+                               high_accuracy_atmnet=fw.network)
+    Path("framework.sa").write_text(_bytes_text(text))
+    return {**parse_key_values(text), **p}
+
+
+def _volume(fw: _Framework, p: dict) -> dict:
+    from tools.zeopp.parse import parse_key_values
+
+    text = fw.zeo.volume(fw.atoms, p["channel_radius"], p["probe_radius"], p["samples"],
+                         high_accuracy_atmnet=fw.network)
+    Path("framework.vol").write_text(_bytes_text(text))
+    return {**parse_key_values(text), **p}
+
+
+def _psd(fw: _Framework, p: dict) -> dict:
+    from tools.zeopp.parse import parse_psd
+
+    # The standard (not high-accuracy) network: pyzeo builds a "LOW" one when asked for high
+    # accuracy here, and the DEF network of small spheres must not stand in for the atoms.
+    fw.zeo.calc_pore_size_distribution(fw.atoms, p["channel_radius"], p["probe_radius"], p["samples"],
+                                       b"framework.psd_histo", False, False, b"", b"", b"")
+    histogram = parse_psd(Path("framework.psd_histo").read_text())
+    return {**_psd_outputs(histogram, histogram["header"].get("Bin size (A)", 0.1)), **p}
+
+
+def _channels(fw: _Framework, p: dict) -> dict:
+    import numpy as np
+
+    from tools.zeopp import parse
+
+    if fw.decomposition is None:
+        return {"error": "no Voronoi network" if fw.native_unavailable is None else fw.native_unavailable}
+    fw.decomposition.nt2_file("framework.nt2", 0.0)
+    graph = parse.parse_nt2(Path("framework.nt2").read_text())
+    report = parse.channels(graph, p["probe_radius"])
+    cell = inputs.read_cif(Path(fw.cif_file).read_text())
+    to_fractional = np.linalg.inv(np.array(inputs.cell_matrix(cell)))
+    spheres = parse.blocking_spheres(graph, report, to_fractional)
+    block = "framework.block"
+    Path(block).write_text(f"{len(spheres)}\n" + "".join(
+        f"{x:.6f} {y:.6f} {z:.6f} {r:.4f}\n" for x, y, z, r in spheres))
+    return {
+        **p, "dimensionality": report.dimensionality, "n_channels": len(report.channels),
+        "channel_dimensionalities": [c.dimensionality for c in report.channels],
+        "channel_largest_sphere_A": [round(2 * c.largest_node_radius, 4) for c in report.channels],
+        "n_pockets": len(report.pockets), "block_file": block, "n_blocking_spheres": len(spheres),
+    }
+
+
+def _pov(fw: _Framework, p: dict) -> dict:
+    import numpy as np
+
+    from tools.zeopp.pov import probe_occupiable_volume
+
+    cell = inputs.read_cif(Path(fw.cif_file).read_text())
+    radii = {s: float(fw.zeo.lookupRadius(s.encode())) for s in set(cell.symbols)}
+    found = probe_occupiable_volume(np.array(cell.frac), np.array([radii[s] for s in cell.symbols]),
+                                    np.array(inputs.cell_matrix(cell)), p["probe_radius"], p["spacing"])
+    return {**p, **found, "radii_A": radii}
+
+
+# The tasks a worker runs, in this order, each timed; each takes its settings entry (free_sphere has none).
+_TASKS = (("free_sphere", _free_sphere), ("surface_area", _surface_area), ("volume", _volume), ("psd", _psd),
+          ("channels", _channels), ("pov", _pov))
+
+
 def work(settings_path: str, cif_file: str, mode: str) -> int:
     settings = json.loads(Path(settings_path).read_text())
     tasks = set(settings["tasks"])
@@ -157,106 +253,24 @@ def work(settings_path: str, cif_file: str, mode: str) -> int:
     network = atoms.copy()
     zeo.high_accuracy_atomnet(network, settings["high_accuracy"])  # `network -ha DEF`, in place
     timings["read_and_high_accuracy"] = time.monotonic() - t0
+    fw = _Framework(zeo=zeo, cif_file=cif_file, atoms=atoms, network=network)
 
-    decomposition = None
     if tasks & {"free_sphere", "channels"}:
         t0 = time.monotonic()
         try:
             from tools.zeopp.native import NativeUnavailable, VoronoiDecomposition
 
-            decomposition = VoronoiDecomposition(network)
-            results["voronoi_nodes"] = decomposition.size
+            fw.decomposition = VoronoiDecomposition(network)
+            results["voronoi_nodes"] = fw.decomposition.size
         except NativeUnavailable as err:
-            results["native_unavailable"] = str(err)
+            fw.native_unavailable = results["native_unavailable"] = str(err)
         timings["voronoi"] = time.monotonic() - t0
 
-    if "free_sphere" in tasks:
-        from tools.zeopp.parse import parse_res
-
-        t0 = time.monotonic()
-        if decomposition is not None:
-            decomposition.free_sphere_file("framework.res", extended=True)
-            how = "compiled calculateFreeSphereParameters (as `network -ha DEF -resex`)"
-        else:  # pyzeo's own method: same routine behind an O(E^2) Python loop
-            network.calculate_free_sphere_parameters("framework.res")
-            how = "pyzeo AtomNetwork.calculate_free_sphere_parameters"
-        results["free_sphere"] = {**parse_res(Path("framework.res").read_text()), "how": how}
-        timings["free_sphere"] = time.monotonic() - t0
-
-    if "surface_area" in tasks:
-        from tools.zeopp.parse import parse_key_values
-
-        p = settings["surface_area"]
-        t0 = time.monotonic()
-        text = zeo.surface_area(atoms, p["channel_radius"], p["probe_radius"], p["samples_per_atom"],
-                                high_accuracy_atmnet=network)
-        Path("framework.sa").write_text(_bytes_text(text))
-        results["surface_area"] = {**parse_key_values(text), **p}
-        timings["surface_area"] = time.monotonic() - t0
-
-    if "volume" in tasks:
-        from tools.zeopp.parse import parse_key_values
-
-        p = settings["volume"]
-        t0 = time.monotonic()
-        text = zeo.volume(atoms, p["channel_radius"], p["probe_radius"], p["samples"], high_accuracy_atmnet=network)
-        Path("framework.vol").write_text(_bytes_text(text))
-        results["volume"] = {**parse_key_values(text), **p}
-        timings["volume"] = time.monotonic() - t0
-
-    if "psd" in tasks:
-        from tools.zeopp.parse import parse_psd
-
-        p = settings["psd"]
-        t0 = time.monotonic()
-        # The standard (not high-accuracy) network: pyzeo builds a "LOW" one when asked for high
-        # accuracy here, and the DEF network of small spheres must not stand in for the atoms.
-        zeo.calc_pore_size_distribution(atoms, p["channel_radius"], p["probe_radius"], p["samples"],
-                                        b"framework.psd_histo", False, False, b"", b"", b"")
-        histogram = parse_psd(Path("framework.psd_histo").read_text())
-        results["psd"] = {**_psd_outputs(histogram, histogram["header"].get("Bin size (A)", 0.1)), **p}
-        timings["psd"] = time.monotonic() - t0
-
-    if "channels" in tasks:
-        import numpy as np
-
-        from tools.zeopp import parse
-
-        p = settings["channels"]
-        t0 = time.monotonic()
-        if decomposition is None:
-            results["channels"] = {"error": results.get("native_unavailable", "no Voronoi network")}
-        else:
-            decomposition.nt2_file("framework.nt2", 0.0)
-            graph = parse.parse_nt2(Path("framework.nt2").read_text())
-            report = parse.channels(graph, p["probe_radius"])
-            cell = inputs.read_cif(Path(cif_file).read_text())
-            to_fractional = np.linalg.inv(np.array(inputs.cell_matrix(cell)))
-            spheres = parse.blocking_spheres(graph, report, to_fractional)
-            block = "framework.block"
-            Path(block).write_text(f"{len(spheres)}\n" + "".join(
-                f"{x:.6f} {y:.6f} {z:.6f} {r:.4f}\n" for x, y, z, r in spheres))
-            results["channels"] = {
-                **p, "dimensionality": report.dimensionality, "n_channels": len(report.channels),
-                "channel_dimensionalities": [c.dimensionality for c in report.channels],
-                "channel_largest_sphere_A": [round(2 * c.largest_node_radius, 4) for c in report.channels],
-                "n_pockets": len(report.pockets), "block_file": block, "n_blocking_spheres": len(spheres),
-            }
-        timings["channels"] = time.monotonic() - t0
-
-    if "pov" in tasks:
-        import numpy as np
-
-        from tools.zeopp.pov import probe_occupiable_volume
-
-        p = settings["pov"]
-        t0 = time.monotonic()
-        cell = inputs.read_cif(Path(cif_file).read_text())
-        radii = {s: float(zeo.lookupRadius(s.encode())) for s in set(cell.symbols)}
-        found = probe_occupiable_volume(np.array(cell.frac), np.array([radii[s] for s in cell.symbols]),
-                                        np.array(inputs.cell_matrix(cell)), p["probe_radius"], p["spacing"])
-        results["pov"] = {**p, **found, "radii_A": radii}
-        timings["pov"] = time.monotonic() - t0
+    for name, task in _TASKS:
+        if name in tasks:
+            t0 = time.monotonic()
+            results[name] = task(fw, settings.get(name))
+            timings[name] = time.monotonic() - t0
 
     results["timings_s"] = {k: round(v, 3) for k, v in timings.items()}
     tmp = Path(RESULTS_FILE + ".tmp")
