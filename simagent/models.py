@@ -37,6 +37,9 @@ PropertyName = Literal[
     "shear_stress",
     "tensile_stress",  # along the pull axis of a described run (mean of -P_aa)
     "friction_coefficient",  # |tangential / normal| force on a sliding body of a described run
+    "atomic_charge",  # mean charge per atom of a group (Result.group: 'type2')
+    "surface_tension",  # of a slab's two interfaces, from the pressure tensor
+    "atom_count",  # time-averaged number of a group's atoms (Result.label: the region counted in)
     "yield_stress",
     "ultimate_stress",
     "heat_capacity",
@@ -141,6 +144,10 @@ class PotentialSpec(BaseModel):
     )
 
 
+GROUP_DOC = ("the atoms the number is over: 'typeN' (atom type N) or a group the described system names; None: all "
+             "atoms")
+
+
 class PropertyRequest(BaseModel):
     name: PropertyName
     unit: str | None = Field(default=None, description="unit the user wants the answer in")
@@ -148,6 +155,7 @@ class PropertyRequest(BaseModel):
     step: int | None = None
     label: str | None = Field(default=None, description="which one of the property's numbers, e.g. the molecule "
                               "kind of an energy per molecule ('water')")
+    group: str | None = Field(default=None, description=GROUP_DOC)
     probe_radius: Quantity | None = Field(
         default=None, description="probe for this property only (pore geometry), e.g. a point probe (0) for the "
         "void fraction next to an N2-sized probe for the surface area; overrides conditions.probe_radius")
@@ -403,6 +411,7 @@ class Result(BaseModel):
     data_file: str | None = Field(default=None, description="curve or table behind the number")
     property: PropertyName | None = Field(default=None, description="the property this number answers")
     label: str | None = Field(default=None, description="which one of the property's numbers (c11, species, ...)")
+    group: str | None = Field(default=None, description=GROUP_DOC)
     statistic: Statistic = Field(default="average", description="time average, last step or value at `step`")
     step: int | None = Field(default=None, ge=0, description="the step of statistic 'step'")
     warnings: list[str] = Field(default_factory=list, description="gate findings that did not stop the number")

@@ -32,10 +32,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from simagent.backends.base import DecisionBackend, ParameterOverrides, ProtocolInfo, ProtocolSelection, RepairAction
 from simagent.backends.expert.protocol_text import complete_conditions, unplaced_run_lengths
 from simagent.config import Settings, load_settings
+from simagent.described.groups import region_called
 from simagent.described.llm_fill import FillReport
 from simagent.described.llm_fill import fill as fill_gaps
+from simagent.described.mixture_reading import type_called
 from simagent.described.model import SimulationDescription
 from simagent.described.reading import read_description
+from simagent.described.structure import unstated_structure
 from simagent.described.summary import executed_lines
 from simagent.engines import get_engine, supplying
 from simagent.errors import RequestError, SimagentError
@@ -164,11 +167,13 @@ class MetricTarget:
     at: Statistic = "average"
     step: int | None = None
     label: str | None = None  # which of the property's numbers (Result.label): 'C11', 'C44', 'first_peak'
+    group: str | None = None  # the atoms it is over (Result.group): 'type2', a described group; None: all
     reason: str = ""
 
     def request(self) -> PropertyRequest:
-        label = self.label if self.property and self.property.endswith("_per_molecule") else None
-        return PropertyRequest(name=self.property, at=self.at, step=self.step, label=label)
+        asked = self.property and (self.property.endswith("_per_molecule") or self.property == "atom_count")
+        label = self.label if asked else None
+        return PropertyRequest(name=self.property, at=self.at, step=self.step, label=label, group=self.group)
 
 
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
@@ -178,6 +183,10 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"\bforce (?:on (?:the )?walls? )?(?:in|along) (?:the )?[xyz](?: direction| axis)?\b|\bforce ?[xyz]\b|"
      r"\bf ?[xyz]\b|\b[xyz][- ]?(?:direction |component (?:of (?:the )?)?)?force\b|\bwall force", "wall_force"),
     (r"shear stress", "shear_stress"),
+    (r"\b(?:partial |atomic |net )?charges?\b", "atomic_charge"),
+    (r"\bnumber of (?:the )?(?:(?:type ?\d+|(?!neighbou?r|nearest)[a-z]+) )?(?:atoms|particles|beads)\b|"
+     r"\b(?:atom|particle) (?:count|number)\b|"
+     r"\bcount of (?:the )?(?:(?:type ?\d+|[a-z]+) )?(?:atoms|particles|beads)\b", "atom_count"),
     (r"yield (?:stress|strength|point)", "yield_stress"),
     (r"ultimate|tensile strength|peak (?:tensile )?stress|maximum (?:tensile )?stress", "ultimate_stress"),
     (r"tensile stress", "tensile_stress"),
@@ -192,6 +201,7 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"interstitial", "interstitial_formation_energy"),
     (r"generali[sz]ed stacking|\bgsfe?\b", "generalized_stacking_fault_energy"),
     (r"stacking fault|\bsfe\b", "stacking_fault_energy"),
+    (r"surface tension|interfacial tension", "surface_tension"),
     (r"surface energy", "surface_energy"),
     (r"bulk modulus|\bb_?0\b", "bulk_modulus"),
     (r"shear modulus", "shear_modulus"),
@@ -242,6 +252,8 @@ UNIT_HINTS: list[tuple[str, str]] = [
     (r"\bcm ?\^? ?3 ?\(? ?stp ?\)? ?(?:/|per) ?g\b", "cm3(STP)/g"),
     (r"\bm ?\^? ?2 ?(?:/|per)? ?g\b", "m^2/g"),
     (r"\bm ?\^? ?2 ?(?:/|per)? ?cm ?\^? ?3", "m^2/cm^3"),
+    (r"\bmn ?(?:/|per) ?m\b|milli ?newtons? ?(?:/|per) ?met(?:er|re)s?\b", "mN/m"),
+    (r"\bdyn(?:es)? ?(?:/|per) ?cm\b", "dyn/cm"),
     (r"\bkj ?(?:/|per)? ?mol", "kJ/mol"),
     (r"\bkcal ?(?:/|per)? ?mol", "kcal/mol"),
     (r"\bmev\b", "meV"),
@@ -326,6 +338,10 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
             target.property, target.reason = None, f"{metric!r}: the height of g(r) is not computed (its position is)"
             return target
     _label(target, words, elastic_example)
+    if typed := re.search(r"\btype ?(\d+)\b", words):  # 'per type 2 atom', 'on atom type 2'
+        target.group = f"type{typed.group(1)}"
+    if target.property == "atom_count" and (where := _REGION_WORD.search(words)):
+        target.label = where.group(1)  # a region word, resolved against the description's regions
     step = re.search(r"\b(?:at )?(?:time ?)?step (\d+)\b", words)
     if step:
         target.at, target.step = "step", int(step.group(1))
@@ -470,7 +486,7 @@ class TaskBackend(DecisionBackend):
         probes = {p.name: p.probe_radius for p in spec.properties if p.probe_radius is not None}
         self.targets = self.targets_for(spec)
         if self.description is not None:
-            _per_type_targets(self.description, self.targets)
+            _group_targets(self.description, self.targets, request)
         requests: list[PropertyRequest] = []
         for target in self.targets:
             if target.property is not None:
@@ -491,6 +507,9 @@ class TaskBackend(DecisionBackend):
             from simagent.protocols import get_protocol
 
             own = [c for c in candidates if get_protocol(c.name).engine == self.engine]
+            desc = self.description
+            if not own and desc is not None and desc.unsupported:  # the real blocker, not the missing protocol
+                raise RequestError(not_rendered(desc))
             if candidates and not own:
                 others = ", ".join(c.name for c in candidates) or "none"
                 wanted = ", ".join(p.name for p in spec.properties)
@@ -563,23 +582,66 @@ class TaskBackend(DecisionBackend):
         return getattr(self.inner, name)
 
 
-_PER_KIND = re.compile(r"(?<![a-z])per[ _](?:type[ _]?\d+|(?!(?:atom|particle|molecule)s?(?![a-z]))[a-z]+)[ _]"
-                       r"(?:atom|particle|bead|sphere)s?(?![a-z])|(?<![a-z])per[ _](?:atom|particle)[ _](?:of[ _])?"
-                       r"type[ _]?\d+", re.I)
+# 'per heavy particle', 'of the solvent beads': a kind of atom named by a word (resolved by the description)
+_PER_ROLE = re.compile(r"\b(?:per|of|on|for|among) (?:the |each |one |a |an )?([a-z]+) (?:atoms?|particles?|beads?|"
+                       r"spheres?)\b")
+_NOT_KINDS = frozenset("all every the total system whole mobile average mean type".split())
+_REGION_WORD = re.compile(r"\b(?:inside|in|within) (?:the )?(?:region )?([a-z][a-z0-9_]*)")
+# properties measured over a group of atoms (tools/lammps/described_metrics.py)
+GROUPED = ENERGY_PER_ATOM - {"rotational_energy_per_atom"} | {"temperature", "atomic_charge", "atom_count"}
 
 
-def _per_type_targets(desc: SimulationDescription, targets: list[MetricTarget]) -> None:
-    """In a mixture, a per-atom quantity 'per big particle' / 'per type 2 atom' is not the per-atom
-    average over all atoms that the described run measures: named as not computed, never divided
-    by the wrong count."""
-    if desc.atom_types < 2 and not desc.types:
-        return
+# 'the coordination number of type 2 atoms around type 1 atoms': a partial one, of one pair of types
+_PAIR_STRUCTURE = re.compile(r"(?:coordination|radial distribution|g ?\( ?r ?\)|\brdf\b)[^.;]{0,60}?\btype ?(\d+)"
+                             r"[^.;]{0,40}?\b(?:around|about|surrounding|relative to|near) (?:the )?(?:atoms? of |"
+                             r"particles? of )?type ?(\d+)")
+
+
+def _group_targets(desc: SimulationDescription, targets: list[MetricTarget], text: str = "") -> None:
+    """Which atoms a metric is over: a type by number ('per type 2 atom', read with the name) or by the
+    word the description calls it ('per big particle'); a region an atom count is taken in. A name
+    asking for one kind of atom that the description does not let simagent resolve is named, never
+    answered over all atoms."""
+    several = desc.atom_types > 1 or len(desc.types) > 1
     for target in targets:
-        if target.property is not None and target.property.endswith("_per_atom") and (
-                hit := _PER_KIND.search(target.metric)):
-            target.reason = (f"'{hit.group(0).replace('_', ' ')}' asks for one kind of atom of a mixture; "
-                             "simagent measures this quantity per atom over all atoms, not per atom of one type")
-            target.property = None
+        if target.property is None:
+            continue
+        pair = _PAIR_STRUCTURE.search(_words(target.metric)) or _PAIR_STRUCTURE.search(text.lower())
+        if target.property in ("coordination_number", "rdf") and several and pair:
+            target.property, target.reason = None, (
+                f"{target.metric!r} is the partial one of type {pair.group(1)} around type {pair.group(2)} ('"
+                f"{pair.group(0)}'); simagent computes g(r) over all pairs of atoms, not per pair of types")
+            continue
+        words = _words(target.metric)
+        role = _PER_ROLE.search(words)
+        if target.group is None and role and role.group(1) not in _NOT_KINDS and not role.group(1).isdigit():
+            index = type_called(desc, role.group(1))
+            if index is not None and several:
+                target.group = f"type{index}"
+            elif several:
+                target.property, target.reason = None, (
+                    f"'{role.group(0)}' asks for one kind of atom of a mixture, and the description calls no atom "
+                    f"type '{role.group(1)}'; simagent does not answer it over all atoms")
+                continue
+        if target.group is not None and target.group.startswith("type"):
+            number = int(target.group.removeprefix("type"))
+            if target.property not in GROUPED:
+                target.property, target.reason = None, (
+                    f"{target.metric!r} asks for {target.property} of type-{number} atoms only; simagent measures "
+                    f"that per type for {', '.join(sorted(GROUPED))}")
+                continue
+            if number > max(desc.atom_types, len(desc.types)):
+                target.property, target.reason = None, (
+                    f"{target.metric!r} names atom type {number}; the description has {desc.atom_types}")
+                continue
+        if target.property == "atom_count" and target.label is not None:
+            region = region_called(desc.layout, target.label)
+            if region is None:
+                target.property, target.reason = None, (
+                    f"{target.metric!r} counts atoms in '{target.label}', a region the description does not "
+                    "define (shape and size)")
+                continue
+            target.label = region
 
 
 def not_rendered(desc: SimulationDescription) -> str:
@@ -876,6 +938,7 @@ def solve(
 
 # Input files a description may name: potentials, force fields, structures, molecule templates.
 NAMED_FILE = re.compile(
+    r"(?<![\w/.-])ffield(?:\.[\w+-]+)+(?![\w-])|"  # ReaxFF/COMB force fields: ffield.reax.AuO, whole
     r"(?<![\w/.-])[\w+-]+(?:\.[\w+-]+)*\.(?:eam\.alloy|eam\.fs|eam|tersoff|sw|meam|airebo|rebo|reax|reaxff|ffield|adp|"
     r"nb3b|comb3?|bop|snapcoeff|snapparam|mliap|data|mol|pdb|gro|top|itp|xyz|cif)(?![\w-])", re.IGNORECASE)
 
@@ -883,11 +946,15 @@ NAMED_FILE = re.compile(
 def missing_files(task: MDGymTask, known: list[str], supplied: list[Path] | None = None) -> list[str]:
     """Input files the description names that are neither supplied nor shipped (case-insensitive),
     and files a supplied GROMACS topology #includes that are neither supplied nor in GROMACS's
-    own library ('topol.top includes DMPC.itp')."""
+    own library ('topol.top includes DMPC.itp'); with nothing supplied, a LAMMPS system the text
+    names but does not build (simagent.described.structure: 'the initial atom positions of ...')."""
     have = {name.lower() for name in known}
     named = dict.fromkeys(m.group(0) for m in NAMED_FILE.finditer(task.problem_description))
-    missing = [name for name in named if name.lower() not in have]
-    return missing + missing_includes(supplied or [])
+    missing = [name for name in named if name.lower() not in have] + missing_includes(supplied or [])
+    if not missing and not supplied and task.engine == "lammps":  # a structure the text names but does not build
+        structure = unstated_structure(task.problem_description, read_description(task.problem_description))
+        missing = [structure] if structure else []
+    return missing
 
 
 def missing_includes(supplied: list[Path]) -> list[str]:
@@ -925,8 +992,9 @@ def collect(targets: list[MetricTarget], answer: Answer | None, spec: TaskSpec |
     for target in targets:
         outcome = MetricOutcome(target=target)
         outcomes.append(outcome)
-        if target.property is None:
-            outcome.reason = target.reason
+        if target.property is None:  # a missing input file is the first blocker, whatever the name asks
+            blocker = next((n for n in notes or [] if "neither supplied" in n), None)
+            outcome.reason = f"{blocker} (also: {target.reason})" if blocker else target.reason
             continue
         match = _find_result(target, results, used)
         if match is None:
@@ -948,7 +1016,7 @@ def _find_result(target: MetricTarget, results: list[Result], used: set[int]) ->
     def same_label(r: Result) -> bool:
         return (r.label or "").lower() == (target.label or "").lower()
 
-    candidates = [r for r in results if r.property == target.property and same_label(r)
+    candidates = [r for r in results if r.property == target.property and same_label(r) and r.group == target.group
                   and r.statistic == target.at and (target.at != "step" or r.step == target.step)]
     fresh = [r for r in candidates if id(r) not in used]
     return fresh[0] if fresh else (candidates[0] if candidates else None)

@@ -37,6 +37,7 @@ _ALIASES = {
     "ev/angstrom^2": "eV/angstrom^2",
     "a2": "angstrom^2", "a^2": "angstrom^2", "å2": "angstrom^2", "angstrom^2": "angstrom^2", "angstrom2": "angstrom^2",
     "nm2": "nm^2", "nm^2": "nm^2",
+    "n/m": "N/m", "mn/m": "mN/m", "dyn/cm": "dyn/cm",
 }
 
 # factor to the canonical unit of the dimension
@@ -58,6 +59,7 @@ _TO_CANONICAL: dict[str, tuple[str, float]] = {
     "J/m^2": ("energy_per_area", 1.0), "mJ/m^2": ("energy_per_area", 1e-3),
     "eV/angstrom^2": ("energy_per_area", ase_units.eV / ase_units.J * 1e20),
     "meV/angstrom^2": ("energy_per_area", 1e-3 * ase_units.eV / ase_units.J * 1e20),
+    "N/m": ("energy_per_area", 1.0), "mN/m": ("energy_per_area", 1e-3), "dyn/cm": ("energy_per_area", 1e-3),
 }
 
 CANONICAL = {"temperature": "K", "pressure": "bar", "density": "g/cm^3", "length": "angstrom",

@@ -161,6 +161,78 @@ def _run_once(job: Job, folder: JobFolder, files: dict[str, Path], executor: Loc
         time.sleep(0.05)
 
 
+@dataclass
+class _Corrector:
+    """The user's job as corrections change it: each correction applied (after approval, unless
+    `yes`), logged for the job folder and listed in the report."""
+
+    job: Job
+    log: CorrectionLog
+    report: RunReport
+    resolve: Callable
+    say: Callable[[str], None]
+    yes: bool
+    confirm: Confirm | None
+
+    def apply(self, diagnosis: Diagnosis, source: str) -> bool:
+        job, report = self.job, self.report
+        try:
+            new, changes = apply_actions(job, diagnosis.actions, self.resolve)
+        except SimagentError as err:
+            report.message = f"{diagnosis.summary()}; the correction could not be applied: {err}"
+            return False
+        diff = input_diff(job, new)
+        if not self.yes and self.confirm is not None and not self.confirm(
+                f"{diagnosis.handler}: {diagnosis.summary()}", diff):
+            report.message = f"{diagnosis.summary()}; the correction was not approved"
+            return False
+        record = CorrectionRecord(job=job.id, handler=diagnosis.handler or "?", category=diagnosis.category,
+                                  errors=diagnosis.errors, actions=diagnosis.actions, changes=changes,
+                                  attempt=report.attempts, source=source)  # type: ignore[arg-type]
+        self.log.add(record)
+        report.corrections.append({"handler": record.handler, "category": record.category,
+                                   "reason": "; ".join(record.errors), "changes": changes,
+                                   "attempt": record.attempt, "source": source})
+        self.say(f"correction ({diagnosis.handler}): {'; '.join(changes)}")
+        self.job = new
+        return True
+
+
+def _after_run(status: JobStatus, message: str, job: Job, job_dir: Path, log: CorrectionLog, report: RunReport,
+               backend) -> Diagnosis | None:
+    """The correction to make after one attempt, or None when the loop ends (the report says how)."""
+    if status == JobStatus.succeeded:
+        verdict = assess_finished(job_dir, job, log, repair_warnings=True)
+        report.gates = verdict.gates.summary()
+        diagnosis = verdict.diagnosis
+        if verdict.verdict == "pass":
+            report.note(diagnosis, report.attempts)
+            report.status = "succeeded"
+            report.message = diagnosis.summary() if diagnosis else "finished; all gates passed"
+            return None
+        if verdict.verdict == "repair":
+            report.note(diagnosis, report.attempts)
+        elif verdict.verdict == "fail":
+            report.note(diagnosis or Diagnosis(job=job.id, errors=verdict.reasons, handler="gates",
+                                               category="physics gate"), report.attempts)
+            report.message = "the physics gates failed, no number should be trusted: " + \
+                             "; ".join(verdict.reasons)
+            return None
+        return diagnosis
+    diagnosis = assess_failed(job_dir, job, log).diagnosis
+    report.note(diagnosis, report.attempts)
+    if (diagnosis is None or not diagnosis.fixable) and backend is not None:
+        text = diagnosis.summary() if diagnosis else (message or "unknown failure")
+        diagnosis = backend_diagnosis(backend, job, _failure_context(job_dir, text), f"user/{job.engine}",
+                                      {}, {}, log)
+    if diagnosis is None or not diagnosis.fixable:
+        reason = diagnosis.summary() if diagnosis else (message or "unknown failure")
+        blocked = f" ({diagnosis.blocked})" if diagnosis and diagnosis.blocked else ""
+        report.message = f"the run failed: {reason}{blocked}"
+        return None
+    return diagnosis
+
+
 def run_file(path: Path, engine: str | None = None, workdir: Path | None = None, yes: bool = True,
              confirm: Confirm | None = None, backend=None, time_limit_s: float = DEFAULT_TIME_LIMIT_S,
              memory_limit_mb: int | None = 16384, stall_limit_s: float | None = 300.0,
@@ -180,29 +252,7 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
     folder = JobFolder(job_dir, job.id)
     report = RunReport(status="failed", file=str(path), engine=job.engine, job_dir=str(job_dir))
     log = CorrectionLog()
-    resolve = _resolver(path.parent if path.is_file() else path, adapter)
-
-    def apply(diagnosis: Diagnosis, source: str) -> bool:
-        nonlocal job
-        try:
-            new, changes = apply_actions(job, diagnosis.actions, resolve)
-        except SimagentError as err:
-            report.message = f"{diagnosis.summary()}; the correction could not be applied: {err}"
-            return False
-        diff = input_diff(job, new)
-        if not yes and confirm is not None and not confirm(f"{diagnosis.handler}: {diagnosis.summary()}", diff):
-            report.message = f"{diagnosis.summary()}; the correction was not approved"
-            return False
-        record = CorrectionRecord(job=job.id, handler=diagnosis.handler or "?", category=diagnosis.category,
-                                  errors=diagnosis.errors, actions=diagnosis.actions, changes=changes,
-                                  attempt=report.attempts, source=source)  # type: ignore[arg-type]
-        log.add(record)
-        report.corrections.append({"handler": record.handler, "category": record.category,
-                                   "reason": "; ".join(record.errors), "changes": changes,
-                                   "attempt": record.attempt, "source": source})
-        say(f"correction ({diagnosis.handler}): {'; '.join(changes)}")
-        job = new
-        return True
+    fix = _Corrector(job, log, report, _resolver(path.parent if path.is_file() else path, adapter), say, yes, confirm)
 
     # 1. pre-run: safety policy and static checks; the dry run is left to the first real run,
     #    which stops at the same line (and the repair loop handles it)
@@ -215,63 +265,36 @@ def run_file(path: Path, engine: str | None = None, workdir: Path | None = None,
         return report
     for finding in findings:
         if finding.actions and log.allows(job.id) is None:
-            apply(Diagnosis(job=job.id, errors=[finding.message], handler=finding.handler or "precheck",
-                            category=finding.category, actions=finding.actions), "precheck")
+            fix.apply(Diagnosis(job=job.id, errors=[finding.message], handler=finding.handler or "precheck",
+                                category=finding.category, actions=finding.actions), "precheck")
 
     # 2. run, gate, repair
     executor = LocalExecutor(max_parallel=1, memory_limit_mb=memory_limit_mb, stall_limit_s=stall_limit_s)
     try:
         while report.attempts < max_attempts:
-            unsafe = [f for f in adapter.precheck_findings(job, dry_run=False, files=files) if f.severity == "unsafe"]
+            unsafe = [f for f in adapter.precheck_findings(fix.job, dry_run=False, files=files)
+                      if f.severity == "unsafe"]
             if unsafe:  # a correction (e.g. from an LLM) must never make an input unsafe
                 report.status = "rejected"
                 report.message = "a corrected input broke the safety policy; not run: " + unsafe[0].message
                 break
             report.attempts += 1
-            say(f"attempt {report.attempts}: running {job.engine} in {job_dir}")
-            status, message = _run_once(job, folder, files, executor, adapter)
-            succeeded = status == JobStatus.succeeded
-            diagnosis: Diagnosis | None = None
-            if succeeded:
-                verdict = assess_finished(job_dir, job, log, repair_warnings=True)
-                report.gates = verdict.gates.summary()
-                diagnosis = verdict.diagnosis
-                if verdict.verdict == "pass":
-                    report.note(diagnosis, report.attempts)
-                    report.status = "succeeded"
-                    report.message = diagnosis.summary() if diagnosis else "finished; all gates passed"
-                    break
-                if verdict.verdict == "repair":
-                    report.note(diagnosis, report.attempts)
-                elif verdict.verdict == "fail":
-                    report.note(diagnosis or Diagnosis(job=job.id, errors=verdict.reasons, handler="gates",
-                                                       category="physics gate"), report.attempts)
-                    report.message = "the physics gates failed, no number should be trusted: " + \
-                                     "; ".join(verdict.reasons)
-                    break
-            else:
-                diagnosis = assess_failed(job_dir, job, log).diagnosis
-                report.note(diagnosis, report.attempts)
-                if (diagnosis is None or not diagnosis.fixable) and backend is not None:
-                    text = diagnosis.summary() if diagnosis else (message or "unknown failure")
-                    diagnosis = backend_diagnosis(backend, job, _failure_context(job_dir, text), f"user/{job.engine}",
-                                                  {}, {}, log)
-                if diagnosis is None or not diagnosis.fixable:
-                    reason = diagnosis.summary() if diagnosis else (message or "unknown failure")
-                    blocked = f" ({diagnosis.blocked})" if diagnosis and diagnosis.blocked else ""
-                    report.message = f"the run failed: {reason}{blocked}"
-                    break
+            say(f"attempt {report.attempts}: running {fix.job.engine} in {job_dir}")
+            status, message = _run_once(fix.job, folder, files, executor, adapter)
+            diagnosis = _after_run(status, message, fix.job, job_dir, log, report, backend)
+            if diagnosis is None:
+                break
             folder.archive_failed(CorrectionLog(log.records))
-            if not apply(diagnosis, "gate" if diagnosis.handler == EXTEND_HANDLER else
-                         "backend" if diagnosis.category == "backend" else "handler"):
+            if not fix.apply(diagnosis, "gate" if diagnosis.handler == EXTEND_HANDLER else
+                             "backend" if diagnosis.category == "backend" else "handler"):
                 break
         else:
             report.message = f"gave up after {max_attempts} runs"
     finally:
         executor.shutdown()
     if job_dir.is_dir():
-        log.write(job_dir, job.id)
-        report.final_input = str(job_dir / adapter.main_input(job))
+        log.write(job_dir, fix.job.id)
+        report.final_input = str(job_dir / adapter.main_input(fix.job))
         report.log = str(adapter.user_log(job_dir))
     return report
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
+from test_described_special import run_lammps  # the described tests' LAMMPS runner
 
 from simagent.described.reading import read_description
 from tools.lammps.described import render
@@ -101,16 +101,6 @@ def test_the_multi_example_clears_spheres_and_inserts_the_colloids():
     assert "pair_coeff      5 5 39.5 1 20 20 30" in text and "pair_style      colloid 20" in text
 
 
-def _run(text: str, tmp_path: Path) -> str:
-    from tools.lammps.engine import lmp_binary
-
-    (tmp_path / "in.lammps").write_text(text)
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stdout[-2000:]
-    return (tmp_path / "log.lammps").read_text()
-
-
 def _rows(log: str) -> list[list[float]]:
     head = next(i for i, line in enumerate(log.splitlines()) if line.split()[:1] == ["Step"])
     out = []
@@ -127,7 +117,7 @@ def test_colloid_mixture_runs_with_the_stated_composition_and_thermostat(tmp_pat
     near the ideal-gas area N k T / P = 900 * 1.8 / 0.02 = 81,000 (within 25 %) and the thermostat
     holds the 2D temperature at its 1.8 set point (last third of 2,000 steps within 10 %)."""
     text = BINARY.replace("going from 0.0 to 0.5", "going from 0.02 to 0.02")
-    log = _run(render(read_description(text)), tmp_path)
+    log = run_lammps(render(read_description(text)), tmp_path, "run1")
     small = int(re.search(r"(\d+) settings made for type/fraction", log).group(1))
     assert abs(small - 864) <= 3 * math.sqrt(900 * 0.96 * 0.04)
     rows = _rows(log)
@@ -141,7 +131,7 @@ def test_the_cleared_spheres_hold_the_lattice_density_of_atoms(tmp_path: Path):
     """Each disc of radius 30 sigma on a square lattice of density 0.1 holds about pi 30^2 0.1 = 283
     sites (within 3 %: lattice discretisation); the two colloids replace them."""
     text = render(read_description(MULTI.replace("run for 300 steps", "run for 50 steps")))
-    log = _run(text, tmp_path)
+    log = run_lammps(text, tmp_path, "run2")
     deleted = [int(n) for n in re.findall(r"Deleted (\d+) atoms", log)]
     assert len(deleted) == 2 and all(abs(n - math.pi * 900 * 0.1) < 0.03 * math.pi * 90 for n in deleted)
     assert _rows(log)[-1][-1] == 3600 - sum(deleted) + 2
@@ -174,7 +164,7 @@ def test_an_srd_grid_is_not_taken_from_the_example_when_its_temperature_differs(
 def test_an_srd_grid_gap_keeps_its_plain_name_otherwise():
     desc = read_description(SRD.format(t="1.0"))
     assert "the SRD bin (grid) size" in desc.missing  # the example's temperature: no special reason given
-    assert "stochastic rotation dynamics (fix srd)" in desc.unsupported
+    assert "stochastic rotation dynamics (fix srd) without its grid size" in desc.unsupported
 
 
 @pytest.mark.skipif(not (DEV / "lammps" / "72_srd.json").is_file(), reason="MDGym dev set not present")
@@ -213,7 +203,7 @@ def test_srd_solvent_run_deletes_the_overlaps_and_uses_the_stated_free_path(tmp_
     (density 20): 36 x 20 x pi 0.5^2 = 565 deleted (within 10 %: lattice discretisation, discs pushed
     together in the first stage). The SRD mean free path is N dt sqrt(T/m) = 20 x 0.001 x sqrt(1/0.02)
     = 0.1414 (fix srd's own report)."""
-    log = _run(render(read_description(SOLVENT)), tmp_path)
+    log = run_lammps(render(read_description(SOLVENT)), tmp_path, "run3")
     deleted = int(re.search(r"Deleted (\d+) atoms", log).group(1))
     assert abs(deleted - 36 * 20 * math.pi * 0.25) < 0.1 * 565
     lamda = float(re.search(r"SRD temperature & lamda = \S+ (\S+)", log).group(1))
@@ -263,7 +253,7 @@ def test_the_srd_example_fills_the_grid_when_every_srd_number_is_its_own(tmp_pat
     desc = read_description(RETOLD_SRD)
     assert desc.renderable, (desc.unsupported, desc.missing)
     assert desc.srd.grid == 0.25 and "examples/srd" in desc.defaults["srd.grid"]
-    log = _run(render(desc), tmp_path)
+    log = run_lammps(render(desc), tmp_path, "run4")
     assert float(re.search(r"SRD temperature & lamda = \S+ (\S+)", log).group(1)) == pytest.approx(0.2, rel=1e-3)
     other = read_description(RETOLD_SRD.replace("density 85.0", "density 60.0"))  # not the example's solvent
     assert any(m.startswith("the SRD bin (grid) size") for m in other.missing)

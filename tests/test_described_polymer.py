@@ -133,3 +133,25 @@ def test_a_chain_in_a_fixed_box_is_recentred_and_a_periodic_one_is_not():
     assert periodic.chain is not None and periodic.boundary == ("p", "p", "p")
     assert "chain.recenter" not in periodic.defaults
 
+
+
+BEADS = ("Simulate a 20-bead polymer in lj units in a periodic 30 x 30 x 30 box. Neighbouring beads are joined by "
+         "harmonic springs of bond strength 100 and reference length 1.0; consecutive triples bend harmonically with "
+         "an angle force constant of 5 around a reference angle of 120 degrees. Non-bonded beads interact by "
+         "Lennard-Jones with epsilon = 1.0, sigma = 1.0 and a cutoff of 2.5. Velocities are drawn at T = 1.0 and "
+         "the chain is run for 1000 steps of NVT at temperature 1.0.")
+
+
+def test_a_bead_spring_chain_in_lj_units_without_torsions():
+    desc = read_description(BEADS)
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    chain = desc.chain
+    assert chain is not None and chain.beads == 20 and chain.dihedral is None and chain.mass == 1.0
+    assert (chain.bond.k, chain.bond.r0, chain.angle.k, chain.angle.theta0) == (100.0, 1.0, 5.0, 120.0)
+    assert desc.boundary == ("p", "p", "p") and "chain.recenter" not in desc.defaults
+
+
+def test_several_chains_are_not_read_as_one():
+    melt = read_description(BEADS.replace("Simulate a 20-bead polymer", "Simulate a melt of 50 chains, each a 20-bead "
+                                                                          "polymer,"))
+    assert melt.chain is None and not melt.renderable

@@ -350,6 +350,8 @@ def explain_srd_gap(desc: SimulationDescription, low: str) -> None:
     temperature: mean free path N dt sqrt(T/m) >= 0.6 grid)."""
     if SRD_GAP not in desc.missing:
         return
+    if SRD_NAME in desc.unsupported:  # simagent renders fix srd; what it cannot run is one without a grid
+        desc.unsupported[desc.unsupported.index(SRD_NAME)] = f"{SRD_NAME} without its grid size"
     s = _Stated(low)
     s.take("every", rf"stream\w*(?: step)?(?: ratio| interval| every)?(?: of| =)?\s*{NUM}|\bsrd (?:every|interval) "
            rf"{NUM}", convert=lambda x: int(float(x)), groups=(1, 2))

@@ -169,3 +169,13 @@ class Layout(BaseModel):
 
     def group(self, name: str) -> Group | None:
         return next((g for g in self.groups if g.name == name), None)
+
+
+def region_called(layout: Layout | None, word: str) -> str | None:
+    """The region a metric's word names: its own name, or the shape word of the one region of that shape
+    ('cylinder', 'cylindrical', 'sphere'); None if there is none or several."""
+    regions = layout.regions if layout is not None else []
+    if any(r.name == word for r in regions):
+        return word
+    shaped = [r.name for r in regions if r.style[:5] == word[:5] or (r.style == "sphere" and word[:5] == "spher")]
+    return shaped[0] if len(shaped) == 1 else None

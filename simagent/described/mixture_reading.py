@@ -27,6 +27,7 @@ from simagent.described.group_reading import _LAYOUT_WORDS, _REQUEST, LAYOUT_UNS
 from simagent.described.groups import Group, Layout, Region
 from simagent.described.mixtures import DEFAULT_MAX_TRIES, DEFAULT_PLACEMENT_SEED, AtomType, Deposition, RandomPlacement
 from simagent.described.model import Dynamics, PairCoeff, SimulationDescription, Stage
+from simagent.described.solids import DEFAULT_SUBSTITUTION_SEED, Substitution
 
 MIXTURE_UNSUPPORTED = "several atom types or random placement"
 DEPOSIT_UNSUPPORTED = "fix deposit"
@@ -64,6 +65,20 @@ RANDOM_PLACEMENT = re.compile(r"random(?:ly)? (?:insert|place|position|distribut
 
 def _stem(word: str) -> str:
     return word[:5]
+
+
+# Words of one meaning for a kind of particle: a metric may call 'big' what the text calls 'large'.
+_SAME_SIZE_WORDS = ({"big", "large", "colloidal", "colloid"}, {"small", "little", "tiny"},
+                    {"heavy", "heavier"}, {"light", "lighter"})
+
+
+def type_called(desc: SimulationDescription, word: str) -> int | None:
+    """The atom type the description calls by `word` ('big', 'solvent'), read as the text's role words
+    are read (their first five letters; 'big' and 'large' are one word), or None."""
+    kin = next((s for s in _SAME_SIZE_WORDS if word in s), {word})
+    stems = {_stem(w) for w in kin}
+    hits = {t.index for t in desc.types if t.name and _stem(t.name) in stems}
+    return hits.pop() if len(hits) == 1 else None
 
 
 def _types_named(low: str) -> int:
@@ -114,6 +129,7 @@ def read_mixture(desc: SimulationDescription, low: str, sentence_dynamics: Calla
         if desc.pair is None or desc.potential is not None:
             return  # types of a many-body potential are the elements' (solids); no LJ: nothing to assign
         _types(desc, low, sentences, n_types)
+        _numbered_substitutions(desc, sentences)
     placed = [p for s in sentences if (p := _placement(desc, s))]
     _deposition(desc, low, sentences)
     if desc.lattice is None and desc.box is not None and not desc.placements and desc.molecular is None and \
@@ -128,6 +144,52 @@ def read_mixture(desc: SimulationDescription, low: str, sentence_dynamics: Calla
         return
     if MIXTURE_UNSUPPORTED in desc.unsupported and (n_types > 1 or placed):
         desc.unsupported.remove(MIXTURE_UNSUPPORTED)
+
+
+# '25 % of the lattice particles are turned into type 2 at random (seed 4421)'
+_TO_TYPE = re.compile(r"\b" + NUM + r" ?(?:%|percent) of (?:the |all )?(?:lattice |type[- ]?1 |original )?(?:atoms|"
+                      r"particles|sites|beads)\b[^.;]{0,60}?\b(?:to|into|as|by|become|becomes) "
+                      r"(?:atoms? of |particles? of )?type[- ]?(\d+)\b")
+
+
+def _numbered_substitutions(desc: SimulationDescription, sentences: list[str]) -> None:
+    """A fraction of the lattice atoms given another type at random, the type named by its number
+    (LAMMPS set type/fraction)."""
+    for sentence in sentences:
+        hit = _TO_TYPE.search(sentence)
+        if not hit or not re.search(r"random", sentence) or desc.lattice is None:
+            continue
+        to_type, fraction = int(hit.group(2)), float(hit.group(1)) / 100
+        if not 0 < fraction <= 1 or to_type > desc.atom_types or to_type == desc.lattice_type:
+            continue
+        seed = _SEED.search(sentence)
+        desc.substitutions.append(Substitution(from_type=desc.lattice_type, to_type=to_type, fraction=fraction,
+                                               seed=int(seed.group(1)) if seed else DEFAULT_SUBSTITUTION_SEED))
+        n = len(desc.substitutions)
+        desc.note(f"substitution{n}", "rules", hit.group(0))
+        if not seed:
+            desc.note(f"substitution{n}.seed", "default", f"{DEFAULT_SUBSTITUTION_SEED}: none stated")
+
+
+def check_made_types(desc: SimulationDescription) -> None:
+    """A type the text names with its own parameters but no atom of which is made would silently be left
+    out of the run: named missing. Called once every reader has run; a new way of making atoms of a type
+    belongs in `made` here."""
+    if not desc.types or desc.molecular is not None or desc.potential is not None or desc.chain is not None or \
+            desc.unsupported or (desc.lattice is None and not desc.placements):
+        return  # no system built here (a data file, molecules, a many-body potential's elements), or refused already
+    made = {desc.lattice_type} if desc.lattice is not None else set()
+    made |= {p.atom_type for p in desc.placements if p.molecule is None}
+    made |= {s.to_type for s in desc.substitutions}
+    made |= {desc.deposition.atom_type} if desc.deposition is not None else set()
+    made |= {desc.srd.atom_type} if desc.srd is not None else set()
+    made |= {c.atom_type for c in desc.cavities}
+    if desc.layout is not None:  # lattice atoms per region, groups given a type
+        made |= {f.atom_type for f in desc.layout.fills} | {t for _, t in desc.layout.retype}
+    unmade = [t.index for t in desc.types if t.index not in made]
+    if unmade:
+        desc.missing.append("how the atoms of type " + ", ".join(map(str, unmade)) + " are made (the text gives the "
+                            "type parameters; no lattice, placement, substitution or deposition of it was read)")
 
 
 def _unstated_parts(desc: SimulationDescription, low: str, sentences: list[str]) -> None:
@@ -260,7 +322,7 @@ def _pair_coeffs(desc: SimulationDescription, low: str, sentences: list[str],
 
 # --- random placement ---------------------------------------------------------------------------
 _PLACE_COUNT = re.compile(r"\b(\d+) (?:(?:more|additional|extra|new) )?(?:(?:atom |particle )?type[- ]?(\d+) )?"
-                          r"(?:atoms|particles)(?: of (?:atom |particle )?type[- ]?(\d+))?")
+                          r"(?:(?!of\b|and\b)[a-z]+ )?(?:atoms|particles)(?: of (?:atom |particle )?type[- ]?(\d+))?")
 _SEED = re.compile(r"\b(?:random )?seed\s*(?:of|=|:|is)?\s*(\d+)")
 _OVERLAP = re.compile(r"(?:\b(?:no|none|not)(?: two)?(?: (?:atoms?|particles?))? (?:closer|nearer) than|"
                       r"(?:minimum|least|smallest) "

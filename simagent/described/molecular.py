@@ -115,6 +115,10 @@ class MolecularSystem(BaseModel):
     accuracy: float | None = Field(default=None, gt=0, description="k-space relative accuracy")
     mixing: Literal["geometric", "arithmetic"] = "geometric"
     tail: bool = False
+    shift: bool = Field(default=False, description="LJ energies shifted to zero at the cutoff (pair_modify shift)")
+    slab: tuple[Literal["x", "y", "z"], float, float] | None = Field(
+        default=None, description="the waters fill only this span along one axis (angstrom): a liquid slab with "
+        "vacuum on either side")
     seed: int = Field(default=DEFAULT_PLACEMENT_SEED, gt=0)
     overlap: float = Field(default=DEFAULT_OVERLAP, gt=0)
     rdf_bins: int | None = Field(default=None, gt=0)
@@ -332,6 +336,11 @@ def _mixing(desc: SimulationDescription, low: str, system: MolecularSystem) -> b
     system.tail = bool(tail)
     if tail:
         desc.note("molecular.tail", "rules", tail.group(0))
+    shift = re.search(r"\bshifted (?:lj |lennard-jones )?(?:pair )?potentials?\b|"
+                      r"\b(?:potentials?|lj|energ\w+) (?:are |is )?shifted\b|\bshift yes\b", low)
+    system.shift = bool(shift)
+    if shift:
+        desc.note("molecular.shift", "rules", shift.group(0))
     return True
 
 
@@ -349,11 +358,11 @@ def _bonded(desc: SimulationDescription, low: str, system: MolecularSystem) -> N
     if shake is None:
         desc.missing.append("how the water geometry is kept (SHAKE/RATTLE or flexible bonds)")
         return
-    tol = re.search(r"(?:shake|rattle)[^.;]{0,80}?tolerance of " + NUM, low)
-    its = re.search(r"(?:shake|rattle)(?:[^.;]|\.(?=\d)){0,120}?(?:maximum of|max(?:imum)? iterations? of) (\d+)"
-                    r"(?: iterations?)?", low)  # '1.0e-4' inside the sentence
+    tol = re.search(r"(?:shake|rattle)[^.;]{0,160}?tolerance (?:of |= ?|is |at )?" + NUM, low)
+    its = re.search(r"(?:shake|rattle)(?:[^.;]|\.(?=\d)){0,200}?(?:(?:maximum of|max(?:imum)? iterations? of|up to|at "
+                    r"most) (\d+)(?: iterations?)?|(\d+) (?:maximum )?iterations)", low)  # '1.0e-4' inside the sentence
     tolerance = float(tol.group(1)) if tol else DEFAULT_SHAKE[0]
-    iterations = int(its.group(1)) if its else DEFAULT_SHAKE[1]
+    iterations = int(its.group(1) or its.group(2)) if its else DEFAULT_SHAKE[1]
     system.shake = Shake(tolerance=tolerance, iterations=iterations, rattle=shake.group(1) == "rattle")
     desc.note("molecular.shake", "rules", shake.group(0) + (f"; {tol.group(0)}" if tol else "")
               + (f"; {its.group(0)}" if its else ""))
@@ -370,6 +379,13 @@ def _box(desc: SimulationDescription, low: str) -> None:
                      + NUM, low)
     span = re.search(r"\bfrom " + NUM + r"\s*(?:angstrom|a\b)?\s*to " + NUM, low)
     dims = re.search(NUM + r"\s*[*x]\s*" + NUM + r"\s*[*x]\s*" + NUM + r"\s*(?:angstrom|a)\^?3", low)
+    cells = re.search(NUM + r"\s*[*x]\s*" + NUM + r"\s*[*x]\s*" + NUM + r"\s*lattice units?", low)
+    spacing = lattice_spacing(low)
+    if cells and spacing:  # 'a box of 6*6*14 lattice units (a simple cubic lattice with a 3.4 A spacing)'
+        lo, hi = (0.0,) * 3, tuple(float(cells.group(k)) * spacing[0] for k in (1, 2, 3))
+        desc.box = Box(lo=lo, hi=hi, lattice_units=False)
+        desc.note("box", "rules", f"{cells.group(0)} x {spacing[1]} (angstrom)")
+        return
     if side:
         lo, hi = (0.0,) * 3, (float(side.group(1)),) * 3
         words = side.group(0)
@@ -384,6 +400,53 @@ def _box(desc: SimulationDescription, low: str) -> None:
         return
     desc.box = Box(lo=lo, hi=hi, lattice_units=False)
     desc.note("box", "rules", words + " (angstrom)")
+
+
+def lattice_spacing(low: str) -> tuple[float, str] | None:
+    """The spacing of a simple-cubic lattice stated to measure the box in (angstrom), with its words."""
+    hit = re.search(r"\b(?:simple[- ]cubic|sc) lattice (?:with|of) (?:an? )?(?:spacing|lattice constant) (?:of )?" + NUM
+                    + r"\s*(?:angstrom|a)\b|\b(?:simple[- ]cubic|sc) lattice (?:with|of) (?:an? )?" + NUM
+                    + r"\s*(?:angstrom|a)\s*(?:spacing|lattice constant)", low)
+    return (float(hit.group(1) or hit.group(2)), hit.group(0)) if hit else None
+
+
+_SLAB_UNIT = r"\s*(lattice units?|angstrom|a\b|nm)"
+_SLAB = re.compile(r"\b(?:central|middle|centred|centered)\s+slab(?: region)?[^.;]{0,40}?\b(?:along|in) the ([xyz])"
+                   r"(?:[- ](?:direction|axis))?[^.;]{0,20}?(?:\b(?:spanning|of (?:width|thickness))\s*" + NUM
+                   + _SLAB_UNIT + "|" + NUM + _SLAB_UNIT + r"\s*(?:thick|wide)\b)")
+
+
+def read_slab(desc: SimulationDescription, low: str) -> None:
+    """'the waters are put in a central slab along z spanning 6 lattice units, vacuum on either side': the
+    waters fill that span only, centred in the box (read after the layout, whose refusal it lifts when
+    this is the only sentence about regions)."""
+    from simagent.described.group_reading import _LAYOUT_WORDS, _REQUEST, LAYOUT_UNSUPPORTED
+
+    system = desc.molecular
+    if system is None or desc.box is None or not (hit := _SLAB.search(low)):
+        return
+    axis, width, unit = hit.group(1), float(hit.group(2) or hit.group(4)), hit.group(3) or hit.group(5)
+    if unit.startswith("lattice"):
+        spacing = lattice_spacing(low)
+        if spacing is None:
+            desc.missing.append("the lattice spacing the slab width is given in")
+            return
+        width *= spacing[0]
+    elif unit == "nm":
+        width *= 10.0
+    k = "xyz".index(axis)
+    centre = (desc.box.lo[k] + desc.box.hi[k]) / 2
+    if width >= desc.box.hi[k] - desc.box.lo[k]:
+        desc.missing.append("a slab narrower than the box")
+        return
+    system.slab = (axis, centre - width / 2, centre + width / 2)  # type: ignore[assignment]
+    desc.note("molecular.slab", "rules", hit.group(0) + f": {axis} from {centre - width / 2:g} to "
+              f"{centre + width / 2:g} A, centred in the box")
+    sentences = re.split(r"(?<=[.;])\s+", low)
+    others = [s for n, s in enumerate(sentences) if _LAYOUT_WORDS.search(s) and not _SLAB.search(s)
+              and not (n == 0 and _REQUEST.search(s))]
+    if not others and LAYOUT_UNSUPPORTED in desc.unsupported:
+        desc.unsupported.remove(LAYOUT_UNSUPPORTED)
 
 
 def grid(lo: tuple[float, float, float], hi: tuple[float, float, float], count: int

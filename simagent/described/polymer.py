@@ -169,7 +169,9 @@ def read_chain(desc: SimulationDescription, low: str) -> None:
     desc.note("chain.conformation", "default", CONFORMATION)
     desc.note("chain.special_bonds", "default", SPECIAL_BONDS)
     desc.atom_style = "molecular"
+    desc.note("atom_style", "default", "molecular: bonds, angles and dihedrals without charges (a bonded chain)")
     desc.masses = {1: mass}
+    desc.origin["masses"] = desc.origin["chain.mass"]
     desc.unsupported = [u for u in desc.unsupported if u not in REPLACED_UNSUPPORTED]
     desc.missing = [m for m in desc.missing if m not in REPLACED_MISSING]
     dims = re.search(NUM + r"\s*[*x]\s*" + NUM + r"\s*[*x]\s*" + NUM, low)

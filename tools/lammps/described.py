@@ -16,6 +16,7 @@ import math
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 from tools.lammps import described_colloids as colloids
 from tools.lammps import described_groups
+from tools.lammps import described_metrics as group_metrics
 from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_molecular as molecular
 from tools.lammps import described_solids as solids
@@ -213,7 +214,8 @@ def _green_kubo(desc: SimulationDescription) -> list[str]:
 def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False,
            viscosity: bool = False, rotation: bool = False, drag: bool = False, wall_force: bool = False,
            shear_stress: bool = False, gyration: bool = False, friction: bool = False,
-           tensile: str | None = None) -> str:
+           tensile: str | None = None, groups: list[group_metrics.GroupMeasure] | None = None,
+           surface_tension: bool = False) -> str:
     """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
     in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
     the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy;
@@ -221,7 +223,9 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
     exert on the LJ 9-3 walls normal to it; `shear_stress`: the pressure-tensor component of the
     imposed shear flow; `gyration`: the radius of gyration and its squared tensor (compute gyration);
     `friction`: the sliding body's tangential and normal force (interval means); `tensile`: the
-    pressure-tensor component along this axis (pxx, pyy, pzz)."""
+    pressure-tensor component along this axis (pxx, pyy, pzz); `groups`: quantities over a group of
+    atoms or counted in a region; `surface_tension`: the slab's surface tension from the pressure tensor
+    (tools.lammps.described_metrics)."""
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
@@ -296,6 +300,12 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             if gyration:  # of all atoms, from unwrapped positions (LAMMPS compute gyration)
                 extra.append("compute         rg all gyration")
                 columns += GYRATION_COLUMNS
+            if groups:
+                extra += group_metrics.lines(desc, groups)
+                columns += group_metrics.columns(groups)
+            if surface_tension:
+                extra += group_metrics.surface_tension_lines(desc)
+                columns.append(group_metrics.SURFACE_TENSION_COLUMN)
             if shear_stress and stage.shear is not None:
                 columns.append(solids.shear_component(stage.shear))
             if friction and desc.layout is not None and desc.layout.friction is not None:

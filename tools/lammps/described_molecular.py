@@ -137,7 +137,11 @@ def system_lines(desc: SimulationDescription) -> list[str]:
     lines += [f"molecule        {s.template} {s.template}.mol" for s in system.species]
     waters = system.count_of("water")
     if waters:  # a random subset of a simple-cubic grid's sites, random orientations (molecular.placement)
-        a, _, spans = grid(desc.box.lo, desc.box.hi, waters)
+        lo, hi = list(desc.box.lo), list(desc.box.hi)
+        if system.slab is not None:  # the waters fill the slab only, vacuum on either side
+            k = "xyz".index(system.slab[0])
+            lo[k], hi[k] = system.slab[1], system.slab[2]
+        a, _, spans = grid(tuple(lo), tuple(hi), waters)  # type: ignore[arg-type]
         cells = " ".join(f"{low:.6f} {h:.6f}" for low, h in spans)  # whole cells: sites a apart across the boundary
         lines += [f"lattice         sc {a:.6f} origin 0.5 0.5 0.5",
                   f"region          grid block {cells} units box",
@@ -161,7 +165,7 @@ def interaction_lines(desc: SimulationDescription) -> list[str]:
         lines = [f"pair_style      {system.pair_style} {_fmt(system.cutoff)}"]
     lines += [f"pair_coeff      {k.type} {k.type} {_fmt(k.epsilon or 0.0)} {_fmt(k.sigma or 0.0)}"
               for k in system.kinds]
-    modify = [f"mix {system.mixing}"] + (["tail yes"] if system.tail else [])
+    modify = [f"mix {system.mixing}"] + (["tail yes"] if system.tail else []) + (["shift yes"] if system.shift else [])
     lines.append("pair_modify     " + " ".join(modify))
     water = system.water
     if system.bond_style == "harmonic" and water is not None:

@@ -35,7 +35,7 @@ LATTICE_WORDS: list[tuple[str, str]] = [
     (r"bcc|body[- ]cent(?:er|re)d[- ]cubic", "bcc"),
     (r"simple[- ]cubic|primitive cubic|\bsc", "sc"),
     (r"sq2|cent(?:er|re)d[- ]square", "sq2"),  # LAMMPS sq2: square cell with a second atom at its centre
-    (r"square", "sq"),
+    (r"square|\bsq\b", "sq"),
     (r"hexagonal|triangular|\bhex", "hex"),
 ]
 THERMOSTATS: list[tuple[str, str]] = [

@@ -37,6 +37,15 @@ from tools.lammps.described import (
     render,
 )
 from tools.lammps.described_groups import averaged_forces, force_columns, wall_force_variables
+from tools.lammps.described_metrics import (
+    ALL,
+    MEASURED,
+    SURFACE_TENSION_COLUMN,
+    SURFACE_TENSION_FACTOR,
+    GroupMeasure,
+    carries_charge,
+    describe,
+)
 from tools.lammps.described_molecular import files as molecule_files
 from tools.lammps.described_regions import FRICTION, TENSILE, friction_coefficient, pull_axis, tensile_stress
 from tools.lammps.described_solids import shear_stress, strength, youngs_modulus
@@ -64,6 +73,8 @@ YOUNG = "youngs_modulus"  # from the stress-strain record of a deformation stage
 STRENGTHS = frozenset({"yield_stress", "ultimate_stress"})  # of the same stress-strain record
 GYRATION = "radius_of_gyration"  # of a described chain: Rg and the squared tensor's components (label 'squared_yy')
 SQUARED = "squared_"  # label prefix of a component of the squared radius-of-gyration tensor
+SURFACE_TENSION = "surface_tension"  # of a slab, from the pressure tensor (tools.lammps.described_metrics)
+GROUP_ONLY = frozenset({"atomic_charge", "atom_count"})  # always over a group (tools.lammps.described_metrics)
 # the unit of each thermo quantity per unit style (LAMMPS units command)
 UNITS: dict[str, dict[str, str]] = {
     "lj": {"energy": "reduced", "temperature": "reduced", "pressure": "reduced", "volume": "reduced",
@@ -79,6 +90,7 @@ class DescribedParams(BaseModel):
     description: SimulationDescription
     properties: list[str] = Field(default_factory=list)
     labels: dict[str, list[str]] = Field(default_factory=dict, description="property -> the labels asked")
+    measures: list[GroupMeasure] = Field(default_factory=list, description="numbers over a group of atoms")
     time_limit_s: float = Field(default=3600.0, gt=0)
 
 
@@ -95,7 +107,8 @@ class DescribedRun(Protocol):
     engine = "lammps"
     properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
         frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
-                                                                  SHEAR_STRESS, GYRATION, FRICTION, TENSILE} | STRENGTHS
+                                                                  SHEAR_STRESS, GYRATION, FRICTION, TENSILE,
+                                                                  SURFACE_TENSION} | STRENGTHS | GROUP_ONLY
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -118,6 +131,10 @@ class DescribedRun(Protocol):
             return False
         if any(p.name == GYRATION for p in spec.properties) and desc.chain is None:
             return False  # a radius of gyration is a chain's, not a liquid box's
+        if not all(_measurable(m, desc) for m in _measures(spec)):
+            return False
+        if any(p.name == SURFACE_TENSION for p in spec.properties) and not _slab(desc):
+            return False
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
             desc.dipoles is not None or not wants_rotation) and (
             any(s.deform for s in desc.stages) or not wants_young) and (
@@ -144,7 +161,7 @@ class DescribedRun(Protocol):
             if prop.name in PER_MOLECULE and prop.label:
                 labels.setdefault(prop.name, []).append(prop.label.lower())
         return DescribedParams(description=desc, properties=list(dict.fromkeys(p.name for p in spec.properties)),
-                               labels=labels), defaults
+                               labels=labels, measures=_measures(spec)), defaults
 
     def jobs(self, params: BaseModel) -> list[Job]:
         p = self.as_params(params)
@@ -154,7 +171,8 @@ class DescribedRun(Protocol):
                       rotation=ROTATION in p.properties, drag=DRAG in p.properties,
                       wall_force=WALL_FORCE in p.properties, shear_stress=SHEAR_STRESS in p.properties,
                       gyration=GYRATION in p.properties, friction=FRICTION in p.properties,
-                      tensile=pull_axis(p.description) if TENSILE in p.properties else None)
+                      tensile=pull_axis(p.description) if TENSILE in p.properties else None,
+                      groups=p.measures, surface_tension=SURFACE_TENSION in p.properties)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text, **molecule_files(p.description)}, time_limit_s=p.time_limit_s)]
 
@@ -173,8 +191,10 @@ class DescribedRun(Protocol):
         block = runs[index]
         units = UNITS[desc.units or "lj"]
         where = f"stage {index + 1} ({stage.name}, {stage.steps} steps)"
-        results = []
+        results = [_group_result(m, block, desc, units, where) for m in p.measures]
         for name in p.properties:
+            if name in GROUP_ONLY:
+                continue
             if name in THERMO_PROPERTIES:
                 results.append(_thermo(name, block, units, where))
                 if THERMO_PROPERTIES[name][1] and desc.units != "lj":  # an energy: also the system's total
@@ -194,6 +214,8 @@ class DescribedRun(Protocol):
                             {x.property for x in results}]
             elif name == YOUNG:
                 results.append(youngs_modulus(job_dir, desc, JOB_ID))
+            elif name == SURFACE_TENSION:
+                results.append(_surface_tension(block, desc, where))
             elif name == SHEAR_STRESS:
                 results.append(shear_stress(block, desc, JOB_ID))
             elif name == FRICTION:
@@ -208,6 +230,85 @@ class DescribedRun(Protocol):
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)
         return results
+
+
+def _slab(desc: SimulationDescription) -> bool:
+    """The atoms are made in a block that leaves empty space along the normal (z; y in 2D) inside the box:
+    a slab with two interfaces, whose surface tension the pressure tensor gives."""
+    k = 1 if desc.dimension == 2 else 2
+    layout, box = desc.layout, desc.box
+    if desc.molecular is not None and desc.molecular.slab is not None and box is not None:
+        axis, lo, hi = desc.molecular.slab
+        return axis == "xyz"[k] and box.lo[k] < lo < hi < box.hi[k]
+    if layout is None or layout.create_in is None or box is None:
+        return False
+    region = next(r for r in layout.regions if r.name == layout.create_in)
+    if region.style != "block" or region.bounds is None:
+        return False
+    lo, hi = region.bounds[2 * k], region.bounds[2 * k + 1]
+    return lo is not None and hi is not None and box.lo[k] < lo < hi < box.hi[k]
+
+
+def _surface_tension(block: dict[str, np.ndarray], desc: SimulationDescription, where: str) -> Result:
+    if SURFACE_TENSION_COLUMN not in block:
+        raise ReadError(f"thermo column {SURFACE_TENSION_COLUMN} missing")
+    factor = SURFACE_TENSION_FACTOR[desc.units or "lj"]
+    mean, err = block_average(block[SURFACE_TENSION_COLUMN] * factor)
+    normal = "y" if desc.dimension == 2 else "z"
+    return Result(quantity=SURFACE_TENSION, value=mean, uncertainty=err, job=JOB_ID, log="log.lammps",
+                  unit="reduced" if desc.units == "lj" else "mN/m",
+                  method=f"mechanical surface tension of a slab with two interfaces normal to {normal}: (L_{normal}/2)"
+                         f"(P_{normal}{normal} - mean tangential pressure), thermo {SURFACE_TENSION_COLUMN}"
+                         + ("" if desc.units == "lj" else f" x {factor:.6g} mN/m per pressure x length unit")
+                         + f", averaged over {where}, {block[SURFACE_TENSION_COLUMN].size} samples; standard error by "
+                         "block averaging")
+
+
+def _measures(spec: TaskSpec) -> list[GroupMeasure]:
+    """The numbers asked over a group of atoms (a type, a described group) or counted in a region."""
+    out: list[GroupMeasure] = []
+    for p in spec.properties:
+        if p.group is not None or p.name in GROUP_ONLY:
+            m = GroupMeasure(property=p.name, group=p.group or ALL, region=p.label if p.name == "atom_count" else None)
+            if m not in out:
+                out.append(m)
+    return out
+
+
+def _measurable(m: GroupMeasure, desc: SimulationDescription) -> bool:
+    """The description makes the group (a type it has, a group it defines) and the region counted in; a
+    charge needs an atom style that carries one."""
+    layout = desc.layout
+    if m.property not in MEASURED or (m.property == "atomic_charge" and not carries_charge(desc)):
+        return False
+    if m.region is not None and (layout is None or all(r.name != m.region for r in layout.regions)):
+        return False
+    if m.group == ALL:
+        return True
+    if m.group.startswith("type") and m.group[4:].isdigit():
+        return 1 <= int(m.group[4:]) <= desc.atom_types
+    return layout is not None and layout.group(m.group) is not None
+
+
+def _group_result(m: GroupMeasure, block: dict[str, np.ndarray], desc: SimulationDescription,
+                  units: dict[str, str], where: str) -> Result:
+    if m.column not in block:
+        raise ReadError(f"thermo column {m.column} missing")
+    series = block[m.column]
+    mean, err = block_average(series)
+    if m.property == "atom_count":
+        unit = ""
+    elif m.property == "atomic_charge":
+        unit = "reduced" if desc.units == "lj" else "e"
+    elif m.property == "temperature":
+        unit = units["temperature"]
+    else:
+        unit = units["energy"] + ("" if desc.units == "lj" else "/atom")
+    return Result(quantity=m.property if m.group == ALL else f"{m.property} ({m.group})", property=m.property,
+                  group=None if m.group == ALL else m.group, label=m.region, value=mean, unit=unit, uncertainty=err,
+                  job=JOB_ID, log="log.lammps",
+                  method=f"average of {describe(m)} (thermo {m.column}) over {where}, {series.size} samples; standard "
+                         "error by block averaging")
 
 
 def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], where: str, total: bool = False
