@@ -8,13 +8,15 @@ Run the fast suite of two checkouts at the same time, so the machine's load fall
 then compare the two reports:
 
     python benchmarks/suite_speed.py before.log after.log [--time before.time after.time] \\
-        [--exclude PATTERN ...] [--markdown out.md]
+        [--exclude PATTERN ...] [--unchanged-in BEFORE_DIR AFTER_DIR] [--markdown out.md]
 
 The figure that answers the question is the sum of setup + call + teardown over the test ids that
 both runs ran (a `call` phase in both) and passed in both: the same tests, the same assertions. Tests
 only one run has (added or removed since) are counted apart. Tests whose id contains an --exclude
-pattern (statistically flaky ones) are left out of both sides. Wall and CPU time of the whole run come
-from `/usr/bin/time -v` when given. Timing is only comparable between runs made under the same load.
+pattern (statistically flaky ones) are left out of both sides; with --unchanged-in, so are the tests of
+every test file whose text differs between the two checkouts (their assertions may differ). Wall and
+CPU time of the whole run come from `/usr/bin/time -v` when given. Timing is only comparable between
+runs made under the same load.
 """
 
 from __future__ import annotations
@@ -84,9 +86,19 @@ def read_time(path: Path) -> dict[str, float]:
             "sys_s": number("System time (seconds)"), "max_rss_mb": number("Maximum resident set size (kbytes)") / 1024}
 
 
-def compare(before: Report, after: Report, exclude: list[str]) -> dict:
+def changed_files(before: Path, after: Path, tests: set[str]) -> set[str]:
+    """The test files (of these test ids) whose text differs between two checkouts."""
+    files = {t.split("::")[0] for t in tests}
+
+    def text(root: Path, name: str) -> bytes | None:
+        return (root / name).read_bytes() if (root / name).is_file() else None
+
+    return {f for f in files if text(before, f) != text(after, f)}
+
+
+def compare(before: Report, after: Report, exclude: list[str], skip_files: set[str] = frozenset()) -> dict:
     def excluded(test: str) -> bool:
-        return any(pattern in test for pattern in exclude)
+        return any(pattern in test for pattern in exclude) or test.split("::")[0] in skip_files
 
     both = before.ran() & after.ran()
     common = sorted(t for t in both if t not in before.bad | after.bad and not excluded(t))
@@ -127,7 +139,10 @@ def markdown(before: Report, after: Report, result: dict, times: tuple[dict, dic
                   f"| whole run, CPU user+sys | {cpu_b:.0f} s | {cpu_a:.0f} s | {_ratio(cpu_a, cpu_b)} |",
                   f"| peak memory (one process) | {tb['max_rss_mb']:.0f} MB | {ta['max_rss_mb']:.0f} MB | |"]
     if result["dropped"]:
-        lines += ["", f"Left out of the common set (failed on a side, or --exclude): {', '.join(result['dropped'])}"]
+        shown = ", ".join(result["dropped"][:12]) + (f" and {len(result['dropped']) - 12} more"
+                                                      if len(result["dropped"]) > 12 else "")
+        lines += ["", f"Left out of the common set ({len(result['dropped'])}: failed on a side, --exclude, or in a "
+                      f"changed test file): {shown}"]
     moved = sorted(result["per_file"].items(), key=lambda kv: -abs(kv[1][1] - kv[1][0]))[:top]
     lines += ["", f"Largest per-file changes over the common tests (top {top}):", "",
               "| file | before (s) | after (s) | change (s) |", "|---|---|---|---|"]
@@ -142,12 +157,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time", nargs=2, type=Path, metavar=("BEFORE", "AFTER"),
                         help="the two runs' /usr/bin/time -v reports")
     parser.add_argument("--exclude", nargs="*", default=[], help="leave tests whose id contains this out")
+    parser.add_argument("--unchanged-in", nargs=2, type=Path, metavar=("BEFORE_DIR", "AFTER_DIR"),
+                        help="keep only tests whose test file is the same text in these two checkouts")
     parser.add_argument("--names", nargs=2, default=("before", "after"))
     parser.add_argument("--markdown", type=Path, help="write the table here as well")
     args = parser.parse_args(argv)
     before, after = read_report(args.before), read_report(args.after)
     times = (read_time(args.time[0]), read_time(args.time[1])) if args.time else None
-    text = markdown(before, after, compare(before, after, args.exclude), times, tuple(args.names))
+    skip = changed_files(*args.unchanged_in, before.ran() | after.ran()) if args.unchanged_in else set()
+    text = markdown(before, after, compare(before, after, args.exclude, skip), times, tuple(args.names))
     print(text, end="")
     if args.markdown:
         args.markdown.write_text(text)

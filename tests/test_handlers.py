@@ -6,6 +6,7 @@ runs of the repair loop (seconds)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -435,6 +436,34 @@ def test_gromacs_timestep_and_gen_temp_blamed_only_after_an_unstable_run(key, va
     assert found.handler == "AtomtypeNotFound" and not found.fixable
     job, job_dir = recorded("gromacs", "finished_run", tmp_path / "done")
     assert not check().check(job_dir, _mdp_set(job, key, value))
+
+
+# GROMACS 2022's fatal error when the energy stops being finite (src/gromacs/mdlib/sim_util.cpp,
+# checkPotentialEnergyValidity), as mdrun prints it.
+NON_FINITE_FATAL = """
+Fatal error:
+Step 25: The total potential energy is inf, which is not finite. The LJ and
+electrostatic contributions to the energy are inf and -10224.4, respectively. A
+non-finite potential energy can be caused by overlapping interactions in bonded
+interactions or very large or Nan coordinate values. Usually this is caused by
+a badly- or non-equilibrated initial configuration, incorrect interactions or
+parameters in the topology.
+
+For more information and tips for troubleshooting, please check the GROMACS
+website at http://www.gromacs.org/Documentation/Errors
+"""
+
+
+def test_gromacs_non_finite_energy_halves_the_timestep(tmp_path):
+    """mdrun stopping on an infinite energy is a blow-up: dt is halved (the pattern used to know only
+    'potential energy is nan'). The run is the recorded finished one with that error appended."""
+    job, job_dir = recorded("gromacs", "finished_run", tmp_path)
+    with open(job_dir / "stderr.txt", "a") as screen:
+        screen.write(NON_FINITE_FATAL)
+    found = diagnose(job_dir, job, CorrectionLog())
+    assert found.handler == "ConstraintFailure" and found.category == "energy blow-up" and found.fixable
+    new, _ = apply_actions(job, found.actions)
+    assert re.search(r"^dt\s*=\s*0\.001$", new.inputs["md.mdp"], re.MULTILINE)  # from 0.002
 
 
 RASPA_CASES = [

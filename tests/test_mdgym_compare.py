@@ -121,3 +121,35 @@ def test_seed_spread_uses_only_reseeded_runs_of_the_same_input():
     assert abs(spread["rel_sd"] - 0.03 / 0.33) < 1e-4  # sample sd of 0.30, 0.36, 0.33 is 0.03; mean 0.33
     assert seed_values({"seeds": ["a", "b"]}, 1) != seed_values({"seeds": ["a", "b"]}, 2)
     assert seed_values({}, 1) == {}
+
+
+def test_a_task_named_not_run_drops_its_older_result(tmp_path, capsys):
+    mdgym = tmp_path / "mdgym"
+    _task(mdgym, "lammps_1", "h_heavy", "1", ["m"])
+    (mdgym / "SUPPLIED.tsv").write_text("repository_path\tsize_chars\there\n")
+    old = tmp_path / "old"
+    _answer(old, "h_heavy", {}, "## Not computed\n\n- `m`: the metric name 'm' names no property simagent computes\n")
+    args = [str(old), "--mdgym", str(mdgym), "--references", str(tmp_path / "none.json"),
+            "--triage", str(tmp_path / "none.json"), "--json"]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["all/all"]["failures"] == {"metric": 1}
+    assert main([*args, "--not-run", "h_heavy=too heavy here"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["summary"]["all/all"]["failures"] == {"not run": 1} and out["summary"]["all/all"]["run"] == 0
+    assert out["tasks"][0]["detail"] == "too heavy here"
+
+
+def test_a_workdir_named_after_the_task_file_counts_for_its_id(tmp_path, capsys):
+    # MDGym's 159 task: id "159_SiO_H2O_mixture" in the file 159_SiO_H2O_mixture_cracking.json
+    mdgym = tmp_path / "mdgym"
+    (mdgym / "lammps").mkdir(parents=True)
+    (mdgym / "lammps" / "159_x_file.json").write_text(json.dumps({
+        "id": "159_x", "problem_description": "...", "level": "3", "metrics": ["m"], "ground_truth": {},
+        "time_limit": 0, "engine": "lammps"}))
+    (mdgym / "SUPPLIED.tsv").write_text("repository_path\tsize_chars\there\n")
+    results = tmp_path / "results"
+    _answer(results, "159_x_file", {"m": 1.0})
+    assert main([str(results), "--mdgym", str(mdgym), "--references", str(tmp_path / "none.json"),
+                 "--triage", str(tmp_path / "none.json"), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]["all/all"]
+    assert summary["run"] == 1 and summary["complete"] == 1

@@ -83,3 +83,15 @@ def test_a_log_without_durations_is_refused(tmp_path):
     (tmp_path / "plain.log").write_text("5 passed in 1.0s\n")
     with pytest.raises(SystemExit, match="no per-test durations"):
         suite_speed.read_report(tmp_path / "plain.log")
+
+
+def test_tests_of_a_changed_test_file_can_be_left_out(reports, tmp_path):
+    before, after = reports
+    for side, text in (("b", "def test_one(): assert 1\n"), ("a", "def test_one(): assert 2\n")):
+        (tmp_path / side / "tests").mkdir(parents=True)
+        (tmp_path / side / "tests" / "test_a.py").write_text(text)
+        (tmp_path / side / "tests" / "test_b.py").write_text("same\n")
+    changed = suite_speed.changed_files(tmp_path / "b", tmp_path / "a", before.ran() | after.ran())
+    assert changed == {"tests/test_a.py"}  # test_c.py is on neither side here: nothing to compare
+    result = suite_speed.compare(before, after, [], changed)
+    assert result["common"] == ["tests/test_b.py::test_flaky"]

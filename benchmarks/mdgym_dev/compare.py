@@ -238,6 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--triage", type=Path, default=HERE / "triage.json")
     parser.add_argument("--only-run", action="store_true", help="count only the tasks the results folder holds")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--not-run", action="append", default=[], metavar="ID=REASON",
+                        help="a task whose older results no longer hold and that was not run again: counted "
+                             "`not run` with this reason (repeatable)")
     args = parser.parse_args(argv)
     for results in args.results:
         if not results.is_dir():
@@ -251,6 +254,14 @@ def main(argv: list[str] | None = None) -> int:
         triage = {row["id"]: row for row in json.loads(args.triage.read_text())}
     folders = {tid: folder for results in args.results for tid, folder in task_folders(results).items()}
     scope = [t for t in tasks.values() if t["no_file"] and (not args.only_run or t["id"] in folders)]
+    not_run = dict(item.split("=", 1) if "=" in item else (item, "") for item in args.not_run)
+    for tid, reason in not_run.items():
+        folders.pop(tid, None)
+        triage[tid] = {**triage.get(tid, {}), "stage": reason or "not run again"}
+    for t in scope:  # a solve workdir is named after the task file, which may differ from the task's id
+        stem = Path(t["path"]).stem
+        if t["id"] not in folders and stem in folders and stem not in not_run:
+            folders[t["id"]] = folders.pop(stem)
     results = [score(t, folders.get(t["id"]), references, triage) for t in scope]
     table = summarise(results)
     if args.json:

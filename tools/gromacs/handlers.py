@@ -28,7 +28,7 @@ from simagent.handlers import ErrorHandler, Finding
 from simagent.models import Job
 from tools.gromacs.engine import GROMPP_DRY_RUN_LIMIT_S, environment, gmx_binary, share_top
 from tools.gromacs.mdp import parse_mdp
-from tools.gromacs.parse import SCREEN, handler_messages, read_energies, read_output
+from tools.gromacs.parse import SCREEN, handler_messages, read_energies, read_output, unstable_message
 
 K_BOLTZMANN_KJ_MOL = 0.0083144626  # kJ/(mol K)
 # mdp options of GROMACS 2022 (from `gmx grompp` mdout.mdp), for "did you mean".
@@ -526,16 +526,15 @@ class TimestepTooLarge(GmxHandler):
 
 class ConstraintFailure(GmxHandler):
     """LINCS/SETTLE warnings and blow-ups ('LINCS WARNING', 'water molecules can not be settled',
-    'moved more than the distance allowed', segmentation fault after such messages): halve dt."""
+    'moved more than the distance allowed', a non-finite energy or force, segmentation fault after
+    such messages; parse.unstable_message): halve dt."""
 
     category = "LINCS/constraint"
     max_num_corrections = 3
 
     def check(self, job_dir: Path, job: Job) -> bool:
         self.out = read_output(job_dir)
-        self.found = re.search(r"LINCS WARNING|can not be settled|SETTLE warning|moved more than the distance allowed|"
-                               r"is not within the domain|potential energy is nan|Segmentation fault",
-                               self.out.text)
+        self.found = unstable_message(self.out.text)
         if self.found and not re.search("LINCS|SETTLE|settled", self.found.group(0)):
             self.category = "energy blow-up"
         return self.found is not None and mdp_options(job).get("integrator", "md").lower() not in MINIMIZERS

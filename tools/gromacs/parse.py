@@ -132,6 +132,11 @@ def handler_messages(text: str) -> tuple[list[str], list[str]]:
     return errors, warnings
 
 
+def unstable_message(text: str) -> re.Match | None:
+    """The first of GROMACS' messages for a run going unstable in `text` (see _UNSTABLE_LINES)."""
+    return _UNSTABLE.search(text)
+
+
 def non_finite_row(text: str) -> str | None:
     """The first line made only of numbers of which one is not finite (a row of md.log's energy
     table after the run blew up), or None. Parameter lines ("epsilon-rf = inf") are not such rows."""
@@ -221,7 +226,7 @@ class GromacsOutput:
     def unstable(self) -> bool:
         """The screens show the run going unstable: one of GROMACS' messages for it, or a non-finite
         number in an energy table of the log ("   7.38903e+03   -1.02244e+04   -nan")."""
-        return bool(_UNSTABLE.search(self.text)) or non_finite_row(self.text) is not None
+        return unstable_message(self.text) is not None or non_finite_row(self.text) is not None
 
     @property
     def step_notes(self) -> list[str]:

@@ -317,113 +317,126 @@ class PoreGeometry(Protocol):
 
     def _results(self, p: PoreGeometryParams, s: FrameworkStructure, data: dict, job_id: str,
                  job_dir: Path) -> list[Result]:
+        out = _ResultWriter(p, s, data, job_id, job_dir)
+        _check_density(p, s, data)
+        for block, write in (("free_sphere", out.free_sphere), ("surface_area", out.surface_area),
+                             ("volume", out.volume), ("psd", out.psd), ("channels", out.channels), ("pov", out.pov)):
+            if data.get(block) is not None:
+                write(data[block])
+        if not out.results:
+            raise ReadError(f"no Zeo++ results in {job_dir / 'zeopp_results.json'}")
+        return out.results
+
+
+def _check_density(p: PoreGeometryParams, s: FrameworkStructure, data: dict) -> None:
+    """Zeo++'s density of the framework (from the surface or volume run) against the structure's own."""
+    density = None
+    for block in ("surface_area", "volume"):
+        if block in data and "Density" in data[block]:
+            density = float(data[block]["Density"])
+    if density is not None and abs(density - s.density_g_cm3) > p.density_tolerance * s.density_g_cm3:
+        raise CalculationFailed(f"Zeo++ read {s.id} with density {density:.4f} g/cm3, the structure has "
+                                f"{s.density_g_cm3:.4f}: atoms were lost or duplicated")
+
+
+class _ResultWriter:
+    """The Results of one structure's Zeo++ run, one method per block of zeopp_results.json; each
+    method text names the run, the command it matches and, where comparable, the CoRE table value."""
+
+    def __init__(self, p: PoreGeometryParams, s: FrameworkStructure, data: dict, job_id: str, job_dir: Path):
         version = data.get("pyzeo", engine.version())
         nudge = (f", atoms moved by {inputs.NUDGE_ANGSTROM:g} A to break a Voronoi degeneracy"
                  if data.get("nudged") else "")
         prepared = data.get("structure", {}).get("cif_preparation", "P1 cell as given")
-        on = f"Zeo++ (pyzeo {version}) on {s.name} ({s.n_atoms} atoms, {s.formula}; {prepared}{nudge})"
-        ha = f"high-accuracy network -ha {p.high_accuracy}, Zeo++ default (CCDC) radii"
-        ref = s.reference_values
-        results: list[Result] = []
+        self.on = f"Zeo++ (pyzeo {version}) on {s.name} ({s.n_atoms} atoms, {s.formula}; {prepared}{nudge})"
+        self.ha = f"high-accuracy network -ha {p.high_accuracy}, Zeo++ default (CCDC) radii"
+        self.p, self.s, self.job_id, self.job_dir = p, s, job_id, job_dir
+        self.results: list[Result] = []
 
-        def table(key: str, unit: str) -> str:
-            if key not in ref or p.probe_from_request and key not in ("largest_cavity_diameter",
-                                                                       "pore_limiting_diameter",
-                                                                       "largest_free_sphere", "density"):
-                return ""
-            return f"; CoRE MOF 2019 table value {ref[key]:.6g} {unit}"
+    def table(self, key: str, unit: str) -> str:
+        ref = self.s.reference_values
+        if key not in ref or self.p.probe_from_request and key not in ("largest_cavity_diameter",
+                                                                        "pore_limiting_diameter",
+                                                                        "largest_free_sphere", "density"):
+            return ""
+        return f"; CoRE MOF 2019 table value {ref[key]:.6g} {unit}"
 
-        def add(quantity: str, value: float, unit: str, method: str, log: str, data_file: str | None = None) -> None:
-            if not math.isfinite(value):
-                raise CalculationFailed(f"Zeo++ gave a non-finite {quantity} for {s.id}")
-            results.append(Result(quantity=quantity, value=float(value), unit=unit, job=job_id, method=method,
-                                  log=str(job_dir / log), data_file=data_file))
+    def add(self, quantity: str, value: float, unit: str, method: str, log: str, data_file: str | None = None) -> None:
+        if not math.isfinite(value):
+            raise CalculationFailed(f"Zeo++ gave a non-finite {quantity} for {self.s.id}")
+        self.results.append(Result(quantity=quantity, value=float(value), unit=unit, job=self.job_id, method=method,
+                                   log=str(self.job_dir / log), data_file=data_file))
 
-        density = None
-        for block in ("surface_area", "volume"):
-            if block in data and "Density" in data[block]:
-                density = float(data[block]["Density"])
-        if density is not None and abs(density - s.density_g_cm3) > p.density_tolerance * s.density_g_cm3:
-            raise CalculationFailed(f"Zeo++ read {s.id} with density {density:.4f} g/cm3, the structure has "
-                                    f"{s.density_g_cm3:.4f}: atoms were lost or duplicated")
+    def free_sphere(self, fs: dict) -> None:
+        p, table = self.p, self.table
+        di, df, dif = fs["Di"], fs["Df"], fs["Dif"]
+        if not (di >= df - 1e-6 and di >= dif - 1e-6 and df >= 0):
+            raise CalculationFailed(f"inconsistent free-sphere diameters for {self.s.id}: Di {di}, Df {df}, Dif {dif}")
+        per_dir = ""
+        if "Df_a" in fs:
+            per_dir = (f"; along a/b/c: Df {fs['Df_a']:.4f}/{fs['Df_b']:.4f}/{fs['Df_c']:.4f} A, "
+                       f"Dif {fs['Dif_a']:.4f}/{fs['Dif_b']:.4f}/{fs['Dif_c']:.4f} A")
+        how = f"{self.on}: {self.ha}, as `network -ha {p.high_accuracy} -resex`{per_dir}; deterministic"
+        self.add("largest_cavity_diameter", di, "angstrom", f"{how} (Di){table('largest_cavity_diameter', 'A')}",
+                 "framework.res")
+        self.add("pore_limiting_diameter", df, "angstrom", f"{how} (Df){table('pore_limiting_diameter', 'A')}",
+                 "framework.res")
+        self.add("largest_free_sphere", dif, "angstrom", f"{how} (Dif){table('largest_free_sphere', 'A')}",
+                 "framework.res")
 
-        fs = data.get("free_sphere")
-        if fs is not None:
-            di, df, dif = fs["Di"], fs["Df"], fs["Dif"]
-            if not (di >= df - 1e-6 and di >= dif - 1e-6 and df >= 0):
-                raise CalculationFailed(f"inconsistent free-sphere diameters for {s.id}: Di {di}, Df {df}, Dif {dif}")
-            per_dir = ""
-            if "Df_a" in fs:
-                per_dir = (f"; along a/b/c: Df {fs['Df_a']:.4f}/{fs['Df_b']:.4f}/{fs['Df_c']:.4f} A, "
-                           f"Dif {fs['Dif_a']:.4f}/{fs['Dif_b']:.4f}/{fs['Dif_c']:.4f} A")
-            how = f"{on}: {ha}, as `network -ha {p.high_accuracy} -resex`{per_dir}; deterministic"
-            add("largest_cavity_diameter", di, "angstrom", f"{how} (Di){table('largest_cavity_diameter', 'A')}",
-                "framework.res")
-            add("pore_limiting_diameter", df, "angstrom", f"{how} (Df){table('pore_limiting_diameter', 'A')}",
-                "framework.res")
-            add("largest_free_sphere", dif, "angstrom", f"{how} (Dif){table('largest_free_sphere', 'A')}",
-                "framework.res")
+    def surface_area(self, sa: dict) -> None:
+        p, r, n = self.p, sa["probe_radius"], sa["samples_per_atom"]
+        how = (f"{self.on}: {self.ha}; Monte Carlo surface sampling with channel and probe radius {r:g} A, {n} "
+               f"samples per atom, as `network -ha {p.high_accuracy} -sa {r:g} {r:g} {n}`; "
+               f"{int(sa.get('Number_of_channels', 0))} channel(s), {int(sa.get('Number_of_pockets', 0))} "
+               "pocket(s); Monte Carlo with Zeo++'s fixed seed")
+        for key, quantity in (("ASA", "accessible_surface_area"), ("NASA", "non_accessible_surface_area")):
+            if sa[f"{key}_m^2/g"] < 0:
+                raise CalculationFailed(f"negative {key} for {self.s.id}")
+            self.add(quantity, sa[f"{key}_m^2/g"], "m^2/g", how + self.table(quantity, "m^2/g"), "framework.sa")
+            self.add(f"{quantity}_volumetric", sa[f"{key}_m^2/cm^3"], "m^2/cm^3",
+                     how + self.table(f"{quantity}_volumetric", "m^2/cm^3"), "framework.sa")
 
-        sa = data.get("surface_area")
-        if sa is not None:
-            r, n = sa["probe_radius"], sa["samples_per_atom"]
-            how = (f"{on}: {ha}; Monte Carlo surface sampling with channel and probe radius {r:g} A, {n} samples per "
-                   f"atom, as `network -ha {p.high_accuracy} -sa {r:g} {r:g} {n}`; "
-                   f"{int(sa.get('Number_of_channels', 0))} channel(s), {int(sa.get('Number_of_pockets', 0))} "
-                   "pocket(s); Monte Carlo with Zeo++'s fixed seed")
-            for key, quantity in (("ASA", "accessible_surface_area"), ("NASA", "non_accessible_surface_area")):
-                if sa[f"{key}_m^2/g"] < 0:
-                    raise CalculationFailed(f"negative {key} for {s.id}")
-                add(quantity, sa[f"{key}_m^2/g"], "m^2/g", how + table(quantity, "m^2/g"), "framework.sa")
-                add(f"{quantity}_volumetric", sa[f"{key}_m^2/cm^3"], "m^2/cm^3",
-                    how + table(f"{quantity}_volumetric", "m^2/cm^3"), "framework.sa")
+    def volume(self, vol: dict) -> None:
+        p, table, r, n = self.p, self.table, vol["probe_radius"], vol["samples"]
+        fraction = vol["AV_Volume_fraction"]
+        if not 0 <= fraction <= 1:
+            raise CalculationFailed(f"void fraction {fraction} of {self.s.id} is outside [0, 1]")
+        how = (f"{self.on}: {self.ha}; Monte Carlo volume sampling with channel and probe radius {r:g} A, {n} "
+               f"samples per cell, as `network -ha {p.high_accuracy} -vol {r:g} {r:g} {n}`; non-accessible "
+               f"{vol.get('NAV_cm^3/g', 0):.4g} cm^3/g")
+        self.add("accessible_volume", vol["AV_cm^3/g"], "cm^3/g", how + table("accessible_volume", "cm^3/g"),
+                 "framework.vol")
+        self.add("accessible_volume_fraction", fraction, "dimensionless", how + table("void_fraction", ""),
+                 "framework.vol")
+        self.add("void_fraction", fraction, "dimensionless", how + table("void_fraction", ""), "framework.vol")
+        self.add("density", vol["Density"], "g/cm^3", f"{self.on}: crystal density from the cell mass and volume "
+                 f"(Zeo++ masses){table('density', 'g/cm^3')}", "framework.vol")
 
-        vol = data.get("volume")
-        if vol is not None:
-            r, n = vol["probe_radius"], vol["samples"]
-            fraction = vol["AV_Volume_fraction"]
-            if not 0 <= fraction <= 1:
-                raise CalculationFailed(f"void fraction {fraction} of {s.id} is outside [0, 1]")
-            how = (f"{on}: {ha}; Monte Carlo volume sampling with channel and probe radius {r:g} A, {n} samples per "
-                   f"cell, as `network -ha {p.high_accuracy} -vol {r:g} {r:g} {n}`; non-accessible "
-                   f"{vol.get('NAV_cm^3/g', 0):.4g} cm^3/g")
-            add("accessible_volume", vol["AV_cm^3/g"], "cm^3/g", how + table("accessible_volume", "cm^3/g"),
-                "framework.vol")
-            add("accessible_volume_fraction", fraction, "dimensionless", how + table("void_fraction", ""),
-                "framework.vol")
-            add("void_fraction", fraction, "dimensionless", how + table("void_fraction", ""), "framework.vol")
-            add("density", vol["Density"], "g/cm^3", f"{on}: crystal density from the cell mass and volume (Zeo++ "
-                f"masses){table('density', 'g/cm^3')}", "framework.vol")
+    def psd(self, psd: dict) -> None:
+        job_dir = self.job_dir
+        plot = f"; plot {job_dir / psd['png']}" if psd.get("png") else ""
+        how = (f"{self.on}: standard Voronoi network, as `network -psd {psd['channel_radius']:g} "
+               f"{psd['probe_radius']:g} {psd['samples']}` (0.1 A bins); value = most frequent pore diameter; "
+               f"histogram {job_dir / psd['csv']}{plot}")
+        self.add("pore_size_distribution", psd["mode_diameter_A"], "angstrom", how, "framework.psd_histo",
+                 str(job_dir / psd["csv"]))
 
-        psd = data.get("psd")
-        if psd is not None:
-            plot = f"; plot {job_dir / psd['png']}" if psd.get("png") else ""
-            how = (f"{on}: standard Voronoi network, as `network -psd {psd['channel_radius']:g} "
-                   f"{psd['probe_radius']:g} {psd['samples']}` (0.1 A bins); value = most frequent pore diameter; "
-                   f"histogram {job_dir / psd['csv']}{plot}")
-            add("pore_size_distribution", psd["mode_diameter_A"], "angstrom", how, "framework.psd_histo",
-                str(job_dir / psd["csv"]))
+    def channels(self, chan: dict) -> None:
+        if "error" in chan:
+            raise CalculationFailed(f"channel analysis of {self.s.id} failed: {chan['error']}")
+        dims = ", ".join(f"{d}D" for d in chan["channel_dimensionalities"]) or "none"
+        how = (f"{self.on}: Voronoi network (-ha {self.p.high_accuracy}) nodes and edges wider than a "
+               f"{chan['probe_radius']:g} A probe, periodic connectivity (rank of the lattice vectors of its "
+               f"loops); {chan['n_channels']} channel system(s): {dims}; {chan['n_pockets']} inaccessible "
+               "pocket(s); "
+               f"{chan['n_blocking_spheres']} blocking sphere(s) in {self.job_dir / chan['block_file']} (RASPA format)")
+        self.add("channel_dimensionality", chan["dimensionality"], "dimensionless", how, "framework.nt2")
 
-        chan = data.get("channels")
-        if chan is not None:
-            if "error" in chan:
-                raise CalculationFailed(f"channel analysis of {s.id} failed: {chan['error']}")
-            dims = ", ".join(f"{d}D" for d in chan["channel_dimensionalities"]) or "none"
-            how = (f"{on}: Voronoi network (-ha {p.high_accuracy}) nodes and edges wider than a "
-                   f"{chan['probe_radius']:g} A probe, periodic connectivity (rank of the lattice vectors of its "
-                   f"loops); {chan['n_channels']} channel system(s): {dims}; {chan['n_pockets']} inaccessible "
-                   "pocket(s); "
-                   f"{chan['n_blocking_spheres']} blocking sphere(s) in {job_dir / chan['block_file']} (RASPA format)")
-            add("channel_dimensionality", chan["dimensionality"], "dimensionless", how, "framework.nt2")
-
-        pov = data.get("pov")
-        if pov is not None:
-            fraction = pov["POAV_fraction"]
-            how = (f"{on}: probe-occupiable volume (Ongari et al., Langmuir 33, 14529 (2017)) of a "
-                   f"{pov['probe_radius']:g} A probe, grid {pov['spacing']:g} A with Zeo++ radii, channels only "
-                   f"(pockets add {pov['PONAV_fraction']:.4f} of the cell); simagent's grid method, tools/zeopp/pov.py")
-            add("probe_occupiable_volume", fraction / s.density_g_cm3, "cm^3/g", how, "zeopp_results.json")
-            add("probe_occupiable_volume_fraction", fraction, "dimensionless", how, "zeopp_results.json")
-        if not results:
-            raise ReadError(f"no Zeo++ results in {job_dir / 'zeopp_results.json'}")
-        return results
+    def pov(self, pov: dict) -> None:
+        fraction = pov["POAV_fraction"]
+        how = (f"{self.on}: probe-occupiable volume (Ongari et al., Langmuir 33, 14529 (2017)) of a "
+               f"{pov['probe_radius']:g} A probe, grid {pov['spacing']:g} A with Zeo++ radii, channels only "
+               f"(pockets add {pov['PONAV_fraction']:.4f} of the cell); simagent's grid method, tools/zeopp/pov.py")
+        self.add("probe_occupiable_volume", fraction / self.s.density_g_cm3, "cm^3/g", how, "zeopp_results.json")
+        self.add("probe_occupiable_volume_fraction", fraction, "dimensionless", how, "zeopp_results.json")
