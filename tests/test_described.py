@@ -4,11 +4,11 @@ wording), literal rendering to LAMMPS, and the analysis of a real (tiny) run."""
 from __future__ import annotations
 
 import itertools
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from described_helpers import run_job as run_lammps
 
 from simagent.described.reading import read_description
 from simagent.models import PropertyRequest, TaskSpec
@@ -163,19 +163,6 @@ def test_static_crystal_runs_and_matches_an_independent_lattice_sum(tmp_path: Pa
     assert results["potential_energy_per_atom"].value == pytest.approx(expected, rel=1e-6)
     assert results["temperature"].value == pytest.approx(0.0, abs=1e-12)  # forces vanish on a perfect lattice
     assert results["potential_energy_per_atom"].unit == "reduced"
-
-
-def run_lammps(job, tmp_path: Path) -> Path:
-    from tools.lammps.engine import lmp_binary
-
-    job_dir = tmp_path / job.id
-    job_dir.mkdir()
-    for name, text in job.inputs.items():
-        (job_dir / name).write_text(text)
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stdout[-2000:]
-    return job_dir
 
 
 def described_run(text: str, names: list[str], tmp_path: Path) -> tuple[str, dict]:

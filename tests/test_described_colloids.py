@@ -12,14 +12,11 @@ import re
 from pathlib import Path
 
 import pytest
-from test_described_special import run_lammps  # the described tests' LAMMPS runner
+from described_helpers import DEV
+from described_helpers import run_named as run_lammps
 
 from simagent.described.reading import read_description
 from tools.lammps.described import render
-
-DEV = Path(__file__).resolve().parents[2] / "shared" / "mdgym"
-if not DEV.is_dir():  # a worktree under wt/ sits one level further down
-    DEV = Path(__file__).resolve().parents[3] / "shared" / "mdgym"
 
 # our own retelling of examples/colloid's setup, with run settings of its own
 BINARY = ("Model a 2D suspension in LJ reduced units: big colloids among many small particles. The box spans x from 0 "

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_described import run_lammps
+from described_helpers import run_job as run_lammps
 
 from simagent.described.groups import Layout, Region
 from simagent.described.reading import read_description

@@ -6,20 +6,16 @@ dev task that prompted it when the dev set is present."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
+from described_helpers import DEV, run_job
 
 from simagent.described.reading import normalise, read_description
 from simagent.models import PropertyRequest, TaskSpec
 from simagent.solve import read_metric
 from tools.lammps.described import render
 from tools.lammps.protocols.described import DescribedRun
-
-DEV = Path(__file__).resolve().parents[2] / "shared" / "mdgym"
-if not DEV.is_dir():  # a worktree under wt/ sits one level further down
-    DEV = Path(__file__).resolve().parents[3] / "shared" / "mdgym"
 
 CHANNEL = ("A two-dimensional simulation in LJ units. The box spans 30 x 12 lattice units on a hexagonal lattice of "
            "reduced density 0.8, and is periodic along x and shrink-wrapped along y. Particles interact through a "
@@ -112,18 +108,6 @@ def test_an_obstacle_without_its_force_constant_is_missing():
 def test_drag_metric_names(metric, label):
     target = read_metric(metric)
     assert target.property == "drag_force" and target.label == label
-
-
-def run_job(job, tmp_path: Path) -> Path:
-    from tools.lammps.engine import lmp_binary
-
-    job_dir = tmp_path / job.id
-    job_dir.mkdir()
-    (job_dir / "in.lammps").write_text(job.inputs["in.lammps"])
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stdout[-2000:]
-    return job_dir
 
 
 def test_drag_on_an_obstacle_from_a_real_run(tmp_path: Path):

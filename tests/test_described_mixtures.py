@@ -7,17 +7,14 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
+from described_helpers import DEV
+from described_helpers import run_text as _run
 
 from simagent.described.reading import read_description
 from tools.lammps.described import render
-
-DEV = Path(__file__).resolve().parents[2] / "shared" / "mdgym"
-if not DEV.is_dir():  # a worktree under wt/ sits one level further down
-    DEV = Path(__file__).resolve().parents[3] / "shared" / "mdgym"
 
 BINARY = ("We study a binary Lennard-Jones liquid in reduced units. Atoms sit initially on an fcc lattice of reduced "
           "density 0.3 filling a box of 4 x 4 x 4 unit cells, all of them type 1. Type 1 atoms carry a mass of 1.0 and "
@@ -92,16 +89,6 @@ def test_deposition_onto_a_held_surface_is_read_from_our_wording():
     assert "fix             dyn1 mobile nve" in text and "fix             dyn2 mobile langevin 0.8 0.8 0.5" in text
     assert "deposit 30 2 50" in text and "vz -1 -1" in text and "wall/reflect zhi EDGE" in text
     assert "pair_coeff      1 2 1 1 4" in text and "compute_modify  thermo_temp dynamic/dof yes" in text
-
-
-def _run(text: str, tmp_path: Path) -> str:
-    from tools.lammps.engine import lmp_binary
-
-    (tmp_path / "in.lammps").write_text(text)
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stdout[-2000:]
-    return (tmp_path / "log.lammps").read_text()
 
 
 def _last_atoms(log: str) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_described import run_lammps
+from described_helpers import run_job as run_lammps
 
 from simagent.described.molecular import WATER_MODELS, grid, template_coordinates
 from simagent.described.reading import read_description

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_described import run_lammps
+from described_helpers import run_job as run_lammps
 
 from simagent.described.reading import read_description
 from simagent.models import PropertyRequest, TaskSpec

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from test_described import run_lammps
+from described_helpers import run_job as run_lammps
 
 from simagent.described.polymer import CH2_MASS, zigzag
 from simagent.described.reading import read_description

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from test_described_special import run_lammps  # the described tests' LAMMPS runner
+from described_helpers import run_named as run_lammps
 
 from simagent.described.reading import read_description
 from tools.lammps.described import render

