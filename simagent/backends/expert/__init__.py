@@ -16,6 +16,11 @@ from simagent.backends.expert.reader import normalise, read_request, unknown_mat
 from simagent.errors import RequestError
 from simagent.models import TaskSpec
 
+# Signs of an unstable integration in an engine's failure message. Whole words only: a bare "nan"
+# would also match "nanometre" or "nanoparticle" and halve a timestep that is not at fault.
+_UNSTABLE = re.compile(r"lost atoms|out of range atoms|\bnan\b|non-numeric|lincs|\bsettle|diverge|blew up"
+                       r"|blow-up|energy drift|wandered|missing on proc")
+
 
 class ExpertBackend(DecisionBackend):
     name = "expert"
@@ -74,10 +79,8 @@ class ExpertBackend(DecisionBackend):
     def repair(self, diagnosis: str, protocol: str, current: dict, schema: dict) -> RepairAction:
         """Generic, physics-motivated repairs; specific handlers live in the error agent."""
         low = diagnosis.lower()
-        unstable = ("lost atoms", "out of range atoms", "nan", "non-numeric", "lincs", "settle", "diverge",
-                    "blew up", "blow-up", "energy drift", "wandered", "missing on proc")
         step = next((name for name in ("timestep", "dt", "time_step") if name in current), None)
-        if step and any(sign in low for sign in unstable):
+        if step and _UNSTABLE.search(low):
             return RepairAction(action="scale", parameter=step, value="0.5",
                                 reason="unstable integration: halve the timestep")
         return RepairAction(action="give_up", reason="no rule applies to this failure")
