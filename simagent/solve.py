@@ -910,7 +910,7 @@ def solve(
             where = (f"{Path(data_root) / task.engine.upper() / '{structures,potentials}' / task.id}/"
                      if data_root else "no --data-root given")
             raise RequestError(f"input files the task needs are neither supplied ({where}) nor shipped with "
-                               f"simagent or GROMACS: {'; '.join(absent)}; nothing was run")
+                               f"simagent or its engines: {'; '.join(absent)}; nothing was run")
         with supplying(supplied), Session(settings, auto_approve=True, progress=progress) as session:
             backend = TaskBackend(session.backend, targets_for, known, task.engine)
             executor = BudgetExecutor(session.executor, deadline, supplied, workdir / INPUTS, budget)
