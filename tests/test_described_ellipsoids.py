@@ -56,7 +56,8 @@ def test_our_wording_reads_the_mixture_and_takes_only_the_unstated_from_the_exam
         (2, 2, 1.0, 1.0, (1, 1, 0.2), (0, 0, 0), None)]
     dyn = desc.stages[0].dynamics
     assert (dyn.t_damp, dyn.p_damp, dyn.p_coupling, dyn.mtk, dyn.pchain, dyn.tchain) == (0.1, 1.0, "iso", False, 0, 1)
-    for name in ("pair", "substitution1.seed", "ellipsoids.quat_seed", "neighbor", "run1.t_damp", "run1.p_damp"):
+    for name in ("ellipsoids.pair", "substitution1.seed", "ellipsoids.quat_seed", "neighbor_skin", "run1.t_damp",
+                 "run1.p_damp"):
         assert "examples/ellipse" in desc.defaults[name]
     text = render(desc, rotation=True)
     for line in ("atom_style      ellipsoid", "set             type 2 shape 3 1 1", "pair_style      gayberne 1 3 1 4",

@@ -105,7 +105,8 @@ ELLIPSE_EXAMPLE = Example(
            "pairs": [GayBernePair(i=1, j=1, epsilon=3.0, sigma=1.0, well_i=(1, 1, 1), well_j=(1, 1, 1), cutoff=2.5),
                      GayBernePair(i=1, j=2, epsilon=3.0, sigma=1.0, well_i=(1, 1, 1), well_j=(0, 0, 0)),
                      GayBernePair(i=2, j=2, epsilon=1.0, sigma=1.0, well_i=(1, 1, 0.2), well_j=(0, 0, 0))],
-           "fraction_seed": 95392, "quat_seed": 18238, "velocity_seed": 87287, "neighbor_skin": 0.8,
+           "fraction_seed": 95392, "quat_seed": 18238, "velocity_seed": 87287, "velocity_loop": "geom",
+           "neighbor_skin": 0.8,
            "npt": {"t_damp": 0.1, "p_damp": 1.0, "p_coupling": "iso", "mtk": False, "pchain": 0, "tchain": 1}},
     runs={"velocity": 2.4, "t": 2.0, "p": (0.0, 1.0), "steps": (2000, 2000), "timestep": 0.002})
 
@@ -117,7 +118,7 @@ _QUAT = re.compile(r"quaternion\w*[^.;]{0,80}?random|random\w*[^.;]{0,40}?(?:ori
 _DOF = re.compile(r"(?:correct|adjust)\w*[^.;]{0,40}?degrees? of freedom|degrees? of freedom[^.;]{0,40}?(?:correct|"
                   r"adjust|remov|exclud)|extra/dof")
 _MEASURED = re.compile(r"rotational (?:kinetic )?energy (?:of|per|for|among) (?:the |each |an? |all )?(?:(ellipsoid\w*|"
-                       r"aspherical|elongated)|type[- ]?(\d+))")
+                       r"aspherical|elongated)|type[- ]?(\d+))(?: (?:particles|bodies|ones|atoms))?")
 
 
 def _type_shapes(s: StatedNumbers) -> tuple[dict[int, float], dict[int, Triple]]:
@@ -233,7 +234,7 @@ def _build(desc: SimulationDescription, s: StatedNumbers, masses: dict[int, floa
                                  dof_corrected=bool(_DOF.search(s.low)), measured=measured)
     for k, v in s.read.items():
         if k.startswith("type") and k != "types":
-            desc.note(k, "rules", v[1])
+            desc.note(f"ellipsoids.{k}", "rules", v[1])
     desc.atom_style = "ellipsoid"
     desc.note("atom_style", "rules", "atom_style ellipsoid")
     desc.atom_types = max(shapes)
@@ -252,19 +253,19 @@ def _build(desc: SimulationDescription, s: StatedNumbers, masses: dict[int, floa
     if s.value("quat_seed") is None:
         fill.note("ellipsoids.quat_seed", f"{ex['quat_seed']} (set group all quat/random; the text: "
                   f"'{m.group(0) if (m := _QUAT.search(s.low)) else 'orientations'}')")
-    fill.note("pair", f"gayberne gamma {gamma:g} upsilon {upsilon:g} mu {mu:g} cutoff {cutoff:g}; " + "; ".join(
-        f"{p.i}-{p.j}: epsilon {p.epsilon:g} sigma {p.sigma:g} wells {' '.join(f'{w:g}' for w in p.well_i)} / "
-        f"{' '.join(f'{w:g}' for w in p.well_j)}" + (f" cutoff {p.cutoff:g}" if p.cutoff else "")
-        for p in desc.ellipsoids.pairs))
+    fill.note("ellipsoids.pair", _pair_words(desc.ellipsoids))
     for stale in ("pair.epsilon", "pair.sigma", "pair.cutoff"):  # the one-type LJ reading's
         desc.origin.pop(stale, None)
     if desc.neighbor_skin is None:
         desc.neighbor_skin = ex["neighbor_skin"]
-        fill.note("neighbor", f"{ex['neighbor_skin']:g} bin")
+        fill.note("neighbor_skin", f"{ex['neighbor_skin']:g} bin")
     if desc.velocity is not None and desc.origin.get("velocity.seed") and \
             desc.origin["velocity.seed"].source == "default":
         desc.velocity.seed = ex["velocity_seed"]
         fill.note("velocity.seed", str(ex["velocity_seed"]))
+    if desc.velocity is not None and desc.velocity.loop is None:  # which atom gets which random velocity
+        desc.velocity.loop = ex["velocity_loop"]
+        fill.note("velocity.loop", ex["velocity_loop"])
     npt = ex["npt"]
     for stage in desc.stages:
         dyn = stage.dynamics
@@ -293,6 +294,15 @@ def _build(desc: SimulationDescription, s: StatedNumbers, masses: dict[int, floa
               else "all particles: the text names no kind of particle for the rotational kinetic energy")
     desc.missing = [m for m in desc.missing if m != "pair cutoff"]
     desc.unsupported = [u for u in desc.unsupported if u not in (ELLIPSOID_NAME, ATOM_STYLE_NAME, MIXTURE_NAME)]
+
+
+def _pair_words(e: Ellipsoids) -> str:
+    def triple(w: Triple) -> str:
+        return " ".join(f"{x:g}" for x in w)
+
+    pairs = "; ".join(f"{p.i}-{p.j}: epsilon {p.epsilon:g} sigma {p.sigma:g} wells {triple(p.well_i)} / "
+                      f"{triple(p.well_j)}" + (f" cutoff {p.cutoff:g}" if p.cutoff else "") for p in e.pairs)
+    return f"gayberne gamma {e.gamma:g} upsilon {e.upsilon:g} mu {e.mu:g} cutoff {e.cutoff:g}; {pairs}"
 
 
 def _measured(low: str, shapes: dict[int, Triple]) -> list[int]:

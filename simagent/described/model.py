@@ -107,6 +107,8 @@ class Velocity(BaseModel):
     distribution: Literal["uniform", "gaussian"] = "uniform"
     zero_momentum: bool = True
     zero_rotation: bool = False
+    loop: Literal["all", "local", "geom"] | None = Field(default=None, description="how the random velocities are "
+                                                        "assigned to atoms (velocity ... loop); None: LAMMPS's all")
 
 
 class Minimize(BaseModel):

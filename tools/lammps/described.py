@@ -147,7 +147,8 @@ def _velocity(desc: SimulationDescription) -> list[str]:
     if layout is not None and layout.velocity_group:  # created on a group, at that group's temperature
         group, temp = layout.velocity_group, f" temp {described_groups.temperature_compute(layout)}"
     return [f"velocity        {group} create {_fmt(v.temperature)} {v.seed} dist {v.distribution} "
-            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}{temp}"] + held
+            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}"
+            f"{f' loop {v.loop}' if v.loop else ''}{temp}"] + held
 
 
 def dynamics_fixes(dyn: Dynamics, spheres: bool = False, group: str = "all",

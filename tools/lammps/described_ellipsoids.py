@@ -100,9 +100,13 @@ def rotation_result(block: dict[str, np.ndarray], desc: SimulationDescription, e
     series = block[EROT_EACH]
     mean, err = block_average(series)
     kinds = ", ".join(f"type {t} ({'x'.join(_fmt(x) for x in e.shapes[t])})" for t in e.measured)
+    still = (f"; the type {', '.join(map(str, e.still_types))} spheres carry none (pair gayberne never torques them), "
+             "so the average over all particles is this x (their number / all particles)") if e.still_types else ""
+    said = desc.origin.get("ellipsoids.measured")
+    named = f" (the text: '{said.evidence.split(':')[0]}')" if said is not None and said.source == "rules" else ""
     return Result(quantity="rotational_energy_per_atom", property="rotational_energy_per_atom", value=mean,
-                  uncertainty=err, unit=energy_unit, job=job,
-                  log="log.lammps",
-                  method=f"rotational kinetic energy per particle of {kinds}: compute erotate/asphere (sum of "
-                         f"1/2 w.I.w) over them / their count (thermo {EROT_EACH}), averaged over {where}, "
-                         f"{series.size} samples; standard error by block averaging")
+                  uncertainty=err, unit=energy_unit, job=job, log="log.lammps",
+                  method=f"rotational kinetic energy per particle of {kinds}{named}: compute "
+                         f"erotate/asphere (the sum of 1/2 w.I.w over them) / their count, each thermo row (thermo "
+                         f"{EROT_EACH}), averaged over {where}, {series.size} samples; standard error by block "
+                         f"averaging. Not compute temp/asphere, which gives a temperature{still}")
