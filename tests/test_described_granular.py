@@ -136,3 +136,4 @@ def test_energy_per_particle_skips_the_rows_before_the_first_particle():
     block = {"Atoms": np.array([0.0, 10.0, 20.0]), "KinEng": np.array([0.0, 10.0, 40.0])}
     result = _thermo("kinetic_energy_per_atom", block, {"energy": "reduced"}, "stage 1")
     assert result.value == pytest.approx(1.5) and "not the 1 rows with no atom yet" in result.method
+    assert "grows from 10 to 20" in result.method  # a transient: its block error is said to be no steady-state error

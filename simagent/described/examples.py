@@ -6,7 +6,9 @@ text does state matches the example's own input, the text describes that example
 values fill what it leaves out, as the issue's convention for engine examples asks (the task
 follows the example). Each value filled is a listed default naming the example and the stated
 numbers that identified it; a text that states a value of its own keeps it, and a text that
-matches no example keeps its gaps (missing, never guessed).
+matches no example keeps its gaps (missing, never guessed). The mechanism is
+simagent.described.example_fill's (the one way); this module holds the examples/shear, friction
+and crack signatures and what they fill.
 """
 
 from __future__ import annotations

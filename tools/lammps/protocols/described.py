@@ -349,7 +349,16 @@ def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], wher
                   method=f"average of thermo {column}{' / atoms' if per_atom else ''}"
                          f"{' (the total over the system)' if total else ''} over {where}, "
                          f"{series.size} samples{f' (not the {empty} rows with no atom yet)' if empty else ''}; "
-                         "standard error by block averaging")
+                         f"standard error by block averaging{_transient(block, held)}")
+
+
+def _transient(block: dict[str, np.ndarray], held: np.ndarray) -> str:
+    """A caveat when atoms are added during the stage: the mean is over a transient, not a steady state."""
+    counts = block["Atoms"][held] if "Atoms" in block else np.array([])
+    if counts.size == 0 or counts.min() == counts.max():
+        return ""
+    return (f" (the atom count grows from {counts.min():g} to {counts.max():g} during the stage: a mean over a "
+            "transient, whose block error is the rows' spread, not the error of a steady-state average)")
 
 
 def _gyration(block: dict[str, np.ndarray], units: dict[str, str], where: str) -> list[Result]:
