@@ -136,7 +136,9 @@ def read_description(text: str) -> SimulationDescription:
     molecular.read_slab(desc, low)
     _velocity_for_thermostat(desc)
     solids.attach_shear(desc, low)
+    _stated_atoms(desc, low)
     examples.fill_friction_example(desc)
+    examples.fill_balance_example(desc)
     examples.fill_crack_example(desc, low)
     examples.fill_shear_example(desc, low)
     colloids.read_colloid(desc, low)
@@ -150,7 +152,6 @@ def read_description(text: str) -> SimulationDescription:
                                                             r"gradient)|\bramp", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.DEFORM_NAME]
     _green_kubo(desc, low)
-    _stated_atoms(desc, low)
     special.read_tracker(desc, low)
     special.read_controller(desc, low)
     check_made_types(desc)
