@@ -137,3 +137,17 @@ def test_energy_per_particle_skips_the_rows_before_the_first_particle():
     result = _thermo("kinetic_energy_per_atom", block, {"energy": "reduced"}, "stage 1")
     assert result.value == pytest.approx(1.5) and "not the 1 rows with no atom yet" in result.method
     assert "grows from 10 to 20" in result.method  # a transient: its block error is said to be no steady-state error
+
+
+@pytest.mark.parametrize("said, faces", [
+    ("Rigid granular walls on the left, right and bottom sides use the same contact law as the grains.",
+     ["xhi", "xlo", "ylo"]),
+    ("The box has frictional side walls and a floor, which use the same contact law as the grains.",
+     ["xhi", "xlo", "ylo"]),
+    ("Only the bottom wall is granular, with the same contact law as the grains.", ["ylo"]),
+])
+def test_the_walls_are_the_faces_the_text_names(said, faces):
+    text = OURS.replace("Rigid granular walls on the left, right and bottom sides use the same contact law as the "
+                        "grains.", said)
+    desc = read_description(text)
+    assert desc.granular is not None and sorted(desc.granular.walls) == faces
