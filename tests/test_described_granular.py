@@ -151,3 +151,14 @@ def test_the_walls_are_the_faces_the_text_names(said, faces):
                         "grains.", said)
     desc = read_description(text)
     assert desc.granular is not None and sorted(desc.granular.walls) == faces
+
+
+def test_a_stated_count_of_poured_particles_is_not_a_count_the_run_must_start_with():
+    """The pour starts empty: its stated count is what fix pour inserts, not a miscount warning."""
+    import numpy as np
+
+    from tools.lammps.protocols.described import _count_warning
+
+    desc = read_description(OURS.replace("Grains enter", "In all 400 particles enter"))
+    assert desc.granular is not None and desc.granular.count == 400 and desc.stated_atoms == 400
+    assert _count_warning({"Atoms": np.array([0.0, 400.0])}, desc) is None
