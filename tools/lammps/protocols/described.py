@@ -236,8 +236,10 @@ class DescribedRun(Protocol):
 def _count_warning(first: dict[str, np.ndarray], desc: SimulationDescription) -> str | None:
     """The text states N particles and the run made another number (a placement or size the text
     leaves out was filled otherwise): the number answers for another system, and the answer says so.
-    Not for inserted or solvent particles (deposition, SRD), whose count is not the made one."""
-    if desc.stated_atoms is None or desc.deposition is not None or desc.srd is not None or "Atoms" not in first:
+    Not for inserted or solvent particles (deposition, SRD, a granular pour), whose count is not the
+    made one."""
+    if desc.stated_atoms is None or desc.deposition is not None or desc.srd is not None or \
+            desc.granular is not None or "Atoms" not in first:
         return None
     made = int(first["Atoms"][0])
     if made == desc.stated_atoms:
