@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from simagent.described.colloids import Cavity, NeighborMulti, SRDSolvent
 from simagent.described.ellipsoids import Ellipsoids
+from simagent.described.granular import GranularPour
 from simagent.described.groups import Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
@@ -146,11 +147,11 @@ class Dynamics(BaseModel):
 class GreenKubo(BaseModel):
     """Green-Kubo viscosity from the stress autocorrelation (fix ave/correlate, as LAMMPS
     examples/VISCOSITY): samples every `sample_every` steps, correlations up to `correlation_length`
-    samples, running average over the averaged stage."""
+    samples, running average over the averaged stage. The prefactor's k_B T is the stage's own mean
+    temperature, measured in the run (tools.lammps.described._green_kubo), not a set point."""
 
     sample_every: int = Field(gt=0)
     correlation_length: int = Field(gt=1)
-    temperature: float = Field(gt=0, description="the k_B T of the Green-Kubo prefactor")
 
 
 class Stage(BaseModel):
@@ -205,12 +206,16 @@ class SimulationDescription(BaseModel):
                                    "added before the last run stage")
     cavities: list[Cavity] = Field(default_factory=list, description="spheres cleared of lattice atoms, one "
                                    "particle inserted at each centre")
+    granular: GranularPour | None = Field(default=None, description="granular spheres poured into walls under "
+                                          "gravity (fix pour, pair gran/hertz/history)")
     neighbor_every: int | None = None
     velocity: Velocity | None = None
     timestep: float | None = None
     thermo_every: int | None = None
     stages: list[Stage] = Field(default_factory=list)
     green_kubo: GreenKubo | None = None
+    stated_atoms: int | None = Field(default=None, ge=1, description="the number of particles the text states; "
+                                    "the run is checked against it, never resized to it")
     average_stage: int | None = Field(default=None, description="index of the stage whose thermo the metrics average")
     layout: Layout | None = Field(default=None, description="regions, groups and what acts on them")
     origin: dict[str, Origin] = Field(default_factory=dict)
