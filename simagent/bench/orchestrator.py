@@ -133,8 +133,8 @@ When done, write {workdir / FINAL_ANSWER}: one JSON object whose keys are exactl
 above (same spelling, case and spacing) and whose values are plain unitless numbers in the units the
 description asks for, e.g. {example}. Leave out a metric you could not compute; do not guess.
 
-Time budget: {task.budget_s:.0f} s (300 s + 3 x the time limit of {task.task.time_limit:g} s); the
-agent is stopped when it runs out.
+Time budget: {task.budget_s:.0f} s ({task.task.budget_rule}); the agent is stopped when it
+runs out.
 """
 
 

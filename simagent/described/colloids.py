@@ -6,9 +6,10 @@ four types, two spheres cleared and a colloid put at each centre) and leave the 
 coefficients out ("distinct parameters for each pair type", "appropriate parameters"). When the
 setup numbers the text states (lattice scale, box, composition, masses, cutoff, cleared regions)
 are exactly the example's, the text describes that example and the example's input fills what the
-text leaves out (simagent.described.examples' convention); each filled value is a listed default
-naming the example. The run settings the text states (velocity temperature, thermostat and barostat
-set points and damping, timestep, steps, output interval) are the text's and always win.
+text leaves out (simagent.described.example_fill, the one way to fill from an example); each filled
+value is a listed default naming the example. The run settings the text states (velocity
+temperature, thermostat and barostat set points and damping, timestep, steps, output interval) are
+the text's and always win.
 
 Every number in the text must be read by one of the rules here; a number none of them reads means
 the text says something this reading does not understand, and nothing is filled (the task stays
@@ -20,15 +21,16 @@ atoms with one particle put at its centre).
 
 from __future__ import annotations
 
+import math
 import re
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from simagent.described.example_fill import NUM, Example, StatedNumbers
+
 if TYPE_CHECKING:
     from simagent.described.model import SimulationDescription
-
-NUM = r"(-?\d+(?:\.\d+)?)"
 
 
 class NeighborMulti(BaseModel):
@@ -51,90 +53,37 @@ class Cavity(BaseModel):
 
 
 COLLOID_NAME = "pair_style colloid"  # reading.UNSUPPORTED's name for it
+_NPT = {"t": 2.0, "t_damp": 1.0, "p": (0.0, 1.0), "p_damp": 10.0, "drag": 1.0, "mtk": False, "pchain": 0, "tchain": 1}
 # LAMMPS examples/colloid/in.colloid (current version: atom_style sphere, fix npt ... mtk no pchain 0 tchain 1)
-COLLOID_EXAMPLE = {
-    "name": "LAMMPS examples/colloid (in.colloid)",
-    "signature": {"lattice": 0.01, "box": (30.0, 30.0), "small_fraction": 0.96, "mass_big": 9.0, "mass_small": 1.0,
-                  "cutoff": 12.5},
-    "types": {"big": [1], "small": [2]},
-    # (i, j, A, sigma, d1, d2, cutoff)
-    "coeffs": [("1", "1", 1.0, 1.0, 5.0, 5.0, 12.5), ("1", "2", 5.0, 1.0, 5.0, 0.0, 7.0),
-               ("2", "2", 10.0, 1.0, 0.0, 0.0, 2.5)],
-    "fraction_seeds": [23984], "neighbor": NeighborMulti(skin=1.0),
-    "npt": {"t": 2.0, "t_damp": 1.0, "p": (0.0, 1.0), "p_damp": 10.0, "drag": 1.0, "mtk": False, "pchain": 0,
-            "tchain": 1},
-}
+COLLOID_EXAMPLE = Example(
+    name="LAMMPS examples/colloid (in.colloid)",
+    signature={"lattice": 0.01, "box": (30.0, 30.0), "small_fraction": 0.96, "mass_big": 9.0, "mass_small": 1.0,
+               "cutoff": 12.5},
+    fills={"types": {"big": [1], "small": [2]},
+           # (i, j, A, sigma, d1, d2, cutoff)
+           "coeffs": [("1", "1", 1.0, 1.0, 5.0, 5.0, 12.5), ("1", "2", 5.0, 1.0, 5.0, 0.0, 7.0),
+                      ("2", "2", 10.0, 1.0, 0.0, 0.0, 2.5)],
+           "fraction_seeds": [23984], "neighbor": NeighborMulti(skin=1.0)},
+    runs=_NPT)
 # LAMMPS examples/multi/in.colloid
-MULTI_EXAMPLE = {
-    "name": "LAMMPS examples/multi (in.colloid)",
-    "signature": {"lattice": 0.1, "box": (60.0, 60.0), "species": 4, "regions": 2, "radius": 30.0, "mass_big": 400.0},
-    "types": {"small": [1, 2, 3, 4], "big": [5]},
-    "coeffs": [("*", "*", 144.0, 1.0, 0.0, 0.0, 3.0)] + [(str(i), "5", 75.4, 1.0, 0.0, 20.0, 14.0) for i in range(1, 5)]
-    + [("5", "5", 39.5, 1.0, 20.0, 20.0, 30.0)],
-    "cutoff": 20.0, "centres": [(60.0, 60.0, 0.0), (130.0, 130.0, 0.0)],
-    "fractions": [(2, 0.5, 23984), (3, 0.333, 43684), (4, 0.25, 87811)],
-    "neighbor": NeighborMulti(skin=1.0, collections=["1*4", "5"], reduce=True),
-    "npt": {"t": 2.0, "t_damp": 1.0, "p": (0.0, 1.0), "p_damp": 10.0, "drag": 1.0, "mtk": False, "pchain": 0,
-            "tchain": 1},
-}
+MULTI_EXAMPLE = Example(
+    name="LAMMPS examples/multi (in.colloid)",
+    signature={"lattice": 0.1, "box": (60.0, 60.0), "species": 4, "regions": 2, "radius": 30.0, "mass_big": 400.0},
+    fills={"types": {"small": [1, 2, 3, 4], "big": [5]},
+           "coeffs": [("*", "*", 144.0, 1.0, 0.0, 0.0, 3.0)] + [(str(i), "5", 75.4, 1.0, 0.0, 20.0, 14.0)
+                                                               for i in range(1, 5)]
+           + [("5", "5", 39.5, 1.0, 20.0, 20.0, 30.0)],
+           "cutoff": 20.0, "centres": [(60.0, 60.0, 0.0), (130.0, 130.0, 0.0)],
+           "fractions": [(2, 0.5, 23984), (3, 0.333, 43684), (4, 0.25, 87811)],
+           "neighbor": NeighborMulti(skin=1.0, collections=["1*4", "5"], reduce=True)},
+    runs=_NPT)
 EXAMPLES = (COLLOID_EXAMPLE, MULTI_EXAMPLE)
 
 _BIG = r"(?:large|big|colloid)\w*"
 _SMALL = r"(?:small|solvent|bath)\w*"
-_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
 
-
-class _Stated:
-    """The numbers a text states, read by role; remembers which numbers were read."""
-
-    def __init__(self, low: str) -> None:
-        self.low = low
-        self.read: dict[str, tuple[object, str]] = {}
-        self.spans: list[tuple[int, int]] = []
-
-    def take(self, key: str, pattern: str, convert=float, groups: tuple[int, ...] = (1,)) -> object | None:
-        hit = re.search(pattern, self.low)
-        if not hit:
-            return None
-        values = []
-        for g in groups:
-            if hit.group(g) is None:
-                continue
-            self.spans.append(hit.span(g))
-            values.append(convert(hit.group(g)))
-        value = values[0] if len(values) == 1 else tuple(values)
-        self.read[key] = (value, hit.group(0))
-        return value
-
-    def count(self, key: str, pattern: str) -> re.Match | None:
-        """A count said in digits or in words ('four species', '2 regions'): group 1 of `pattern`."""
-        hit = re.search(pattern, self.low)
-        if hit:
-            word = hit.group(1)
-            if word.isdigit():
-                self.spans.append(hit.span(1))
-            self.read[key] = (int(word) if word.isdigit() else _COUNT_WORDS[word], hit.group(0))
-        return hit
-
-    def mark(self, key: str, pattern: str) -> None:
-        """Numbers that say nothing about the system (a dump interval): read, not used."""
-        for hit in re.finditer(pattern, self.low):
-            self.spans.append(hit.span(1))
-            self.read[key] = (hit.group(1), hit.group(0))
-
-    def unread(self) -> list[str]:
-        out = []
-        for hit in re.finditer(r"(?<![\w.])-?\d+(?:\.\d+)?(?![a-z\d])", self.low):
-            if not any(a <= hit.start() < b for a, b in self.spans):
-                out.append(hit.group(0))
-        return out
-
-    def value(self, key: str):
-        return self.read[key][0] if key in self.read else None
-
-
-def _read(low: str) -> _Stated:
-    s = _Stated(low)
+def _read(low: str) -> StatedNumbers:
+    s = StatedNumbers(low)
     for axis in "xyz":
         s.take(f"extent_{axis}", rf"\b(?:from )?{axis}\s*(?:=|:|from|between)?\s*{NUM}\s*(?:to|-|and)\s*{NUM}",
                groups=(1, 2))
@@ -184,7 +133,7 @@ def _read(low: str) -> _Stated:
     return s
 
 
-def _box(s: _Stated) -> tuple[float, float] | None:
+def _box(s: StatedNumbers) -> tuple[float, float] | None:
     x, y = s.value("extent_x"), s.value("extent_y")
     if x is not None and y is not None:
         return (x[1] - x[0], y[1] - y[0]) if x[0] == 0 and y[0] == 0 else None
@@ -192,27 +141,12 @@ def _box(s: _Stated) -> tuple[float, float] | None:
     return tuple(dims) if dims is not None else None
 
 
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-9 + 1e-6 * abs(b)
-
-
-def _matches(s: _Stated, example: dict) -> bool:
-    stated = {"lattice": s.value("lattice"), "box": _box(s), "small_fraction": s.value("small_fraction"),
-              "mass_big": s.value("mass_big"), "mass_small": s.value("mass_small"), "cutoff": s.value("cutoff"),
-              "species": s.value("species"), "regions": s.value("regions"), "radius": s.value("radius")}
-    if stated["small_fraction"] is not None:
-        stated["small_fraction"] = stated["small_fraction"] / 100
-    for key, want in example["signature"].items():
-        have = stated.get(key)
-        if have is None:
-            return False
-        if isinstance(want, tuple):
-            if not all(_close(a, b) for a, b in zip(have, want, strict=True)):
-                return False
-        elif not _close(float(have), float(want)):
-            return False
-    # a setup number the text states that the example does not have (another cutoff, another fraction)
-    return all(stated[k] is None or k in example["signature"] or k in ("mass_small",) for k in stated)
+def _stated(s: StatedNumbers) -> dict:
+    """The setup numbers an example's signature may hold (a stated one no signature has stops a fill)."""
+    fraction = s.value("small_fraction")
+    return {"lattice": s.value("lattice"), "box": _box(s), "small_fraction": fraction / 100 if fraction else fraction,
+            "mass_big": s.value("mass_big"), "mass_small": s.value("mass_small"), "cutoff": s.value("cutoff"),
+            "species": s.value("species"), "regions": s.value("regions"), "radius": s.value("radius")}
 
 
 def read_colloid(desc: SimulationDescription, low: str) -> None:
@@ -221,25 +155,26 @@ def read_colloid(desc: SimulationDescription, low: str) -> None:
     if COLLOID_NAME not in desc.unsupported or "srd" in low:
         return
     s = _read(low)
-    example = next((e for e in EXAMPLES if _matches(s, e)), None)
-    if example is None:
-        return
-    unread = s.unread()
-    if unread:
-        desc.missing.append(f"what the numbers {', '.join(unread)} are (stated, not understood)")
+    stated, unread = _stated(s), s.unread()
+    fill = None
+    for example in EXAMPLES:
+        comparison = example.compare(stated, unread=unread, extra_ok=("mass_small",))
+        fill = example.fill(desc, comparison, describe="")
+        if comparison.signature_agrees:
+            break
+    if fill is None:
         return
     if len([st for st in desc.stages if st.kind == "run"]) != 1 or desc.stages[0].steps != s.value("steps"):
         return  # one run, the one stated
-    _build(desc, s, example)
+    _build(desc, s, example, fill.why)
 
 
-def _build(desc: SimulationDescription, s: _Stated, example: dict) -> None:
+def _build(desc: SimulationDescription, s: StatedNumbers, example: Example, why: str) -> None:
     from simagent.described.mixtures import AtomType
     from simagent.described.model import Box, Dynamics, Lattice, Pair, PairCoeff, Velocity
     from simagent.described.solids import Substitution
 
-    name = example["name"]
-    why = f"not stated; {name}'s, whose setup the text states"
+    name = example.name
     said = {k: v[1] for k, v in s.read.items()}
     desc.units, desc.dimension = "lj", 2
     for stale in ("pair.epsilon", "pair.sigma"):  # the one-type LJ reading's, replaced by the colloid pairs
@@ -258,7 +193,7 @@ def _build(desc: SimulationDescription, s: _Stated, example: dict) -> None:
     z = s.value("extent_z") or (-0.5, 0.5)
     desc.box = Box(lo=(0.0, 0.0, z[0]), hi=(lx, ly, z[1]), lattice_units=True)
     desc.note("box", "rules", f"{lx:g} x {ly:g} lattice spacings (LAMMPS's region default)")
-    big, small = example["types"]["big"], example["types"]["small"]
+    big, small = example.fills["types"]["big"], example.fills["types"]["small"]
     desc.atom_types = len(big) + len(small)
     desc.types = [AtomType(index=i, name="big" if i in big else "small") for i in range(1, desc.atom_types + 1)]
     desc.masses = {i: float(s.value("mass_big")) if i in big else float(s.value("mass_small") or 1.0)
@@ -268,8 +203,8 @@ def _build(desc: SimulationDescription, s: _Stated, example: dict) -> None:
               f"{', '.join(map(str, small))}): {desc.masses[small[0]]:g}")
     desc.note("atom_types", "default", f"big particles type {', '.join(map(str, big))}, small type "
               f"{', '.join(map(str, small))}: {name}'s numbering")
-    if "small_fraction" in example["signature"]:  # all made big on the lattice, a share turned small
-        seed = example["fraction_seeds"][0]
+    if "small_fraction" in example.signature:  # all made big on the lattice, a share turned small
+        seed = example.fills["fraction_seeds"][0]
         desc.lattice_type = big[0]
         desc.substitutions = [Substitution(from_type=big[0], to_type=small[0], fraction=s.value("small_fraction") / 100,
                                            seed=seed, among="all")]
@@ -278,24 +213,25 @@ def _build(desc: SimulationDescription, s: _Stated, example: dict) -> None:
     else:  # small particles of several types in equal shares, colloids in cleared spheres
         desc.lattice_type = small[0]
         desc.substitutions = [Substitution(from_type=small[0], to_type=t, fraction=f, seed=seed, among="all")
-                              for t, f, seed in example["fractions"]]
+                              for t, f, seed in example.fills["fractions"]]
         desc.note("substitution1", "rules", said["species"])
         desc.note("substitution1.seed", "default", f"fractions 1/2, 1/3, 1/4 of all atoms to types 2, 3, 4 "
                   f"(equal shares) and their seeds: {why}")
         radius = float(s.value("radius"))
-        desc.cavities = [Cavity(center=c, radius=radius, atom_type=big[0]) for c in example["centres"]]
+        desc.cavities = [Cavity(center=c, radius=radius, atom_type=big[0]) for c in example.fills["centres"]]
         desc.note("cavities", "rules", said["regions"])
-        centres = "; ".join(" ".join(f"{v:g}" for v in c) for c in example["centres"])
+        centres = "; ".join(" ".join(f"{v:g}" for v in c) for c in example.fills["centres"])
         desc.note("cavities.center", "default", f"{centres} and the radius in sigma (units box), not lattice "
                   f"spacings: {why}")
-    cutoff = float(s.value("cutoff") or example.get("cutoff"))
+    cutoff = float(s.value("cutoff") or example.fills.get("cutoff"))
     desc.note("pair.cutoff", "rules" if s.value("cutoff") else "default", said.get("cutoff", f"{cutoff:g}: {why}"))
     desc.pair = Pair(style="colloid", cutoff=cutoff, coeffs=[PairCoeff(i=i, j=j, epsilon=a, sigma=sg, d1=d1, d2=d2,
                                                                        cutoff=c)
-                                                             for i, j, a, sg, d1, d2, c in example["coeffs"]])
+                                                             for i, j, a, sg, d1, d2, c in example.fills["coeffs"]])
+    coeffs = example.fills["coeffs"]
     desc.note("pair.coeffs", "default", "pair colloid (A, sigma, d1, d2, cutoff) per pair: " + "; ".join(
-        f"{i}-{j}: {a:g} {sg:g} {d1:g} {d2:g} {c:g}" for i, j, a, sg, d1, d2, c in example["coeffs"]) + f": {why}")
-    desc.neighbor_multi = example["neighbor"].model_copy()
+        f"{i}-{j}: {a:g} {sg:g} {d1:g} {d2:g} {c:g}" for i, j, a, sg, d1, d2, c in coeffs) + f": {why}")
+    desc.neighbor_multi = example.fills["neighbor"].model_copy()
     desc.note("neighbor_multi", "default", f"neighbor {desc.neighbor_multi.skin:g} multi, delay 0, comm mode multi"
               + (f", collections {' '.join(desc.neighbor_multi.collections)}" if desc.neighbor_multi.collections
                  else "") + f": {why}" + ("" if not re.search(r"multi", s.low) else " (the text asks for multi lists)"))
@@ -304,7 +240,7 @@ def _build(desc: SimulationDescription, s: _Stated, example: dict) -> None:
         t_velocity = float(t_velocity if not isinstance(t_velocity, tuple) else t_velocity[0])
         v = desc.velocity or Velocity(temperature=t_velocity, seed=87287)
         desc.velocity = v.model_copy(update={"temperature": t_velocity})
-    npt = example["npt"]
+    npt = example.runs
     dyn = Dynamics(ensemble="npt", thermostat="nose-hoover", p_coupling="iso", mtk=npt["mtk"])
     for field, key, default in (("t_stop", "t_target", npt["t"]), ("t_damp", "t_damp", npt["t_damp"]),
                                 ("p_damp", "p_damp", npt["p_damp"]), ("drag", "drag", npt["drag"]),
@@ -337,9 +273,11 @@ def _build(desc: SimulationDescription, s: _Stated, example: dict) -> None:
 # --- stochastic rotation dynamics: why LAMMPS examples/srd cannot fill an unstated grid ------------
 SRD_GAP = "the SRD bin (grid) size"  # mixture_reading._unstated_parts' words
 # LAMMPS examples/srd/in.srd.mixture: fix 2 small srd 20 big 1.0 0.25 49894 radius 0.88 search 0.2 collision slip
-SRD_EXAMPLE = {"name": "LAMMPS examples/srd (in.srd.mixture)", "every": 20, "temperature": 1.0, "grid": 0.25,
-               "seed": 49894, "radius": 0.88, "search": 0.2, "solvent_density": 85.0, "big_lattice": 0.4,
-               "overlap": 0.5}
+SRD_EXAMPLE = Example(
+    name="LAMMPS examples/srd (in.srd.mixture)",
+    signature={"every": 20, "temperature": 1.0, "seed": 49894, "radius": 0.88, "search": 0.2},
+    optional={"solvent_density": 85.0, "big_lattice": 0.4, "overlap": 0.5},  # its setup, compared where stated
+    fills={"grid": 0.25})
 SRD_LAMDA_MIN = 0.6  # LAMMPS fix srd: the SRD mean free path must be at least 0.6 of the grid size
 
 
@@ -352,7 +290,7 @@ def explain_srd_gap(desc: SimulationDescription, low: str) -> None:
         return
     if SRD_NAME in desc.unsupported:  # simagent renders fix srd; what it cannot run is one without a grid
         desc.unsupported[desc.unsupported.index(SRD_NAME)] = f"{SRD_NAME} without its grid size"
-    s = _Stated(low)
+    s = StatedNumbers(low)
     s.take("every", rf"stream\w*(?: step)?(?: ratio| interval| every)?(?: of| =)?\s*{NUM}|\bsrd (?:every|interval) "
            rf"{NUM}", convert=lambda x: int(float(x)), groups=(1, 2))
     s.take("temperature", rf"(?:srd |target |solvent )temperature(?: of| =| is)?\s*{NUM}")
@@ -360,20 +298,21 @@ def explain_srd_gap(desc: SimulationDescription, low: str) -> None:
     s.take("radius", rf"collision radius(?: factor)?(?: of| =| is)?\s*{NUM}")
     s.take("search", rf"search (?:distance|grid|spacing)(?: of| =| is)?\s*{NUM}")
     example = SRD_EXAMPLE
-    same = [f"{k} {s.value(k):g}" for k in ("every", "seed", "radius", "search")
-            if s.value(k) is not None and _close(s.value(k), example[k])]
-    t = s.value("temperature")
-    if len(same) < 4 or t is None or _close(t, example["temperature"]):
+    comparison = example.compare({k: s.value(k) for k in example.signature})
+    same = [f"{k} {comparison.agree[k]:g}" for k in ("every", "seed", "radius", "search") if k in comparison.agree]
+    if len(same) < 4 or "temperature" not in comparison.differ:
         return
-    why = (f"{SRD_GAP} (not stated; {example['name']}, whose other SRD numbers the text states ({', '.join(same)}), "
-           f"does not fill it: its grid {example['grid']:g} goes with its SRD temperature {example['temperature']:g}, "
+    t = s.value("temperature")
+    grid, every = example.fills["grid"], example.signature["every"]
+    why = (f"{SRD_GAP} (not stated; {example.name}, whose other SRD numbers the text states ({', '.join(same)}), "
+           f"does not fill it: its grid {grid:g} goes with its SRD temperature {example.signature['temperature']:g}, "
            f"and the text states {t:g}")
     small = min(desc.masses, key=desc.masses.__getitem__) if desc.masses else None  # the SRD particles
     if small is not None and desc.timestep:
-        lamda = example["every"] * desc.timestep * (t / desc.masses[small]) ** 0.5
-        if lamda < SRD_LAMDA_MIN * example["grid"]:
-            why += (f"; at {t:g} the SRD mean free path {example['every']} x {desc.timestep:g} x sqrt({t:g}/"
-                    f"{desc.masses[small]:g}) = {lamda:.3g} is below {SRD_LAMDA_MIN} x {example['grid']:g}, a grid "
+        lamda = every * desc.timestep * (t / desc.masses[small]) ** 0.5
+        if lamda < SRD_LAMDA_MIN * grid:
+            why += (f"; at {t:g} the SRD mean free path {every} x {desc.timestep:g} x sqrt({t:g}/"
+                    f"{desc.masses[small]:g}) = {lamda:.3g} is below {SRD_LAMDA_MIN} x {grid:g}, a grid "
                     "LAMMPS refuses")
     desc.missing[desc.missing.index(SRD_GAP)] = why + ")"
 
@@ -409,8 +348,8 @@ class SRDSolvent(BaseModel):
     reset_timestep: bool = False
 
 
-def _srd_numbers(low: str) -> _Stated:
-    s = _Stated(low)
+def _srd_numbers(low: str) -> StatedNumbers:
+    s = StatedNumbers(low)
     s.take("every", rf"stream\w*(?: step)?(?: ratio| interval| every)?(?: of| =)?\s*{NUM}|\bsrd (?:every|interval) "
            rf"{NUM}|\bevery {NUM} steps?[^.;]{{0,30}}?\b(?:rotation|srd)", convert=lambda x: int(float(x)),
            groups=(1, 2, 3))
@@ -449,13 +388,10 @@ def read_srd(desc: SimulationDescription, low: str) -> None:
     cutoff = s.take("lj_cutoff", rf"(?:lj|lennard[- ]jones){_SAME}{{0,60}}?cut-?off (?:of |= ?)?{NUM}")
     grid_from_example = s.value("grid") is None
     if grid_from_example:
-        example = SRD_EXAMPLE
-        srd_numbers = [s.value(k) for k in ("every", "temperature", "seed", "radius", "search")]
-        setup = [(v, example[k]) for k, v in (("solvent_density", density), ("big_lattice", big_scale),
-                                              ("overlap", overlap)) if v is not None]
-        if not (all(v is not None and _close(v, example[k]) for v, k in zip(
-                srd_numbers, ("every", "temperature", "seed", "radius", "search"), strict=True))
-                and all(_close(float(v), w) for v, w in setup)):
+        stated = {k: s.value(k) for k in SRD_EXAMPLE.signature}
+        comparison = SRD_EXAMPLE.compare(stated | {"solvent_density": density, "big_lattice": big_scale,
+                                                   "overlap": overlap})
+        if not comparison.identified:
             return  # the grid gap stays (explain_srd_gap says why when the example is close)
     lacking = [name for name, v in (("the lattice (density) the SRD particles are made on", density),
                                     ("the distance within which SRD particles overlapping a big one are deleted",
@@ -471,7 +407,7 @@ def read_srd(desc: SimulationDescription, low: str) -> None:
         desc.lattice.scale = float(big_scale)
         desc.note("lattice", "rules", s.read["big_lattice"][1] + ": the big particles' lattice scale (LAMMPS's lattice "
                   "scale, the reduced density in LJ units)")
-    elif _close(desc.lattice.scale, float(density)):
+    elif math.isclose(desc.lattice.scale, float(density), rel_tol=1e-6):
         desc.missing.append("the big particles' lattice scale")
         return
     names = {t.index: t.name for t in desc.types}
@@ -481,7 +417,7 @@ def read_srd(desc: SimulationDescription, low: str) -> None:
     for role, words in ((big, _BIG), (small, r"(?:small|solvent|srd)\w*")):
         hit = re.search(rf"\b{words}\b{_SAME}{{0,80}}?diameter\s*(?:=|of|is)?\s*{NUM}", low)
         diam[role] = float(hit.group(1)) if hit else None
-    grid = SRD_EXAMPLE["grid"] if grid_from_example else s.value("grid")
+    grid = SRD_EXAMPLE.fills["grid"] if grid_from_example else s.value("grid")
     desc.srd = SRDSolvent(atom_type=small, big_type=big, density=float(density), overlap=float(overlap),
                           diameter=diam[small] or 0.0, big_diameter=diam[big] or 1.0, every=s.value("every"),
                           temperature=float(s.value("temperature")), grid=float(grid),
@@ -493,7 +429,7 @@ def read_srd(desc: SimulationDescription, low: str) -> None:
                                                         r"?step", low)))
     desc.note("srd", "rules", "; ".join(f"{k}: {v[1]}" for k, v in s.read.items()))
     if grid_from_example:
-        desc.note("srd.grid", "default", f"{grid:g}: not stated; {SRD_EXAMPLE['name']}'s, whose SRD numbers the text "
+        desc.note("srd.grid", "default", f"{grid:g}: not stated; {SRD_EXAMPLE.name}'s, whose SRD numbers the text "
                   "states (interval, temperature, seed, collision radius, search grid)")
         desc.missing = [m for m in desc.missing if m != SRD_GAP]
     if desc.velocity is not None and desc.velocity.seed == desc.srd.seed:  # the SRD's seed, not the velocities'

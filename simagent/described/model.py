@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from simagent.described.colloids import Cavity, NeighborMulti, SRDSolvent
+from simagent.described.granular import GranularPour
 from simagent.described.groups import Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
@@ -203,6 +204,8 @@ class SimulationDescription(BaseModel):
                                    "added before the last run stage")
     cavities: list[Cavity] = Field(default_factory=list, description="spheres cleared of lattice atoms, one "
                                    "particle inserted at each centre")
+    granular: GranularPour | None = Field(default=None, description="granular spheres poured into walls under "
+                                          "gravity (fix pour, pair gran/hertz/history)")
     neighbor_every: int | None = None
     velocity: Velocity | None = None
     timestep: float | None = None

@@ -24,7 +24,17 @@ from simagent.backends.expert.protocol_text import (
     read_controls,
     read_dynamics,
 )
-from simagent.described import colloids, examples, molecular, polymer, region_reading, shock, solids, special
+from simagent.described import (
+    colloids,
+    examples,
+    granular,
+    molecular,
+    polymer,
+    region_reading,
+    shock,
+    solids,
+    special,
+)
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_types, read_mixture
 from simagent.described.model import (
@@ -142,6 +152,7 @@ def read_description(text: str) -> SimulationDescription:
     colloids.read_colloid(desc, low)
     colloids.read_srd(desc, low)
     colloids.explain_srd_gap(desc, low)
+    granular.read_pour(desc, low)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.SHEAR_NAME]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from simagent.backends.expert.protocol_text import plain_numbers
+from simagent.backends.expert.vocabulary import AMBIGUOUS_SYMBOLS, ELEMENT_NAMES, SYMBOLS
 from simagent.described.model import SimulationDescription
 
 UNPLACED = "initial configuration (lattice)"  # the reader's gap when no lattice or placement is stated
@@ -26,15 +27,44 @@ _NAMED = [re.compile(r"\b(?:for|of) (?:an? |the )?((?:(?!\bfor\b|\bof\b)[^.;]){2
                      r"must|in a|in the)\b)[^.;]){2,80})")]
 # bonded models simagent's own protocols build (polymer melts, bead-spring chains): no file needed
 _BUILT_BONDED = re.compile(r"kremer|bead[- ]spring|polymer melt|\bmelt of\b|\bchains?\b")
-_ELEMENT = r"(?:Al|O|Si|C|H|N|Cu|Au|Fe|Ni|Ag|Pt|Pd|Na|Cl|Ti|Zr|Mg|Ca|Zn|Ga|As|Ge)"
-_COUNTS = re.compile(r"\b(\d+) atoms\b|\b" + _ELEMENT + r" ?(?:=|:) ?(\d+)\b")
+# how many atoms the text states: 'holding 1200 atoms', element counts 'Zn: 600, O: 600' or 'Al = 864' (a count
+# ends the clause: 'P = 1 bar' is a pressure), and 'oxygen (2 atoms)'; elements from ase's table (vocabulary)
+_TOTAL = re.compile(r"\b(\d+) atoms\b")
+_PAIR = re.compile(r"\b([A-Z][a-z]?) ?[=:] ?(\d+)(?=\s*(?:[,;)]|and\b|atoms\b|\.(?!\d)|$))")
+_NAMED_COUNT = re.compile(r"\b([A-Za-z]+) \((\d+) atoms\)")
 # atoms a fix inserts during the run need no start positions
 _INSERTED = re.compile(r"\bfix (?:pour|deposit|gcmc|evaporate)\b|\bpour(?:ed|ing)?\b|\bdeposit(?:ed|ing|ion)?\b|"
                        r"\binsert(?:ed|ion|ing)?\b")
 
 
+def _stated_counts(text: str) -> list[str]:
+    """The atom counts the text states, each labelled by its element when it has one ('864 Al', '7 atoms').
+    A symbol that is also a common letter ('O', 'N', 'P') counts only beside another element count."""
+    pairs = [(m.group(1), m.group(2)) for m in _PAIR.finditer(text) if m.group(1) in SYMBOLS]
+    if len(pairs) < 2:
+        pairs = [(sym, n) for sym, n in pairs if sym not in AMBIGUOUS_SYMBOLS]
+    named = [(ELEMENT_NAMES[m.group(1).lower()], m.group(2)) for m in _NAMED_COUNT.finditer(text)
+             if m.group(1).lower() in ELEMENT_NAMES]
+    labelled = [f"{n} {sym}" for sym, n in pairs + named]
+    in_elements = {n for _, n in pairs + named}
+    totals = [f"{m.group(1)} atoms" for m in _TOTAL.finditer(text) if m.group(1) not in in_elements]
+    return list(dict.fromkeys(totals + labelled))
+
+
+def _structure_name(text: str) -> tuple[int, str] | None:
+    """(which pattern, the words) the text calls the structure by, without a leading article or a parenthesis
+    the pattern cut open."""
+    for i, pattern in enumerate(_NAMED):
+        if m := pattern.search(text):
+            name = re.sub(r"^(?:the|an?) ", "", m.group(1).strip(" ,"))
+            while name.count("(") > name.count(")"):
+                name = name[:name.rfind("(")].strip(" ,")
+            return i, name
+    return None
+
+
 def unstated_structure(text: str, desc: SimulationDescription) -> str | None:
-    """'the atom positions of <what the text calls it> (<the counts it states>)' when the text states a
+    """'the initial atom positions of <what the text calls it> (<the counts it states>)' when the text states a
     system whose atoms it does not place; None when it builds them (lattice, random placement, molecules,
     a chain) or states no system at all."""
     if UNPLACED not in desc.missing or desc.lattice is not None or desc.placements or desc.molecular or desc.chain:
@@ -42,18 +72,16 @@ def unstated_structure(text: str, desc: SimulationDescription) -> str | None:
     low = plain_numbers(re.sub(r"\s+", " ", text))
     if _RANDOM.search(low.lower()) or _INSERTED.search(low.lower()):
         return None  # placed at random or inserted: the reader's own gaps (counts, types) say what is missing
-    name = next((m.group(1).strip(" ,") for p in _NAMED if (m := p.search(low))), None)
-    counts = [next(g for g in m.groups() if g) for m in _COUNTS.finditer(low)]
+    named = _structure_name(low)
+    counts = _stated_counts(low)
     bonded = "molecular topology (bonds, angles, constraints)" in desc.unsupported
-    named = next((i for i, p in enumerate(_NAMED) if p.search(low)), None)
-    if not (named == 0 or len(counts) >= 2 or (named == 1 and counts) or (
+    which = named[0] if named else None
+    if not (which == 0 or len(counts) >= 2 or (which == 1 and counts) or (
             bonded and not _BUILT_BONDED.search(low.lower()))):
         return None  # a simple fluid or crystal with one count (a protocol builds it), or nothing named
-    if name is not None:
-        name = re.sub(r"^(?:the|an?) ", "", name)
-        while name.count("(") > name.count(")"):  # a parenthesis the pattern cut: keep what comes before it
-            name = name[:name.rfind("(")].strip(" ,")
-    what = f"the {name}" if name else "the system"
-    stated = f" ({', '.join(dict.fromkeys(counts))} atoms stated)" if counts else ""
+    what = f"the {named[1]}" if named else "the system"
+    quoted = re.findall(r"\b(?:[A-Z][a-z]? ?[=:] ?)(\d+)\b", what)  # counts the name itself already quotes
+    unsaid = [c for c in counts if c.split()[0] not in quoted]
+    stated = f" ({', '.join(unsaid)})" if unsaid else ""
     kind = "a LAMMPS data file with positions and bonds" if bonded else "a structure or LAMMPS data file"
-    return f"the initial atom positions of {what}{stated} ({kind}): the text does not say where the atoms are"
+    return f"the initial atom positions of {what}{stated}, which the text does not give: {kind} is needed"

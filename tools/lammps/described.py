@@ -15,6 +15,7 @@ import math
 
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 from tools.lammps import described_colloids as colloids
+from tools.lammps import described_granular as granular
 from tools.lammps import described_groups
 from tools.lammps import described_metrics as group_metrics
 from tools.lammps import described_mixtures as mixtures
@@ -236,6 +237,8 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         lines += molecular.system_lines(desc) + molecular.interaction_lines(desc) + molecular.constraint_lines(desc)
     elif desc.chain is not None:  # one bonded chain from its template, LJ between its non-bonded beads
         lines += molecular.chain_system_lines(desc) + _interactions(desc) + molecular.chain_interaction_lines(desc)
+    elif desc.granular is not None:  # an empty box the particles are poured into during the run
+        lines += granular.system_lines(desc)
     else:
         lines += _system(desc) + _interactions(desc)
     lines += [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", _thermo_modify(desc)]
@@ -272,6 +275,8 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             t_variable=special.SET_POINT if stage.controller is not None else None,
             moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
         fixes += colloids.srd_fix(desc) if srd_stage else []
+        if desc.granular is not None:
+            fixes = granular.stage_fixes(desc)
         fixes += special.controller_lines(stage)
         fixes += mixtures.deposition_fixes(desc)
         if stage.deform is not None:

@@ -327,7 +327,9 @@ def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], wher
     per_atom = per_atom and not total
     if column not in block:
         raise ReadError(f"thermo column {column} missing")
-    series = block[column] / (block["Atoms"] if per_atom else 1.0)
+    held = block["Atoms"] > 0 if per_atom else np.ones(block[column].size, dtype=bool)
+    empty = int(np.sum(~held))  # rows before the first particle (fix pour, deposit): no per-atom value yet
+    series = block[column][held] / (block["Atoms"][held] if per_atom else 1.0)
     mean, err = block_average(series)
     kind = name.split("_")[0] if name not in ("temperature", "pressure", "volume", "density") else name
     unit = units["energy" if per_atom or total else kind]
@@ -338,7 +340,17 @@ def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], wher
                   log="log.lammps", label="total" if total else None,
                   method=f"average of thermo {column}{' / atoms' if per_atom else ''}"
                          f"{' (the total over the system)' if total else ''} over {where}, "
-                         f"{series.size} samples; standard error by block averaging")
+                         f"{series.size} samples{f' (not the {empty} rows with no atom yet)' if empty else ''}; "
+                         f"standard error by block averaging{_transient(block, held)}")
+
+
+def _transient(block: dict[str, np.ndarray], held: np.ndarray) -> str:
+    """A caveat when atoms are added during the stage: the mean is over a transient, not a steady state."""
+    counts = block["Atoms"][held] if "Atoms" in block else np.array([])
+    if counts.size == 0 or counts.min() == counts.max():
+        return ""
+    return (f" (the atom count grows from {counts.min():g} to {counts.max():g} during the stage: a mean over a "
+            "transient, whose block error is the rows' spread, not the error of a steady-state average)")
 
 
 def _gyration(block: dict[str, np.ndarray], units: dict[str, str], where: str) -> list[Result]:
