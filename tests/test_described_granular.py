@@ -137,3 +137,28 @@ def test_energy_per_particle_skips_the_rows_before_the_first_particle():
     result = _thermo("kinetic_energy_per_atom", block, {"energy": "reduced"}, "stage 1")
     assert result.value == pytest.approx(1.5) and "not the 1 rows with no atom yet" in result.method
     assert "grows from 10 to 20" in result.method  # a transient: its block error is said to be no steady-state error
+
+
+@pytest.mark.parametrize("said, faces", [
+    ("Rigid granular walls on the left, right and bottom sides use the same contact law as the grains.",
+     ["xhi", "xlo", "ylo"]),
+    ("The box has frictional side walls and a floor, which use the same contact law as the grains.",
+     ["xhi", "xlo", "ylo"]),
+    ("Only the bottom wall is granular, with the same contact law as the grains.", ["ylo"]),
+])
+def test_the_walls_are_the_faces_the_text_names(said, faces):
+    text = OURS.replace("Rigid granular walls on the left, right and bottom sides use the same contact law as the "
+                        "grains.", said)
+    desc = read_description(text)
+    assert desc.granular is not None and sorted(desc.granular.walls) == faces
+
+
+def test_a_stated_count_of_poured_particles_is_not_a_count_the_run_must_start_with():
+    """The pour starts empty: its stated count is what fix pour inserts, not a miscount warning."""
+    import numpy as np
+
+    from tools.lammps.protocols.described import _count_warning
+
+    desc = read_description(OURS.replace("Grains enter", "In all 400 particles enter"))
+    assert desc.granular is not None and desc.granular.count == 400 and desc.stated_atoms == 400
+    assert _count_warning({"Atoms": np.array([0.0, 400.0])}, desc) is None

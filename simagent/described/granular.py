@@ -112,14 +112,23 @@ def _direction(low: str) -> tuple[float, float, float] | None:
     return None
 
 
+_FACES = (("left", ("xlo",)), ("right", ("xhi",)), ("bottom", ("ylo",)), ("floor", ("ylo",)), ("base", ("ylo",)),
+          ("top", ("yhi",)), ("lid", ("yhi",)), ("ceiling", ("yhi",)), ("sides?", ("xlo", "xhi")),
+          ("sidewalls?", ("xlo", "xhi")))
+
+
 def _walls(low: str) -> list[str] | None:
-    hit = re.search(r"walls?[^.;]{0,80}?\b(?:left|right|bottom)\b[^.;]{0,40}|(?:left|right|bottom)[^.;]{0,60}?"
-                    r"\bwalls?\b", low)
-    if not hit:
-        return None
-    said = hit.group(0)
-    walls = [face for word, face in (("left", "xlo"), ("right", "xhi"), ("bottom", "ylo"), ("top", "yhi"))
-             if re.search(rf"\b{word}\b", said)]
+    """The box faces a sentence about walls or boundaries names ('left, right and bottom', 'side walls
+    and a floor'); a place named as where particles come from ('from the top', 'near the top') is
+    not a wall."""
+    walls: list[str] = []
+    for sentence in re.split(r"(?<!\d)\.(?!\d)|;", low):
+        if not re.search(r"\bwalls?\b|sidewall|\bboundar", sentence):
+            continue
+        sentence = re.sub(r"\b(?:from|near|at|into|to|toward|towards) (?:the )?(?:very )?top\b", " ", sentence)
+        for word, faces in _FACES:
+            if re.search(rf"\b{word}\b", sentence):
+                walls += [f for f in faces if f not in walls]
     return walls or None
 
 

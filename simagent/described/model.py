@@ -145,11 +145,11 @@ class Dynamics(BaseModel):
 class GreenKubo(BaseModel):
     """Green-Kubo viscosity from the stress autocorrelation (fix ave/correlate, as LAMMPS
     examples/VISCOSITY): samples every `sample_every` steps, correlations up to `correlation_length`
-    samples, running average over the averaged stage."""
+    samples, running average over the averaged stage. The prefactor's k_B T is the stage's own mean
+    temperature, measured in the run (tools.lammps.described._green_kubo), not a set point."""
 
     sample_every: int = Field(gt=0)
     correlation_length: int = Field(gt=1)
-    temperature: float = Field(gt=0, description="the k_B T of the Green-Kubo prefactor")
 
 
 class Stage(BaseModel):
@@ -212,6 +212,8 @@ class SimulationDescription(BaseModel):
     thermo_every: int | None = None
     stages: list[Stage] = Field(default_factory=list)
     green_kubo: GreenKubo | None = None
+    stated_atoms: int | None = Field(default=None, ge=1, description="the number of particles the text states; "
+                                    "the run is checked against it, never resized to it")
     average_stage: int | None = Field(default=None, description="index of the stage whose thermo the metrics average")
     layout: Layout | None = Field(default=None, description="regions, groups and what acts on them")
     origin: dict[str, Origin] = Field(default_factory=dict)

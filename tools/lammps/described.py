@@ -202,13 +202,17 @@ def _measurements(desc: SimulationDescription, stage: Stage, rdf: bool, msd: boo
 def _green_kubo(desc: SimulationDescription) -> list[str]:
     """The running Green-Kubo viscosity (LAMMPS examples/VISCOSITY): autocorrelations of pxy and of
     the traceless pxx - p, integrated (trap) and scaled by V s dt / (k_B T); the xx estimate is
-    divided by 2 - 2/dimension."""
+    divided by 2 - 2/dimension. T is the stage's mean temperature over the same samples (a running
+    average from the stage's start): the temperature the stresses fluctuate at. The example divides
+    by its set point after rescaling the velocities to it; an NVE stage after a thermostat settles a
+    few % away from it (800 atoms: 3 % above), and an NVE run from a lattice far below it."""
     gk = desc.green_kubo
     assert gk is not None
     s, p = gk.sample_every, gk.correlation_length
     return ["variable        gkpxy equal pxy", "variable        gkpxx equal pxx-press",
             f"fix             gk all ave/correlate {s} {p} {s * p} v_gkpxy v_gkpxx type auto ave running",
-            f"variable        gkscale equal vol*{s}*dt/{_fmt(gk.temperature)}",
+            f"fix             gktemp all ave/time {s} 1 {s} c_thermo_temp ave running",
+            f"variable        gkscale equal vol*{s}*dt/f_gktemp",
             "variable        etaxy equal trap(f_gk[3])*v_gkscale",
             f"variable        etaxx equal trap(f_gk[4])*v_gkscale/{_fmt(2 - 2 / desc.dimension)}"]
 

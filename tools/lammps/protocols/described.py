@@ -237,7 +237,25 @@ class DescribedRun(Protocol):
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)
-        return results
+        miscount = _count_warning(out.runs[0], desc)
+        return [r.model_copy(update={"warnings": [*r.warnings, miscount]}) for r in results] if miscount else results
+
+
+def _count_warning(first: dict[str, np.ndarray], desc: SimulationDescription) -> str | None:
+    """The text states N particles and the run made another number (a placement or size the text
+    leaves out was filled otherwise): the number answers for another system, and the answer says so.
+    Not for inserted or solvent particles (deposition, SRD, a granular pour), whose count is not the
+    made one."""
+    if desc.stated_atoms is None or desc.deposition is not None or desc.srd is not None or \
+            desc.granular is not None or "Atoms" not in first:
+        return None
+    made = int(first["Atoms"][0])
+    if made == desc.stated_atoms:
+        return None
+    filled = [f"{k} = {v.split(': ', 1)[0]}" for k, v in desc.defaults.items()
+              if k.split(".")[0] in ("box", "lattice", "cluster", "layout", "create_in")]
+    return (f"the text states {desc.stated_atoms} particles, the run made {made}: the numbers are for that system"
+            + (f" (placement not stated, filled: {'; '.join(filled)})" if filled else ""))
 
 
 def _slab(desc: SimulationDescription) -> bool:
@@ -449,8 +467,8 @@ def _viscosity(block: dict[str, np.ndarray], desc: SimulationDescription, where:
                   job=JOB_ID, log="log.lammps",
                   method=f"Green-Kubo: running average over {where} of the pxy and traceless pxx stress "
                          f"autocorrelations (sampled every {gk.sample_every} steps, {gk.correlation_length} lags), "
-                         f"integrated with k_B T = {gk.temperature:g}; eta_xy = {xy:.5g}, eta_xx = {xx:.5g}, their "
-                         "mean; ± is half their difference (one trajectory)")
+                         f"integrated with k_B T = the stage's mean temperature; eta_xy = {xy:.5g}, "
+                         f"eta_xx = {xx:.5g}, their mean; ± is half their difference (one trajectory)")
 
 
 def _structure(wanted: list[str], job_dir: Path, block: dict[str, np.ndarray], desc: SimulationDescription,
