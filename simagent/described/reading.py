@@ -32,6 +32,7 @@ from simagent.described import (
     molecular,
     polymer,
     region_reading,
+    shock,
     solids,
     special,
 )
@@ -162,6 +163,7 @@ def read_description(text: str) -> SimulationDescription:
     if any(s.deform for s in desc.stages) and not re.search(r"shear(?:ed|ing)? (?:flow|velocity)|velocity (?:ramp|"
                                                             r"gradient)|\bramp", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.DEFORM_NAME]
+    shock.read_msst(desc, low)
     _green_kubo(desc, low)
     special.read_tracker(desc, low)
     special.read_controller(desc, low)
@@ -187,7 +189,7 @@ def _replica_gaps(desc: SimulationDescription, low: str) -> None:
 
 
 def _green_kubo(desc: SimulationDescription, low: str) -> None:
-    if not re.search(r"green[- ]kubo|viscosity", low):
+    if not re.search(r"green[- ]kubo|viscosity", low) or shock.mentions_msst_viscosity(desc, low):
         return
     sample = re.search(r"sampl\w* (?:interval|every|frequency)(?: of)?\s*" + COUNT, low)
     length = re.search(r"correlation (?:length|window|time)(?: of)?\s*" + COUNT, low)
@@ -205,8 +207,8 @@ def _green_kubo(desc: SimulationDescription, low: str) -> None:
 
 
 def _units(desc: SimulationDescription, low: str) -> None:
-    hit = re.search(r"\b(real|metal)(?: unit| units| unit system)\b|\bunits (real|metal)\b", low)
-    if hit:
+    hit = re.search(r"\b(real|metal)s?(?: unit| units| unit system)\b|\bunits (real|metal)\b", low)
+    if hit:  # 'metal units', 'in metals unit'
         desc.units = hit.group(1) or hit.group(2)  # type: ignore[assignment]
         desc.note("units", "rules", hit.group(0))
     elif hit := re.search(_REDUCED + r"|lennard[- ]jones|\blj\b", low):
@@ -688,6 +690,8 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                 total = sum(s.steps for s in desc.stages)
                 if steps == total:
                     continue  # the total of the stages already read
+            if current is None and shock.MENTION.search(low[:low.find(sentence) + len(sentence)]):
+                current = Dynamics()  # a shock run: fix msst integrates it (simagent.described.shock)
             if current is None:
                 desc.missing.append(f"the dynamics (ensemble) of the {steps}-step run")
                 continue
