@@ -23,6 +23,7 @@ from simagent.described.groups import Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
 from simagent.described.polymer import BondedChain
+from simagent.described.shock import MSST
 from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitution
 from simagent.described.special import ContactTracker, Controller
 
@@ -163,6 +164,7 @@ class Stage(BaseModel):
     deform: Deform | None = None
     shear: ShearFlow | None = None
     controller: Controller | None = None
+    msst: MSST | None = Field(default=None, description="a shock by fix msst, which integrates this stage")
     evidence: str = ""
 
     @model_validator(mode="after")

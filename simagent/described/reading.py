@@ -24,7 +24,17 @@ from simagent.backends.expert.protocol_text import (
     read_controls,
     read_dynamics,
 )
-from simagent.described import colloids, examples, granular, molecular, polymer, region_reading, solids, special
+from simagent.described import (
+    colloids,
+    examples,
+    granular,
+    molecular,
+    polymer,
+    region_reading,
+    shock,
+    solids,
+    special,
+)
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_types, read_mixture
 from simagent.described.model import (
@@ -136,7 +146,9 @@ def read_description(text: str) -> SimulationDescription:
     molecular.read_slab(desc, low)
     _velocity_for_thermostat(desc)
     solids.attach_shear(desc, low)
+    _stated_atoms(desc, low)
     examples.fill_friction_example(desc)
+    examples.fill_balance_example(desc)
     examples.fill_crack_example(desc, low)
     examples.fill_shear_example(desc, low)
     colloids.read_colloid(desc, low)
@@ -149,8 +161,8 @@ def read_description(text: str) -> SimulationDescription:
     if any(s.deform for s in desc.stages) and not re.search(r"shear(?:ed|ing)? (?:flow|velocity)|velocity (?:ramp|"
                                                             r"gradient)|\bramp", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.DEFORM_NAME]
+    shock.read_msst(desc, low)
     _green_kubo(desc, low)
-    _stated_atoms(desc, low)
     special.read_tracker(desc, low)
     special.read_controller(desc, low)
     check_made_types(desc)
@@ -175,7 +187,7 @@ def _replica_gaps(desc: SimulationDescription, low: str) -> None:
 
 
 def _green_kubo(desc: SimulationDescription, low: str) -> None:
-    if not re.search(r"green[- ]kubo|viscosity", low):
+    if not re.search(r"green[- ]kubo|viscosity", low) or shock.mentions_msst_viscosity(desc, low):
         return
     sample = re.search(r"sampl\w* (?:interval|every|frequency)(?: of)?\s*" + COUNT, low)
     length = re.search(r"correlation (?:length|window|time)(?: of)?\s*" + COUNT, low)
@@ -193,8 +205,8 @@ def _green_kubo(desc: SimulationDescription, low: str) -> None:
 
 
 def _units(desc: SimulationDescription, low: str) -> None:
-    hit = re.search(r"\b(real|metal)(?: unit| units| unit system)\b|\bunits (real|metal)\b", low)
-    if hit:
+    hit = re.search(r"\b(real|metal)s?(?: unit| units| unit system)\b|\bunits (real|metal)\b", low)
+    if hit:  # 'metal units', 'in metals unit'
         desc.units = hit.group(1) or hit.group(2)  # type: ignore[assignment]
         desc.note("units", "rules", hit.group(0))
     elif hit := re.search(_REDUCED + r"|lennard[- ]jones|\blj\b", low):
@@ -666,6 +678,8 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                 total = sum(s.steps for s in desc.stages)
                 if steps == total:
                     continue  # the total of the stages already read
+            if current is None and shock.MENTION.search(low[:low.find(sentence) + len(sentence)]):
+                current = Dynamics()  # a shock run: fix msst integrates it (simagent.described.shock)
             if current is None:
                 desc.missing.append(f"the dynamics (ensemble) of the {steps}-step run")
                 continue

@@ -20,6 +20,7 @@ from tools.lammps import described_groups
 from tools.lammps import described_metrics as group_metrics
 from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_molecular as molecular
+from tools.lammps import described_shock as shock
 from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
 
@@ -273,10 +274,10 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         if stage.controller is not None and not controlled:
             lines += special.set_point_variable(stage)
             controlled = True
-        fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None,
-                               group=described_groups.thermostat_group(desc.layout),
-                               t_variable=special.SET_POINT if stage.controller is not None else None,
-                               moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
+        fixes = shock.fix_lines(stage) if stage.msst is not None else dynamics_fixes(
+            stage.dynamics, spheres=desc.dipoles is not None, group=described_groups.thermostat_group(desc.layout),
+            t_variable=special.SET_POINT if stage.controller is not None else None,
+            moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
         fixes += colloids.srd_fix(desc) if srd_stage else []
         if desc.granular is not None:
             fixes = granular.stage_fixes(desc)
@@ -306,6 +307,9 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             if viscosity:
                 extra += _green_kubo(desc)
                 columns += GK_COLUMNS
+            if stage.msst is not None:  # the shock's progress: fix msst's four global values
+                extra += shock.variable_lines()
+                columns += shock.COLUMNS
             if gyration:  # of all atoms, from unwrapped positions (LAMMPS compute gyration)
                 extra.append("compute         rg all gyration")
                 columns += GYRATION_COLUMNS
