@@ -685,8 +685,11 @@ def not_rendered(desc: SimulationDescription) -> str:
     """Why a described run cannot be run: what it prescribes that simagent does not render (and what
     it does not state), the real blocker whatever question another reading would ask."""
     lacks = f" (it also does not state {', '.join(desc.missing)})" if desc.missing else ""
+    # an engine example the text retells but departs from (simagent.described.example_fill): why it filled nothing
+    retold = [o.evidence for k, o in desc.origin.items() if k.startswith("example.") and o.evidence.startswith(
+        "not filled from")]
     return (f"the description prescribes {', '.join(desc.unsupported)}, which simagent does not render{lacks}; "
-            "simagent runs no substitute for a prescribed protocol")
+            + "".join(f"{why}; " for why in retold) + "simagent runs no substitute for a prescribed protocol")
 
 
 # Controls a description states that the chosen protocol must run exactly as stated.
