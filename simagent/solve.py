@@ -183,7 +183,9 @@ class MetricTarget:
     step: int | None = None
     label: str | None = None  # which of the property's numbers (Result.label): 'C11', 'C44', 'first_peak'
     group: str | None = None  # the atoms it is over (Result.group): 'type2', a described group; None: all
+    variable: str | None = None  # the engine variable the description names for it: '(v_dhug)'
     reason: str = ""
+    note: str = ""  # how the reported unit differs from the one the text gives (report.md)
 
     def request(self) -> PropertyRequest:
         asked = self.property and (self.property.endswith("_per_molecule") or self.property == "atom_count")
@@ -194,6 +196,13 @@ class MetricTarget:
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
+    # fix msst's four values, by their words or the names of LAMMPS examples/msst's variables (v_dhug ...)
+    (r"hugoniot (?:distance|departure|deviation|offset|error)|(?:departure|deviation|distance) from (?:the )?hugoniot|"
+     r"\bd ?hug(?:oniot)?\b|\bf msst ?\[ ?1 ?\]", "hugoniot_departure"),
+    (r"rayleigh(?: line)? (?:distance|departure|deviation|offset|error)|(?:departure|deviation|distance) from (?:the )?"
+     r"rayleigh|\bd ?ray(?:leigh)?\b|\bf msst ?\[ ?2 ?\]", "rayleigh_departure"),
+    (r"lagrangian (?:speed|velocity)|\blgr ?vel\b|\bf msst ?\[ ?3 ?\]", "lagrangian_speed"),
+    (r"lagrangian (?:position|distance|coordinate)|\blgr ?pos\b|\bf msst ?\[ ?4 ?\]", "lagrangian_position"),
     (r"drag|force on (?:the )?obstacle|obstacle force", "drag_force"),
     (r"\bforce (?:on (?:the )?walls? )?(?:in|along) (?:the )?[xyz](?: direction| axis)?\b|\bforce ?[xyz]\b|"
      r"\bf ?[xyz]\b|\b[xyz][- ]?(?:direction |component (?:of (?:the )?)?)?force\b|\bwall force", "wall_force"),
@@ -271,6 +280,7 @@ UNIT_HINTS: list[tuple[str, str]] = [
     (r"\bdyn(?:es)? ?(?:/|per) ?cm\b", "dyn/cm"),
     (r"\bkj ?(?:/|per)? ?mol", "kJ/mol"),
     (r"\bkcal ?(?:/|per)? ?mol", "kcal/mol"),
+    (r"\bev ?(?:/|per) ?(?:angstrom|ang|å|a) ?\^? ?(?:3|³)", "eV/angstrom^3"),
     (r"\bmev\b", "meV"),
     (r"\bev\b", "eV"),
     (r"\bgpa\b", "GPa"),
@@ -279,6 +289,10 @@ UNIT_HINTS: list[tuple[str, str]] = [
     (r"\bbar\b", "bar"),
     (r"\batm\b", "atm"),
     (r"\bpa\b", "Pa"),
+    (r"(?:angstroms?|ang|å|\ba) ?(?:/|per) ?ps\b", "angstrom/ps"),
+    (r"(?:angstroms?|ang|å|\ba) ?(?:/|per) ?fs\b", "angstrom/fs"),
+    (r"\bkm ?(?:/|per) ?s\b", "km/s"),
+    (r"\bm ?(?:/|per) ?s\b", "m/s"),
     (r"\bangstroms?\b|\bang\b|\bå\b|\(a\)", "angstrom"),
     (r"\bnm\b", "nm"),
     (r"°c|\bdeg ?c\b|\bcelsius\b", "degC"),
@@ -367,6 +381,7 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
         target.unit, target.unit_source = unit, "metric name"
     elif (unit := _description_unit(target.property, description)) is not None:
         target.unit, target.unit_source = unit, "description"
+    target.variable = _named_variable(words, description)
     if target.property == "radius_of_gyration":
         _gyration_component(target, words, description.lower())
     if target.property in ENERGY_PER_ATOM and (part := ENERGY_PART.search(words)):
@@ -391,6 +406,15 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
 _SQUARED_RG = re.compile(r"(?:squares? (?:of )?(?:the )?radius of gyration|radius of gyration squared|squared radius "
                          r"of gyration|\br_?g ?\^? ?2|\br_?g ?squared)")
 _COMPONENT = re.compile(r"\b(xx|yy|zz|xy|xz|yz)\b")
+
+
+def _named_variable(words: str, description: str) -> str | None:
+    """The engine variable the description writes after the metric's name, in any case and separators
+    and with or without a leading 'average': 'Rayleigh_line_distance (v_dray)' -> 'v_dray'."""
+    core = re.sub(r"^(?:average|mean|avg|time averaged) ", "", words)
+    name = r"[\s_-]+".join(re.escape(w) for w in core.split())
+    hit = re.search(rf"(?<![a-z0-9]){name}\s*\(\s*([vfc]_[\w\[\]]+)\s*\)", description.lower())
+    return hit.group(1) if hit else None
 
 
 def _gyration_component(target: MetricTarget, words: str, description: str) -> None:
@@ -1020,11 +1044,31 @@ def collect(targets: list[MetricTarget], answer: Answer | None, spec: TaskSpec |
         used.add(id(match))
         outcome.result = match
         value, problem = _in_unit(match, target)
+        if target.variable and match.property in ENGINE_VARIABLES:
+            value, problem = match.value, ""
+            target.note = _engine_unit_note(target, match)
         if problem:
             outcome.reason = problem
         else:
             outcome.value = value
     return outcomes
+
+
+# Properties that are one engine quantity (fix msst's values): when the description names the variable
+# ('(v_dhug) in eV/atom'), the answer is that variable as the engine prints it; a different unit the text
+# gives is reported next to it (converted where the two units share a dimension), never silently applied.
+ENGINE_VARIABLES = {"hugoniot_departure", "rayleigh_departure", "lagrangian_speed", "lagrangian_position"}
+
+
+def _engine_unit_note(target: MetricTarget, result: Result) -> str:
+    if not target.unit or normalize_unit(target.unit) == normalize_unit(result.unit or ""):
+        return ""
+    try:
+        other = f"; in {target.unit} it is {convert(result.value, result.unit or '', target.unit):.6g}"
+    except SimagentError:
+        other = f"; {result.unit} does not convert to {target.unit}"
+    return (f"the text gives {target.unit} for {target.variable}, which LAMMPS prints in {result.unit}: the value is "
+            f"{target.variable} as printed{other}")
 
 
 def _find_result(target: MetricTarget, results: list[Result], used: set[int]) -> Result | None:
@@ -1123,7 +1167,9 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
     ]
     for m in outcome.metrics:
         t = m.target
-        if t.unit:
+        if t.note and m.result is not None:
+            unit = f"{m.result.unit} ({t.note})"
+        elif t.unit:
             unit = f"{t.unit} (from the {t.unit_source})"
         elif m.result is not None:
             unit = f"{m.result.unit or 'none'} (no unit asked: the protocol's unit)"

@@ -11,6 +11,7 @@ enter the solver.
 
     python benchmarks/mdgym_dev/run_references.py [TASK ...] [--reparse]
     python benchmarks/mdgym_dev/run_references.py --reseed K TASK ...   # K runs with other seeds: the spread
+    python benchmarks/mdgym_dev/run_references.py --reseed K --first J TASK ...  # reseedings J .. J+K-1
 
 (Run the script itself without nice: it starts LAMMPS under nice -n 10.)
     python benchmarks/mdgym_dev/run_references.py --table     # the Markdown table of README.md
@@ -328,9 +329,14 @@ def main(names: list[str]) -> None:
         return
     rerun = "--reparse" not in names  # --reparse: read the kept logs again, no LAMMPS run
     reseed = 0
+    first = 1
     if "--reseed" in names:  # --reseed K: K more runs of each named task with other seeds (its spread)
         at = names.index("--reseed")
         reseed = int(names[at + 1])
+        names = names[:at] + names[at + 2:]
+    if "--first" in names:  # --first J: the reseedings start at the J-th (J-1 were run before)
+        at = names.index("--first")
+        first = int(names[at + 1])
         names = names[:at] + names[at + 2:]
     names = [n for n in names if n != "--reparse"]
     lmp = lammps() if rerun else ""
@@ -343,7 +349,7 @@ def main(names: list[str]) -> None:
             print(f"{folder.name}: metrics.json names no seed variables; not reseeded", flush=True)
             continue
         digest = input_digest(folder)
-        for k in range(1, reseed + 1) if reseed else [0]:
+        for k in range(first, first + reseed) if reseed else [0]:
             seeds = seed_values(spec, k) if k else None
             print(f"{folder.name} {seeds or ''} ...", flush=True)
             try:

@@ -15,10 +15,12 @@ import math
 
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 from tools.lammps import described_colloids as colloids
+from tools.lammps import described_granular as granular
 from tools.lammps import described_groups
 from tools.lammps import described_metrics as group_metrics
 from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_molecular as molecular
+from tools.lammps import described_shock as shock
 from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
 
@@ -200,13 +202,17 @@ def _measurements(desc: SimulationDescription, stage: Stage, rdf: bool, msd: boo
 def _green_kubo(desc: SimulationDescription) -> list[str]:
     """The running Green-Kubo viscosity (LAMMPS examples/VISCOSITY): autocorrelations of pxy and of
     the traceless pxx - p, integrated (trap) and scaled by V s dt / (k_B T); the xx estimate is
-    divided by 2 - 2/dimension."""
+    divided by 2 - 2/dimension. T is the stage's mean temperature over the same samples (a running
+    average from the stage's start): the temperature the stresses fluctuate at. The example divides
+    by its set point after rescaling the velocities to it; an NVE stage after a thermostat settles a
+    few % away from it (800 atoms: 3 % above), and an NVE run from a lattice far below it."""
     gk = desc.green_kubo
     assert gk is not None
     s, p = gk.sample_every, gk.correlation_length
     return ["variable        gkpxy equal pxy", "variable        gkpxx equal pxx-press",
             f"fix             gk all ave/correlate {s} {p} {s * p} v_gkpxy v_gkpxx type auto ave running",
-            f"variable        gkscale equal vol*{s}*dt/{_fmt(gk.temperature)}",
+            f"fix             gktemp all ave/time {s} 1 {s} c_thermo_temp ave running",
+            f"variable        gkscale equal vol*{s}*dt/f_gktemp",
             "variable        etaxy equal trap(f_gk[3])*v_gkscale",
             f"variable        etaxx equal trap(f_gk[4])*v_gkscale/{_fmt(2 - 2 / desc.dimension)}"]
 
@@ -235,6 +241,8 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         lines += molecular.system_lines(desc) + molecular.interaction_lines(desc) + molecular.constraint_lines(desc)
     elif desc.chain is not None:  # one bonded chain from its template, LJ between its non-bonded beads
         lines += molecular.chain_system_lines(desc) + _interactions(desc) + molecular.chain_interaction_lines(desc)
+    elif desc.granular is not None:  # an empty box the particles are poured into during the run
+        lines += granular.system_lines(desc)
     else:
         lines += _system(desc) + _interactions(desc)
     lines += [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", _thermo_modify(desc)]
@@ -266,11 +274,13 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         if stage.controller is not None and not controlled:
             lines += special.set_point_variable(stage)
             controlled = True
-        fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None,
-                               group=described_groups.thermostat_group(desc.layout),
-                               t_variable=special.SET_POINT if stage.controller is not None else None,
-                               moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
+        fixes = shock.fix_lines(stage) if stage.msst is not None else dynamics_fixes(
+            stage.dynamics, spheres=desc.dipoles is not None, group=described_groups.thermostat_group(desc.layout),
+            t_variable=special.SET_POINT if stage.controller is not None else None,
+            moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
         fixes += colloids.srd_fix(desc) if srd_stage else []
+        if desc.granular is not None:
+            fixes = granular.stage_fixes(desc)
         fixes += special.controller_lines(stage)
         fixes += mixtures.deposition_fixes(desc)
         if stage.deform is not None:
@@ -297,6 +307,9 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             if viscosity:
                 extra += _green_kubo(desc)
                 columns += GK_COLUMNS
+            if stage.msst is not None:  # the shock's progress: fix msst's four global values
+                extra += shock.variable_lines()
+                columns += shock.COLUMNS
             if gyration:  # of all atoms, from unwrapped positions (LAMMPS compute gyration)
                 extra.append("compute         rg all gyration")
                 columns += GYRATION_COLUMNS
