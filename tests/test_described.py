@@ -216,20 +216,47 @@ def test_msd_and_running_diffusion_slope_from_a_real_run(tmp_path: Path):
 
 
 def test_green_kubo_viscosity_reading_and_a_real_run(tmp_path: Path):
+    """The Green-Kubo viscosity against the same integral computed here from the run's own stress
+    series: eta = V s dt / (k_B T) * trap(<P(0)P(k)>), k < correlation length (LAMMPS
+    examples/VISCOSITY). NVE from a lattice with velocities at T = 3.0 settles near T = 2.5 (the melting
+    lattice takes up energy), so a prefactor taken from the velocity temperature (as before) is off by
+    that ratio: T must be the run's own."""
     text = ("Reduced LJ units, a 2D fluid: a sq2 lattice of number density 0.6 in a box of 8 x 8, Lennard-Jones "
-            "cutoff 2.5 sigma, unit mass. Velocities at a temperature of 1.0. Run 400 timesteps in NVE. The shear "
+            "cutoff 2.5 sigma, unit mass. Velocities at a temperature of 3.0. Run 400 timesteps in NVE. The shear "
             "viscosity follows from the Green-Kubo relation, with a sample interval of 2 steps and a correlation "
             "length of 20 samples.")
     d = read_description(text)
     assert d.renderable, (d.missing, d.unsupported)
-    assert (d.green_kubo.sample_every, d.green_kubo.correlation_length, d.green_kubo.temperature) == (2, 20, 1.0)
+    assert (d.green_kubo.sample_every, d.green_kubo.correlation_length) == (2, 20)
     assert "a viscosity without a Green-Kubo sample interval and correlation length" in read_description(
         text.replace("with a sample interval of 2 steps and a correlation length of 20 samples", "")).unsupported
-    rendered, results = described_run(text, ["shear_viscosity"], tmp_path)
-    assert "fix             gk all ave/correlate 2 20 40 v_gkpxy v_gkpxx type auto ave running" in rendered
-    result = results["shear_viscosity"]
-    # the stress autocorrelation starts at its positive variance: its integral over a short window is positive
-    assert result.value > 0 and np.isfinite(result.uncertainty)
+    protocol = DescribedRun()
+    spec = TaskSpec(request=text, properties=[PropertyRequest(name="shear_viscosity")])
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    rendered = job.inputs["in.lammps"]
+    correlate = "fix             gk all ave/correlate 2 20 40 v_gkpxy v_gkpxx type auto ave running"
+    assert correlate in rendered
+    # the test's own record of the sampled stresses and temperature, every 2 steps from the stage's start
+    job.inputs["in.lammps"] = rendered.replace(correlate, correlate + "\nfix             series all ave/time 2 1 2 "
+                                               "v_gkpxy v_gkpxx c_thermo_temp file series.dat")
+    folder = run_lammps(job, tmp_path)
+    (result,) = protocol.analyze(params, {job.id: folder}, spec)
+    rows = np.loadtxt(folder / "series.dat")
+    steps, temperature = rows[:, 0], rows[:, 3]
+    assert steps[0] == 0 and steps[-1] == 400
+    t_mean = temperature.mean()
+    assert t_mean < 2.8  # below the velocity temperature 3.0: the old prefactor would be off by > 7 %
+    samples = rows[steps > 0]  # ave/correlate's first sample is at step nfreq - (nrepeat - 1) nevery = 2
+    area = 128 / 0.6  # 8 x 8 sq2 cells of 2 atoms at number density 0.6
+    etas = []
+    for column in (1, 2):  # pxy, then pxx - p (in 2D the traceless xx estimate is not rescaled)
+        x = samples[:, column]
+        corr = np.array([np.mean(x[: x.size - k] * x[k:]) for k in range(20)])
+        trap = corr.sum() - (corr[0] + corr[-1]) / 2
+        etas.append(area * 2 * 0.005 / t_mean * trap)
+    assert result.value == pytest.approx(np.mean(etas), rel=0.03)
+    assert np.isfinite(result.uncertainty)
 
 
 def test_dipolar_spheres_reading_rendering_and_rotation_from_rest(tmp_path: Path):

@@ -2,7 +2,8 @@
 
 Each folder holds a LAMMPS input written by hand, literally from the task description, and
 metrics.json naming which thermo column of which run each metric averages (or, with "rdf_file", which
-fix ave/time g(r) output gives a coordination number). This script runs the
+fix ave/time g(r) output gives a coordination number; with "time_file", which column of a fix ave/time
+file it averages over the blocks). This script runs the
 inputs (nice -n 10, one at a time), averages the columns over the named run's thermo rows and
 writes references.json: value, how it was obtained, LAMMPS version, wall time. It shares no code
 with simagent's solver (its own log parser), so the references stay independent; they never
@@ -10,6 +11,7 @@ enter the solver.
 
     python benchmarks/mdgym_dev/run_references.py [TASK ...] [--reparse]
     python benchmarks/mdgym_dev/run_references.py --reseed K TASK ...   # K runs with other seeds: the spread
+    python benchmarks/mdgym_dev/run_references.py --reseed K --first J TASK ...  # reseedings J .. J+K-1
 
 (Run the script itself without nice: it starts LAMMPS under nice -n 10.)
     python benchmarks/mdgym_dev/run_references.py --table     # the Markdown table of README.md
@@ -250,6 +252,16 @@ def summarise(folder: Path, spec: dict, log: str, wall: float | None, suffix: st
                        f"{cn_bin:.4g} at r = {r_bin:.3f}",
             }
             continue
+        if "time_file" in how:  # fix ave/time output: the mean of one column over its blocks
+            rows = [line.split() for line in (folder / f"{how['time_file']}.{suffix}").read_text().splitlines()
+                    if line.strip() and not line.lstrip().startswith("#")]
+            column = [float(row[how["column"] - 1]) for row in rows]
+            values[metric] = {
+                "value": fmean(column),
+                "how": f"mean of column {how['column']} over the {len(column)} fix ave/time blocks of "
+                       f"{how['time_file']} of benchmarks/mdgym_dev/{folder.name}/in.lammps",
+            }
+            continue
         block = runs[how.get("run", -1)]
         if "slope" in how:  # a modulus: least-squares slope of y against x over a stated window of x
             fit = how["slope"]
@@ -317,9 +329,14 @@ def main(names: list[str]) -> None:
         return
     rerun = "--reparse" not in names  # --reparse: read the kept logs again, no LAMMPS run
     reseed = 0
+    first = 1
     if "--reseed" in names:  # --reseed K: K more runs of each named task with other seeds (its spread)
         at = names.index("--reseed")
         reseed = int(names[at + 1])
+        names = names[:at] + names[at + 2:]
+    if "--first" in names:  # --first J: the reseedings start at the J-th (J-1 were run before)
+        at = names.index("--first")
+        first = int(names[at + 1])
         names = names[:at] + names[at + 2:]
     names = [n for n in names if n != "--reparse"]
     lmp = lammps() if rerun else ""
@@ -332,7 +349,7 @@ def main(names: list[str]) -> None:
             print(f"{folder.name}: metrics.json names no seed variables; not reseeded", flush=True)
             continue
         digest = input_digest(folder)
-        for k in range(1, reseed + 1) if reseed else [0]:
+        for k in range(first, first + reseed) if reseed else [0]:
             seeds = seed_values(spec, k) if k else None
             print(f"{folder.name} {seeds or ''} ...", flush=True)
             try:

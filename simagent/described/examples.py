@@ -6,7 +6,9 @@ text does state matches the example's own input, the text describes that example
 values fill what it leaves out, as the issue's convention for engine examples asks (the task
 follows the example). Each value filled is a listed default naming the example and the stated
 numbers that identified it; a text that states a value of its own keeps it, and a text that
-matches no example keeps its gaps (missing, never guessed).
+matches no example keeps its gaps (missing, never guessed). The mechanism is
+simagent.described.example_fill's (the one way); this module holds the examples/shear, friction,
+crack and balance signatures and what they fill.
 """
 
 from __future__ import annotations
@@ -258,3 +260,58 @@ def fill_crack_example(desc: SimulationDescription, low: str) -> None:
     desc.missing = [m for m in desc.missing if m not in CRACK_GAPS]
     if LAYOUT_UNSUPPORTED in desc.unsupported:
         desc.unsupported.remove(LAYOUT_UNSUPPORTED)
+
+
+# LAMMPS examples/balance (in.balance): a 2D LJ disc of particles on a hex lattice moving between LJ 9-3 walls
+BALANCE = Example(
+    name="LAMMPS examples/balance",
+    signature={"units": "lj", "dimension": 2, "cutoff": 2.5, "epsilon": 10.0, "sigma": 1.0, "lattice": ("hex", 0.85),
+               "box": (50.0, 20.0), "boundary": ("f", "f", "p"), "diameter": 20.0, "temperature": 0.5,
+               "velocity_add": (5.0, 2.0), "walls": (1.0, 1.0, 2.5)},
+    optional={"timestep": 0.001, "atoms": 361},  # the disc the example places holds 361 particles
+    fills={"centre": (11.0, 20.0 / 2.0 / 3.0**0.5 + 1.0, 0.0),  # $(v_d/2+1) $(v_d/2/sqrt(3.0)+1) 0.0
+           "seed": 87287},
+    runs={"steps": 10000})
+
+
+def _balance_stated(desc: SimulationDescription) -> dict[str, Stated] | None:
+    """examples/balance's numbers as the text states them, or None when the text builds no disc of
+    lattice particles between LJ 9-3 walls."""
+    layout = desc.layout
+    disc = next((r for r in layout.regions if r.name == layout.create_in), None) if layout is not None else None
+    if layout is None or disc is None or disc.style != "sphere" or disc.radius is None or not layout.walls:
+        return None
+    walls = {(w.epsilon, w.sigma, w.cutoff) for w in layout.walls if w.style == "lj93"}
+    velocity_add = layout.velocity_add
+    return {**_lj_2d(desc), "box": _extents(desc, 2), "boundary": tuple(desc.boundary), "diameter": 2 * disc.radius,
+            "temperature": desc.velocity.temperature if desc.velocity else None,
+            "velocity_add": velocity_add[:2] if velocity_add and not velocity_add[2] else velocity_add,
+            "walls": next(iter(walls)) if len(walls) == 1 else None, "atoms": desc.stated_atoms}
+
+
+def fill_balance_example(desc: SimulationDescription) -> None:
+    """A text stating examples/balance's setup without saying where the disc sits: the example's
+    centre (one lattice spacing in from the lower-left corner, the disc that holds its 361 particles)
+    and its velocity seed."""
+    stated = _balance_stated(desc)
+    if stated is None:
+        return
+    fill = BALANCE.fill(desc, BALANCE.compare(stated), describe=(
+        "hex 0.85, box 50 x 20, a disc of diameter 20, LJ epsilon 10 sigma 1 cutoff 2.5, T 0.5, added velocity (5, 2), "
+        "LJ 9-3 walls 1 1 2.5"))
+    if fill is None:
+        return
+    assert desc.layout is not None
+    centre = BALANCE.fills["centre"]
+    origin = desc.origin.get("cluster.centre")
+    if origin is not None and origin.source == "default":
+        for region in desc.layout.regions:
+            if region.name == desc.layout.create_in:
+                region.center = centre
+        fill.note("cluster.centre", " ".join(f"{c:.7g}" for c in centre) + " (lattice units)")
+    seed = BALANCE.fills["seed"]
+    if desc.velocity is not None and desc.origin.get("velocity.seed") is not None and \
+            desc.origin["velocity.seed"].source == "default":
+        desc.velocity.seed = seed
+        fill.note("velocity.seed", f"{seed}")
+    fill.departures(_run_steps(desc))

@@ -18,10 +18,13 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from simagent.described.colloids import Cavity, NeighborMulti, SRDSolvent
+from simagent.described.ellipsoids import Ellipsoids
+from simagent.described.granular import GranularPour
 from simagent.described.groups import Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
 from simagent.described.polymer import BondedChain
+from simagent.described.shock import MSST
 from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitution
 from simagent.described.special import ContactTracker, Controller
 
@@ -106,6 +109,8 @@ class Velocity(BaseModel):
     distribution: Literal["uniform", "gaussian"] = "uniform"
     zero_momentum: bool = True
     zero_rotation: bool = False
+    loop: Literal["all", "local", "geom"] | None = Field(default=None, description="how the random velocities are "
+                                                        "assigned to atoms (velocity ... loop); None: LAMMPS's all")
 
 
 class Minimize(BaseModel):
@@ -143,11 +148,11 @@ class Dynamics(BaseModel):
 class GreenKubo(BaseModel):
     """Green-Kubo viscosity from the stress autocorrelation (fix ave/correlate, as LAMMPS
     examples/VISCOSITY): samples every `sample_every` steps, correlations up to `correlation_length`
-    samples, running average over the averaged stage."""
+    samples, running average over the averaged stage. The prefactor's k_B T is the stage's own mean
+    temperature, measured in the run (tools.lammps.described._green_kubo), not a set point."""
 
     sample_every: int = Field(gt=0)
     correlation_length: int = Field(gt=1)
-    temperature: float = Field(gt=0, description="the k_B T of the Green-Kubo prefactor")
 
 
 class Stage(BaseModel):
@@ -162,6 +167,7 @@ class Stage(BaseModel):
     deform: Deform | None = None
     shear: ShearFlow | None = None
     controller: Controller | None = None
+    msst: MSST | None = Field(default=None, description="a shock by fix msst, which integrates this stage")
     evidence: str = ""
 
     @model_validator(mode="after")
@@ -179,7 +185,7 @@ class SimulationDescription(BaseModel):
     boundary: tuple[str, str, str] = ("p", "p", "p")
     lattice: Lattice | None = None
     box: Box | None = None
-    atom_style: Literal["atomic", "full", "sphere", "molecular"] = "atomic"
+    atom_style: Literal["atomic", "full", "sphere", "molecular", "ellipsoid"] = "atomic"
     atom_types: int = Field(default=1, ge=1)
     masses: dict[int, float] = Field(default_factory=dict)
     pair: Pair | None = None
@@ -194,6 +200,7 @@ class SimulationDescription(BaseModel):
     lattice_type: int = Field(default=1, ge=1, description="the type of the atoms made on the lattice")
     deposition: Deposition | None = None
     dipoles: Dipoles | None = None
+    ellipsoids: Ellipsoids | None = Field(default=None, description="aspherical particles under pair gayberne")
     neighbor_skin: float | None = None
     neighbor_multi: NeighborMulti | None = Field(default=None, description="neighbor lists and communication "
                                                  "per size class (neighbor multi, comm_modify mode multi)")
@@ -201,12 +208,16 @@ class SimulationDescription(BaseModel):
                                    "added before the last run stage")
     cavities: list[Cavity] = Field(default_factory=list, description="spheres cleared of lattice atoms, one "
                                    "particle inserted at each centre")
+    granular: GranularPour | None = Field(default=None, description="granular spheres poured into walls under "
+                                          "gravity (fix pour, pair gran/hertz/history)")
     neighbor_every: int | None = None
     velocity: Velocity | None = None
     timestep: float | None = None
     thermo_every: int | None = None
     stages: list[Stage] = Field(default_factory=list)
     green_kubo: GreenKubo | None = None
+    stated_atoms: int | None = Field(default=None, ge=1, description="the number of particles the text states; "
+                                    "the run is checked against it, never resized to it")
     average_stage: int | None = Field(default=None, description="index of the stage whose thermo the metrics average")
     layout: Layout | None = Field(default=None, description="regions, groups and what acts on them")
     origin: dict[str, Origin] = Field(default_factory=dict)

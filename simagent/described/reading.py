@@ -24,7 +24,18 @@ from simagent.backends.expert.protocol_text import (
     read_controls,
     read_dynamics,
 )
-from simagent.described import colloids, examples, molecular, polymer, region_reading, solids, special
+from simagent.described import (
+    colloids,
+    ellipsoids,
+    examples,
+    granular,
+    molecular,
+    polymer,
+    region_reading,
+    shock,
+    solids,
+    special,
+)
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_types, read_mixture
 from simagent.described.model import (
@@ -136,18 +147,23 @@ def read_description(text: str) -> SimulationDescription:
     molecular.read_slab(desc, low)
     _velocity_for_thermostat(desc)
     solids.attach_shear(desc, low)
+    _stated_atoms(desc, low)
     examples.fill_friction_example(desc)
+    examples.fill_balance_example(desc)
     examples.fill_crack_example(desc, low)
     examples.fill_shear_example(desc, low)
     colloids.read_colloid(desc, low)
     colloids.read_srd(desc, low)
     colloids.explain_srd_gap(desc, low)
+    ellipsoids.read_ellipsoids(desc, low)
+    granular.read_pour(desc, low)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.SHEAR_NAME]
     if any(s.deform for s in desc.stages) and not re.search(r"shear(?:ed|ing)? (?:flow|velocity)|velocity (?:ramp|"
                                                             r"gradient)|\bramp", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.DEFORM_NAME]
+    shock.read_msst(desc, low)
     _green_kubo(desc, low)
     special.read_tracker(desc, low)
     special.read_controller(desc, low)
@@ -173,7 +189,7 @@ def _replica_gaps(desc: SimulationDescription, low: str) -> None:
 
 
 def _green_kubo(desc: SimulationDescription, low: str) -> None:
-    if not re.search(r"green[- ]kubo|viscosity", low):
+    if not re.search(r"green[- ]kubo|viscosity", low) or shock.mentions_msst_viscosity(desc, low):
         return
     sample = re.search(r"sampl\w* (?:interval|every|frequency)(?: of)?\s*" + COUNT, low)
     length = re.search(r"correlation (?:length|window|time)(?: of)?\s*" + COUNT, low)
@@ -183,21 +199,16 @@ def _green_kubo(desc: SimulationDescription, low: str) -> None:
     if desc.units != "lj":
         desc.unsupported.append("Green-Kubo in real or metal units")
         return
-    temperatures = [s.dynamics.t_stop for s in desc.stages if s.dynamics and s.dynamics.t_stop is not None]
-    temperature = temperatures[-1] if temperatures else (desc.velocity.temperature if desc.velocity else None)
-    if not temperature:
-        desc.missing.append("the temperature of the Green-Kubo prefactor")
-        return
-    desc.green_kubo = GreenKubo(sample_every=int(float(sample.group(1))), temperature=temperature,
+    desc.green_kubo = GreenKubo(sample_every=int(float(sample.group(1))),
                                 correlation_length=int(float(length.group(1))))
     desc.note("green_kubo", "rules", f"{sample.group(0)}; {length.group(0)}")
-    desc.note("green_kubo.temperature", "default", f"{temperature:g}: the prefactor's temperature is the last "
-              "thermostat set point, else the velocity temperature (LAMMPS examples/VISCOSITY uses the set T)")
+    desc.note("green_kubo.temperature", "default", "the run's mean temperature: the k_B T of the prefactor is the "
+              "averaged stage's own temperature, averaged like the correlations (in NVE no set point fixes it)")
 
 
 def _units(desc: SimulationDescription, low: str) -> None:
-    hit = re.search(r"\b(real|metal)(?: unit| units| unit system)\b|\bunits (real|metal)\b", low)
-    if hit:
+    hit = re.search(r"\b(real|metal)s?(?: unit| units| unit system)\b|\bunits (real|metal)\b", low)
+    if hit:  # 'metal units', 'in metals unit'
         desc.units = hit.group(1) or hit.group(2)  # type: ignore[assignment]
         desc.note("units", "rules", hit.group(0))
     elif hit := re.search(_REDUCED + r"|lennard[- ]jones|\blj\b", low):
@@ -326,15 +337,33 @@ def _set_lattice(desc: SimulationDescription, low: str, style: str) -> bool:
 LATTICE_BASIS = {"fcc": 4, "bcc": 2, "sc": 1, "diamond": 8}
 
 
+# a particle count: '361 particles', 'particles (361)', 'the number of atoms is 361'; not a count per
+# cell or molecule, nor one kind's ('200 atoms of type 2')
+_COUNT = re.compile(r"\b(\d+) (?:identical |lj |lennard-jones )?(?:particles|atoms)\b(?! ?(?:of (?:type|kind|species)|"
+                    r"per\b|each\b|in (?:each|every|the unit|a unit)))"
+                    r"|\b(?:particles|atoms) \((\d+)\)|\bnumber of (?:particles|atoms)(?: is| of| =|:)?\s*(\d+)")
+
+
+def stated_counts(low: str) -> list[tuple[int, str]]:
+    """The particle counts a text states, in order: (count, the words)."""
+    return [(int(next(g for g in hit.groups() if g)), hit.group(0)) for hit in _COUNT.finditer(low)]
+
+
+def _stated_atoms(desc: SimulationDescription, low: str) -> None:
+    """One particle count stated (however often): the run must make that many, and the answer says
+    so when it does not (tools.lammps.protocols.described). Several different counts: none."""
+    counts = stated_counts(low)
+    if counts and len({n for n, _ in counts}) == 1:
+        desc.stated_atoms = counts[0][0]
+        desc.note("stated_atoms", "rules", counts[0][1])
+
+
 def _cells_for_count(desc: SimulationDescription, style: str, ctl: dict, low: str) -> int | None:
     """'N particles on an fcc lattice in a cubic box': the cube of cells that holds exactly N atoms
     (None unless N is a whole cube of cells, in 3D)."""
     n = ctl.get("n_atoms")
-    if n is None:
-        hit = re.search(r"\b(\d+) (?:identical )?(?:particles|atoms)\b", low)
-        n = int(hit.group(1)) if hit else None
-        if n is not None:
-            ctl["n_atoms"] = n
+    if n is None and (counts := stated_counts(low)):
+        n = ctl["n_atoms"] = counts[0][0]
     if n is None or desc.dimension != 3 or style not in LATTICE_BASIS or not re.search(r"cubic[^.;]{0,30}box", low):
         return None
     cells = round((n / LATTICE_BASIS[style]) ** (1 / 3))
@@ -512,6 +541,13 @@ _HELD_AT = re.compile(r"\b(?:held|kept|maintained|fixed|regulated|controlled|the
                       r"gpa|mpa|steps?|timesteps?|fs|ps|ns)\b)(?![\d.])")
 # a thermostat's own seed, stated after it in its sentence ('a Langevin thermostat ... and seed 777')
 _THERMOSTAT_SEED = re.compile(r"\bseed\s*(?:of|=|:|is)?\s*(\d+)")
+# an ensemble the sentence removes names no dynamics of its own: 'the NPT fix is removed and the system runs in NVE'
+_REMOVED = re.compile(r"\b(?:the |its |this )?(?:npt|nvt|nph|nve)(?:/\w+)?(?: fix| ensemble| integrator| dynamics)? "
+                      r"(?:is |was |are |gets? )?(?:removed|unfixed|dropped|deleted|switched off|turned off)\b|"
+                      r"\b(?:remov|unfix|dropp|delet)\w* (?:the |its |this )?(?:npt|nvt|nph|nve)(?:/\w+)?(?: fix| "
+                      r"ensemble| integrator| dynamics)?")
+# a barostatted ensemble's set point said as a target ('fix npt/asphere with target temperature 2')
+_TARGET_T = re.compile(r"\b(?:target|set[- ]?point) temperature (?:of |= ?|is |at )?" + NUM)
 
 
 def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
@@ -521,6 +557,7 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
     off = _OFF.search(sentence)
     if off:  # what the sentence says before the thermostat goes off (the switch itself is an event)
         sentence = sentence[:off.start()]
+    sentence = _REMOVED.sub(" ", sentence)
     found = read_dynamics(sentence, reduced)
     ensemble = None
     if re.search(r"\bnpt\b|isothermal[- ]isobaric|barostat", sentence):
@@ -554,6 +591,8 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         t = found.get("thermostat_temperature")
         if t is None and (held := _HELD_AT.search(sentence)) and (reduced or units is None):
             t = Quantity(value=float(held.group(1)), unit="reduced")
+        if t is None and dyn.ensemble == "npt" and (target := _TARGET_T.search(sentence)):
+            t = Quantity(value=float(target.group(1)), unit="reduced" if reduced else "K")
         kelvin = _KELVIN.search(sentence) if not reduced else None
         if t is None and kelvin is not None:
             t_value = float(kelvin.group(1))
@@ -651,6 +690,8 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                 total = sum(s.steps for s in desc.stages)
                 if steps == total:
                     continue  # the total of the stages already read
+            if current is None and shock.MENTION.search(low[:low.find(sentence) + len(sentence)]):
+                current = Dynamics()  # a shock run: fix msst integrates it (simagent.described.shock)
             if current is None:
                 desc.missing.append(f"the dynamics (ensemble) of the {steps}-step run")
                 continue

@@ -15,10 +15,13 @@ import math
 
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 from tools.lammps import described_colloids as colloids
+from tools.lammps import described_ellipsoids as ellipsoids
+from tools.lammps import described_granular as granular
 from tools.lammps import described_groups
 from tools.lammps import described_metrics as group_metrics
 from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_molecular as molecular
+from tools.lammps import described_shock as shock
 from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
 
@@ -79,7 +82,7 @@ def _system(desc: SimulationDescription) -> list[str]:
     lines += solids.substitution_lines(desc)
     lines += colloids.cavity_lines(desc)
     lines += mixtures.placement_lines(desc, made)
-    if desc.dipoles or desc.atom_style == "sphere":  # finite spheres carry per-atom masses
+    if desc.dipoles or desc.atom_style in ("sphere", "ellipsoid"):  # finite particles carry per-atom masses
         lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
         if desc.dipoles:
             lines.append(f"set             group all dipole/random {desc.dipoles.seed} "
@@ -90,7 +93,7 @@ def _system(desc: SimulationDescription) -> list[str]:
         lines += described_groups.setup(desc.layout, made)
     lines += mixtures.deposition_setup(desc)
     lines += colloids.srd_setup_lines(desc)
-    return lines
+    return lines + ellipsoids.setup_lines(desc)
 
 
 def _interactions(desc: SimulationDescription) -> list[str]:
@@ -98,6 +101,8 @@ def _interactions(desc: SimulationDescription) -> list[str]:
     lines = []
     if desc.potential is not None:
         lines += solids.potential_lines(desc)
+    elif desc.ellipsoids is not None:
+        lines += ellipsoids.pair_lines(desc)
     elif pair is None:
         raise ValueError("the description states no interactions")
     elif pair.tracker is not None:
@@ -144,7 +149,8 @@ def _velocity(desc: SimulationDescription) -> list[str]:
     if layout is not None and layout.velocity_group:  # created on a group, at that group's temperature
         group, temp = layout.velocity_group, f" temp {described_groups.temperature_compute(layout)}"
     return [f"velocity        {group} create {_fmt(v.temperature)} {v.seed} dist {v.distribution} "
-            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}{temp}"] + held
+            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}"
+            f"{f' loop {v.loop}' if v.loop else ''}{temp}"] + held
 
 
 def dynamics_fixes(dyn: Dynamics, spheres: bool = False, group: str = "all",
@@ -200,13 +206,17 @@ def _measurements(desc: SimulationDescription, stage: Stage, rdf: bool, msd: boo
 def _green_kubo(desc: SimulationDescription) -> list[str]:
     """The running Green-Kubo viscosity (LAMMPS examples/VISCOSITY): autocorrelations of pxy and of
     the traceless pxx - p, integrated (trap) and scaled by V s dt / (k_B T); the xx estimate is
-    divided by 2 - 2/dimension."""
+    divided by 2 - 2/dimension. T is the stage's mean temperature over the same samples (a running
+    average from the stage's start): the temperature the stresses fluctuate at. The example divides
+    by its set point after rescaling the velocities to it; an NVE stage after a thermostat settles a
+    few % away from it (800 atoms: 3 % above), and an NVE run from a lattice far below it."""
     gk = desc.green_kubo
     assert gk is not None
     s, p = gk.sample_every, gk.correlation_length
     return ["variable        gkpxy equal pxy", "variable        gkpxx equal pxx-press",
             f"fix             gk all ave/correlate {s} {p} {s * p} v_gkpxy v_gkpxx type auto ave running",
-            f"variable        gkscale equal vol*{s}*dt/{_fmt(gk.temperature)}",
+            f"fix             gktemp all ave/time {s} 1 {s} c_thermo_temp ave running",
+            f"variable        gkscale equal vol*{s}*dt/f_gktemp",
             "variable        etaxy equal trap(f_gk[3])*v_gkscale",
             f"variable        etaxx equal trap(f_gk[4])*v_gkscale/{_fmt(2 - 2 / desc.dimension)}"]
 
@@ -235,6 +245,8 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         lines += molecular.system_lines(desc) + molecular.interaction_lines(desc) + molecular.constraint_lines(desc)
     elif desc.chain is not None:  # one bonded chain from its template, LJ between its non-bonded beads
         lines += molecular.chain_system_lines(desc) + _interactions(desc) + molecular.chain_interaction_lines(desc)
+    elif desc.granular is not None:  # an empty box the particles are poured into during the run
+        lines += granular.system_lines(desc)
     else:
         lines += _system(desc) + _interactions(desc)
     lines += [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", _thermo_modify(desc)]
@@ -266,11 +278,13 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         if stage.controller is not None and not controlled:
             lines += special.set_point_variable(stage)
             controlled = True
-        fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None,
-                               group=described_groups.thermostat_group(desc.layout),
-                               t_variable=special.SET_POINT if stage.controller is not None else None,
-                               moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
-        fixes += colloids.srd_fix(desc) if srd_stage else []
+        fixes = shock.fix_lines(stage) if stage.msst is not None else dynamics_fixes(
+            stage.dynamics, spheres=desc.dipoles is not None, group=described_groups.thermostat_group(desc.layout),
+            t_variable=special.SET_POINT if stage.controller is not None else None,
+            moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
+        fixes = ellipsoids.asphere_fixes(desc, fixes) + (colloids.srd_fix(desc) if srd_stage else [])
+        if desc.granular is not None:
+            fixes = granular.stage_fixes(desc)
         fixes += special.controller_lines(stage)
         fixes += mixtures.deposition_fixes(desc)
         if stage.deform is not None:
@@ -291,12 +305,19 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         if index == desc.average_stage:
             extra = _measurements(desc, stage, rdf, msd, diffusion)
             columns = [MSD_COLUMN] * (msd or diffusion) + [SLOPE_COLUMN] * diffusion
-            if rotation:
+            if rotation and desc.ellipsoids is not None:
+                more, cols = ellipsoids.rotation_measure(desc)
+                extra += more
+                columns += cols
+            elif rotation:
                 extra.append("compute         erot all erotate/sphere")
                 columns.append(EROT_COLUMN)
             if viscosity:
                 extra += _green_kubo(desc)
                 columns += GK_COLUMNS
+            if stage.msst is not None:  # the shock's progress: fix msst's four global values
+                extra += shock.variable_lines()
+                columns += shock.COLUMNS
             if gyration:  # of all atoms, from unwrapped positions (LAMMPS compute gyration)
                 extra.append("compute         rg all gyration")
                 columns += GYRATION_COLUMNS

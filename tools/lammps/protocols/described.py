@@ -36,6 +36,7 @@ from tools.lammps.described import (
     SLOPE_COLUMN,
     render,
 )
+from tools.lammps.described_ellipsoids import rotation_result
 from tools.lammps.described_groups import averaged_forces, force_columns, wall_force_variables
 from tools.lammps.described_metrics import (
     ALL,
@@ -48,6 +49,9 @@ from tools.lammps.described_metrics import (
 )
 from tools.lammps.described_molecular import files as molecule_files
 from tools.lammps.described_regions import FRICTION, TENSILE, friction_coefficient, pull_axis, tensile_stress
+from tools.lammps.described_shock import PROPERTIES as SHOCK
+from tools.lammps.described_shock import result as shock_result
+from tools.lammps.described_shock import shock_stage
 from tools.lammps.described_solids import shear_stress, strength, youngs_modulus
 from tools.lammps.parse import read_output
 
@@ -108,7 +112,8 @@ class DescribedRun(Protocol):
     properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
         frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
                                                                   SHEAR_STRESS, GYRATION, FRICTION, TENSILE,
-                                                                  SURFACE_TENSION} | STRENGTHS | GROUP_ONLY
+                                                                  SURFACE_TENSION} | STRENGTHS | GROUP_ONLY | \
+        frozenset(SHOCK)
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -135,8 +140,10 @@ class DescribedRun(Protocol):
             return False
         if any(p.name == SURFACE_TENSION for p in spec.properties) and not _slab(desc):
             return False
+        if any(p.name in SHOCK for p in spec.properties) and shock_stage(desc) is None:
+            return False  # fix msst's values exist only in a stage it integrates
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
-            desc.dipoles is not None or not wants_rotation) and (
+            desc.dipoles is not None or desc.ellipsoids is not None or not wants_rotation) and (
             any(s.deform for s in desc.stages) or not wants_young) and (
             any(s.shear for s in desc.stages) or all(p.name != SHEAR_STRESS for p in spec.properties)) and (
             obstacles or not wants_drag) and (walls or not wants_walls) and (
@@ -203,6 +210,8 @@ class DescribedRun(Protocol):
                 results += [_per_molecule(name, kind, block, desc, units, where) for kind in p.labels.get(name, [])]
             elif name in MOTION_PROPERTIES:
                 results.append(_motion(name, block, desc, where))
+            elif name == ROTATION and desc.ellipsoids is not None:
+                results.append(rotation_result(block, desc, units["energy"], JOB_ID, where))
             elif name == ROTATION:
                 results.append(_thermo(name, block, units, where))
                 if desc.units != "lj":  # outside LJ units a name without 'per atom' asks for the total
@@ -226,10 +235,30 @@ class DescribedRun(Protocol):
                 results.append(strength(job_dir, desc, JOB_ID, name))
             elif name == GYRATION:
                 results += _gyration(block, units, where)
+            elif name in SHOCK:
+                results.append(shock_result(name, block, desc, JOB_ID, where))
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)
-        return results
+        miscount = _count_warning(out.runs[0], desc)
+        return [r.model_copy(update={"warnings": [*r.warnings, miscount]}) for r in results] if miscount else results
+
+
+def _count_warning(first: dict[str, np.ndarray], desc: SimulationDescription) -> str | None:
+    """The text states N particles and the run made another number (a placement or size the text
+    leaves out was filled otherwise): the number answers for another system, and the answer says so.
+    Not for inserted or solvent particles (deposition, SRD, a granular pour), whose count is not the
+    made one."""
+    if desc.stated_atoms is None or desc.deposition is not None or desc.srd is not None or \
+            desc.granular is not None or "Atoms" not in first:
+        return None
+    made = int(first["Atoms"][0])
+    if made == desc.stated_atoms:
+        return None
+    filled = [f"{k} = {v.split(': ', 1)[0]}" for k, v in desc.defaults.items()
+              if k.split(".")[0] in ("box", "lattice", "cluster", "layout", "create_in")]
+    return (f"the text states {desc.stated_atoms} particles, the run made {made}: the numbers are for that system"
+            + (f" (placement not stated, filled: {'; '.join(filled)})" if filled else ""))
 
 
 def _slab(desc: SimulationDescription) -> bool:
@@ -319,7 +348,9 @@ def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], wher
     per_atom = per_atom and not total
     if column not in block:
         raise ReadError(f"thermo column {column} missing")
-    series = block[column] / (block["Atoms"] if per_atom else 1.0)
+    held = block["Atoms"] > 0 if per_atom else np.ones(block[column].size, dtype=bool)
+    empty = int(np.sum(~held))  # rows before the first particle (fix pour, deposit): no per-atom value yet
+    series = block[column][held] / (block["Atoms"][held] if per_atom else 1.0)
     mean, err = block_average(series)
     kind = name.split("_")[0] if name not in ("temperature", "pressure", "volume", "density") else name
     unit = units["energy" if per_atom or total else kind]
@@ -330,7 +361,17 @@ def _thermo(name: str, block: dict[str, np.ndarray], units: dict[str, str], wher
                   log="log.lammps", label="total" if total else None,
                   method=f"average of thermo {column}{' / atoms' if per_atom else ''}"
                          f"{' (the total over the system)' if total else ''} over {where}, "
-                         f"{series.size} samples; standard error by block averaging")
+                         f"{series.size} samples{f' (not the {empty} rows with no atom yet)' if empty else ''}; "
+                         f"standard error by block averaging{_transient(block, held)}")
+
+
+def _transient(block: dict[str, np.ndarray], held: np.ndarray) -> str:
+    """A caveat when atoms are added during the stage: the mean is over a transient, not a steady state."""
+    counts = block["Atoms"][held] if "Atoms" in block else np.array([])
+    if counts.size == 0 or counts.min() == counts.max():
+        return ""
+    return (f" (the atom count grows from {counts.min():g} to {counts.max():g} during the stage: a mean over a "
+            "transient, whose block error is the rows' spread, not the error of a steady-state average)")
 
 
 def _gyration(block: dict[str, np.ndarray], units: dict[str, str], where: str) -> list[Result]:
@@ -429,8 +470,8 @@ def _viscosity(block: dict[str, np.ndarray], desc: SimulationDescription, where:
                   job=JOB_ID, log="log.lammps",
                   method=f"Green-Kubo: running average over {where} of the pxy and traceless pxx stress "
                          f"autocorrelations (sampled every {gk.sample_every} steps, {gk.correlation_length} lags), "
-                         f"integrated with k_B T = {gk.temperature:g}; eta_xy = {xy:.5g}, eta_xx = {xx:.5g}, their "
-                         "mean; ± is half their difference (one trajectory)")
+                         f"integrated with k_B T = the stage's mean temperature; eta_xy = {xy:.5g}, "
+                         f"eta_xx = {xx:.5g}, their mean; ± is half their difference (one trajectory)")
 
 
 def _structure(wanted: list[str], job_dir: Path, block: dict[str, np.ndarray], desc: SimulationDescription,
