@@ -11,6 +11,8 @@ is solved through the same graph as `simagent ask` (Session, inputs approved aut
 * the time budget is the published harness's (300 s + time_limit; 900 s when time_limit is null) and
   is the jobs' time limit; a job is never started, or given more time, past the budget, and a metric
   whose job ran out of time is left out;
+* each engine job runs on the cores that are idle when its inputs are rendered (Settings.job_cores,
+  SIMAGENT_JOB_CORES: a number overrides; report.md says how many ranks/threads a job used);
 * final_answer.json holds exactly the metric names of the task (spelling kept) with plain numbers,
   and only for metrics that were computed; report.md says what was run, the values with their
   uncertainties, the defaults applied and why a metric is missing. Exit code 0: all metrics, 1: not all.
@@ -339,7 +341,9 @@ def _description_unit(prop: str, description: str) -> str | None:
         for pattern in names:
             for hit in re.finditer(pattern, _words(sentence)):
                 tail = _words(sentence)[hit.end():hit.end() + 80]
-                match = re.search(r"\b(?:in|in units of|units of|expressed in|reported in)\s+([^,;]{1,20})", tail) or \
+                # whole words only: 'in a system of mixed pa|rticles' cut at 20 characters is no pascal
+                match = re.search(r"\b(?:in|in units of|units of|expressed in|reported in)\s+([^,;]{1,20})(?!\w)",
+                                  tail) or \
                     re.match(r"[\w ]{0,30}?([(\[][^)\]]{1,20}[)\]])", tail)
                 if match and (unit := unit_in(match.group(1))):
                     return unit
@@ -685,8 +689,11 @@ def not_rendered(desc: SimulationDescription) -> str:
     """Why a described run cannot be run: what it prescribes that simagent does not render (and what
     it does not state), the real blocker whatever question another reading would ask."""
     lacks = f" (it also does not state {', '.join(desc.missing)})" if desc.missing else ""
+    # an engine example the text retells but departs from (simagent.described.example_fill): why it filled nothing
+    retold = [o.evidence for k, o in desc.origin.items() if k.startswith("example.") and o.evidence.startswith(
+        "not filled from")]
     return (f"the description prescribes {', '.join(desc.unsupported)}, which simagent does not render{lacks}; "
-            "simagent runs no substitute for a prescribed protocol")
+            + "".join(f"{why}; " for why in retold) + "simagent runs no substitute for a prescribed protocol")
 
 
 # Controls a description states that the chosen protocol must run exactly as stated.
@@ -930,8 +937,9 @@ def solve(
     settings = settings or load_settings()
     left = max(MIN_JOB_TIME_S, budget - (time.monotonic() - started))
     # the description prescribes the run: gates report their findings, they do not lengthen it
+    # one task at a time: its jobs use the idle cores unless job_cores is configured (config.idle_cores)
     settings = settings.model_copy(update={"workdir": workdir / "runs", "job_time_limit_s": left,
-                                           "gate_extensions": False})
+                                           "gate_extensions": False, "job_cores": settings.job_cores or "idle"})
     notes: list[str] = []
     known = [p.name for p in supplied] + _shipped_potentials()
     absent = missing_files(task, known, supplied)
@@ -1235,6 +1243,7 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
             lines.append("- job folders (kept): " + ", ".join(answer.jobs))
     if (outcome.workdir / INPUTS).is_dir():
         lines.append(f"- inputs as run: {INPUTS}/<job id>/")
+        lines += _cores_lines(outcome.workdir / INPUTS)
     if outcome.supplied:
         lines.append("- supplied data files, copied into every job folder: "
                      + ", ".join(str(p) for p in outcome.supplied))
@@ -1258,6 +1267,22 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
         lines += ["", "## Notes", ""]
         lines += [f"- {n}" for n in notes]
     return "\n".join(lines) + "\n"
+
+
+def _cores_lines(inputs: Path) -> list[str]:
+    """How many MPI ranks and OpenMP threads each job ran on (Settings.job_cores): a run spread over
+    several cores sums in another order, so it is not bit-identical to a one-core run of the same input."""
+    lines = []
+    for path in sorted(inputs.glob("*/job.json")):
+        try:
+            job = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        ranks, threads = job.get("ranks", 1), job.get("threads", 1)
+        if ranks * threads > 1:
+            lines.append(f"- job {job.get('id', path.parent.name)} ran on {ranks} MPI rank(s) x {threads} "
+                         "thread(s) (job_cores; not bit-identical to a one-core run)")
+    return lines
 
 
 def _described_input(workdir: Path) -> str | None:

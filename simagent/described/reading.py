@@ -26,6 +26,7 @@ from simagent.backends.expert.protocol_text import (
 )
 from simagent.described import (
     colloids,
+    ellipsoids,
     examples,
     granular,
     molecular,
@@ -154,6 +155,7 @@ def read_description(text: str) -> SimulationDescription:
     colloids.read_colloid(desc, low)
     colloids.read_srd(desc, low)
     colloids.explain_srd_gap(desc, low)
+    ellipsoids.read_ellipsoids(desc, low)
     granular.read_pour(desc, low)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
@@ -539,6 +541,13 @@ _HELD_AT = re.compile(r"\b(?:held|kept|maintained|fixed|regulated|controlled|the
                       r"gpa|mpa|steps?|timesteps?|fs|ps|ns)\b)(?![\d.])")
 # a thermostat's own seed, stated after it in its sentence ('a Langevin thermostat ... and seed 777')
 _THERMOSTAT_SEED = re.compile(r"\bseed\s*(?:of|=|:|is)?\s*(\d+)")
+# an ensemble the sentence removes names no dynamics of its own: 'the NPT fix is removed and the system runs in NVE'
+_REMOVED = re.compile(r"\b(?:the |its |this )?(?:npt|nvt|nph|nve)(?:/\w+)?(?: fix| ensemble| integrator| dynamics)? "
+                      r"(?:is |was |are |gets? )?(?:removed|unfixed|dropped|deleted|switched off|turned off)\b|"
+                      r"\b(?:remov|unfix|dropp|delet)\w* (?:the |its |this )?(?:npt|nvt|nph|nve)(?:/\w+)?(?: fix| "
+                      r"ensemble| integrator| dynamics)?")
+# a barostatted ensemble's set point said as a target ('fix npt/asphere with target temperature 2')
+_TARGET_T = re.compile(r"\b(?:target|set[- ]?point) temperature (?:of |= ?|is |at )?" + NUM)
 
 
 def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
@@ -548,6 +557,7 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
     off = _OFF.search(sentence)
     if off:  # what the sentence says before the thermostat goes off (the switch itself is an event)
         sentence = sentence[:off.start()]
+    sentence = _REMOVED.sub(" ", sentence)
     found = read_dynamics(sentence, reduced)
     ensemble = None
     if re.search(r"\bnpt\b|isothermal[- ]isobaric|barostat", sentence):
@@ -581,6 +591,8 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         t = found.get("thermostat_temperature")
         if t is None and (held := _HELD_AT.search(sentence)) and (reduced or units is None):
             t = Quantity(value=float(held.group(1)), unit="reduced")
+        if t is None and dyn.ensemble == "npt" and (target := _TARGET_T.search(sentence)):
+            t = Quantity(value=float(target.group(1)), unit="reduced" if reduced else "K")
         kelvin = _KELVIN.search(sentence) if not reduced else None
         if t is None and kelvin is not None:
             t_value = float(kelvin.group(1))
