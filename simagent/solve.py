@@ -11,6 +11,10 @@ is solved through the same graph as `simagent ask` (Session, inputs approved aut
 * the time budget is the published harness's (300 s + time_limit; 900 s when time_limit is null) and
   is the jobs' time limit; a job is never started, or given more time, past the budget, and a metric
   whose job ran out of time is left out;
+* the default backend is the hybrid (rules first, the local model where they leave something open);
+  the model is not asked what the rules read completely (a described run with no gap), and all its
+  calls together get at most LLM_BUDGET_SHARE of the budget: after that the rules' reading stands
+  and report.md says the model was not asked or was cut short;
 * each engine job runs on the cores that are idle when its inputs are rendered (Settings.job_cores,
   SIMAGENT_JOB_CORES: a number overrides; report.md says how many ranks/threads a job used);
 * final_answer.json holds exactly the metric names of the task (spelling kept) with plain numbers,
@@ -32,6 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from simagent.backends.allowance import TimeAllowance
 from simagent.backends.base import DecisionBackend, ParameterOverrides, ProtocolInfo, ProtocolSelection, RepairAction
 from simagent.backends.expert.protocol_text import complete_conditions, unplaced_run_lengths
 from simagent.config import Settings, load_settings
@@ -66,6 +71,10 @@ from simagent.units import convert, normalize_unit
 BUDGET_OVERHEAD_S = 300.0
 BUDGET_WITHOUT_LIMIT_S = 900.0
 MIN_JOB_TIME_S = 1.0  # below this a job is not started: the budget is used up
+# The language model's share of a task's budget (wall time of its start and its replies, all calls
+# together). A quarter of the smallest budget (300 s) is 75 s: on 2 cores the 1.5B model reads a
+# gap question in ~10-40 s when the machine is idle, and the rest stays the engines'.
+LLM_BUDGET_SHARE = 0.25
 FINAL_ANSWER = "final_answer.json"
 REPORT = "report.md"
 INPUTS = "inputs"
@@ -487,7 +496,6 @@ class TaskBackend(DecisionBackend):
                  known_files: list[str], engine: str | None = None) -> None:
         self.inner = inner
         self.engine = engine  # the task's engine: no other engine's protocol answers in its place
-        self.name = inner.name
         self.targets_for = targets_for
         self.known_files = known_files
         self.spec: TaskSpec | None = None
@@ -497,14 +505,21 @@ class TaskBackend(DecisionBackend):
         self.fill = FillReport()  # what the LLM read into the description's gaps
         self.ran_described = False  # the protocol chosen is the description itself, run literally
 
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.inner.name  # a routing backend names who decided the last call
+
     def task_spec(self, request: str) -> TaskSpec:
         described = None
         if self.engine in (None, "lammps"):
             rules = read_description(request)
             self.description, self.fill = fill_gaps(rules, request, self.inner)
             described = self.description if self.description.renderable else None
+        # a description the rules (and the LLM's quotes for its gaps) complete is run as written: the
+        # request's reading is not the LLM's to redo (simagent.backends.hybrid.rules_task_spec)
+        read = getattr(self.inner, "rules_task_spec", None) if described is not None else None
         try:
-            spec = complete_conditions(self.inner.task_spec(request))
+            spec = complete_conditions((read or self.inner.task_spec)(request))
         except SimagentError as err:
             if described is None and self.description is not None and self.description.unsupported:
                 raise RequestError(not_rendered(self.description)) from err  # the real blocker, not the misreading
@@ -958,6 +973,9 @@ def solve(
             raise RequestError(f"input files the task needs are neither supplied ({where}) nor shipped with "
                                f"simagent or its engines: {'; '.join(absent)}; nothing was run")
         with supplying(supplied), Session(settings, auto_approve=True, progress=progress) as session:
+            limit_llm = getattr(session.backend, "limit_llm", None)  # the hybrid's LLM (see the module doc)
+            if callable(limit_llm):
+                limit_llm(TimeAllowance(LLM_BUDGET_SHARE * budget, budget))
             backend = TaskBackend(session.backend, targets_for, known, task.engine)
             executor = BudgetExecutor(session.executor, deadline, supplied, workdir / INPUTS, budget)
             session.backend = session.context.backend = backend
