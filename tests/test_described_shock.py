@@ -135,9 +135,9 @@ def test_msst_metric_names(metric, prop):
 def test_the_variable_the_description_names_after_a_metric():
     description = ("Report the average_Hugoniot_distance (v_dhug) in eV/atom and the Rayleigh line distance "
                    "( v_dray ) in eV/Å³; also the Lagrangian speed.")
-    assert _named_variable(_words("average_Hugoniot_distance"), description) == "v_dhug"
-    assert _named_variable(_words("Average-Rayleigh-Line-Distance"), description) == "v_dray"
-    assert _named_variable(_words("average_Lagrangian_speed"), description) is None
+    assert _named_variable(_words("average_Hugoniot_distance"), description) == ("v_dhug", "eV/atom")
+    assert _named_variable(_words("Average-Rayleigh-Line-Distance"), description) == ("v_dray", "eV/Å³")
+    assert _named_variable(_words("average_Lagrangian_speed"), description) == (None, "")
     target = read_metric("average_Rayleigh_line_distance", description)
     assert (target.unit, target.variable) == ("eV/angstrom^3", "v_dray")
 
@@ -161,7 +161,7 @@ def test_a_named_variable_is_answered_in_the_engines_unit_and_the_texts_unit_is_
     answer = type("A", (), {"answers": results})()
     dray, speed = collect(targets, answer, None, None)
     assert isinstance(dray, MetricOutcome) and dray.value == -3500.0 and speed.value == 2.0
-    assert "v_dray" in dray.target.note and "in eV/angstrom^3 it is -0.00218453" in dray.target.note
+    assert "gives eV/Å³ for v_dray" in dray.target.note and "in eV/angstrom^3 it is -0.00218453" in dray.target.note
     assert "in m/s it is 200" in speed.target.note
     assert {"rayleigh_departure", "lagrangian_speed"} <= ENGINE_VARIABLES
 
