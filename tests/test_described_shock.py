@@ -26,6 +26,7 @@ import pytest
 from described_helpers import DEV, run_inputs
 
 from simagent.described.reading import read_description
+from simagent.described.summary import executed_lines
 from simagent.models import PropertyRequest, Result, TaskSpec
 from simagent.solve import ENGINE_VARIABLES, MetricOutcome, _named_variable, _words, collect, read_metric
 from simagent.units import convert
@@ -64,6 +65,9 @@ def test_the_dev_task_reads_every_stated_setting_and_its_msst_stage():
     assert desc.green_kubo is None  # 'viscosity coefficient mu' is the fix's, not a Green-Kubo viscosity
     assert "dump.msst" in desc.origin["dump"].evidence and "not written" in desc.origin["dump"].evidence
     text = render(desc)
+    shown = executed_lines(desc, text)
+    stage2 = next(line for line in shown if line.startswith("  - stage 2"))
+    assert "msst = {axis: z, shock_velocity: 28" in stage2 and "dynamics" not in stage2
     assert "fix             msst all msst z 28 q 200 mu 300 tscale 0.01\n" in text
     assert "v_dhug v_dray v_lgr_vel v_lgr_pos" in text and "dyn1 all nve" in text.split("# stage 2")[0]
     assert " nve" not in text.split("# stage 2")[1]  # fix msst integrates its stage alone
