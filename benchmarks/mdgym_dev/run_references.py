@@ -308,6 +308,8 @@ def table(refs: dict) -> str:
         for metric, ref in entry["metrics"].items():
             kind = "cited" if entry.get("wall_s") is None and "cited" in ref["how"] else "run"
             how = "analytic" if "analytic" in ref["how"] else kind
+            if entry.get("reference") == "seed_mean" and "seed_spread" in ref:
+                how += f", mean of {ref['seed_spread']['n']} seeds"
             lines.append(f"| {name} | {metric} | {ref['value']:.6g} | {how} | {entry.get('lammps', '')} "
                          f"| {entry.get('wall_s') or ''} |")
     return "\n".join(lines)
