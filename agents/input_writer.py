@@ -13,6 +13,7 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
+from simagent.engines import get_engine
 from simagent.errors import SimagentError
 from simagent.handlers import reapply_edit
 from simagent.models import Correction, Decision, InputEdit, Job, Plan, ProtocolRun
@@ -20,7 +21,9 @@ from simagent.protocols import get_protocol
 from simagent.state import RunContext, RunState
 
 
-def render_plan(runs: list[ProtocolRun], time_limit_s: float) -> Plan:
+def render_plan(runs: list[ProtocolRun], time_limit_s: float, cores: int = 1) -> Plan:
+    """The runs' jobs; a job whose protocol chose no ranks or threads is spread over `cores`
+    by its engine's adapter (Settings.job_cores)."""
     jobs: list[Job] = []
     new_runs = []
     for index, run in enumerate(runs):
@@ -34,7 +37,7 @@ def render_plan(runs: list[ProtocolRun], time_limit_s: float) -> Plan:
             inputs = job.inputs
             if run.input_edits.get(job.id):
                 inputs, edits[job.id] = reapply_edits(mapping[job.id], job.inputs, run.input_edits[job.id])
-            jobs.append(job.model_copy(update={
+            jobs.append(get_engine(job.engine).spread(job, cores).model_copy(update={
                 "id": mapping[job.id],
                 "depends_on": [mapping[d] for d in job.depends_on],
                 "stage_in": {mapping[d]: names for d, names in job.stage_in.items()},
@@ -99,7 +102,8 @@ def apply_feedback(state: RunState, context: RunContext, feedback: str) -> tuple
 def input_writer(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["precheck", "response"]]:
     runtime.context.report("stage", name="input_writer", detail="rendering inputs")
     try:
-        plan = render_plan(state.plan.runs, runtime.context.settings.job_time_limit_s)
+        settings = runtime.context.settings
+        plan = render_plan(state.plan.runs, settings.job_time_limit_s, settings.cores_per_job)
     except (SimagentError, ValueError) as err:
         return Command(goto="response", update={"error": f"could not write inputs: {err}"})
     return Command(goto="precheck", update={"plan": plan})

@@ -2,7 +2,8 @@
 
 Config file: $SIMAGENT_CONFIG, else ~/.config/simagent/config.toml (TOML, same keys as Settings).
 Environment: SIMAGENT_BACKEND, SIMAGENT_BASE_URL (or OPENAI_BASE_URL), SIMAGENT_MODEL,
-SIMAGENT_API_KEY (or OPENAI_API_KEY), SIMAGENT_WORKDIR, SIMAGENT_MAX_PARALLEL, SIMAGENT_EXECUTOR; for the offline
+SIMAGENT_API_KEY (or OPENAI_API_KEY), SIMAGENT_WORKDIR, SIMAGENT_MAX_PARALLEL, SIMAGENT_EXECUTOR,
+SIMAGENT_JOB_CORES (a number or 'idle'); for the offline
 LLM ('local' and 'hybrid' backends) SIMAGENT_MODEL_NAME, SIMAGENT_MODEL_PATH, SIMAGENT_LOCAL_URL,
 SIMAGENT_LLM_THREADS, SIMAGENT_LLM_PORT, SIMAGENT_HYBRID_THRESHOLD, SIMAGENT_HYBRID_LLM.
 Engine binaries (`engine_paths`, engine name -> path; the config file's `[engine_paths]` table):
@@ -16,7 +17,7 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, SecretStr, ValidationError, model_validator
 
@@ -43,6 +44,11 @@ class Settings(BaseModel):
                                    "(simagent.cluster; slurm/pbs read the [cluster] table)")
     cluster: ClusterSettings | None = None
     job_time_limit_s: float = Field(default=1800.0, gt=0)
+    job_cores: Annotated[int, Field(ge=1)] | Literal["idle"] | None = Field(
+        default=None, description="cores of each job of an engine that runs in parallel, when its "
+        "protocol chooses none (the engine adapter decides: LAMMPS MPI ranks, GROMACS OpenMP threads); "
+        "'idle': the cores this process may use less the 1-minute load average, decided when the inputs "
+        "are rendered; None: 1 for `ask`/`run`, 'idle' for `solve`")
     max_repairs: int = Field(default=2, ge=0, description="repair-and-rerun attempts per job")
     gate_extensions: bool = Field(
         default=True, description="a gate that finds a run unconverged may lengthen it; False (solve: the "
@@ -72,6 +78,13 @@ class Settings(BaseModel):
         return self
 
     @property
+    def cores_per_job(self) -> int:
+        """job_cores as a number: None -> 1, 'idle' -> idle_cores() now."""
+        if self.job_cores == "idle":
+            return idle_cores()
+        return self.job_cores or 1
+
+    @property
     def resolved_backend(self) -> BackendName:
         if self.backend:
             return self.backend
@@ -94,6 +107,21 @@ class Settings(BaseModel):
             return False
 
 
+def idle_cores() -> int:
+    """Cores this process may run on (its CPU affinity) that are idle now: that count less the
+    1-minute load average, rounded, at least 1. On a loaded machine a job spread over busy cores
+    runs slower and burns more CPU than on one (MPI ranks and OpenMP threads wait for each other)."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        usable = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        load = 0.0
+    return max(1, min(usable, round(usable - load)))
+
+
 _ENV = {
     "backend": ["SIMAGENT_BACKEND"],
     "base_url": ["SIMAGENT_BASE_URL", "OPENAI_BASE_URL"],
@@ -102,6 +130,7 @@ _ENV = {
     "workdir": ["SIMAGENT_WORKDIR"],
     "max_parallel": ["SIMAGENT_MAX_PARALLEL"],
     "executor": ["SIMAGENT_EXECUTOR"],
+    "job_cores": ["SIMAGENT_JOB_CORES"],
     "model_name": ["SIMAGENT_MODEL_NAME"],
     "model_path": ["SIMAGENT_MODEL_PATH"],
     "local_url": ["SIMAGENT_LOCAL_URL"],

@@ -206,6 +206,13 @@ class EngineAdapter(ABC):
         env["OMP_NUM_THREADS"] = str(job.threads)
         return Launch(argv, env, cores=job.ranks * job.threads, ranks=job.ranks)
 
+    def spread(self, job: Job, cores: int) -> Job:
+        """`job` on `cores` cores when its protocol chose neither ranks nor threads: as MPI ranks
+        (an adapter may prefer threads); unchanged for an engine that runs each job on one core."""
+        if cores <= 1 or not self.parallel or job.ranks > 1 or job.threads > 1:
+            return job
+        return job.model_copy(update={"ranks": cores})
+
     def protocol_command(self, job: Job) -> list[str]:
         """Argument list of a protocol job (default: `<binary> <main input>`)."""
         return [str(self.binary()), self.main_input(job)]

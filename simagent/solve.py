@@ -11,6 +11,12 @@ is solved through the same graph as `simagent ask` (Session, inputs approved aut
 * the time budget is the published harness's (300 s + time_limit; 900 s when time_limit is null) and
   is the jobs' time limit; a job is never started, or given more time, past the budget, and a metric
   whose job ran out of time is left out;
+* the default backend is the hybrid (rules first, the local model where they leave something open);
+  the model is not asked what the rules read completely (a described run with no gap), and all its
+  calls together get at most LLM_BUDGET_SHARE of the budget: after that the rules' reading stands
+  and report.md says the model was not asked or was cut short;
+* each engine job runs on the cores that are idle when its inputs are rendered (Settings.job_cores,
+  SIMAGENT_JOB_CORES: a number overrides; report.md says how many ranks/threads a job used);
 * final_answer.json holds exactly the metric names of the task (spelling kept) with plain numbers,
   and only for metrics that were computed; report.md says what was run, the values with their
   uncertainties, the defaults applied and why a metric is missing. Exit code 0: all metrics, 1: not all.
@@ -30,6 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from simagent.backends.allowance import TimeAllowance
 from simagent.backends.base import DecisionBackend, ParameterOverrides, ProtocolInfo, ProtocolSelection, RepairAction
 from simagent.backends.expert.protocol_text import complete_conditions, unplaced_run_lengths
 from simagent.config import Settings, load_settings
@@ -64,6 +71,10 @@ from simagent.units import convert, normalize_unit
 BUDGET_OVERHEAD_S = 300.0
 BUDGET_WITHOUT_LIMIT_S = 900.0
 MIN_JOB_TIME_S = 1.0  # below this a job is not started: the budget is used up
+# The language model's share of a task's budget (wall time of its start and its replies, all calls
+# together). A quarter of the smallest budget (300 s) is 75 s: on 2 cores the 1.5B model reads a
+# gap question in ~10-40 s when the machine is idle, and the rest stays the engines'.
+LLM_BUDGET_SHARE = 0.25
 FINAL_ANSWER = "final_answer.json"
 REPORT = "report.md"
 INPUTS = "inputs"
@@ -181,7 +192,10 @@ class MetricTarget:
     step: int | None = None
     label: str | None = None  # which of the property's numbers (Result.label): 'C11', 'C44', 'first_peak'
     group: str | None = None  # the atoms it is over (Result.group): 'type2', a described group; None: all
+    variable: str | None = None  # the engine variable the description names for it: '(v_dhug)'
+    stated_unit: str = ""  # the unit words written after that variable: '(v_dhug) in eV/atom' -> 'eV/atom'
     reason: str = ""
+    note: str = ""  # how the reported unit differs from the one the text gives (report.md)
 
     def request(self) -> PropertyRequest:
         asked = self.property and (self.property.endswith("_per_molecule") or self.property == "atom_count")
@@ -192,6 +206,13 @@ class MetricTarget:
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
+    # fix msst's four values, by their words or the names of LAMMPS examples/msst's variables (v_dhug ...)
+    (r"hugoniot (?:distance|departure|deviation|offset|error)|(?:departure|deviation|distance) from (?:the )?hugoniot|"
+     r"\bd ?hug(?:oniot)?\b|\bf msst ?\[ ?1 ?\]", "hugoniot_departure"),
+    (r"rayleigh(?: line)? (?:distance|departure|deviation|offset|error)|(?:departure|deviation|distance) from (?:the )?"
+     r"rayleigh|\bd ?ray(?:leigh)?\b|\bf msst ?\[ ?2 ?\]", "rayleigh_departure"),
+    (r"lagrangian (?:speed|velocity)|\blgr ?vel\b|\bf msst ?\[ ?3 ?\]", "lagrangian_speed"),
+    (r"lagrangian (?:position|distance|coordinate)|\blgr ?pos\b|\bf msst ?\[ ?4 ?\]", "lagrangian_position"),
     (r"drag|force on (?:the )?obstacle|obstacle force", "drag_force"),
     (r"\bforce (?:on (?:the )?walls? )?(?:in|along) (?:the )?[xyz](?: direction| axis)?\b|\bforce ?[xyz]\b|"
      r"\bf ?[xyz]\b|\b[xyz][- ]?(?:direction |component (?:of (?:the )?)?)?force\b|\bwall force", "wall_force"),
@@ -269,6 +290,7 @@ UNIT_HINTS: list[tuple[str, str]] = [
     (r"\bdyn(?:es)? ?(?:/|per) ?cm\b", "dyn/cm"),
     (r"\bkj ?(?:/|per)? ?mol", "kJ/mol"),
     (r"\bkcal ?(?:/|per)? ?mol", "kcal/mol"),
+    (r"\bev ?(?:/|per) ?(?:angstrom|ang|å|a) ?\^? ?(?:3|³)", "eV/angstrom^3"),
     (r"\bmev\b", "meV"),
     (r"\bev\b", "eV"),
     (r"\bgpa\b", "GPa"),
@@ -277,6 +299,10 @@ UNIT_HINTS: list[tuple[str, str]] = [
     (r"\bbar\b", "bar"),
     (r"\batm\b", "atm"),
     (r"\bpa\b", "Pa"),
+    (r"(?:angstroms?|ang|å|\ba) ?(?:/|per) ?ps\b", "angstrom/ps"),
+    (r"(?:angstroms?|ang|å|\ba) ?(?:/|per) ?fs\b", "angstrom/fs"),
+    (r"\bkm ?(?:/|per) ?s\b", "km/s"),
+    (r"\bm ?(?:/|per) ?s\b", "m/s"),
     (r"\bangstroms?\b|\bang\b|\bå\b|\(a\)", "angstrom"),
     (r"\bnm\b", "nm"),
     (r"°c|\bdeg ?c\b|\bcelsius\b", "degC"),
@@ -325,7 +351,9 @@ def _description_unit(prop: str, description: str) -> str | None:
         for pattern in names:
             for hit in re.finditer(pattern, _words(sentence)):
                 tail = _words(sentence)[hit.end():hit.end() + 80]
-                match = re.search(r"\b(?:in|in units of|units of|expressed in|reported in)\s+([^,;]{1,20})", tail) or \
+                # whole words only: 'in a system of mixed pa|rticles' cut at 20 characters is no pascal
+                match = re.search(r"\b(?:in|in units of|units of|expressed in|reported in)\s+([^,;]{1,20})(?!\w)",
+                                  tail) or \
                     re.match(r"[\w ]{0,30}?([(\[][^)\]]{1,20}[)\]])", tail)
                 if match and (unit := unit_in(match.group(1))):
                     return unit
@@ -365,6 +393,7 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
         target.unit, target.unit_source = unit, "metric name"
     elif (unit := _description_unit(target.property, description)) is not None:
         target.unit, target.unit_source = unit, "description"
+    target.variable, target.stated_unit = _named_variable(words, description)
     if target.property == "radius_of_gyration":
         _gyration_component(target, words, description.lower())
     if target.property in ENERGY_PER_ATOM and (part := ENERGY_PART.search(words)):
@@ -389,6 +418,17 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
 _SQUARED_RG = re.compile(r"(?:squares? (?:of )?(?:the )?radius of gyration|radius of gyration squared|squared radius "
                          r"of gyration|\br_?g ?\^? ?2|\br_?g ?squared)")
 _COMPONENT = re.compile(r"\b(xx|yy|zz|xy|xz|yz)\b")
+
+
+def _named_variable(words: str, description: str) -> tuple[str | None, str]:
+    """The engine variable the description writes after the metric's name, in any case and separators
+    and with or without a leading 'average', and the unit words after it: 'Rayleigh_line_distance (v_dray)
+    in eV/Å³,' -> ('v_dray', 'eV/Å³')."""
+    core = re.sub(r"^(?:average|mean|avg|time averaged) ", "", words)
+    name = r"[\s_-]+".join(re.escape(w) for w in core.split())
+    hit = re.search(rf"(?<![a-z0-9]){name}\s*\(\s*([vfc]_[\w\[\]]+)\s*\)(?:\s+in\s+([^\s,;]+?)[,;.]?(?=\s|$))?",
+                    description, flags=re.IGNORECASE)
+    return (hit.group(1).lower(), hit.group(2) or "") if hit else (None, "")
 
 
 def _gyration_component(target: MetricTarget, words: str, description: str) -> None:
@@ -459,7 +499,6 @@ class TaskBackend(DecisionBackend):
                  known_files: list[str], engine: str | None = None) -> None:
         self.inner = inner
         self.engine = engine  # the task's engine: no other engine's protocol answers in its place
-        self.name = inner.name
         self.targets_for = targets_for
         self.known_files = known_files
         self.spec: TaskSpec | None = None
@@ -469,14 +508,21 @@ class TaskBackend(DecisionBackend):
         self.fill = FillReport()  # what the LLM read into the description's gaps
         self.ran_described = False  # the protocol chosen is the description itself, run literally
 
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.inner.name  # a routing backend names who decided the last call
+
     def task_spec(self, request: str) -> TaskSpec:
         described = None
         if self.engine in (None, "lammps"):
             rules = read_description(request)
             self.description, self.fill = fill_gaps(rules, request, self.inner)
             described = self.description if self.description.renderable else None
+        # a description the rules (and the LLM's quotes for its gaps) complete is run as written: the
+        # request's reading is not the LLM's to redo (simagent.backends.hybrid.rules_task_spec)
+        read = getattr(self.inner, "rules_task_spec", None) if described is not None else None
         try:
-            spec = complete_conditions(self.inner.task_spec(request))
+            spec = complete_conditions((read or self.inner.task_spec)(request))
         except SimagentError as err:
             if described is None and self.description is not None and self.description.unsupported:
                 raise RequestError(not_rendered(self.description)) from err  # the real blocker, not the misreading
@@ -661,8 +707,11 @@ def not_rendered(desc: SimulationDescription) -> str:
     """Why a described run cannot be run: what it prescribes that simagent does not render (and what
     it does not state), the real blocker whatever question another reading would ask."""
     lacks = f" (it also does not state {', '.join(desc.missing)})" if desc.missing else ""
+    # an engine example the text retells but departs from (simagent.described.example_fill): why it filled nothing
+    retold = [o.evidence for k, o in desc.origin.items() if k.startswith("example.") and o.evidence.startswith(
+        "not filled from")]
     return (f"the description prescribes {', '.join(desc.unsupported)}, which simagent does not render{lacks}; "
-            "simagent runs no substitute for a prescribed protocol")
+            + "".join(f"{why}; " for why in retold) + "simagent runs no substitute for a prescribed protocol")
 
 
 # Controls a description states that the chosen protocol must run exactly as stated.
@@ -906,8 +955,9 @@ def solve(
     settings = settings or load_settings()
     left = max(MIN_JOB_TIME_S, budget - (time.monotonic() - started))
     # the description prescribes the run: gates report their findings, they do not lengthen it
+    # one task at a time: its jobs use the idle cores unless job_cores is configured (config.idle_cores)
     settings = settings.model_copy(update={"workdir": workdir / "runs", "job_time_limit_s": left,
-                                           "gate_extensions": False})
+                                           "gate_extensions": False, "job_cores": settings.job_cores or "idle"})
     notes: list[str] = []
     known = [p.name for p in supplied] + _shipped_potentials()
     absent = missing_files(task, known, supplied)
@@ -926,6 +976,9 @@ def solve(
             raise RequestError(f"input files the task needs are neither supplied ({where}) nor shipped with "
                                f"simagent or its engines: {'; '.join(absent)}; nothing was run")
         with supplying(supplied), Session(settings, auto_approve=True, progress=progress) as session:
+            limit_llm = getattr(session.backend, "limit_llm", None)  # the hybrid's LLM (see the module doc)
+            if callable(limit_llm):
+                limit_llm(TimeAllowance(LLM_BUDGET_SHARE * budget, budget))
             backend = TaskBackend(session.backend, targets_for, known, task.engine)
             executor = BudgetExecutor(session.executor, deadline, supplied, workdir / INPUTS, budget)
             session.backend = session.context.backend = backend
@@ -1017,11 +1070,31 @@ def collect(targets: list[MetricTarget], answer: Answer | None, spec: TaskSpec |
         used.add(id(match))
         outcome.result = match
         value, problem = _in_unit(match, target)
+        if target.variable and match.property in ENGINE_VARIABLES:
+            value, problem = match.value, ""
+            target.note = _engine_unit_note(target, match)
         if problem:
             outcome.reason = problem
         else:
             outcome.value = value
     return outcomes
+
+
+# Properties that are one engine quantity (fix msst's values): when the description names the variable
+# ('(v_dhug) in eV/atom'), the answer is that variable as the engine prints it; a different unit the text
+# gives is reported next to it (converted where the two units share a dimension), never silently applied.
+ENGINE_VARIABLES = {"hugoniot_departure", "rayleigh_departure", "lagrangian_speed", "lagrangian_position"}
+
+
+def _engine_unit_note(target: MetricTarget, result: Result) -> str:
+    if not target.unit or normalize_unit(target.unit) == normalize_unit(result.unit or ""):
+        return ""
+    try:
+        other = f"; in {target.unit} it is {convert(result.value, result.unit or '', target.unit):.6g}"
+    except SimagentError:
+        other = f"; {result.unit} does not convert to {target.unit}"
+    return (f"the text gives {target.stated_unit or target.unit} for {target.variable}, which LAMMPS prints in "
+            f"{result.unit}: the value is {target.variable} as printed{other}")
 
 
 def _find_result(target: MetricTarget, results: list[Result], used: set[int]) -> Result | None:
@@ -1120,7 +1193,9 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
     ]
     for m in outcome.metrics:
         t = m.target
-        if t.unit:
+        if t.note and m.result is not None:
+            unit = f"{m.result.unit} ({t.note})"
+        elif t.unit:
             unit = f"{t.unit} (from the {t.unit_source})"
         elif m.result is not None:
             unit = f"{m.result.unit or 'none'} (no unit asked: the protocol's unit)"
@@ -1189,6 +1264,7 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
             lines.append("- job folders (kept): " + ", ".join(answer.jobs))
     if (outcome.workdir / INPUTS).is_dir():
         lines.append(f"- inputs as run: {INPUTS}/<job id>/")
+        lines += _cores_lines(outcome.workdir / INPUTS)
     if outcome.supplied:
         lines.append("- supplied data files, copied into every job folder: "
                      + ", ".join(str(p) for p in outcome.supplied))
@@ -1212,6 +1288,22 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
         lines += ["", "## Notes", ""]
         lines += [f"- {n}" for n in notes]
     return "\n".join(lines) + "\n"
+
+
+def _cores_lines(inputs: Path) -> list[str]:
+    """How many MPI ranks and OpenMP threads each job ran on (Settings.job_cores): a run spread over
+    several cores sums in another order, so it is not bit-identical to a one-core run of the same input."""
+    lines = []
+    for path in sorted(inputs.glob("*/job.json")):
+        try:
+            job = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        ranks, threads = job.get("ranks", 1), job.get("threads", 1)
+        if ranks * threads > 1:
+            lines.append(f"- job {job.get('id', path.parent.name)} ran on {ranks} MPI rank(s) x {threads} "
+                         "thread(s) (job_cores; not bit-identical to a one-core run)")
+    return lines
 
 
 def _described_input(workdir: Path) -> str | None:

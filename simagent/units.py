@@ -38,6 +38,9 @@ _ALIASES = {
     "a2": "angstrom^2", "a^2": "angstrom^2", "å2": "angstrom^2", "angstrom^2": "angstrom^2", "angstrom2": "angstrom^2",
     "nm2": "nm^2", "nm^2": "nm^2",
     "n/m": "N/m", "mn/m": "mN/m", "dyn/cm": "dyn/cm",
+    "a/ps": "angstrom/ps", "å/ps": "angstrom/ps", "angstrom/ps": "angstrom/ps", "a/fs": "angstrom/fs",
+    "å/fs": "angstrom/fs", "angstrom/fs": "angstrom/fs", "km/s": "km/s", "m/s": "m/s", "nm/ps": "nm/ps",
+    "ev/a3": "eV/angstrom^3", "ev/å3": "eV/angstrom^3", "ev/angstrom^3": "eV/angstrom^3",
 }
 
 # factor to the canonical unit of the dimension
@@ -58,12 +61,15 @@ _TO_CANONICAL: dict[str, tuple[str, float]] = {
     "nm^2/ns": ("diffusion", 1e-5), "nm^2/ps": ("diffusion", 1e-2),
     "J/m^2": ("energy_per_area", 1.0), "mJ/m^2": ("energy_per_area", 1e-3),
     "eV/angstrom^2": ("energy_per_area", ase_units.eV / ase_units.J * 1e20),
+    "angstrom/ps": ("velocity", 1.0), "angstrom/fs": ("velocity", 1e3), "km/s": ("velocity", 10.0),
+    "m/s": ("velocity", 0.01), "nm/ps": ("velocity", 10.0),
+    "eV/angstrom^3": ("pressure", ase_units.eV / ase_units.J * 1e30 * 1e-5),  # J/m^3 = Pa, 1 bar = 1e5 Pa
     "meV/angstrom^2": ("energy_per_area", 1e-3 * ase_units.eV / ase_units.J * 1e20),
     "N/m": ("energy_per_area", 1.0), "mN/m": ("energy_per_area", 1e-3), "dyn/cm": ("energy_per_area", 1e-3),
 }
 
 CANONICAL = {"temperature": "K", "pressure": "bar", "density": "g/cm^3", "length": "angstrom",
-             "energy": "eV", "diffusion": "cm^2/s", "energy_per_area": "J/m^2"}
+             "energy": "eV", "diffusion": "cm^2/s", "energy_per_area": "J/m^2", "velocity": "angstrom/ps"}
 
 
 def normalize_unit(unit: str) -> str:

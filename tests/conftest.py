@@ -22,7 +22,8 @@ def settings(tmp_path, monkeypatch):
                  "OPENAI_API_KEY", "SIMAGENT_LMP"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("SIMAGENT_CONFIG", str(tmp_path / "no-config.toml"))
-    return load_settings(workdir=tmp_path / "runs", backend="expert")
+    monkeypatch.setenv("SIMAGENT_JOB_CORES", "1")  # solve would use the idle cores: tests stay on one
+    return load_settings(workdir=tmp_path / "runs", backend="expert", job_cores=1)
 
 
 @dataclass

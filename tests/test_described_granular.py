@@ -162,3 +162,21 @@ def test_a_stated_count_of_poured_particles_is_not_a_count_the_run_must_start_wi
     desc = read_description(OURS.replace("Grains enter", "In all 400 particles enter"))
     assert desc.granular is not None and desc.granular.count == 400 and desc.stated_atoms == 400
     assert _count_warning({"Atoms": np.array([0.0, 400.0])}, desc) is None
+
+
+def test_a_stated_normal_damping_and_timestep_win_and_are_listed_as_departures():
+    desc = read_description(OURS.replace("coefficient of friction 0.5", "coefficient of friction 0.5, normal damping "
+                                         "coefficient 50").replace("time step of 0.001", "time step of 0.0005"))
+    assert desc.granular is not None and desc.granular.contact.gamma_n == 50.0 and desc.timestep == 0.0005
+    assert "granular.contact.gamma_n" not in desc.defaults
+    departed = desc.origin["granular.departures"].evidence
+    assert "gamma_n 50 is run, not LAMMPS examples/pour (in.pour.2d)'s 100" in departed
+    assert "timestep 0.0005 is run" in departed
+
+
+def test_the_refusal_of_a_pour_that_departs_from_the_example_says_which_number_departs():
+    from simagent.solve import not_rendered
+
+    reason = not_rendered(read_description(OURS.replace("coefficient of friction 0.5", "coefficient of friction 0.3")))
+    assert "fix pour" in reason and "not filled from LAMMPS examples/pour (in.pour.2d): the text states friction " \
+        "0.3 where LAMMPS examples/pour (in.pour.2d) has 0.5" in reason

@@ -2,7 +2,8 @@
 
 Each folder holds a LAMMPS input written by hand, literally from the task description, and
 metrics.json naming which thermo column of which run each metric averages (or, with "rdf_file", which
-fix ave/time g(r) output gives a coordination number). This script runs the
+fix ave/time g(r) output gives a coordination number; with "time_file", which column of a fix ave/time
+file it averages over the blocks). This script runs the
 inputs (nice -n 10, one at a time), averages the columns over the named run's thermo rows and
 writes references.json: value, how it was obtained, LAMMPS version, wall time. It shares no code
 with simagent's solver (its own log parser), so the references stay independent; they never
@@ -258,6 +259,16 @@ def summarise(folder: Path, spec: dict, log: str, wall: float | None, suffix: st
                        f"valley's lowest bin +/- 3 bins) of benchmarks/mdgym_dev/{folder.name}/in.lammps; the reading "
                        f"used until stop 20 (first bin not above its neighbours, coord at its outer edge) gives "
                        f"{cn_bin:.4g} at r = {r_bin:.3f}",
+            }
+            continue
+        if "time_file" in how:  # fix ave/time output: the mean of one column over its blocks
+            rows = [line.split() for line in (folder / f"{how['time_file']}.{suffix}").read_text().splitlines()
+                    if line.strip() and not line.lstrip().startswith("#")]
+            column = [float(row[how["column"] - 1]) for row in rows]
+            values[metric] = {
+                "value": fmean(column),
+                "how": f"mean of column {how['column']} over the {len(column)} fix ave/time blocks of "
+                       f"{how['time_file']} of benchmarks/mdgym_dev/{folder.name}/in.lammps",
             }
             continue
         block = runs[how.get("run", -1)]

@@ -181,12 +181,16 @@ def _minimize_sentence(low: str) -> str:
 
 
 def _speaks_of_a_timestep(low: str) -> bool:
-    """A timestep word with a number soon after it, not a run length ('1000 timesteps') nor a reset."""
+    """A timestep word with a number soon after it, not a run length ('1000 timesteps') nor a reset.
+
+    A word multiplied or divided in a formula ('slope/(10*dt)') is a symbol, not a value, and a
+    dimension ('2D', '3-d') is no number."""
     for hit in re.finditer(FIELD_WORDS["timestep"], low):
         before = low[max(0, hit.start() - 20):hit.start()]
-        if re.search(r"\d[\d,]*\s*(?:md |more |additional )?$|reset\w*\s+(?:the\s+)?$", before):
+        if re.search(r"\d[\d,]*\s*(?:md |more |additional )?$|reset\w*\s+(?:the\s+)?$|[*/×·]\s*$", before):
             continue
-        if re.match(r"[^.;]{0,30}?\d", low[hit.end():]):
+        after = re.match(r"[^.;]{0,30}", low[hit.end():]).group(0)
+        if re.search(r"\d", re.sub(r"\b[123] ?-?d\b", " ", after)):
             return True
     return False
 

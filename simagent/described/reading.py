@@ -24,7 +24,18 @@ from simagent.backends.expert.protocol_text import (
     read_controls,
     read_dynamics,
 )
-from simagent.described import colloids, examples, granular, molecular, polymer, region_reading, solids, special
+from simagent.described import (
+    colloids,
+    ellipsoids,
+    examples,
+    granular,
+    molecular,
+    polymer,
+    region_reading,
+    shock,
+    solids,
+    special,
+)
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_types, read_mixture
 from simagent.described.model import (
@@ -144,6 +155,7 @@ def read_description(text: str) -> SimulationDescription:
     colloids.read_colloid(desc, low)
     colloids.read_srd(desc, low)
     colloids.explain_srd_gap(desc, low)
+    ellipsoids.read_ellipsoids(desc, low)
     granular.read_pour(desc, low)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
@@ -151,6 +163,7 @@ def read_description(text: str) -> SimulationDescription:
     if any(s.deform for s in desc.stages) and not re.search(r"shear(?:ed|ing)? (?:flow|velocity)|velocity (?:ramp|"
                                                             r"gradient)|\bramp", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.DEFORM_NAME]
+    shock.read_msst(desc, low)
     _green_kubo(desc, low)
     special.read_tracker(desc, low)
     special.read_controller(desc, low)
@@ -176,7 +189,7 @@ def _replica_gaps(desc: SimulationDescription, low: str) -> None:
 
 
 def _green_kubo(desc: SimulationDescription, low: str) -> None:
-    if not re.search(r"green[- ]kubo|viscosity", low):
+    if not re.search(r"green[- ]kubo|viscosity", low) or shock.mentions_msst_viscosity(desc, low):
         return
     sample = re.search(r"sampl\w* (?:interval|every|frequency)(?: of)?\s*" + COUNT, low)
     length = re.search(r"correlation (?:length|window|time)(?: of)?\s*" + COUNT, low)
@@ -194,8 +207,8 @@ def _green_kubo(desc: SimulationDescription, low: str) -> None:
 
 
 def _units(desc: SimulationDescription, low: str) -> None:
-    hit = re.search(r"\b(real|metal)(?: unit| units| unit system)\b|\bunits (real|metal)\b", low)
-    if hit:
+    hit = re.search(r"\b(real|metal)s?(?: unit| units| unit system)\b|\bunits (real|metal)\b", low)
+    if hit:  # 'metal units', 'in metals unit'
         desc.units = hit.group(1) or hit.group(2)  # type: ignore[assignment]
         desc.note("units", "rules", hit.group(0))
     elif hit := re.search(_REDUCED + r"|lennard[- ]jones|\blj\b", low):
@@ -528,6 +541,13 @@ _HELD_AT = re.compile(r"\b(?:held|kept|maintained|fixed|regulated|controlled|the
                       r"gpa|mpa|steps?|timesteps?|fs|ps|ns)\b)(?![\d.])")
 # a thermostat's own seed, stated after it in its sentence ('a Langevin thermostat ... and seed 777')
 _THERMOSTAT_SEED = re.compile(r"\bseed\s*(?:of|=|:|is)?\s*(\d+)")
+# an ensemble the sentence removes names no dynamics of its own: 'the NPT fix is removed and the system runs in NVE'
+_REMOVED = re.compile(r"\b(?:the |its |this )?(?:npt|nvt|nph|nve)(?:/\w+)?(?: fix| ensemble| integrator| dynamics)? "
+                      r"(?:is |was |are |gets? )?(?:removed|unfixed|dropped|deleted|switched off|turned off)\b|"
+                      r"\b(?:remov|unfix|dropp|delet)\w* (?:the |its |this )?(?:npt|nvt|nph|nve)(?:/\w+)?(?: fix| "
+                      r"ensemble| integrator| dynamics)?")
+# a barostatted ensemble's set point said as a target ('fix npt/asphere with target temperature 2')
+_TARGET_T = re.compile(r"\b(?:target|set[- ]?point) temperature (?:of |= ?|is |at )?" + NUM)
 
 
 def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
@@ -537,6 +557,7 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
     off = _OFF.search(sentence)
     if off:  # what the sentence says before the thermostat goes off (the switch itself is an event)
         sentence = sentence[:off.start()]
+    sentence = _REMOVED.sub(" ", sentence)
     found = read_dynamics(sentence, reduced)
     ensemble = None
     if re.search(r"\bnpt\b|isothermal[- ]isobaric|barostat", sentence):
@@ -570,6 +591,8 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         t = found.get("thermostat_temperature")
         if t is None and (held := _HELD_AT.search(sentence)) and (reduced or units is None):
             t = Quantity(value=float(held.group(1)), unit="reduced")
+        if t is None and dyn.ensemble == "npt" and (target := _TARGET_T.search(sentence)):
+            t = Quantity(value=float(target.group(1)), unit="reduced" if reduced else "K")
         kelvin = _KELVIN.search(sentence) if not reduced else None
         if t is None and kelvin is not None:
             t_value = float(kelvin.group(1))
@@ -589,8 +612,8 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         dyn.limit = float(limit.group(1))
     if dyn.ensemble == "npt":
         p = re.search(r"pressure\s*(?:of|=|at)?\s*" + NUM, sentence)
-        ramp = re.search(r"pressure(?: control| coupling)?(?: ranging| going| ramped)? from " + NUM + r" to " + NUM,
-                         sentence)
+        ramp = re.search(r"pressure(?: control| coupling)?(?: ranging| going| goes| ramped| ramps| rises| rising)? "
+                         r"from " + NUM + r" to " + NUM, sentence)
         zero = re.search(r"pressure(?: control| coupling)? (?:near|at|of|to|around) zero\b|\bzero (?:external )?"
                          r"pressure", sentence)
         if ramp:
@@ -667,6 +690,8 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                 total = sum(s.steps for s in desc.stages)
                 if steps == total:
                     continue  # the total of the stages already read
+            if current is None and shock.MENTION.search(low[:low.find(sentence) + len(sentence)]):
+                current = Dynamics()  # a shock run: fix msst integrates it (simagent.described.shock)
             if current is None:
                 desc.missing.append(f"the dynamics (ensemble) of the {steps}-step run")
                 continue

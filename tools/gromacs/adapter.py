@@ -28,6 +28,11 @@ class GromacsAdapter(UserInputAdapter):
     def binary(self) -> Path:
         return engine.gmx_binary()
 
+    def spread(self, job, cores: int):
+        """OpenMP threads, not thread-MPI ranks: a small box has no domain decomposition for 2 ranks."""
+        job = super().spread(job, cores)
+        return job.model_copy(update={"ranks": 1, "threads": job.ranks}) if job.ranks > 1 else job
+
     def data_folders(self) -> dict[str, str]:
         return {"topologies": str(engine.share_top())}
 

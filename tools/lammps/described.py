@@ -15,11 +15,13 @@ import math
 
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 from tools.lammps import described_colloids as colloids
+from tools.lammps import described_ellipsoids as ellipsoids
 from tools.lammps import described_granular as granular
 from tools.lammps import described_groups
 from tools.lammps import described_metrics as group_metrics
 from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_molecular as molecular
+from tools.lammps import described_shock as shock
 from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
 
@@ -80,7 +82,7 @@ def _system(desc: SimulationDescription) -> list[str]:
     lines += solids.substitution_lines(desc)
     lines += colloids.cavity_lines(desc)
     lines += mixtures.placement_lines(desc, made)
-    if desc.dipoles or desc.atom_style == "sphere":  # finite spheres carry per-atom masses
+    if desc.dipoles or desc.atom_style in ("sphere", "ellipsoid"):  # finite particles carry per-atom masses
         lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
         if desc.dipoles:
             lines.append(f"set             group all dipole/random {desc.dipoles.seed} "
@@ -91,7 +93,7 @@ def _system(desc: SimulationDescription) -> list[str]:
         lines += described_groups.setup(desc.layout, made)
     lines += mixtures.deposition_setup(desc)
     lines += colloids.srd_setup_lines(desc)
-    return lines
+    return lines + ellipsoids.setup_lines(desc)
 
 
 def _interactions(desc: SimulationDescription) -> list[str]:
@@ -99,6 +101,8 @@ def _interactions(desc: SimulationDescription) -> list[str]:
     lines = []
     if desc.potential is not None:
         lines += solids.potential_lines(desc)
+    elif desc.ellipsoids is not None:
+        lines += ellipsoids.pair_lines(desc)
     elif pair is None:
         raise ValueError("the description states no interactions")
     elif pair.tracker is not None:
@@ -145,7 +149,8 @@ def _velocity(desc: SimulationDescription) -> list[str]:
     if layout is not None and layout.velocity_group:  # created on a group, at that group's temperature
         group, temp = layout.velocity_group, f" temp {described_groups.temperature_compute(layout)}"
     return [f"velocity        {group} create {_fmt(v.temperature)} {v.seed} dist {v.distribution} "
-            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}{temp}"] + held
+            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}"
+            f"{f' loop {v.loop}' if v.loop else ''}{temp}"] + held
 
 
 def dynamics_fixes(dyn: Dynamics, spheres: bool = False, group: str = "all",
@@ -273,11 +278,11 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         if stage.controller is not None and not controlled:
             lines += special.set_point_variable(stage)
             controlled = True
-        fixes = dynamics_fixes(stage.dynamics, spheres=desc.dipoles is not None,
-                               group=described_groups.thermostat_group(desc.layout),
-                               t_variable=special.SET_POINT if stage.controller is not None else None,
-                               moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
-        fixes += colloids.srd_fix(desc) if srd_stage else []
+        fixes = shock.fix_lines(stage) if stage.msst is not None else dynamics_fixes(
+            stage.dynamics, spheres=desc.dipoles is not None, group=described_groups.thermostat_group(desc.layout),
+            t_variable=special.SET_POINT if stage.controller is not None else None,
+            moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
+        fixes = ellipsoids.asphere_fixes(desc, fixes) + (colloids.srd_fix(desc) if srd_stage else [])
         if desc.granular is not None:
             fixes = granular.stage_fixes(desc)
         fixes += special.controller_lines(stage)
@@ -300,12 +305,19 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         if index == desc.average_stage:
             extra = _measurements(desc, stage, rdf, msd, diffusion)
             columns = [MSD_COLUMN] * (msd or diffusion) + [SLOPE_COLUMN] * diffusion
-            if rotation:
+            if rotation and desc.ellipsoids is not None:
+                more, cols = ellipsoids.rotation_measure(desc)
+                extra += more
+                columns += cols
+            elif rotation:
                 extra.append("compute         erot all erotate/sphere")
                 columns.append(EROT_COLUMN)
             if viscosity:
                 extra += _green_kubo(desc)
                 columns += GK_COLUMNS
+            if stage.msst is not None:  # the shock's progress: fix msst's four global values
+                extra += shock.variable_lines()
+                columns += shock.COLUMNS
             if gyration:  # of all atoms, from unwrapped positions (LAMMPS compute gyration)
                 extra.append("compute         rg all gyration")
                 columns += GYRATION_COLUMNS

@@ -237,7 +237,8 @@ def _particles(low: str, reduced: bool) -> dict[str, Any]:
         if typed:
             values = [(float(v), unit or None) for _, v, unit in typed]
         else:
-            single = re.search(r"\b(?:particle |atomic |atom )?mass(?: of each (?:particle|atom))?\s*(?:=|of|:|is)\s*"
+            single = re.search(r"\b(?:particle |atomic |atom )?mass(?: (?:of|for|to) (?:each|every|all)(?: the)? "
+                               r"(?:particles?|atoms?))?\s*(?:=|of|:|is)\s*"
                                + NUM + mass_unit, low) or re.search(
                 r"\bmass\s+" + NUM + r"\s*(g/mol|amu|da\b|u\b)", low)
             if single:
@@ -306,8 +307,10 @@ def _time(value: float, unit: str | None, reduced: bool) -> Quantity:
 
 
 _T_VALUE = re.compile(r"(?:\bt(?:\*|_?target|_?0|_?set)?|\btemperatures?|\bset[- ]?point)\s*(?:=|of|:|is|to|at)?\s*"
-                      + NUM + r"\s*(k\b|kelvin\b|°c|degc)?")
-_T_BARE = re.compile(r"\b(?:at|to)\s+" + NUM + r"\s*(k\b|kelvin\b)")
+                      r"(?:(?:about|approximately|around|roughly|nearly|~|≈)\s*)?" + NUM
+                      + r"\s*(k\b|kelvin\b|°c|degc)?")
+_T_BARE = re.compile(r"\b(?:at|to)\s+(?:(?:about|approximately|around|roughly|nearly|~|≈)\s*)?" + NUM
+                     + r"\s*(k\b|kelvin\b)")
 _T_REDUCED_AT = re.compile(r"(?:thermostat|heat bath|\bnvt\b)[^.;,()]{0,30}?\b(?:at|to)\s+" + NUM
                            + r"(?!\d|\.\d)(?!\s*(?:k\b|kelvin|°|deg|bar|atm|tau|fs|ps|steps?\b|timesteps?\b))")
 _VELOCITY = r"velocit\w*+(?![- ]verlet)|initial (?:kinetic|velocit)|maxwell[- ]boltzmann"

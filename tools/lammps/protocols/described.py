@@ -36,6 +36,7 @@ from tools.lammps.described import (
     SLOPE_COLUMN,
     render,
 )
+from tools.lammps.described_ellipsoids import rotation_result
 from tools.lammps.described_groups import averaged_forces, force_columns, wall_force_variables
 from tools.lammps.described_metrics import (
     ALL,
@@ -48,6 +49,9 @@ from tools.lammps.described_metrics import (
 )
 from tools.lammps.described_molecular import files as molecule_files
 from tools.lammps.described_regions import FRICTION, TENSILE, friction_coefficient, pull_axis, tensile_stress
+from tools.lammps.described_shock import PROPERTIES as SHOCK
+from tools.lammps.described_shock import result as shock_result
+from tools.lammps.described_shock import shock_stage
 from tools.lammps.described_solids import shear_stress, strength, youngs_modulus
 from tools.lammps.parse import read_output
 
@@ -108,7 +112,8 @@ class DescribedRun(Protocol):
     properties: ClassVar[frozenset[str]] = frozenset(THERMO_PROPERTIES) | frozenset(STRUCTURE_PROPERTIES) | \
         frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
                                                                   SHEAR_STRESS, GYRATION, FRICTION, TENSILE,
-                                                                  SURFACE_TENSION} | STRENGTHS | GROUP_ONLY
+                                                                  SURFACE_TENSION} | STRENGTHS | GROUP_ONLY | \
+        frozenset(SHOCK)
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -135,8 +140,10 @@ class DescribedRun(Protocol):
             return False
         if any(p.name == SURFACE_TENSION for p in spec.properties) and not _slab(desc):
             return False
+        if any(p.name in SHOCK for p in spec.properties) and shock_stage(desc) is None:
+            return False  # fix msst's values exist only in a stage it integrates
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
-            desc.dipoles is not None or not wants_rotation) and (
+            desc.dipoles is not None or desc.ellipsoids is not None or not wants_rotation) and (
             any(s.deform for s in desc.stages) or not wants_young) and (
             any(s.shear for s in desc.stages) or all(p.name != SHEAR_STRESS for p in spec.properties)) and (
             obstacles or not wants_drag) and (walls or not wants_walls) and (
@@ -203,6 +210,8 @@ class DescribedRun(Protocol):
                 results += [_per_molecule(name, kind, block, desc, units, where) for kind in p.labels.get(name, [])]
             elif name in MOTION_PROPERTIES:
                 results.append(_motion(name, block, desc, where))
+            elif name == ROTATION and desc.ellipsoids is not None:
+                results.append(rotation_result(block, desc, units["energy"], JOB_ID, where))
             elif name == ROTATION:
                 results.append(_thermo(name, block, units, where))
                 if desc.units != "lj":  # outside LJ units a name without 'per atom' asks for the total
@@ -226,6 +235,8 @@ class DescribedRun(Protocol):
                 results.append(strength(job_dir, desc, JOB_ID, name))
             elif name == GYRATION:
                 results += _gyration(block, units, where)
+            elif name in SHOCK:
+                results.append(shock_result(name, block, desc, JOB_ID, where))
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)

@@ -1,0 +1,115 @@
+"""Cores per job (Settings.job_cores): `simagent solve` spreads its engine jobs over the idle cores,
+a number overrides, `ask` keeps one core per job; the engine adapter decides ranks or threads."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import pytest
+
+from agents.input_writer import render_plan
+from simagent import config
+from simagent.config import idle_cores, load_settings
+from simagent.engines import get_engine
+from simagent.errors import RequestError
+from simagent.models import (
+    Conditions,
+    Job,
+    PotentialSpec,
+    PropertyRequest,
+    ProtocolRun,
+    Quantity,
+    SystemSpec,
+    TaskSpec,
+)
+from simagent.protocols import get_protocol
+from simagent.solve import INPUTS, REPORT, solve
+
+
+@pytest.mark.parametrize("load, usable, idle", [(0.0, 2, 2), (0.4, 2, 2), (0.6, 2, 1), (13.9, 2, 1),
+                                                (1.0, 8, 7), (0.0, 1, 1)])
+def test_idle_cores_are_the_usable_cores_less_the_load(monkeypatch, load, usable, idle):
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, 0.0, 0.0))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(usable)))
+    assert idle_cores() == idle
+
+
+def test_job_cores_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("SIMAGENT_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.delenv("SIMAGENT_JOB_CORES", raising=False)
+    assert load_settings().job_cores is None and load_settings().cores_per_job == 1  # ask: one core per job
+    monkeypatch.setenv("SIMAGENT_JOB_CORES", "3")
+    assert load_settings().cores_per_job == 3
+    monkeypatch.setenv("SIMAGENT_JOB_CORES", "idle")
+    monkeypatch.setattr(config, "idle_cores", lambda: 5)
+    assert load_settings().job_cores == "idle" and load_settings().cores_per_job == 5
+    for bad in ("0", "all"):
+        monkeypatch.setenv("SIMAGENT_JOB_CORES", bad)
+        with pytest.raises(RequestError, match="job_cores"):
+            load_settings()
+
+
+def test_the_adapter_chooses_ranks_or_threads():
+    lammps = Job(id="md", protocol="lammps/test", engine="lammps")
+    assert (get_engine("lammps").spread(lammps, 2).ranks, get_engine("lammps").spread(lammps, 2).threads) == (2, 1)
+    assert get_engine("lammps").spread(lammps, 1) == lammps
+    chosen = lammps.model_copy(update={"threads": 4})  # the protocol's own choice is kept
+    assert get_engine("lammps").spread(chosen, 2) == chosen
+    gromacs = get_engine("gromacs").spread(Job(id="md", protocol="gromacs/test", engine="gromacs"), 2)
+    assert (gromacs.ranks, gromacs.threads) == (1, 2)  # OpenMP: a small box has no 2-rank decomposition
+    raspa = Job(id="gcmc", protocol="raspa/test", engine="raspa")
+    assert get_engine("raspa").spread(raspa, 2) == raspa  # RASPA2 runs on one core
+    get_engine("raspa").launch(get_engine("raspa").spread(raspa, 2))  # and is therefore never refused
+
+
+def test_render_plan_spreads_protocol_jobs():
+    spec = TaskSpec(request="x", system=SystemSpec(name="LJ", kind="lj_fluid", phase="liquid"),
+                    potential=PotentialSpec(family="lj"), properties=[PropertyRequest(name="pressure")],
+                    conditions=Conditions(temperature=Quantity(value=1.5, unit="reduced"),
+                                          density=Quantity(value=0.8, unit="reduced")))
+    params, _ = get_protocol("lammps/fluid_md").parameters(spec)
+    run = ProtocolRun(protocol="lammps/fluid_md", properties=["pressure"], params=params.model_dump(mode="json"),
+                      jobs={})
+    one, two = render_plan([run], 600), render_plan([run], 600, cores=2)
+    assert [j.ranks for j in one.jobs] == [1] * len(one.jobs)
+    assert [j.ranks for j in two.jobs] == [2] * len(two.jobs) and [j.inputs for j in two.jobs] == [
+        j.inputs for j in one.jobs]  # the inputs (and so render_check's digests) do not change
+    launch = get_engine("lammps").launch(two.jobs[0])
+    assert Path(launch.argv[0]).name == "mpiexec" and launch.argv[1:3] == ["-n", "2"] and launch.cores == 2
+
+
+# Written for this test: a small LJ liquid (256 atoms) that the described protocol runs literally.
+LIQUID = ("Lennard-Jones particles in reduced units on an fcc lattice at a density of 0.8442 in a 4 x 4 x 4 box, "
+          "cutoff 2.5. Velocities are created at a temperature of 1.5 with seed 4928. The timestep is 0.005. "
+          "Integrate in the NVE ensemble for 3000 steps. Report the average potential energy per atom.")
+
+
+def _thermo(log: str) -> list[list[str]]:
+    block = log.split("Step ", 1)[1].split("Loop time")[0]
+    return [line.split() for line in ("Step " + block).strip().splitlines()]
+
+
+@pytest.mark.engine
+def test_solve_on_two_ranks_runs_the_same_system(tmp_path, settings):
+    """The same task on 1 and on 2 MPI ranks: the same initial state (step 0 identical), the
+    trajectories then part (another summation order), the averages agree within their errors."""
+    task = tmp_path / "liquid.json"
+    task.write_text(json.dumps({"id": "liquid", "problem_description": LIQUID, "level": 1, "ground_truth": {},
+                                "metrics": ["average_potential_energy_per_atom"], "time_limit": 60,
+                                "engine": "lammps"}))
+    runs = {cores: solve(task, tmp_path / f"c{cores}", settings=settings.model_copy(update={"job_cores": cores}))
+            for cores in (1, 2)}
+    logs = {c: (Path(o.answer.jobs[0]) / "log.lammps").read_text() for c, o in runs.items()}
+    assert "on 2 procs" in logs[2] and "on 1 procs" in logs[1]
+    job = json.loads((tmp_path / "c2" / INPUTS / "described-described" / "job.json").read_text())
+    assert job["ranks"] == 2 and "ran on 2 MPI rank(s)" in (tmp_path / "c2" / REPORT).read_text()
+    assert "MPI rank(s)" not in (tmp_path / "c1" / REPORT).read_text()
+    first = {c: _thermo(log)[1] for c, log in logs.items()}
+    assert first[1] == first[2]  # step 0: same lattice, same velocities
+    values = {c: o.metrics[0] for c, o in runs.items()}
+    diff = abs(values[1].value - values[2].value)
+    errors = math.hypot(values[1].result.uncertainty or 0.0, values[2].result.uncertainty or 0.0)
+    assert values[1].value != values[2].value and diff < 4 * errors, (values[1].value, values[2].value, errors)
