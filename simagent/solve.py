@@ -510,16 +510,17 @@ class TaskBackend(DecisionBackend):
 
     def _read_request(self, request: str, described: SimulationDescription | None) -> TaskSpec:
         """The inner backend's reading; the rules' alone (simagent.backends.hybrid.rules_task_spec) when
-        an LLM's reading cannot change what happens: a description the rules (and the LLM's quotes for
-        its gaps) complete runs as written, and one that prescribes what simagent does not render, with
-        nothing left open, is refused whatever the reading (select_protocols)."""
+        an LLM's reading of the request has nothing to decide: a description the rules (and the LLM's
+        quotes for its gaps) complete runs as written; one that prescribes what simagent does not render
+        is refused (with nothing left open, whatever the reading: select_protocols), and a reading that
+        let another protocol run it would be a substitute for what it prescribes."""
         rules = getattr(self.inner, "rules_task_spec", None)
         desc = self.description
         if rules is None or desc is None:
             return self.inner.task_spec(request)
         if described is not None:
             return rules(request)
-        if desc.unsupported and not desc.missing:
+        if desc.unsupported:
             unrendered = ", ".join(desc.unsupported)
             return rules(request, f"the description prescribes what simagent does not render ({unrendered})")
         return self.inner.task_spec(request)
