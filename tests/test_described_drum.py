@@ -21,13 +21,13 @@ from simagent.solve import read_metric
 from tools.lammps.described import render
 
 # our own wording of the drum, every setup number the example's
-OURS = ("A rotating-drum powder test in LJ units. The simulation box is 30 x 30 x 50, periodic along x and y with a "
-        "fixed boundary along z. A cylindrical drum with radius 15 and height 20 stands in the middle of the box. "
-        "Two kinds of spheres are poured into it: non-cohesive grains (type 1, Hertzian contacts) and cohesive grains "
-        "(type 2, JKR adhesion), 2000 of each kind. They settle for 2000 steps under gravity pointing along -z, integrated "
-        "with nve/sphere. Then gravity is switched to -y and the cylinder and the plane walls turn with the angle "
-        "theta = 2*PI*elapsed/20000, so the drum makes one turn every 20000 steps; the rotating run lasts 5000 steps. "
-        "Report the mean drum angle v_theta.")
+OURS = ("A rotating-drum powder test in LJ units. The simulation box is 30 x 30 x 50, periodic along x and y "
+        "with a fixed boundary along z. A cylindrical drum with radius 15 and height 20 stands in the middle of "
+        "the box. Two kinds of spheres are poured into it: non-cohesive grains (type 1, Hertzian contacts) and "
+        "cohesive grains (type 2, JKR adhesion), 2000 of each kind. They settle for 2000 steps under gravity "
+        "pointing along -z, integrated with nve/sphere. Then gravity is switched to -y and the cylinder and the "
+        "plane walls turn with the angle theta = 2*PI*elapsed/20000, so the drum makes one turn every 20000 "
+        "steps; the rotating run lasts 5000 steps. Report the mean drum angle v_theta.")
 
 
 def _dev_text() -> str:
