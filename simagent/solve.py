@@ -193,6 +193,7 @@ class MetricTarget:
     label: str | None = None  # which of the property's numbers (Result.label): 'C11', 'C44', 'first_peak'
     group: str | None = None  # the atoms it is over (Result.group): 'type2', a described group; None: all
     variable: str | None = None  # the engine variable the description names for it: '(v_dhug)'
+    stated_unit: str = ""  # the unit words written after that variable: '(v_dhug) in eV/atom' -> 'eV/atom'
     reason: str = ""
     note: str = ""  # how the reported unit differs from the one the text gives (report.md)
 
@@ -394,7 +395,7 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
         target.unit, target.unit_source = unit, "metric name"
     elif (unit := _description_unit(target.property, description)) is not None:
         target.unit, target.unit_source = unit, "description"
-    target.variable = _named_variable(words, description)
+    target.variable, target.stated_unit = _named_variable(words, description)
     if target.property == "radius_of_gyration":
         _gyration_component(target, words, description.lower())
     if target.property in ENERGY_PER_ATOM and (part := ENERGY_PART.search(words)):
@@ -421,13 +422,15 @@ _SQUARED_RG = re.compile(r"(?:squares? (?:of )?(?:the )?radius of gyration|radiu
 _COMPONENT = re.compile(r"\b(xx|yy|zz|xy|xz|yz)\b")
 
 
-def _named_variable(words: str, description: str) -> str | None:
+def _named_variable(words: str, description: str) -> tuple[str | None, str]:
     """The engine variable the description writes after the metric's name, in any case and separators
-    and with or without a leading 'average': 'Rayleigh_line_distance (v_dray)' -> 'v_dray'."""
+    and with or without a leading 'average', and the unit words after it: 'Rayleigh_line_distance (v_dray)
+    in eV/Å³,' -> ('v_dray', 'eV/Å³')."""
     core = re.sub(r"^(?:average|mean|avg|time averaged) ", "", words)
     name = r"[\s_-]+".join(re.escape(w) for w in core.split())
-    hit = re.search(rf"(?<![a-z0-9]){name}\s*\(\s*([vfc]_[\w\[\]]+)\s*\)", description.lower())
-    return hit.group(1) if hit else None
+    hit = re.search(rf"(?<![a-z0-9]){name}\s*\(\s*([vfc]_[\w\[\]]+)\s*\)(?:\s+in\s+([^\s,;]+?)[,;.]?(?=\s|$))?",
+                    description, flags=re.IGNORECASE)
+    return (hit.group(1).lower(), hit.group(2) or "") if hit else (None, "")
 
 
 def _gyration_component(target: MetricTarget, words: str, description: str) -> None:
@@ -1092,8 +1095,8 @@ def _engine_unit_note(target: MetricTarget, result: Result) -> str:
         other = f"; in {target.unit} it is {convert(result.value, result.unit or '', target.unit):.6g}"
     except SimagentError:
         other = f"; {result.unit} does not convert to {target.unit}"
-    return (f"the text gives {target.unit} for {target.variable}, which LAMMPS prints in {result.unit}: the value is "
-            f"{target.variable} as printed{other}")
+    return (f"the text gives {target.stated_unit or target.unit} for {target.variable}, which LAMMPS prints in "
+            f"{result.unit}: the value is {target.variable} as printed{other}")
 
 
 def _find_result(target: MetricTarget, results: list[Result], used: set[int]) -> Result | None:

@@ -30,6 +30,17 @@ ELLIPSES = ("Find the mean rotational kinetic energy per ellipsoid in a planar m
             "ramped from 0 to 1; the rotational temperature comes from compute temp/asphere with its degrees of "
             "freedom corrected for the spheres. After that the NPT fix is removed and fix nve/asphere integrates for "
             "3000 steps. The timestep is 0.002.")
+# a second wording of ours: the share 'into ellipsoids of type 2', 'Type 1: mass 1, shape 1 1 1', 'a square (sq)
+# lattice', 'the pressure goes from 0 to 1', 'switch to NVE'
+SECOND = ("What is the average rotational kinetic energy of an ellipsoid in this mixture? Work in reduced LJ units in "
+          "two dimensions (dimension 2) with atom_style ellipsoid and the Gay-Berne pair style. Put particles on a "
+          "square (sq) lattice of spacing 0.02 in a 20x20x1 box. Randomly turn 10% of the particles into ellipsoids of "
+          "type 2; the remaining type 1 particles are spheres. Type 1: mass 1, shape 1 1 1. Type 2: mass 1.5, shape 3 "
+          "1 1. Give every particle a random orientation. Draw velocities for a temperature of 2.4. Equilibrate under "
+          "NPT (fix npt/asphere) at a target temperature of 2 while the pressure goes from 0 to 1 over 2000 steps, and "
+          "report the rotational temperature from compute temp/asphere, correcting its degrees of freedom. Then switch "
+          "to NVE (fix nve/asphere) for 4000 steps. Use a timestep of 0.002 and keep the particles in the plane with "
+          "fix enforce2d.")
 TASK = DEV / "lammps_2" / "49_ellipse.json"
 
 
@@ -76,6 +87,15 @@ def test_the_dev_task_reads_as_our_wording():
     ours = read_description(ELLIPSES)
     assert task.renderable, (task.unsupported, task.missing)
     assert _core(task) == _core(ours) and [s.steps for s in task.stages] == [2000, 50000]
+
+
+def test_a_second_wording_reads_the_same_and_unstated_orientations_are_a_listed_fill():
+    second, ours = read_description(SECOND), read_description(ELLIPSES)
+    assert second.renderable, (second.unsupported, second.missing)
+    assert _core(second) == _core(ours) and [s.steps for s in second.stages] == [2000, 4000]
+    assert second.origin["ellipsoids.orientations"].source == "rules"
+    silent = read_description(SECOND.replace(" Give every particle a random orientation.", ""))
+    assert silent.renderable and "examples/ellipse" in silent.defaults["ellipsoids.orientations"]
 
 
 @pytest.mark.parametrize(("text", "ensembles"), [

@@ -114,6 +114,7 @@ _TRIPLE = rf"\(?\s*{NUM}\s*(?:,|x|\*|:)?\s*{NUM}\s*(?:,|x|\*|:)?\s*{NUM}\s*\)?"
 _TUPLE = re.compile(rf"\(\s*{NUM}\s*;\s*{NUM}\s*,\s*{NUM}\s*,\s*{NUM}\s*\)|\(\s*{NUM}\s*,\s*{NUM}\s*,\s*{NUM}\s*;\s*"
                     rf"{NUM}\s*\)")
 _TYPE = re.compile(r"\btyp(?:e)?[- ]?(\d+)\b")
+_SQUARE = r"\b(?:square|sq)(?: \((?:sq|square)\))? lattice"  # 'a square (sq) lattice'
 _QUAT = re.compile(r"quaternion\w*[^.;]{0,80}?random|random\w*[^.;]{0,40}?(?:orientation|quaternion)")
 _DOF = re.compile(r"(?:correct|adjust)\w*[^.;]{0,40}?degrees? of freedom|degrees? of freedom[^.;]{0,40}?(?:correct|"
                   r"adjust|remov|exclud)|extra/dof")
@@ -161,10 +162,10 @@ def _read(low: str) -> StatedNumbers:
     s = StatedNumbers(low)
     s.take("dimension", rf"\bdimension\s*(?:=|of|is)?\s*{NUM}", convert=lambda x: int(float(x)))
     s.take("box", rf"\b{NUM}\s*(?:x|\*|by)\s*{NUM}(?:\s*(?:x|\*|by)\s*{NUM})?", groups=(1, 2, 3))
-    s.take("lattice", rf"\b(?:square|sq) lattice[^.;]{{0,40}}?(?:spacing|density|scale|constant)\s*(?:of |= ?|: ?|is )?"
+    s.take("lattice", rf"{_SQUARE}[^.;]{{0,40}}?(?:spacing|density|scale|constant)\s*(?:of |= ?|: ?|is )?"
            rf"{NUM}")
     s.take("fraction", rf"{NUM}\s*(?:%|percent) of (?:all )?(?:the )?(?:lattice )?(?:particles|atoms)\b[^.;]{{0,60}}?"
-           rf"\b(?:to|into|as|become|becomes) (?:an? )?(?:particles? of |atoms? of )?type[- ]?{NUM}", groups=(1, 2))
+           rf"\b(?:to|into|as|become|becomes) (?:an? )?(?:[a-z]+ of |[a-z]+ \()?type[- ]?{NUM}", groups=(1, 2))
     s.take("velocity", rf"velocit[^.;]{{0,60}}?temperature (?:of |= ?|is )?{NUM}|temperature (?:of |= ?)?{NUM}"
            rf"[^.;]{{0,40}}?velocit", groups=(1, 2))
     s.take("t", rf"(?:target|set[- ]?point) temperature (?:of |= ?|is |at )?{NUM}")
@@ -187,7 +188,7 @@ def _read(low: str) -> StatedNumbers:
 
 def _stated(s: StatedNumbers, masses: dict[int, float], shapes: dict[int, Triple]) -> dict:
     box = s.value("box")
-    lattice = re.search(r"\b(?:square|sq) lattice", s.low)
+    lattice = re.search(_SQUARE, s.low)
     types = sorted(set(masses) | set(shapes))
     return {"dimension": s.value("dimension") or (2 if re.search(r"\b(?:two dimensions|2d)\b", s.low) else None),
             "lattice": ("sq", s.value("lattice")) if lattice and s.value("lattice") is not None else None,
@@ -250,9 +251,13 @@ def _build(desc: SimulationDescription, s: StatedNumbers, masses: dict[int, floa
     desc.note("substitution1", "rules", s.said("fraction"))
     if seed is None:
         fill.note("substitution1.seed", str(ex["fraction_seed"]))
+    random_start = _QUAT.search(s.low)
+    if random_start:
+        desc.note("ellipsoids.orientations", "rules", f"{random_start.group(0)}: set group all quat/random")
+    else:
+        fill.note("ellipsoids.orientations", "random (set group all quat/random)")
     if s.value("quat_seed") is None:
-        fill.note("ellipsoids.quat_seed", f"{ex['quat_seed']} (set group all quat/random; the text: "
-                  f"'{m.group(0) if (m := _QUAT.search(s.low)) else 'orientations'}')")
+        fill.note("ellipsoids.quat_seed", str(ex["quat_seed"]))
     fill.note("ellipsoids.pair", _pair_words(desc.ellipsoids))
     for stale in ("pair.epsilon", "pair.sigma", "pair.cutoff"):  # the one-type LJ reading's
         desc.origin.pop(stale, None)

@@ -614,8 +614,8 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         dyn.limit = float(limit.group(1))
     if dyn.ensemble == "npt":
         p = re.search(r"pressure\s*(?:of|=|at)?\s*" + NUM, sentence)
-        ramp = re.search(r"pressure(?: control| coupling)?(?: ranging| going| ramped)? from " + NUM + r" to " + NUM,
-                         sentence)
+        ramp = re.search(r"pressure(?: control| coupling)?(?: ranging| going| goes| ramped| ramps| rises| rising)? "
+                         r"from " + NUM + r" to " + NUM, sentence)
         zero = re.search(r"pressure(?: control| coupling)? (?:near|at|of|to|around) zero\b|\bzero (?:external )?"
                          r"pressure", sentence)
         if ramp:

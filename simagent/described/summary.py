@@ -71,6 +71,8 @@ def _stage_text(stage: Stage) -> str:
     data = stage.model_dump(mode="json", exclude_none=True, exclude={"name", "evidence", "kind"})
     if not data.get("reset_timestep"):
         data.pop("reset_timestep", None)
+    if stage.msst is not None:  # fix msst integrates the stage: no ensemble of its own
+        data.pop("dynamics", None)
     dynamics = data.get("dynamics") or {}
     if dynamics.get("ensemble") not in ("npt", "nph"):
         dynamics.pop("p_coupling", None)  # a barostat's setting, meaningless without one
