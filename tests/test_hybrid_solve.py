@@ -17,7 +17,7 @@ from simagent.backends.hybrid import HybridBackend
 from simagent.config import Settings
 from simagent.described.llm_fill import fill, gaps
 from simagent.described.reading import read_description
-from simagent.errors import BackendError
+from simagent.errors import BackendError, RequestError
 from simagent.solve import LLM_BUDGET_SHARE, MDGymTask, TaskBackend, read_metrics, solve
 
 # complete for the description's rules; the request reader leaves its last-but-one sentence unread
@@ -157,3 +157,49 @@ def test_a_request_cut_short_stops_the_local_model_at_once():
         backend.close()  # waits for a request the server still works on
         closing = time.perf_counter() - began
     assert closing < 2.0  # with the default 2048-token batches it waited ~100 s for the prompt to be read
+
+
+# the box edges in words the rules do not read; every other number is theirs
+BOXED = ("Lennard-Jones atoms in reduced units fill an fcc crystal of reduced density 0.9 whose container measures "
+         "seven spacings along each side, written 7; pair cutoff 3.0. Velocities at a temperature of 0.6. Integrate "
+         "in the NVE ensemble for 800 steps. Report the average pressure.")
+
+
+@pytest.mark.parametrize("edges, quote, accepted", [
+    ([7], "container measures seven spacings along each side, written 7", True),
+    ([0.9], "an fcc crystal of reduced density 0.9 whose container measures", False),  # the lattice's number
+    ([3.0], "container measures seven spacings along each side, written 7; pair cutoff 3.0", False),  # the cutoff's
+    ([7, 7, 0.6], "measures seven spacings along each side, written 7; pair cutoff 3.0. Velocities at a "
+                  "temperature of 0.6", False),  # one edge from the temperature
+])
+def test_the_llm_never_reuses_a_number_the_rules_read_as_another_field(edges, quote, accepted):
+    desc = read_description(BOXED)
+    assert desc.missing == ["box size"] and desc.lattice.scale == 0.9 and desc.pair.cutoff == 3.0
+    with FakeOpenAIServer([json.dumps({"box": {"value": edges, "quote": quote}})]) as url:
+        filled, report = fill(desc, BOXED, hybrid(url))
+    if accepted:
+        assert list(report.filled) == ["box"] and filled.box.hi[0] == 7 and not filled.missing
+        assert filled.lattice.scale == 0.9 and filled.pair.cutoff == 3.0
+    else:
+        assert not report.filled and "already read as another field" in report.rejected[0]
+        assert filled.missing == ["box size"]  # the rules' reading stands: the gap is reported, not filled
+
+
+@pytest.mark.parametrize("text", [
+    COMPLETE + " A flat wall bounds the film at y = 0.",  # nothing else open
+    NEWTONIAN + " Long-range Coulomb forces act through a PPPM solver.",  # and the dynamics not read
+])
+def test_a_description_that_is_not_rendered_asks_the_llm_nothing(text):
+    """Prescribes what is not rendered: the refusal names the blocker, and the LLM's reading of the
+    request is not asked for (it cannot make the prescription rendered; a reading that let another
+    protocol run would be a substitute)."""
+    desc = read_description(text)
+    assert desc.unsupported
+    server = FakeOpenAIServer([])  # any request fails the test
+    with server as url:
+        backend = task_backend(hybrid(url), text)
+        with pytest.raises(RequestError, match="does not render"):
+            spec = backend.task_spec(text)
+            backend.select_protocols(spec, [])
+    assert server.requests == []
+    assert "the LLM was not asked: the description prescribes what simagent does not render" in backend.last_detail

@@ -227,7 +227,7 @@ def _numbers(text: str) -> list[float]:
 
 
 def _written(value: float, quote: str) -> bool:
-    return any(abs(n - value) <= 1e-9 * max(1.0, abs(value)) for n in _numbers(quote))
+    return any(_same(value, n) for n in _numbers(quote))
 
 
 def check(gap: Gap, value: Any, quote: str, text: str) -> str | None:
@@ -263,6 +263,26 @@ def check(gap: Gap, value: Any, quote: str, text: str) -> str | None:
     if any(float(v) <= 0 for v in values):
         return "not a positive number"
     return None
+
+
+def taken(value: Any, desc: SimulationDescription, text: str, claimed: list[float]) -> str | None:
+    """Why a number of the answer belongs to another field (None: it is free).
+
+    Each written number states one thing: a number the rules already read into a field (its origin's
+    words), or an earlier answer took, is not the LLM's to reuse for another, unless the text writes it
+    more often ('density 0.8' read as the lattice is no box edge of 0.8)."""
+    if isinstance(value, str):
+        return None
+    used = [n for o in desc.origin.values() if o.source == "rules" for n in _numbers(o.evidence)] + claimed
+    written = _numbers(normalise(text))
+    for v in {float(x) for x in (value if isinstance(value, list) else [value])}:
+        if sum(_same(v, n) for n in written) <= sum(_same(v, n) for n in used):
+            return f"{v:g} is a number already read as another field"
+    return None
+
+
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a))
 
 
 def _sentence_span(low: str, anchor: int) -> tuple[int, int]:
@@ -333,12 +353,13 @@ def apply(desc: SimulationDescription, text: str, answers: dict[str, Any], asked
     """Check each answer and, in the rules' words, read the text again with it (module docstring)."""
     low = normalise(text)
     current = desc
+    claimed: list[float] = []  # the numbers of accepted answers
     for gap in asked:
         answer = answers.get(gap.name)
         if answer is None:
             continue
         value, quote = answer["value"], answer["quote"]
-        why = check(gap, value, quote, text)
+        why = check(gap, value, quote, text) or taken(value, current, text, claimed)
         if why is None:
             changed = _insert(low, gap, value, current)
             if changed is None:
@@ -360,6 +381,8 @@ def apply(desc: SimulationDescription, text: str, answers: dict[str, Any], asked
         if why is not None:
             report.rejected.append(f"{gap.name} = {value!r}: {why}")
             continue
+        if not isinstance(value, str):
+            claimed += sorted({float(v) for v in (value if isinstance(value, list) else [value])})
         shown = value if isinstance(value, str) else json.dumps(value)
         report.filled[gap.name] = f"{shown} (“{quote.strip()}”)"
     if current is desc:

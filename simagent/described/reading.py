@@ -194,15 +194,25 @@ def _green_kubo(desc: SimulationDescription, low: str) -> None:
     if not re.search(r"green[- ]kubo|viscosity", low) or shock.mentions_msst_viscosity(desc, low):
         return
     sample = re.search(r"sampl\w* (?:interval|every|frequency)(?: of)?\s*" + COUNT, low)
-    length = re.search(r"correlation (?:length|window|time)(?: of)?\s*" + COUNT, low)
+    length = re.search(r"correlation (length|window|time)(?: of)?\s*" + COUNT + r"( ?(?:time)?steps?\b)?", low)
     if not (re.search(r"green[- ]kubo", low) and sample and length):
         desc.unsupported.append("a viscosity without a Green-Kubo sample interval and correlation length")
         return
     if desc.units != "lj":
         desc.unsupported.append("Green-Kubo in real or metal units")
         return
-    desc.green_kubo = GreenKubo(sample_every=int(float(sample.group(1))),
-                                correlation_length=int(float(length.group(1))))
+    every, lags = int(float(sample.group(1))), int(float(length.group(2)))
+    if length.group(1) != "length" and length.group(3):  # a correlation window/time of N steps: N / every samples
+        if lags % every or lags < 2 * every:
+            desc.missing.append("a correlation window of at least two whole sample intervals")
+            return
+        lags //= every
+        desc.note("green_kubo.correlation_length", "rules", f"{length.group(0)} = {lags} samples of {every} steps")
+    elif length.group(3):
+        desc.note("green_kubo.correlation_length", "default", f"{lags} samples: a 'correlation length' counts the "
+                  "samples correlated (LAMMPS examples/VISCOSITY's p, fix ave/correlate Nrepeat), though the text "
+                  f"writes steps; a window of {lags} steps would be {lags / every:g} samples")
+    desc.green_kubo = GreenKubo(sample_every=every, correlation_length=lags)
     desc.note("green_kubo", "rules", f"{sample.group(0)}; {length.group(0)}")
     desc.note("green_kubo.temperature", "default", "the run's mean temperature: the k_B T of the prefactor is the "
               "averaged stage's own temperature, averaged like the correlations (in NVE no set point fixes it)")
