@@ -9,12 +9,11 @@ gravity pulls), not numbers copied from a run."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
 
 import pytest
-from described_helpers import DEV, run_named
+from described_helpers import dev_text, run_named
 
 from simagent.described.reading import read_description
 from simagent.solve import read_metric
@@ -30,19 +29,13 @@ OURS = ("A rotating-drum powder test in LJ units. The simulation box is 30 x 30 
         "steps; the rotating run lasts 5000 steps. Report the mean drum angle v_theta.")
 
 
-def _dev_text() -> str:
-    path = DEV / "lammps" / "54_granular.json"
-    if not path.is_file():
-        pytest.skip("MDGym dev set not present")
-    return json.loads(path.read_text())["problem_description"]
-
 
 def _lines(desc) -> list[str]:  # the input, without the comments quoting each text's run sentences
     return [line for line in render(desc, rotation_angle=True).splitlines() if not line.startswith("#")]
 
 
 def test_our_wording_and_the_dev_task_read_to_the_same_drum():
-    ours, dev = read_description(OURS), read_description(_dev_text())
+    ours, dev = read_description(OURS), read_description(dev_text("lammps/54_granular.json"))
     for desc in (ours, dev):
         assert desc.renderable, (desc.missing, desc.unsupported)
         d = desc.drum
