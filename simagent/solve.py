@@ -11,6 +11,10 @@ is solved through the same graph as `simagent ask` (Session, inputs approved aut
 * the time budget is the published harness's (300 s + time_limit; 900 s when time_limit is null) and
   is the jobs' time limit; a job is never started, or given more time, past the budget, and a metric
   whose job ran out of time is left out;
+* the default backend is the hybrid (rules first, the local model where they leave something open);
+  the model is not asked what the rules read completely (a described run with no gap), and all its
+  calls together get at most LLM_BUDGET_SHARE of the budget: after that the rules' reading stands
+  and report.md says the model was not asked or was cut short;
 * each engine job runs on the cores that are idle when its inputs are rendered (Settings.job_cores,
   SIMAGENT_JOB_CORES: a number overrides; report.md says how many ranks/threads a job used);
 * final_answer.json holds exactly the metric names of the task (spelling kept) with plain numbers,
@@ -32,6 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from simagent.backends.allowance import TimeAllowance
 from simagent.backends.base import DecisionBackend, ParameterOverrides, ProtocolInfo, ProtocolSelection, RepairAction
 from simagent.backends.expert.protocol_text import complete_conditions, unplaced_run_lengths
 from simagent.config import Settings, load_settings
@@ -66,6 +71,10 @@ from simagent.units import convert, normalize_unit
 BUDGET_OVERHEAD_S = 300.0
 BUDGET_WITHOUT_LIMIT_S = 900.0
 MIN_JOB_TIME_S = 1.0  # below this a job is not started: the budget is used up
+# The language model's share of a task's budget (wall time of its start and its replies, all calls
+# together). A quarter of the smallest budget (300 s) is 75 s: on 2 cores the 1.5B model reads a
+# gap question in ~10-40 s when the machine is idle, and the rest stays the engines'.
+LLM_BUDGET_SHARE = 0.25
 FINAL_ANSWER = "final_answer.json"
 REPORT = "report.md"
 INPUTS = "inputs"
@@ -184,6 +193,7 @@ class MetricTarget:
     label: str | None = None  # which of the property's numbers (Result.label): 'C11', 'C44', 'first_peak'
     group: str | None = None  # the atoms it is over (Result.group): 'type2', a described group; None: all
     variable: str | None = None  # the engine variable the description names for it: '(v_dhug)'
+    stated_unit: str = ""  # the unit words written after that variable: '(v_dhug) in eV/atom' -> 'eV/atom'
     reason: str = ""
     note: str = ""  # how the reported unit differs from the one the text gives (report.md)
 
@@ -341,7 +351,9 @@ def _description_unit(prop: str, description: str) -> str | None:
         for pattern in names:
             for hit in re.finditer(pattern, _words(sentence)):
                 tail = _words(sentence)[hit.end():hit.end() + 80]
-                match = re.search(r"\b(?:in|in units of|units of|expressed in|reported in)\s+([^,;]{1,20})", tail) or \
+                # whole words only: 'in a system of mixed pa|rticles' cut at 20 characters is no pascal
+                match = re.search(r"\b(?:in|in units of|units of|expressed in|reported in)\s+([^,;]{1,20})(?!\w)",
+                                  tail) or \
                     re.match(r"[\w ]{0,30}?([(\[][^)\]]{1,20}[)\]])", tail)
                 if match and (unit := unit_in(match.group(1))):
                     return unit
@@ -381,7 +393,7 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
         target.unit, target.unit_source = unit, "metric name"
     elif (unit := _description_unit(target.property, description)) is not None:
         target.unit, target.unit_source = unit, "description"
-    target.variable = _named_variable(words, description)
+    target.variable, target.stated_unit = _named_variable(words, description)
     if target.property == "radius_of_gyration":
         _gyration_component(target, words, description.lower())
     if target.property in ENERGY_PER_ATOM and (part := ENERGY_PART.search(words)):
@@ -408,13 +420,15 @@ _SQUARED_RG = re.compile(r"(?:squares? (?:of )?(?:the )?radius of gyration|radiu
 _COMPONENT = re.compile(r"\b(xx|yy|zz|xy|xz|yz)\b")
 
 
-def _named_variable(words: str, description: str) -> str | None:
+def _named_variable(words: str, description: str) -> tuple[str | None, str]:
     """The engine variable the description writes after the metric's name, in any case and separators
-    and with or without a leading 'average': 'Rayleigh_line_distance (v_dray)' -> 'v_dray'."""
+    and with or without a leading 'average', and the unit words after it: 'Rayleigh_line_distance (v_dray)
+    in eV/Å³,' -> ('v_dray', 'eV/Å³')."""
     core = re.sub(r"^(?:average|mean|avg|time averaged) ", "", words)
     name = r"[\s_-]+".join(re.escape(w) for w in core.split())
-    hit = re.search(rf"(?<![a-z0-9]){name}\s*\(\s*([vfc]_[\w\[\]]+)\s*\)", description.lower())
-    return hit.group(1) if hit else None
+    hit = re.search(rf"(?<![a-z0-9]){name}\s*\(\s*([vfc]_[\w\[\]]+)\s*\)(?:\s+in\s+([^\s,;]+?)[,;.]?(?=\s|$))?",
+                    description, flags=re.IGNORECASE)
+    return (hit.group(1).lower(), hit.group(2) or "") if hit else (None, "")
 
 
 def _gyration_component(target: MetricTarget, words: str, description: str) -> None:
@@ -485,7 +499,6 @@ class TaskBackend(DecisionBackend):
                  known_files: list[str], engine: str | None = None) -> None:
         self.inner = inner
         self.engine = engine  # the task's engine: no other engine's protocol answers in its place
-        self.name = inner.name
         self.targets_for = targets_for
         self.known_files = known_files
         self.spec: TaskSpec | None = None
@@ -495,14 +508,21 @@ class TaskBackend(DecisionBackend):
         self.fill = FillReport()  # what the LLM read into the description's gaps
         self.ran_described = False  # the protocol chosen is the description itself, run literally
 
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self.inner.name  # a routing backend names who decided the last call
+
     def task_spec(self, request: str) -> TaskSpec:
         described = None
         if self.engine in (None, "lammps"):
             rules = read_description(request)
             self.description, self.fill = fill_gaps(rules, request, self.inner)
             described = self.description if self.description.renderable else None
+        # a description the rules (and the LLM's quotes for its gaps) complete is run as written: the
+        # request's reading is not the LLM's to redo (simagent.backends.hybrid.rules_task_spec)
+        read = getattr(self.inner, "rules_task_spec", None) if described is not None else None
         try:
-            spec = complete_conditions(self.inner.task_spec(request))
+            spec = complete_conditions((read or self.inner.task_spec)(request))
         except SimagentError as err:
             if described is None and self.description is not None and self.description.unsupported:
                 raise RequestError(not_rendered(self.description)) from err  # the real blocker, not the misreading
@@ -687,8 +707,11 @@ def not_rendered(desc: SimulationDescription) -> str:
     """Why a described run cannot be run: what it prescribes that simagent does not render (and what
     it does not state), the real blocker whatever question another reading would ask."""
     lacks = f" (it also does not state {', '.join(desc.missing)})" if desc.missing else ""
+    # an engine example the text retells but departs from (simagent.described.example_fill): why it filled nothing
+    retold = [o.evidence for k, o in desc.origin.items() if k.startswith("example.") and o.evidence.startswith(
+        "not filled from")]
     return (f"the description prescribes {', '.join(desc.unsupported)}, which simagent does not render{lacks}; "
-            "simagent runs no substitute for a prescribed protocol")
+            + "".join(f"{why}; " for why in retold) + "simagent runs no substitute for a prescribed protocol")
 
 
 # Controls a description states that the chosen protocol must run exactly as stated.
@@ -953,6 +976,9 @@ def solve(
             raise RequestError(f"input files the task needs are neither supplied ({where}) nor shipped with "
                                f"simagent or its engines: {'; '.join(absent)}; nothing was run")
         with supplying(supplied), Session(settings, auto_approve=True, progress=progress) as session:
+            limit_llm = getattr(session.backend, "limit_llm", None)  # the hybrid's LLM (see the module doc)
+            if callable(limit_llm):
+                limit_llm(TimeAllowance(LLM_BUDGET_SHARE * budget, budget))
             backend = TaskBackend(session.backend, targets_for, known, task.engine)
             executor = BudgetExecutor(session.executor, deadline, supplied, workdir / INPUTS, budget)
             session.backend = session.context.backend = backend
@@ -1067,8 +1093,8 @@ def _engine_unit_note(target: MetricTarget, result: Result) -> str:
         other = f"; in {target.unit} it is {convert(result.value, result.unit or '', target.unit):.6g}"
     except SimagentError:
         other = f"; {result.unit} does not convert to {target.unit}"
-    return (f"the text gives {target.unit} for {target.variable}, which LAMMPS prints in {result.unit}: the value is "
-            f"{target.variable} as printed{other}")
+    return (f"the text gives {target.stated_unit or target.unit} for {target.variable}, which LAMMPS prints in "
+            f"{result.unit}: the value is {target.variable} as printed{other}")
 
 
 def _find_result(target: MetricTarget, results: list[Result], used: set[int]) -> Result | None:

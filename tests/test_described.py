@@ -259,6 +259,32 @@ def test_green_kubo_viscosity_reading_and_a_real_run(tmp_path: Path):
     assert np.isfinite(result.uncertainty)
 
 
+GK_FLUID = ("Reduced LJ units, a 2D fluid: a sq2 lattice of number density 0.6 in a box of 8 x 8, Lennard-Jones "
+            "cutoff 2.5 sigma, unit mass. Velocities at a temperature of 1.0. Run 4000 timesteps in NVE. The shear "
+            "viscosity follows from the Green-Kubo relation, {gk}.")
+
+
+@pytest.mark.parametrize(("gk", "lags", "judged"), [
+    # MDGym dev task 78_viscosity's words: a 'correlation length' is the example's p (samples), steps or not
+    ("utilizing a sample interval of 5 steps and a correlation length of 400 steps", 400, True),
+    # rewordings written for this test: a correlation window or time given in steps is a duration
+    ("sampled every 5 steps over a correlation window of 2000 steps", 400, False),
+    ("with a sampling interval of 4 timesteps and a correlation time of 100 timesteps", 25, False),
+    ("with a sample interval of 2 steps and a correlation length of 20 samples", 20, False),
+])
+def test_a_green_kubo_correlation_window_in_steps_is_a_duration(gk, lags, judged):
+    d = read_description(GK_FLUID.format(gk=gk))
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.green_kubo.correlation_length == lags
+    note = d.origin.get("green_kubo.correlation_length")
+    assert (note is not None and note.source == "default") == judged  # the judgment is listed in report.md
+
+
+def test_a_correlation_window_that_is_no_whole_number_of_samples_is_missing():
+    d = read_description(GK_FLUID.format(gk="sampled every 5 steps over a correlation window of 2002 steps"))
+    assert "a correlation window of at least two whole sample intervals" in d.missing
+
+
 def test_dipolar_spheres_reading_rendering_and_rotation_from_rest(tmp_path: Path):
     from simagent.solve import read_metric
 

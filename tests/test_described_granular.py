@@ -172,3 +172,11 @@ def test_a_stated_normal_damping_and_timestep_win_and_are_listed_as_departures()
     departed = desc.origin["granular.departures"].evidence
     assert "gamma_n 50 is run, not LAMMPS examples/pour (in.pour.2d)'s 100" in departed
     assert "timestep 0.0005 is run" in departed
+
+
+def test_the_refusal_of_a_pour_that_departs_from_the_example_says_which_number_departs():
+    from simagent.solve import not_rendered
+
+    reason = not_rendered(read_description(OURS.replace("coefficient of friction 0.5", "coefficient of friction 0.3")))
+    assert "fix pour" in reason and "not filled from LAMMPS examples/pour (in.pour.2d): the text states friction " \
+        "0.3 where LAMMPS examples/pour (in.pour.2d) has 0.5" in reason

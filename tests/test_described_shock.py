@@ -26,6 +26,7 @@ import pytest
 from described_helpers import DEV, run_inputs
 
 from simagent.described.reading import read_description
+from simagent.described.summary import executed_lines
 from simagent.models import PropertyRequest, Result, TaskSpec
 from simagent.solve import ENGINE_VARIABLES, MetricOutcome, _named_variable, _words, collect, read_metric
 from simagent.units import convert
@@ -64,6 +65,9 @@ def test_the_dev_task_reads_every_stated_setting_and_its_msst_stage():
     assert desc.green_kubo is None  # 'viscosity coefficient mu' is the fix's, not a Green-Kubo viscosity
     assert "dump.msst" in desc.origin["dump"].evidence and "not written" in desc.origin["dump"].evidence
     text = render(desc)
+    shown = executed_lines(desc, text)
+    stage2 = next(line for line in shown if line.startswith("  - stage 2"))
+    assert "msst = {axis: z, shock_velocity: 28" in stage2 and "dynamics" not in stage2
     assert "fix             msst all msst z 28 q 200 mu 300 tscale 0.01\n" in text
     assert "v_dhug v_dray v_lgr_vel v_lgr_pos" in text and "dyn1 all nve" in text.split("# stage 2")[0]
     assert " nve" not in text.split("# stage 2")[1]  # fix msst integrates its stage alone
@@ -135,9 +139,9 @@ def test_msst_metric_names(metric, prop):
 def test_the_variable_the_description_names_after_a_metric():
     description = ("Report the average_Hugoniot_distance (v_dhug) in eV/atom and the Rayleigh line distance "
                    "( v_dray ) in eV/Å³; also the Lagrangian speed.")
-    assert _named_variable(_words("average_Hugoniot_distance"), description) == "v_dhug"
-    assert _named_variable(_words("Average-Rayleigh-Line-Distance"), description) == "v_dray"
-    assert _named_variable(_words("average_Lagrangian_speed"), description) is None
+    assert _named_variable(_words("average_Hugoniot_distance"), description) == ("v_dhug", "eV/atom")
+    assert _named_variable(_words("Average-Rayleigh-Line-Distance"), description) == ("v_dray", "eV/Å³")
+    assert _named_variable(_words("average_Lagrangian_speed"), description) == (None, "")
     target = read_metric("average_Rayleigh_line_distance", description)
     assert (target.unit, target.variable) == ("eV/angstrom^3", "v_dray")
 
@@ -161,7 +165,7 @@ def test_a_named_variable_is_answered_in_the_engines_unit_and_the_texts_unit_is_
     answer = type("A", (), {"answers": results})()
     dray, speed = collect(targets, answer, None, None)
     assert isinstance(dray, MetricOutcome) and dray.value == -3500.0 and speed.value == 2.0
-    assert "v_dray" in dray.target.note and "in eV/angstrom^3 it is -0.00218453" in dray.target.note
+    assert "gives eV/Å³ for v_dray" in dray.target.note and "in eV/angstrom^3 it is -0.00218453" in dray.target.note
     assert "in m/s it is 200" in speed.target.note
     assert {"rayleigh_departure", "lagrangian_speed"} <= ENGINE_VARIABLES
 
@@ -211,3 +215,25 @@ def test_a_real_msst_run_gives_the_rankine_hugoniot_quantities(tmp_path: Path):
     position = -us * t + np.concatenate([[0.0], np.cumsum(np.diff(t) * 0.5 * (speed[1:] + speed[:-1]))])
     np.testing.assert_allclose(block["v_lgr_pos"], position, atol=2e-3 * us * t[-1])
     assert found["lagrangian_position"].value == pytest.approx(np.mean(position), abs=2e-3 * us * t[-1])
+
+
+@pytest.mark.parametrize(("sentence", "units", "mass", "temperature"), [
+    ("Work in metals units. The mass of all atoms is 63.5 amu. Velocities are created at a temperature of roughly "
+     "300 K.", "metal", 63.5, 300.0),
+    ("Everything is in the metal unit system; mass for every particle = 63.5 g/mol; velocities are assigned at "
+     "around 450 K.", "metal", 63.5, 450.0),
+])
+def test_units_mass_and_an_approximate_velocity_temperature_in_other_words(sentence, units, mass, temperature):
+    desc = read_description("An fcc lattice with lattice constant 3.61 Å, 6 x 6 x 6 unit cells. Lennard-Jones "
+                            "epsilon = 0.4 eV, sigma = 2.3 Å, cutoff 6 Å. " + sentence + " Run NVE for 100 steps.")
+    assert desc.units == units and desc.masses == {1: mass}
+    assert desc.velocity is not None and desc.velocity.temperature == temperature
+
+
+def test_a_stated_dump_is_read_and_reported_as_not_written():
+    desc = read_description("Metal units. An fcc lattice with lattice constant 5.3589 Å, 5 x 5 x 5 unit cells, mass "
+                            "40 amu, Lennard-Jones epsilon = 0.01 eV, sigma = 3.4 Å, cutoff 8 Å. Run MSST along x at "
+                            "a shock velocity of 40 Å/ps for 500 steps; dump the atoms every 100 steps to a file "
+                            "called shock.lammpstrj.")
+    assert desc.stages[0].msst is not None
+    assert "shock.lammpstrj" in desc.origin["dump"].evidence and "not written" in desc.origin["dump"].evidence

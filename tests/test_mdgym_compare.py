@@ -121,6 +121,24 @@ def test_seed_spread_uses_only_reseeded_runs_of_the_same_input():
     assert abs(spread["rel_sd"] - 0.03 / 0.33) < 1e-4  # sample sd of 0.30, 0.36, 0.33 is 0.03; mean 0.33
     assert seed_values({"seeds": ["a", "b"]}, 1) != seed_values({"seeds": ["a", "b"]}, 2)
     assert seed_values({}, 1) == {}
+    assert entry["metrics"]["d"]["value"] == 0.30 and "base_value" not in entry["metrics"]["d"]  # the base seed's
+
+
+def test_a_seed_mean_reference_is_the_mean_of_its_runs_and_stays_so_when_stored_again():
+    from benchmarks.mdgym_dev.run_references import seed_spread
+
+    entry = {"input": "x", "reference": "seed_mean", "metrics": {"eta": {"value": 1.0}},
+             "seed_runs": [{"input": "x", "values": {"eta": 0.9}}, {"input": "x", "values": {"eta": 1.1}}]}
+    for _ in range(2):  # store() recomputes it after every reseeded run: the base seed's value is kept apart
+        seed_spread(entry)
+        ref = entry["metrics"]["eta"]
+        assert ref["base_value"] == 1.0 and abs(ref["value"] - 1.0) < 1e-12  # mean of 1.0, 0.9, 1.1
+        assert ref["seed_spread"]["values"] == [1.0, 0.9, 1.1]
+    entry["seed_runs"].append({"input": "x", "values": {"eta": 1.3}})
+    seed_spread(entry)
+    assert abs(entry["metrics"]["eta"]["value"] - 1.075) < 1e-12 and entry["metrics"]["eta"]["base_value"] == 1.0
+    assert abs(entry["metrics"]["eta"]["seed_spread"]["sem"] - entry["metrics"]["eta"]["seed_spread"]["rel_sd"] / 2) \
+        < 1e-4
 
 
 def test_a_task_named_not_run_drops_its_older_result(tmp_path, capsys):

@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from simagent.backends.allowance import MIN_CALL_S, TimeAllowance
 from simagent.backends.base import (
     DecisionBackend,
     ParameterOverrides,
@@ -97,7 +98,8 @@ class HybridBackend(DecisionBackend):
         self.threshold = settings.hybrid_threshold
         self.llm_name = settings.hybrid_llm
         self._llm = llm
-        self._llm_factory = llm_factory or (lambda: make_llm(settings))
+        self._llm_factory = llm_factory or (lambda: make_llm(self._llm_settings()))
+        self.allowance: TimeAllowance | None = None  # set by limit_llm: a bounded share of a task's time
         self._llm_error: BackendError | None = None  # an LLM that cannot start is not retried
         self.last_decider = "expert"
         self.last_detail = ""
@@ -112,15 +114,35 @@ class HybridBackend(DecisionBackend):
 
     # -- the LLM, started on first need ----------------------------------------------------------
 
+    def limit_llm(self, allowance: TimeAllowance) -> None:
+        """Bound the LLM's wall time (its start included) by `allowance` (simagent.backends.allowance)."""
+        self.allowance = allowance
+        if self._llm is not None:
+            self._llm.allowance = allowance  # type: ignore[attr-defined]
+
+    def _llm_settings(self) -> Settings:
+        if self.allowance is None:
+            return self.settings
+        start = min(self.settings.llm_start_timeout_s, self.allowance.left())
+        return self.settings.model_copy(update={"llm_start_timeout_s": max(start, 1.0)})
+
     def llm(self) -> DecisionBackend:
         if self._llm is None:
             if self._llm_error is not None:
                 raise self._llm_error
             try:
-                self._llm = self._llm_factory()
+                if self.allowance is None:
+                    self._llm = self._llm_factory()
+                else:
+                    self.allowance.check("starting the local model")
+                    with self.allowance.timing():
+                        self._llm = self._llm_factory()
+                    self._llm.allowance = self.allowance  # type: ignore[attr-defined]
             except BackendError as err:
+                if self.allowance is not None and self.allowance.left() < MIN_CALL_S:
+                    err = BackendError(f"{err} ({self.allowance.what()} is used up)")
                 self._llm_error = err
-                raise
+                raise err from None
         return self._llm
 
     def close(self) -> None:
@@ -202,6 +224,13 @@ class HybridBackend(DecisionBackend):
                             confidence, latency, problem))
         assert expert_error is not None
         raise expert_error
+
+    def rules_task_spec(self, request: str) -> TaskSpec:
+        """The expert's reading alone, for a caller whose own rules read the whole request (solve: a
+        described run with nothing left open): the LLM is not asked what the rules already read."""
+        self._decided(Route("task_spec", "expert", "the LLM was not asked: the description's rules read the "
+                            "whole run"))
+        return self.expert.task_spec(request)
 
     # -- the other decisions ---------------------------------------------------------------------
 

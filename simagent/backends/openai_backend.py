@@ -21,6 +21,7 @@ import openai
 from pydantic import BaseModel, ValidationError
 
 from simagent.backends import prompts
+from simagent.backends.allowance import MIN_CALL_S, TimeAllowance
 from simagent.backends.base import (
     DecisionBackend,
     ParameterOverrides,
@@ -149,6 +150,7 @@ class OpenAIBackend(DecisionBackend):
             max_retries=1,
         )
         self.calls: list[CallRecord] = []
+        self.allowance: TimeAllowance | None = None  # a bounded share of a task's time (simagent.solve)
 
     def __repr__(self) -> str:
         return f"OpenAIBackend(base_url={self.base_url!r}, model={self.model!r})"
@@ -308,9 +310,26 @@ class OpenAIBackend(DecisionBackend):
     def _complete(
         self, decision: str, messages: list[dict[str, str]], name: str, schema: dict[str, Any]
     ) -> tuple[str, str | None]:
-        """One chat completion -> (content, finish_reason); endpoint trouble -> BackendError."""
+        """One chat completion -> (content, finish_reason); endpoint trouble -> BackendError.
+
+        With an allowance the request's timeout is what is left of it, without the client's retry."""
+        if self.allowance is None:
+            return self._completion(decision, messages, name, schema, self._client, self.timeout_s)
+        allowance = self.allowance
+        timeout = min(self.timeout_s, allowance.check(decision))
+        client = self._client.with_options(timeout=timeout, max_retries=0)
         try:
-            completion = self._client.chat.completions.create(
+            with allowance.timing():
+                return self._completion(decision, messages, name, schema, client, timeout)
+        except BackendError:
+            if allowance.left() < MIN_CALL_S:
+                raise allowance.cut_short(decision) from None
+            raise
+
+    def _completion(self, decision: str, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
+                    client: openai.OpenAI, timeout: float) -> tuple[str, str | None]:
+        try:
+            completion = client.chat.completions.create(
                 model=self.model,
                 messages=messages,  # type: ignore[arg-type]
                 temperature=0,
@@ -322,7 +341,7 @@ class OpenAIBackend(DecisionBackend):
             )
         except openai.APITimeoutError:
             raise BackendError(
-                f"the LLM endpoint {self.base_url} did not answer within {self.timeout_s:g} s. "
+                f"the LLM endpoint {self.base_url} did not answer within {timeout:g} s. "
                 + CONFIG_HINT
             ) from None
         except openai.APIConnectionError:

@@ -181,12 +181,16 @@ def _minimize_sentence(low: str) -> str:
 
 
 def _speaks_of_a_timestep(low: str) -> bool:
-    """A timestep word with a number soon after it, not a run length ('1000 timesteps') nor a reset."""
+    """A timestep word with a number soon after it, not a run length ('1000 timesteps') nor a reset.
+
+    A word multiplied or divided in a formula ('slope/(10*dt)') is a symbol, not a value, and a
+    dimension ('2D', '3-d') is no number."""
     for hit in re.finditer(FIELD_WORDS["timestep"], low):
         before = low[max(0, hit.start() - 20):hit.start()]
-        if re.search(r"\d[\d,]*\s*(?:md |more |additional )?$|reset\w*\s+(?:the\s+)?$", before):
+        if re.search(r"\d[\d,]*\s*(?:md |more |additional )?$|reset\w*\s+(?:the\s+)?$|[*/×·]\s*$", before):
             continue
-        if re.match(r"[^.;]{0,30}?\d", low[hit.end():]):
+        after = re.match(r"[^.;]{0,30}", low[hit.end():]).group(0)
+        if re.search(r"\d", re.sub(r"\b[123] ?-?d\b", " ", after)):
             return True
     return False
 
@@ -223,7 +227,7 @@ def _numbers(text: str) -> list[float]:
 
 
 def _written(value: float, quote: str) -> bool:
-    return any(abs(n - value) <= 1e-9 * max(1.0, abs(value)) for n in _numbers(quote))
+    return any(_same(value, n) for n in _numbers(quote))
 
 
 def check(gap: Gap, value: Any, quote: str, text: str) -> str | None:
@@ -259,6 +263,26 @@ def check(gap: Gap, value: Any, quote: str, text: str) -> str | None:
     if any(float(v) <= 0 for v in values):
         return "not a positive number"
     return None
+
+
+def taken(value: Any, desc: SimulationDescription, text: str, claimed: list[float]) -> str | None:
+    """Why a number of the answer belongs to another field (None: it is free).
+
+    Each written number states one thing: a number the rules already read into a field (its origin's
+    words), or an earlier answer took, is not the LLM's to reuse for another, unless the text writes it
+    more often ('density 0.8' read as the lattice is no box edge of 0.8)."""
+    if isinstance(value, str):
+        return None
+    used = [n for o in desc.origin.values() if o.source == "rules" for n in _numbers(o.evidence)] + claimed
+    written = _numbers(normalise(text))
+    for v in {float(x) for x in (value if isinstance(value, list) else [value])}:
+        if sum(_same(v, n) for n in written) <= sum(_same(v, n) for n in used):
+            return f"{v:g} is a number already read as another field"
+    return None
+
+
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a))
 
 
 def _sentence_span(low: str, anchor: int) -> tuple[int, int]:
@@ -329,12 +353,13 @@ def apply(desc: SimulationDescription, text: str, answers: dict[str, Any], asked
     """Check each answer and, in the rules' words, read the text again with it (module docstring)."""
     low = normalise(text)
     current = desc
+    claimed: list[float] = []  # the numbers of accepted answers
     for gap in asked:
         answer = answers.get(gap.name)
         if answer is None:
             continue
         value, quote = answer["value"], answer["quote"]
-        why = check(gap, value, quote, text)
+        why = check(gap, value, quote, text) or taken(value, current, text, claimed)
         if why is None:
             changed = _insert(low, gap, value, current)
             if changed is None:
@@ -356,6 +381,8 @@ def apply(desc: SimulationDescription, text: str, answers: dict[str, Any], asked
         if why is not None:
             report.rejected.append(f"{gap.name} = {value!r}: {why}")
             continue
+        if not isinstance(value, str):
+            claimed += sorted({float(v) for v in (value if isinstance(value, list) else [value])})
         shown = value if isinstance(value, str) else json.dumps(value)
         report.filled[gap.name] = f"{shown} (“{quote.strip()}”)"
     if current is desc:

@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from simagent.described.colloids import Cavity, NeighborMulti, SRDSolvent
+from simagent.described.ellipsoids import Ellipsoids
 from simagent.described.granular import GranularPour
 from simagent.described.groups import Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
@@ -108,6 +109,8 @@ class Velocity(BaseModel):
     distribution: Literal["uniform", "gaussian"] = "uniform"
     zero_momentum: bool = True
     zero_rotation: bool = False
+    loop: Literal["all", "local", "geom"] | None = Field(default=None, description="how the random velocities are "
+                                                        "assigned to atoms (velocity ... loop); None: LAMMPS's all")
 
 
 class Minimize(BaseModel):
@@ -182,7 +185,7 @@ class SimulationDescription(BaseModel):
     boundary: tuple[str, str, str] = ("p", "p", "p")
     lattice: Lattice | None = None
     box: Box | None = None
-    atom_style: Literal["atomic", "full", "sphere", "molecular"] = "atomic"
+    atom_style: Literal["atomic", "full", "sphere", "molecular", "ellipsoid"] = "atomic"
     atom_types: int = Field(default=1, ge=1)
     masses: dict[int, float] = Field(default_factory=dict)
     pair: Pair | None = None
@@ -197,6 +200,7 @@ class SimulationDescription(BaseModel):
     lattice_type: int = Field(default=1, ge=1, description="the type of the atoms made on the lattice")
     deposition: Deposition | None = None
     dipoles: Dipoles | None = None
+    ellipsoids: Ellipsoids | None = Field(default=None, description="aspherical particles under pair gayberne")
     neighbor_skin: float | None = None
     neighbor_multi: NeighborMulti | None = Field(default=None, description="neighbor lists and communication "
                                                  "per size class (neighbor multi, comm_modify mode multi)")

@@ -26,6 +26,7 @@ from simagent.backends.expert.protocol_text import (
 )
 from simagent.described import (
     colloids,
+    ellipsoids,
     examples,
     granular,
     molecular,
@@ -154,6 +155,7 @@ def read_description(text: str) -> SimulationDescription:
     colloids.read_colloid(desc, low)
     colloids.read_srd(desc, low)
     colloids.explain_srd_gap(desc, low)
+    ellipsoids.read_ellipsoids(desc, low)
     granular.read_pour(desc, low)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
@@ -190,15 +192,25 @@ def _green_kubo(desc: SimulationDescription, low: str) -> None:
     if not re.search(r"green[- ]kubo|viscosity", low) or shock.mentions_msst_viscosity(desc, low):
         return
     sample = re.search(r"sampl\w* (?:interval|every|frequency)(?: of)?\s*" + COUNT, low)
-    length = re.search(r"correlation (?:length|window|time)(?: of)?\s*" + COUNT, low)
+    length = re.search(r"correlation (length|window|time)(?: of)?\s*" + COUNT + r"( ?(?:time)?steps?\b)?", low)
     if not (re.search(r"green[- ]kubo", low) and sample and length):
         desc.unsupported.append("a viscosity without a Green-Kubo sample interval and correlation length")
         return
     if desc.units != "lj":
         desc.unsupported.append("Green-Kubo in real or metal units")
         return
-    desc.green_kubo = GreenKubo(sample_every=int(float(sample.group(1))),
-                                correlation_length=int(float(length.group(1))))
+    every, lags = int(float(sample.group(1))), int(float(length.group(2)))
+    if length.group(1) != "length" and length.group(3):  # a correlation window/time of N steps: N / every samples
+        if lags % every or lags < 2 * every:
+            desc.missing.append("a correlation window of at least two whole sample intervals")
+            return
+        lags //= every
+        desc.note("green_kubo.correlation_length", "rules", f"{length.group(0)} = {lags} samples of {every} steps")
+    elif length.group(3):
+        desc.note("green_kubo.correlation_length", "default", f"{lags} samples: a 'correlation length' counts the "
+                  "samples correlated (LAMMPS examples/VISCOSITY's p, fix ave/correlate Nrepeat), though the text "
+                  f"writes steps; a window of {lags} steps would be {lags / every:g} samples")
+    desc.green_kubo = GreenKubo(sample_every=every, correlation_length=lags)
     desc.note("green_kubo", "rules", f"{sample.group(0)}; {length.group(0)}")
     desc.note("green_kubo.temperature", "default", "the run's mean temperature: the k_B T of the prefactor is the "
               "averaged stage's own temperature, averaged like the correlations (in NVE no set point fixes it)")
@@ -539,6 +551,13 @@ _HELD_AT = re.compile(r"\b(?:held|kept|maintained|fixed|regulated|controlled|the
                       r"gpa|mpa|steps?|timesteps?|fs|ps|ns)\b)(?![\d.])")
 # a thermostat's own seed, stated after it in its sentence ('a Langevin thermostat ... and seed 777')
 _THERMOSTAT_SEED = re.compile(r"\bseed\s*(?:of|=|:|is)?\s*(\d+)")
+# an ensemble the sentence removes names no dynamics of its own: 'the NPT fix is removed and the system runs in NVE'
+_REMOVED = re.compile(r"\b(?:the |its |this )?(?:npt|nvt|nph|nve)(?:/\w+)?(?: fix| ensemble| integrator| dynamics)? "
+                      r"(?:is |was |are |gets? )?(?:removed|unfixed|dropped|deleted|switched off|turned off)\b|"
+                      r"\b(?:remov|unfix|dropp|delet)\w* (?:the |its |this )?(?:npt|nvt|nph|nve)(?:/\w+)?(?: fix| "
+                      r"ensemble| integrator| dynamics)?")
+# a barostatted ensemble's set point said as a target ('fix npt/asphere with target temperature 2')
+_TARGET_T = re.compile(r"\b(?:target|set[- ]?point) temperature (?:of |= ?|is |at )?" + NUM)
 
 
 def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
@@ -548,6 +567,7 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
     off = _OFF.search(sentence)
     if off:  # what the sentence says before the thermostat goes off (the switch itself is an event)
         sentence = sentence[:off.start()]
+    sentence = _REMOVED.sub(" ", sentence)
     found = read_dynamics(sentence, reduced)
     ensemble = None
     if re.search(r"\bnpt\b|isothermal[- ]isobaric|barostat", sentence):
@@ -581,6 +601,8 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         t = found.get("thermostat_temperature")
         if t is None and (held := _HELD_AT.search(sentence)) and (reduced or units is None):
             t = Quantity(value=float(held.group(1)), unit="reduced")
+        if t is None and dyn.ensemble == "npt" and (target := _TARGET_T.search(sentence)):
+            t = Quantity(value=float(target.group(1)), unit="reduced" if reduced else "K")
         kelvin = _KELVIN.search(sentence) if not reduced else None
         if t is None and kelvin is not None:
             t_value = float(kelvin.group(1))
@@ -600,8 +622,8 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         dyn.limit = float(limit.group(1))
     if dyn.ensemble == "npt":
         p = re.search(r"pressure\s*(?:of|=|at)?\s*" + NUM, sentence)
-        ramp = re.search(r"pressure(?: control| coupling)?(?: ranging| going| ramped)? from " + NUM + r" to " + NUM,
-                         sentence)
+        ramp = re.search(r"pressure(?: control| coupling)?(?: ranging| going| goes| ramped| ramps| rises| rising)? "
+                         r"from " + NUM + r" to " + NUM, sentence)
         zero = re.search(r"pressure(?: control| coupling)? (?:near|at|of|to|around) zero\b|\bzero (?:external )?"
                          r"pressure", sentence)
         if ramp:

@@ -17,8 +17,9 @@ from simagent.described.model import Origin, SimulationDescription, Stage
 
 # top-level fields shown (in this order); the bookkeeping fields are not
 FIELDS = ("units", "dimension", "boundary", "atom_style", "atom_types", "lattice", "box", "masses", "pair",
-          "potential", "chain", "substitutions", "cavities", "srd", "dipoles", "neighbor_skin", "neighbor_every",
-          "neighbor_multi", "velocity", "timestep", "thermo_every", "layout", "green_kubo", "average_stage")
+          "potential", "chain", "substitutions", "cavities", "srd", "dipoles", "ellipsoids", "neighbor_skin",
+          "neighbor_every", "neighbor_multi", "velocity", "timestep", "thermo_every", "layout", "green_kubo",
+          "stated_atoms", "average_stage")
 # origin keys recorded under another name than the field they fill
 ALIASES = {"at_rest": "layout", "thermostat_group": "layout", "walls": "layout", "indenters": "layout",
            "create_in": "layout", "velocity_add": "layout", "cluster": "layout", "group": "layout",
@@ -70,6 +71,8 @@ def _stage_text(stage: Stage) -> str:
     data = stage.model_dump(mode="json", exclude_none=True, exclude={"name", "evidence", "kind"})
     if not data.get("reset_timestep"):
         data.pop("reset_timestep", None)
+    if stage.msst is not None:  # fix msst integrates the stage: no ensemble of its own
+        data.pop("dynamics", None)
     dynamics = data.get("dynamics") or {}
     if dynamics.get("ensemble") not in ("npt", "nph"):
         dynamics.pop("p_coupling", None)  # a barostat's setting, meaningless without one

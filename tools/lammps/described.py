@@ -15,6 +15,7 @@ import math
 
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 from tools.lammps import described_colloids as colloids
+from tools.lammps import described_ellipsoids as ellipsoids
 from tools.lammps import described_granular as granular
 from tools.lammps import described_groups
 from tools.lammps import described_metrics as group_metrics
@@ -81,7 +82,7 @@ def _system(desc: SimulationDescription) -> list[str]:
     lines += solids.substitution_lines(desc)
     lines += colloids.cavity_lines(desc)
     lines += mixtures.placement_lines(desc, made)
-    if desc.dipoles or desc.atom_style == "sphere":  # finite spheres carry per-atom masses
+    if desc.dipoles or desc.atom_style in ("sphere", "ellipsoid"):  # finite particles carry per-atom masses
         lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
         if desc.dipoles:
             lines.append(f"set             group all dipole/random {desc.dipoles.seed} "
@@ -92,7 +93,7 @@ def _system(desc: SimulationDescription) -> list[str]:
         lines += described_groups.setup(desc.layout, made)
     lines += mixtures.deposition_setup(desc)
     lines += colloids.srd_setup_lines(desc)
-    return lines
+    return lines + ellipsoids.setup_lines(desc)
 
 
 def _interactions(desc: SimulationDescription) -> list[str]:
@@ -100,6 +101,8 @@ def _interactions(desc: SimulationDescription) -> list[str]:
     lines = []
     if desc.potential is not None:
         lines += solids.potential_lines(desc)
+    elif desc.ellipsoids is not None:
+        lines += ellipsoids.pair_lines(desc)
     elif pair is None:
         raise ValueError("the description states no interactions")
     elif pair.tracker is not None:
@@ -146,7 +149,8 @@ def _velocity(desc: SimulationDescription) -> list[str]:
     if layout is not None and layout.velocity_group:  # created on a group, at that group's temperature
         group, temp = layout.velocity_group, f" temp {described_groups.temperature_compute(layout)}"
     return [f"velocity        {group} create {_fmt(v.temperature)} {v.seed} dist {v.distribution} "
-            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}{temp}"] + held
+            f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}"
+            f"{f' loop {v.loop}' if v.loop else ''}{temp}"] + held
 
 
 def dynamics_fixes(dyn: Dynamics, spheres: bool = False, group: str = "all",
@@ -278,7 +282,7 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             stage.dynamics, spheres=desc.dipoles is not None, group=described_groups.thermostat_group(desc.layout),
             t_variable=special.SET_POINT if stage.controller is not None else None,
             moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
-        fixes += colloids.srd_fix(desc) if srd_stage else []
+        fixes = ellipsoids.asphere_fixes(desc, fixes) + (colloids.srd_fix(desc) if srd_stage else [])
         if desc.granular is not None:
             fixes = granular.stage_fixes(desc)
         fixes += special.controller_lines(stage)
@@ -301,7 +305,11 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         if index == desc.average_stage:
             extra = _measurements(desc, stage, rdf, msd, diffusion)
             columns = [MSD_COLUMN] * (msd or diffusion) + [SLOPE_COLUMN] * diffusion
-            if rotation:
+            if rotation and desc.ellipsoids is not None:
+                more, cols = ellipsoids.rotation_measure(desc)
+                extra += more
+                columns += cols
+            elif rotation:
                 extra.append("compute         erot all erotate/sphere")
                 columns.append(EROT_COLUMN)
             if viscosity:

@@ -36,6 +36,7 @@ from tools.lammps.described import (
     SLOPE_COLUMN,
     render,
 )
+from tools.lammps.described_ellipsoids import rotation_result
 from tools.lammps.described_groups import averaged_forces, force_columns, wall_force_variables
 from tools.lammps.described_metrics import (
     ALL,
@@ -142,7 +143,7 @@ class DescribedRun(Protocol):
         if any(p.name in SHOCK for p in spec.properties) and shock_stage(desc) is None:
             return False  # fix msst's values exist only in a stage it integrates
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
-            desc.dipoles is not None or not wants_rotation) and (
+            desc.dipoles is not None or desc.ellipsoids is not None or not wants_rotation) and (
             any(s.deform for s in desc.stages) or not wants_young) and (
             any(s.shear for s in desc.stages) or all(p.name != SHEAR_STRESS for p in spec.properties)) and (
             obstacles or not wants_drag) and (walls or not wants_walls) and (
@@ -209,6 +210,8 @@ class DescribedRun(Protocol):
                 results += [_per_molecule(name, kind, block, desc, units, where) for kind in p.labels.get(name, [])]
             elif name in MOTION_PROPERTIES:
                 results.append(_motion(name, block, desc, where))
+            elif name == ROTATION and desc.ellipsoids is not None:
+                results.append(rotation_result(block, desc, units["energy"], JOB_ID, where))
             elif name == ROTATION:
                 results.append(_thermo(name, block, units, where))
                 if desc.units != "lj":  # outside LJ units a name without 'per atom' asks for the total
