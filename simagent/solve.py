@@ -508,6 +508,22 @@ class TaskBackend(DecisionBackend):
         self.fill = FillReport()  # what the LLM read into the description's gaps
         self.ran_described = False  # the protocol chosen is the description itself, run literally
 
+    def _read_request(self, request: str, described: SimulationDescription | None) -> TaskSpec:
+        """The inner backend's reading; the rules' alone (simagent.backends.hybrid.rules_task_spec) when
+        an LLM's reading cannot change what happens: a description the rules (and the LLM's quotes for
+        its gaps) complete runs as written, and one that prescribes what simagent does not render, with
+        nothing left open, is refused whatever the reading (select_protocols)."""
+        rules = getattr(self.inner, "rules_task_spec", None)
+        desc = self.description
+        if rules is None or desc is None:
+            return self.inner.task_spec(request)
+        if described is not None:
+            return rules(request)
+        if desc.unsupported and not desc.missing:
+            unrendered = ", ".join(desc.unsupported)
+            return rules(request, f"the description prescribes what simagent does not render ({unrendered})")
+        return self.inner.task_spec(request)
+
     @property
     def name(self) -> str:  # type: ignore[override]
         return self.inner.name  # a routing backend names who decided the last call
@@ -518,11 +534,8 @@ class TaskBackend(DecisionBackend):
             rules = read_description(request)
             self.description, self.fill = fill_gaps(rules, request, self.inner)
             described = self.description if self.description.renderable else None
-        # a description the rules (and the LLM's quotes for its gaps) complete is run as written: the
-        # request's reading is not the LLM's to redo (simagent.backends.hybrid.rules_task_spec)
-        read = getattr(self.inner, "rules_task_spec", None) if described is not None else None
         try:
-            spec = complete_conditions((read or self.inner.task_spec)(request))
+            spec = complete_conditions(self._read_request(request, described))
         except SimagentError as err:
             if described is None and self.description is not None and self.description.unsupported:
                 raise RequestError(not_rendered(self.description)) from err  # the real blocker, not the misreading

@@ -17,7 +17,7 @@ from simagent.backends.hybrid import HybridBackend
 from simagent.config import Settings
 from simagent.described.llm_fill import fill, gaps
 from simagent.described.reading import read_description
-from simagent.errors import BackendError
+from simagent.errors import BackendError, RequestError
 from simagent.solve import LLM_BUDGET_SHARE, MDGymTask, TaskBackend, read_metrics, solve
 
 # complete for the description's rules; the request reader leaves its last-but-one sentence unread
@@ -183,3 +183,19 @@ def test_the_llm_never_reuses_a_number_the_rules_read_as_another_field(edges, qu
     else:
         assert not report.filled and "already read as another field" in report.rejected[0]
         assert filled.missing == ["box size"]  # the rules' reading stands: the gap is reported, not filled
+
+
+def test_a_description_refused_whatever_the_reading_asks_the_llm_nothing():
+    """Prescribes what is not rendered and leaves nothing open: the refusal names the blocker, and the
+    LLM's reading of the request (which cannot change that) is not asked for."""
+    text = COMPLETE + " A flat wall bounds the film at y = 0."
+    desc = read_description(text)
+    assert desc.unsupported and not desc.missing
+    server = FakeOpenAIServer([])  # any request fails the test
+    with server as url:
+        backend = task_backend(hybrid(url), text)
+        with pytest.raises(RequestError, match="walls"):
+            spec = backend.task_spec(text)
+            backend.select_protocols(spec, [])
+    assert server.requests == []
+    assert "does not render" in backend.last_detail

@@ -225,11 +225,11 @@ class HybridBackend(DecisionBackend):
         assert expert_error is not None
         raise expert_error
 
-    def rules_task_spec(self, request: str) -> TaskSpec:
-        """The expert's reading alone, for a caller whose own rules read the whole request (solve: a
-        described run with nothing left open): the LLM is not asked what the rules already read."""
-        self._decided(Route("task_spec", "expert", "the LLM was not asked: the description's rules read the "
-                            "whole run"))
+    def rules_task_spec(self, request: str, why: str = "the description's rules read the whole run") -> TaskSpec:
+        """The expert's reading alone, for a caller whose own rules settle the request (solve: a described
+        run with nothing left open, or one that prescribes what is not rendered): the LLM is not asked
+        what its reading cannot change."""
+        self._decided(Route("task_spec", "expert", f"the LLM was not asked: {why}"))
         return self.expert.task_spec(request)
 
     # -- the other decisions ---------------------------------------------------------------------
