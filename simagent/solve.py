@@ -213,6 +213,8 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
      r"rayleigh|\bd ?ray(?:leigh)?\b|\bf msst ?\[ ?2 ?\]", "rayleigh_departure"),
     (r"lagrangian (?:speed|velocity)|\blgr ?vel\b|\bf msst ?\[ ?3 ?\]", "lagrangian_speed"),
     (r"lagrangian (?:position|distance|coordinate)|\blgr ?pos\b|\bf msst ?\[ ?4 ?\]", "lagrangian_position"),
+    (r"rotation(?:al)? angle|angle of (?:the )?(?:drum(?:'s)? )?rotation|drum(?:'s)? angle|\bv ?theta\b",
+     "rotation_angle"),
     (r"drag|force on (?:the )?obstacle|obstacle force", "drag_force"),
     (r"\bforce (?:on (?:the )?walls? )?(?:in|along) (?:the )?[xyz](?: direction| axis)?\b|\bforce ?[xyz]\b|"
      r"\bf ?[xyz]\b|\b[xyz][- ]?(?:direction |component (?:of (?:the )?)?)?force\b|\bwall force", "wall_force"),
@@ -510,16 +512,17 @@ class TaskBackend(DecisionBackend):
 
     def _read_request(self, request: str, described: SimulationDescription | None) -> TaskSpec:
         """The inner backend's reading; the rules' alone (simagent.backends.hybrid.rules_task_spec) when
-        an LLM's reading cannot change what happens: a description the rules (and the LLM's quotes for
-        its gaps) complete runs as written, and one that prescribes what simagent does not render, with
-        nothing left open, is refused whatever the reading (select_protocols)."""
+        an LLM's reading of the request has nothing to decide: a description the rules (and the LLM's
+        quotes for its gaps) complete runs as written; one that prescribes what simagent does not render
+        is refused (with nothing left open, whatever the reading: select_protocols), and a reading that
+        let another protocol run it would be a substitute for what it prescribes."""
         rules = getattr(self.inner, "rules_task_spec", None)
         desc = self.description
         if rules is None or desc is None:
             return self.inner.task_spec(request)
         if described is not None:
             return rules(request)
-        if desc.unsupported and not desc.missing:
+        if desc.unsupported:
             unrendered = ", ".join(desc.unsupported)
             return rules(request, f"the description prescribes what simagent does not render ({unrendered})")
         return self.inner.task_spec(request)

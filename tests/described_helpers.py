@@ -3,6 +3,7 @@ is, and running LAMMPS on an input in a folder under the test's tmp_path."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -11,6 +12,17 @@ from pathlib import Path
 DEV: Path = next((p / "shared" / "mdgym" for p in Path(__file__).resolve().parents
                   if (p / "shared" / "mdgym").is_dir()), Path(__file__).resolve().parent / "no-mdgym-dev-set")
 LAMMPS_TIMEOUT_S = 120
+
+
+def dev_text(task: str) -> str:
+    """The problem description of one dev task ('lammps/54_granular.json'); the test skips when the dev
+    set is absent."""
+    import pytest
+
+    path = DEV / task
+    if not path.is_file():
+        pytest.skip("MDGym dev set not present")
+    return json.loads(path.read_text())["problem_description"]
 
 
 def run_inputs(inputs: dict[str, str], folder: Path, timeout: float = LAMMPS_TIMEOUT_S) -> Path:

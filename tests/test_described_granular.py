@@ -9,11 +9,10 @@ copied from a run."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
-from described_helpers import DEV, run_named
+from described_helpers import dev_text, run_named
 
 from simagent.described.reading import read_description
 from tools.lammps.described import render
@@ -29,15 +28,9 @@ OURS = ("Granular discs fall under gravity into an open 2D box measuring 100 by 
         "time step of 0.001, and the system runs for 25000 steps; report the average kinetic energy per particle.")
 
 
-def _dev_text() -> str:
-    path = DEV / "lammps_2" / "20_pour.json"
-    if not path.is_file():
-        pytest.skip("MDGym dev set not present")
-    return json.loads(path.read_text())["problem_description"]
-
 
 def test_our_wording_and_the_dev_task_read_to_the_same_pour():
-    ours, dev = read_description(OURS), read_description(_dev_text())
+    ours, dev = read_description(OURS), read_description(dev_text("lammps_2/20_pour.json"))
     for desc in (ours, dev):
         assert desc.renderable, (desc.missing, desc.unsupported)
         g = desc.granular

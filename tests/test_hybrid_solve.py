@@ -185,17 +185,21 @@ def test_the_llm_never_reuses_a_number_the_rules_read_as_another_field(edges, qu
         assert filled.missing == ["box size"]  # the rules' reading stands: the gap is reported, not filled
 
 
-def test_a_description_refused_whatever_the_reading_asks_the_llm_nothing():
-    """Prescribes what is not rendered and leaves nothing open: the refusal names the blocker, and the
-    LLM's reading of the request (which cannot change that) is not asked for."""
-    text = COMPLETE + " A flat wall bounds the film at y = 0."
+@pytest.mark.parametrize("text", [
+    COMPLETE + " A flat wall bounds the film at y = 0.",  # nothing else open
+    NEWTONIAN + " Long-range Coulomb forces act through a PPPM solver.",  # and the dynamics not read
+])
+def test_a_description_that_is_not_rendered_asks_the_llm_nothing(text):
+    """Prescribes what is not rendered: the refusal names the blocker, and the LLM's reading of the
+    request is not asked for (it cannot make the prescription rendered; a reading that let another
+    protocol run would be a substitute)."""
     desc = read_description(text)
-    assert desc.unsupported and not desc.missing
+    assert desc.unsupported
     server = FakeOpenAIServer([])  # any request fails the test
     with server as url:
         backend = task_backend(hybrid(url), text)
-        with pytest.raises(RequestError, match="walls"):
+        with pytest.raises(RequestError, match="does not render"):
             spec = backend.task_spec(text)
             backend.select_protocols(spec, [])
     assert server.requests == []
-    assert "does not render" in backend.last_detail
+    assert "the LLM was not asked: the description prescribes what simagent does not render" in backend.last_detail

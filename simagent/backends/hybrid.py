@@ -139,7 +139,7 @@ class HybridBackend(DecisionBackend):
                         self._llm = self._llm_factory()
                     self._llm.allowance = self.allowance  # type: ignore[attr-defined]
             except BackendError as err:
-                if self.allowance is not None and self.allowance.left() < MIN_CALL_S:
+                if self.allowance is not None and self.allowance.left() < MIN_CALL_S and "share" not in str(err):
                     err = BackendError(f"{err} ({self.allowance.what()} is used up)")
                 self._llm_error = err
                 raise err from None

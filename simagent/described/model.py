@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from simagent.described.colloids import Cavity, NeighborMulti, SRDSolvent
+from simagent.described.drum import GranularDrum
 from simagent.described.ellipsoids import Ellipsoids
 from simagent.described.granular import GranularPour
 from simagent.described.groups import Layout
@@ -210,6 +211,8 @@ class SimulationDescription(BaseModel):
                                    "particle inserted at each centre")
     granular: GranularPour | None = Field(default=None, description="granular spheres poured into walls under "
                                           "gravity (fix pour, pair gran/hertz/history)")
+    drum: GranularDrum | None = Field(default=None, description="two granular types poured into a drum that then "
+                                      "rotates (pair granular, fix wall/gran/region, fix pour)")
     neighbor_every: int | None = None
     velocity: Velocity | None = None
     timestep: float | None = None

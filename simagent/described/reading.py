@@ -26,6 +26,7 @@ from simagent.backends.expert.protocol_text import (
 )
 from simagent.described import (
     colloids,
+    drum,
     ellipsoids,
     examples,
     granular,
@@ -157,6 +158,7 @@ def read_description(text: str) -> SimulationDescription:
     colloids.explain_srd_gap(desc, low)
     ellipsoids.read_ellipsoids(desc, low)
     granular.read_pour(desc, low)
+    drum.read_drum(desc, low)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.SHEAR_NAME]

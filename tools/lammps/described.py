@@ -15,6 +15,7 @@ import math
 
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 from tools.lammps import described_colloids as colloids
+from tools.lammps import described_drum as drum
 from tools.lammps import described_ellipsoids as ellipsoids
 from tools.lammps import described_granular as granular
 from tools.lammps import described_groups
@@ -136,7 +137,7 @@ def _thermo_modify(desc: SimulationDescription) -> str:
     """Extensive thermo energies; the temperature of the thermostatted group when a thermostat acts on
     a group (held walls would otherwise count as cold atoms)."""
     temp = None if desc.deposition else described_groups.temperature_compute(desc.layout)
-    return "thermo_modify   norm no" + (f" temp {temp}" if temp else "")
+    return "thermo_modify   norm no" + (f" temp {temp}" if temp else "") + (" lost warn" if desc.drum else "")
 
 
 def _velocity(desc: SimulationDescription) -> list[str]:
@@ -225,7 +226,7 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
            viscosity: bool = False, rotation: bool = False, drag: bool = False, wall_force: bool = False,
            shear_stress: bool = False, gyration: bool = False, friction: bool = False,
            tensile: str | None = None, groups: list[group_metrics.GroupMeasure] | None = None,
-           surface_tension: bool = False) -> str:
+           surface_tension: bool = False, rotation_angle: bool = False) -> str:
     """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
     in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
     the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy;
@@ -235,7 +236,7 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
     `friction`: the sliding body's tangential and normal force (interval means); `tensile`: the
     pressure-tensor component along this axis (pxx, pyy, pzz); `groups`: quantities over a group of
     atoms or counted in a region; `surface_tension`: the slab's surface tension from the pressure tensor
-    (tools.lammps.described_metrics)."""
+    (tools.lammps.described_metrics); `rotation_angle`: a rotating drum's angle variable (v_theta)."""
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
@@ -247,6 +248,8 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         lines += molecular.chain_system_lines(desc) + _interactions(desc) + molecular.chain_interaction_lines(desc)
     elif desc.granular is not None:  # an empty box the particles are poured into during the run
         lines += granular.system_lines(desc)
+    elif desc.drum is not None:  # an empty drum the particles are poured into, then rotated
+        lines += drum.system_lines(desc)
     else:
         lines += _system(desc) + _interactions(desc)
     lines += [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", _thermo_modify(desc)]
@@ -285,6 +288,9 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         fixes = ellipsoids.asphere_fixes(desc, fixes) + (colloids.srd_fix(desc) if srd_stage else [])
         if desc.granular is not None:
             fixes = granular.stage_fixes(desc)
+        if desc.drum is not None:
+            lines += drum.stage_lines(desc, index)
+            fixes = drum.stage_fixes(desc, index)
         fixes += special.controller_lines(stage)
         fixes += mixtures.deposition_fixes(desc)
         if stage.deform is not None:
@@ -315,6 +321,8 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             if viscosity:
                 extra += _green_kubo(desc)
                 columns += GK_COLUMNS
+            if rotation_angle and desc.drum is not None:
+                columns.append(drum.THETA_COLUMN)
             if stage.msst is not None:  # the shock's progress: fix msst's four global values
                 extra += shock.variable_lines()
                 columns += shock.COLUMNS

@@ -36,6 +36,7 @@ from tools.lammps.described import (
     SLOPE_COLUMN,
     render,
 )
+from tools.lammps.described_drum import ROTATION_ANGLE, angle_result
 from tools.lammps.described_ellipsoids import rotation_result
 from tools.lammps.described_groups import averaged_forces, force_columns, wall_force_variables
 from tools.lammps.described_metrics import (
@@ -113,7 +114,7 @@ class DescribedRun(Protocol):
         frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
                                                                   SHEAR_STRESS, GYRATION, FRICTION, TENSILE,
                                                                   SURFACE_TENSION} | STRENGTHS | GROUP_ONLY | \
-        frozenset(SHOCK)
+        frozenset(SHOCK) | {ROTATION_ANGLE}
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -142,6 +143,8 @@ class DescribedRun(Protocol):
             return False
         if any(p.name in SHOCK for p in spec.properties) and shock_stage(desc) is None:
             return False  # fix msst's values exist only in a stage it integrates
+        if any(p.name == ROTATION_ANGLE for p in spec.properties) and desc.drum is None:
+            return False  # the angle is a rotating drum's
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
             desc.dipoles is not None or desc.ellipsoids is not None or not wants_rotation) and (
             any(s.deform for s in desc.stages) or not wants_young) and (
@@ -179,7 +182,8 @@ class DescribedRun(Protocol):
                       wall_force=WALL_FORCE in p.properties, shear_stress=SHEAR_STRESS in p.properties,
                       gyration=GYRATION in p.properties, friction=FRICTION in p.properties,
                       tensile=pull_axis(p.description) if TENSILE in p.properties else None,
-                      groups=p.measures, surface_tension=SURFACE_TENSION in p.properties)
+                      groups=p.measures, surface_tension=SURFACE_TENSION in p.properties,
+                      rotation_angle=ROTATION_ANGLE in p.properties)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text, **molecule_files(p.description)}, time_limit_s=p.time_limit_s)]
 
@@ -237,6 +241,8 @@ class DescribedRun(Protocol):
                 results += _gyration(block, units, where)
             elif name in SHOCK:
                 results.append(shock_result(name, block, desc, JOB_ID, where))
+            elif name == ROTATION_ANGLE:
+                results.append(angle_result(block, JOB_ID, where))
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)
@@ -250,7 +256,7 @@ def _count_warning(first: dict[str, np.ndarray], desc: SimulationDescription) ->
     Not for inserted or solvent particles (deposition, SRD, a granular pour), whose count is not the
     made one."""
     if desc.stated_atoms is None or desc.deposition is not None or desc.srd is not None or \
-            desc.granular is not None or "Atoms" not in first:
+            desc.granular is not None or desc.drum is not None or "Atoms" not in first:
         return None
     made = int(first["Atoms"][0])
     if made == desc.stated_atoms:
