@@ -13,19 +13,10 @@ import pytest
 from agents.input_writer import render_plan
 from simagent import config
 from simagent.config import idle_cores, load_settings
+from simagent.described.reading import read_description
 from simagent.engines import get_engine
 from simagent.errors import RequestError
-from simagent.models import (
-    Conditions,
-    Job,
-    PotentialSpec,
-    PropertyRequest,
-    ProtocolRun,
-    Quantity,
-    SystemSpec,
-    TaskSpec,
-)
-from simagent.protocols import get_protocol
+from simagent.models import Job, ProtocolRun
 from simagent.solve import INPUTS, REPORT, solve
 
 
@@ -65,26 +56,22 @@ def test_the_adapter_chooses_ranks_or_threads():
     get_engine("raspa").launch(get_engine("raspa").spread(raspa, 2))  # and is therefore never refused
 
 
+# Written for this test: a small LJ liquid (256 atoms) that the described protocol runs literally.
+LIQUID = ("Lennard-Jones particles in reduced units on an fcc lattice at a density of 0.8442 in a 4 x 4 x 4 box, "
+          "cutoff 2.5. Velocities are created at a temperature of 1.5 with seed 4928. The timestep is 0.005. "
+          "Integrate in the NVE ensemble for 3000 steps. Report the average potential energy per atom.")
+
+
 def test_render_plan_spreads_protocol_jobs():
-    spec = TaskSpec(request="x", system=SystemSpec(name="LJ", kind="lj_fluid", phase="liquid"),
-                    potential=PotentialSpec(family="lj"), properties=[PropertyRequest(name="pressure")],
-                    conditions=Conditions(temperature=Quantity(value=1.5, unit="reduced"),
-                                          density=Quantity(value=0.8, unit="reduced")))
-    params, _ = get_protocol("lammps/fluid_md").parameters(spec)
-    run = ProtocolRun(protocol="lammps/fluid_md", properties=["pressure"], params=params.model_dump(mode="json"),
-                      jobs={})
+    described = read_description(LIQUID)
+    run = ProtocolRun(protocol="lammps/described", properties=["potential_energy"], jobs={},
+                      params={"description": described.model_dump(mode="json"), "properties": ["potential_energy"]})
     one, two = render_plan([run], 600), render_plan([run], 600, cores=2)
     assert [j.ranks for j in one.jobs] == [1] * len(one.jobs)
     assert [j.ranks for j in two.jobs] == [2] * len(two.jobs) and [j.inputs for j in two.jobs] == [
         j.inputs for j in one.jobs]  # the inputs (and so render_check's digests) do not change
     launch = get_engine("lammps").launch(two.jobs[0])
     assert Path(launch.argv[0]).name == "mpiexec" and launch.argv[1:3] == ["-n", "2"] and launch.cores == 2
-
-
-# Written for this test: a small LJ liquid (256 atoms) that the described protocol runs literally.
-LIQUID = ("Lennard-Jones particles in reduced units on an fcc lattice at a density of 0.8442 in a 4 x 4 x 4 box, "
-          "cutoff 2.5. Velocities are created at a temperature of 1.5 with seed 4928. The timestep is 0.005. "
-          "Integrate in the NVE ensemble for 3000 steps. Report the average potential energy per atom.")
 
 
 def _thermo(log: str) -> list[list[str]]:
