@@ -31,7 +31,8 @@ Stated = float | int | str | tuple | None
 _COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
 
 
-def _decimals(x: float) -> int:
+def decimals(x: float) -> int:
+    """How many decimals a stated number was given with (2.83 -> 2, 16.0 -> 0)."""
     text = f"{float(x):.10g}"  # float noise (0.30000000000000004) is not precision the text gave
     return len(text.split(".")[1]) if "." in text and "e" not in text else 0
 
@@ -46,7 +47,7 @@ def agrees(stated: Stated, example: Stated) -> bool:
     if isinstance(example, str) or isinstance(stated, str | tuple) or stated is None:
         return stated == example
     gap = abs(float(stated) - float(example))
-    return gap <= 0.5 * 10.0 ** -_decimals(stated) * (1 + 1e-9) and gap <= 0.01 * abs(float(example)) + 1e-12
+    return gap <= 0.5 * 10.0 ** -decimals(stated) * (1 + 1e-9) and gap <= 0.01 * abs(float(example)) + 1e-12
 
 
 def _said(value: Stated) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from simagent.described.example_fill import Example, Stated
+from simagent.described.example_fill import Example, Stated, decimals
 from simagent.described.group_reading import LAYOUT_UNSUPPORTED
 from simagent.described.groups import Group, GroupForce, GroupVelocity, Region, VelocityRamp
 from simagent.described.solids import ShearFlow
@@ -47,11 +47,6 @@ def _shear_stated(desc: SimulationDescription) -> dict[str, Stated]:
             "box": _extents(desc), "layers": bounds or None}
 
 
-def _decimals(x: float) -> int:
-    text = repr(float(x))
-    return len(text.split(".")[1].rstrip("0")) if "." in text else 0
-
-
 def _exact_box(desc: SimulationDescription, exact: tuple[float, ...], why: str) -> None:
     """A box edge the text gives rounded (2.83 for the example's 2.828427 = 4 periods of the oriented
     lattice) is the example's exact edge: the rounded one leaves two atom planes a few thousandths of
@@ -60,7 +55,7 @@ def _exact_box(desc: SimulationDescription, exact: tuple[float, ...], why: str) 
     hi = list(desc.box.hi)
     for k, (lo, value) in enumerate(zip(desc.box.lo, desc.box.hi, strict=True)):
         stated = value - lo
-        if stated != exact[k] and round(exact[k], _decimals(stated)) == stated:
+        if stated != exact[k] and round(exact[k], decimals(stated)) == stated:
             hi[k] = lo + exact[k]
             desc.note(f"box.{'xyz'[k]}", "default", f"{exact[k]:g}: the stated {stated:g} rounds it; {why}")
     desc.box = desc.box.model_copy(update={"hi": tuple(hi)})
