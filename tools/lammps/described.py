@@ -25,6 +25,7 @@ from tools.lammps import described_molecular as molecular
 from tools.lammps import described_shock as shock
 from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
+from tools.lammps import described_srd as srd
 
 THERMO = "step temp pe ke etotal press vol density atoms"
 EROT_COLUMN = "c_erot"  # rotational kinetic energy of finite spheres (compute erotate/sphere)
@@ -93,7 +94,7 @@ def _system(desc: SimulationDescription) -> list[str]:
     if desc.layout is not None:
         lines += described_groups.setup(desc.layout, made)
     lines += mixtures.deposition_setup(desc)
-    lines += colloids.srd_setup_lines(desc)
+    lines += srd.setup_lines(desc)
     return lines + ellipsoids.setup_lines(desc)
 
 
@@ -265,7 +266,7 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
         active = []
         srd_stage = desc.srd is not None and index == desc.run_stages()[-1]
         if srd_stage:  # the solvent joins before its stage
-            lines += colloids.srd_insert_lines(desc)
+            lines += srd.insert_lines(desc)
         if stage.reset_timestep:
             lines.append("reset_timestep  0")
         if stage.kind == "minimize":
@@ -285,7 +286,7 @@ def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, di
             stage.dynamics, spheres=desc.dipoles is not None, group=described_groups.thermostat_group(desc.layout),
             t_variable=special.SET_POINT if stage.controller is not None else None,
             moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
-        fixes = ellipsoids.asphere_fixes(desc, fixes) + (colloids.srd_fix(desc) if srd_stage else [])
+        fixes = ellipsoids.asphere_fixes(desc, fixes) + (srd.fix_lines(desc) if srd_stage else [])
         if desc.granular is not None:
             fixes = granular.stage_fixes(desc)
         if desc.drum is not None:
