@@ -124,6 +124,9 @@ class MolecularSystem(BaseModel):
     rdf_bins: int | None = Field(default=None, gt=0)
     recenter: Literal["ions", "water"] | None = Field(default=None, description="the group whose centre of mass "
                                                       "is held at its initial position (fix recenter INIT)")
+    prepare: bool = Field(default=True, description="the listed preparation: the waters on a grid, minimised before "
+                          "the first stage; False: the text's own start (waters inserted at random, desc.placements), "
+                          "velocities created before the constraints")
 
     def type_of(self, element: str) -> int:
         return next(k.type for k in self.kinds if k.element == element)
