@@ -7,11 +7,18 @@ integrator and fixes, or a minimisation). Thermo output is always `step temp pe 
 density atoms` with `thermo_modify norm no` (extensive energies; the analysis divides by `atoms`
 where a metric is per atom), so every unit style is read the same way. Nothing is added that the
 description does not state, except the output needed to measure the metrics.
+
+The input is made of named sections: _system_and_interactions (by the kind of system: molecular,
+chain, granular, drum, else _system + _interactions), _run_settings, then _stages (each a
+_stage_opening, then _minimisation or _run_stage: _stage_fixes, and in the averaged stage the
+MEASUREMENTS, one function per measured quantity, in order).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
 from simagent.described.model import Dynamics, SimulationDescription, Stage
 from tools.lammps import described_colloids as colloids
@@ -52,7 +59,8 @@ def _fmt(x: float) -> str:
     return f"{x:.10g}"
 
 
-def _system(desc: SimulationDescription) -> list[str]:
+def _box(desc: SimulationDescription) -> list[str]:
+    """units, dimension, boundary, atom_style, the lattice and the box region with create_box."""
     assert desc.box is not None and desc.units is not None
     assert desc.lattice is not None or desc.placements, "no lattice and no atoms placed at random"
     box = desc.box
@@ -68,57 +76,73 @@ def _system(desc: SimulationDescription) -> list[str]:
     if desc.lattice is not None and solids.lattice_suffix(desc):  # the box in the cubic lattice's units, the atoms
         # on the oriented lattice
         lines.append(f"lattice         {desc.lattice.style} {_fmt(desc.lattice.scale)}{solids.lattice_suffix(desc)}")
-    made: set[str] = set()
+    return lines
+
+
+def _lattice_atoms(desc: SimulationDescription) -> tuple[list[str], set[str]]:
+    """create_atoms on the lattice, and the names of the regions these lines define (the box's included
+    when a solid is built out of parts)."""
     if desc.lattice is None:  # every atom is placed at random
-        pass
-    elif desc.layout is not None and desc.layout.fills:  # a solid built out of parts, each of its type
-        lines += described_groups.fill_lines(desc.layout)
-        made.update(line.split()[1] for line in lines if line.startswith("region "))
-    elif desc.layout is not None and desc.layout.create_in:  # the region must exist before atoms fill it
+        return [], set()
+    if desc.layout is not None and desc.layout.fills:  # a solid built out of parts, each of its type
+        lines = described_groups.fill_lines(desc.layout)
+        return lines, {"box", *(line.split()[1] for line in lines if line.startswith("region "))}
+    if desc.layout is not None and desc.layout.create_in:  # the region must exist before atoms fill it
         region = next(r for r in desc.layout.regions if r.name == desc.layout.create_in)
-        lines += [described_groups.region_line(region), f"create_atoms    {desc.lattice_type} region {region.name}"]
-        made.add(region.name)
-    else:
-        lines.append(f"create_atoms    {desc.lattice_type} box")
-    lines += solids.substitution_lines(desc)
-    lines += colloids.cavity_lines(desc)
+        return [described_groups.region_line(region), f"create_atoms    {desc.lattice_type} region {region.name}"], {
+            region.name}
+    return [f"create_atoms    {desc.lattice_type} box"], set()
+
+
+def _masses(desc: SimulationDescription) -> list[str]:
+    """Per-type masses; finite particles (spheres, ellipsoids, dipoles) carry per-atom masses."""
+    if not (desc.dipoles or desc.atom_style in ("sphere", "ellipsoid")):
+        return [f"mass            {t} {_fmt(m)}" for t, m in sorted(desc.masses.items())]
+    lines = [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
+    if desc.dipoles:
+        lines.append(f"set             group all dipole/random {desc.dipoles.seed} {_fmt(desc.dipoles.magnitude)}")
+    return lines
+
+
+def _system(desc: SimulationDescription) -> list[str]:
+    """The box, the atoms (lattice, substitutions, cavities, random placements), masses, regions and groups."""
+    atoms, made = _lattice_atoms(desc)
+    lines = _box(desc) + atoms + solids.substitution_lines(desc) + colloids.cavity_lines(desc)
     lines += mixtures.placement_lines(desc, made)
-    if desc.dipoles or desc.atom_style in ("sphere", "ellipsoid"):  # finite particles carry per-atom masses
-        lines += [f"set             type {t} mass {_fmt(m)}" for t, m in sorted(desc.masses.items())]
-        if desc.dipoles:
-            lines.append(f"set             group all dipole/random {desc.dipoles.seed} "
-                         f"{_fmt(desc.dipoles.magnitude)}")
-    else:
-        lines += [f"mass            {t} {_fmt(m)}" for t, m in sorted(desc.masses.items())]
+    lines += _masses(desc)
     if desc.layout is not None:
         lines += described_groups.setup(desc.layout, made)
-    lines += mixtures.deposition_setup(desc)
-    lines += colloids.srd_setup_lines(desc)
-    return lines + ellipsoids.setup_lines(desc)
+    return lines + mixtures.deposition_setup(desc) + colloids.srd_setup_lines(desc) + ellipsoids.setup_lines(desc)
+
+
+def _pair_lines(desc: SimulationDescription) -> list[str]:
+    """pair_style and pair_coeff: a many-body potential file, Gay-Berne, a contact tracker, a pair style
+    with per-pair coefficients, or that style overlaid with the three-body Axilrod-Teller term."""
+    pair = desc.pair
+    if desc.potential is not None:
+        return solids.potential_lines(desc)
+    if desc.ellipsoids is not None:
+        return ellipsoids.pair_lines(desc)
+    if pair is None:
+        raise ValueError("the description states no interactions")
+    if pair.tracker is not None:
+        return special.tracker_lines(pair)
+    if pair.three_body is None:
+        return [f"pair_style      {pair.style} {_fmt(pair.cutoff)}"] + [
+            f"pair_coeff      {c.i} {c.j} {_fmt(c.epsilon)} {_fmt(c.sigma)}"
+            + (f" {_fmt(c.d1)} {_fmt(c.d2 or 0.0)}" if c.d1 is not None else "")
+            + (f" {_fmt(c.cutoff)}" if c.cutoff is not None else "") for c in pair.coeffs]
+    tb = pair.three_body
+    return [f"pair_style      hybrid/overlay {pair.style} {_fmt(pair.cutoff)} atm {_fmt(tb.cutoff)} "
+            f"{_fmt(tb.cutoff_triple)}",
+            *(f"pair_coeff      {c.i} {c.j} {pair.style} {_fmt(c.epsilon)} {_fmt(c.sigma)}" for c in pair.coeffs),
+            f"pair_coeff      * * atm * {_fmt(tb.nu)}"]  # i j, then k of the triple
 
 
 def _interactions(desc: SimulationDescription) -> list[str]:
+    """The pair lines, pair_modify (shift, tail, mixing) and the neighbor settings."""
     pair = desc.pair
-    lines = []
-    if desc.potential is not None:
-        lines += solids.potential_lines(desc)
-    elif desc.ellipsoids is not None:
-        lines += ellipsoids.pair_lines(desc)
-    elif pair is None:
-        raise ValueError("the description states no interactions")
-    elif pair.tracker is not None:
-        lines += special.tracker_lines(pair)
-    elif pair.three_body is None:
-        lines.append(f"pair_style      {pair.style} {_fmt(pair.cutoff)}")
-        lines += [f"pair_coeff      {c.i} {c.j} {_fmt(c.epsilon)} {_fmt(c.sigma)}"
-                  + (f" {_fmt(c.d1)} {_fmt(c.d2 or 0.0)}" if c.d1 is not None else "")
-                  + (f" {_fmt(c.cutoff)}" if c.cutoff is not None else "") for c in pair.coeffs]
-    else:
-        tb = pair.three_body
-        lines.append(f"pair_style      hybrid/overlay {pair.style} {_fmt(pair.cutoff)} atm {_fmt(tb.cutoff)} "
-                     f"{_fmt(tb.cutoff_triple)}")
-        lines += [f"pair_coeff      {c.i} {c.j} {pair.style} {_fmt(c.epsilon)} {_fmt(c.sigma)}" for c in pair.coeffs]
-        lines.append(f"pair_coeff      * * atm * {_fmt(tb.nu)}")  # i j, then k of the triple
+    lines = [*_pair_lines(desc)]
     modify = [f"{key} yes" for key, on in (("shift", pair.shift), ("tail", pair.tail)) if on] if pair else []
     if pair and pair.mixing:
         modify.append(f"mix {pair.mixing}")
@@ -185,32 +209,75 @@ def dynamics_fixes(dyn: Dynamics, spheres: bool = False, group: str = "all",
     return fixes
 
 
-def _measurements(desc: SimulationDescription, stage: Stage, rdf: bool, msd: bool, diffusion: bool) -> list[str]:
-    """What the averaged stage records beyond the thermo quantities: g(r) snapshots into rdf.dat;
-    the MSD from the stage's start (compute msd) and the running diffusion coefficient, the slope
-    of the MSD against time over 2 x dimension (a least-squares slope over values 10 steps apart)."""
+@dataclass(frozen=True)
+class Measures:
+    """What the averaged stage records beyond the thermo quantities (render's keyword arguments).
+    `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD in the thermo output; `diffusion`: also the
+    running MSD slope (see _motion); `viscosity`: the running Green-Kubo viscosity (_green_kubo);
+    `rotation`: the spheres' rotational energy; `drag`: the force on each indenter along the flow;
+    `wall_force`: per axis, the force the atoms exert on the LJ 9-3 walls normal to it; `shear_stress`:
+    the pressure-tensor component of the imposed shear flow; `gyration`: the radius of gyration and its
+    squared tensor (compute gyration); `friction`: the sliding body's tangential and normal force
+    (interval means); `tensile`: the pressure-tensor component along this axis (pxx, pyy, pzz);
+    `groups`: quantities over a group of atoms or counted in a region; `surface_tension`: the slab's
+    surface tension from the pressure tensor (tools.lammps.described_metrics); `rotation_angle`: a
+    rotating drum's angle variable (v_theta)."""
+
+    rdf: bool = False
+    msd: bool = False
+    diffusion: bool = False
+    viscosity: bool = False
+    rotation: bool = False
+    drag: bool = False
+    wall_force: bool = False
+    shear_stress: bool = False
+    gyration: bool = False
+    friction: bool = False
+    tensile: str | None = None
+    groups: list[group_metrics.GroupMeasure] | None = None
+    surface_tension: bool = False
+    rotation_angle: bool = False
+
+
+Measured = tuple[list[str], list[str]]  # input lines of a measurement, and the thermo columns it adds
+
+
+def _motion(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    """g(r) snapshots into rdf.dat; the MSD from the stage's start (compute msd) and the running
+    diffusion coefficient, the slope of the MSD against time over 2 x dimension (a least-squares slope
+    over values 10 steps apart)."""
     lines = []
-    if rdf:
-        every = max(1, stage.steps // RDF_SNAPSHOTS)
+    if want.rdf:
+        snapshot = max(1, stage.steps // RDF_SNAPSHOTS)
         pair = f" {molecular.rdf_pair(desc)}" if desc.molecular else ""
         bins = (desc.molecular.rdf_bins if desc.molecular else None) or RDF_BINS
         lines += [f"compute         rdf all rdf {bins}{pair}",
-                  f"fix             rdf all ave/time {every} 1 {every} c_rdf[*] file {RDF_FILE} mode vector"]
-    if msd or diffusion:
+                  f"fix             rdf all ave/time {snapshot} 1 {snapshot} c_rdf[*] file {RDF_FILE} mode vector"]
+    if want.msd or want.diffusion:
         lines.append("compute         msd all msd com yes")  # relative to the centre of mass (MSD_COM)
-        if diffusion:
+        if want.diffusion:
             lines += [f"fix             msdvec all vector {MSD_VECTOR_EVERY} {MSD_COLUMN}",
                       f"variable        fitslope equal slope(f_msdvec)/{2 * desc.dimension}/({MSD_VECTOR_EVERY}*dt)"]
-    return lines
+    return lines, [MSD_COLUMN] * (want.msd or want.diffusion) + [SLOPE_COLUMN] * want.diffusion
 
 
-def _green_kubo(desc: SimulationDescription) -> list[str]:
+def _rotation(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    if want.rotation and desc.ellipsoids is not None:
+        return ellipsoids.rotation_measure(desc)
+    if want.rotation:
+        return ["compute         erot all erotate/sphere"], [EROT_COLUMN]
+    return [], []
+
+
+def _green_kubo(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
     """The running Green-Kubo viscosity (LAMMPS examples/VISCOSITY): autocorrelations of pxy and of
     the traceless pxx - p, integrated (trap) and scaled by V s dt / (k_B T); the xx estimate is
     divided by 2 - 2/dimension. T is the stage's mean temperature over the same samples (a running
     average from the stage's start): the temperature the stresses fluctuate at. The example divides
     by its set point after rescaling the velocities to it; an NVE stage after a thermostat settles a
     few % away from it (800 atoms: 3 % above), and an NVE run from a lattice far below it."""
+    if not want.viscosity:
+        return [], []
     gk = desc.green_kubo
     assert gk is not None
     s, p = gk.sample_every, gk.correlation_length
@@ -219,138 +286,211 @@ def _green_kubo(desc: SimulationDescription) -> list[str]:
             f"fix             gktemp all ave/time {s} 1 {s} c_thermo_temp ave running",
             f"variable        gkscale equal vol*{s}*dt/f_gktemp",
             "variable        etaxy equal trap(f_gk[3])*v_gkscale",
-            f"variable        etaxx equal trap(f_gk[4])*v_gkscale/{_fmt(2 - 2 / desc.dimension)}"]
+            f"variable        etaxx equal trap(f_gk[4])*v_gkscale/{_fmt(2 - 2 / desc.dimension)}"], list(GK_COLUMNS)
 
 
-def render(desc: SimulationDescription, rdf: bool = False, msd: bool = False, diffusion: bool = False,
-           viscosity: bool = False, rotation: bool = False, drag: bool = False, wall_force: bool = False,
-           shear_stress: bool = False, gyration: bool = False, friction: bool = False,
-           tensile: str | None = None, groups: list[group_metrics.GroupMeasure] | None = None,
-           surface_tension: bool = False, rotation_angle: bool = False) -> str:
-    """The LAMMPS input. In the averaged stage, `rdf`: g(r) snapshots into rdf.dat; `msd`: the MSD
-    in the thermo output; `diffusion`: also the running MSD slope (see _measurements); `viscosity`:
-    the running Green-Kubo viscosity (_green_kubo); `rotation`: the spheres' rotational energy;
-    `drag`: the force on each indenter along the flow; `wall_force`: per axis, the force the atoms
-    exert on the LJ 9-3 walls normal to it; `shear_stress`: the pressure-tensor component of the
-    imposed shear flow; `gyration`: the radius of gyration and its squared tensor (compute gyration);
-    `friction`: the sliding body's tangential and normal force (interval means); `tensile`: the
-    pressure-tensor component along this axis (pxx, pyy, pzz); `groups`: quantities over a group of
-    atoms or counted in a region; `surface_tension`: the slab's surface tension from the pressure tensor
-    (tools.lammps.described_metrics); `rotation_angle`: a rotating drum's angle variable (v_theta)."""
+def _drum_angle(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    return [], [drum.THETA_COLUMN] if want.rotation_angle and desc.drum is not None else []
+
+
+def _shock(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    """The shock's progress: fix msst's four global values."""
+    return (shock.variable_lines(), list(shock.COLUMNS)) if stage.msst is not None else ([], [])
+
+
+def _gyration(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    """Of all atoms, from unwrapped positions (LAMMPS compute gyration)."""
+    return (["compute         rg all gyration"], list(GYRATION_COLUMNS)) if want.gyration else ([], [])
+
+
+def _groups(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    if not want.groups:
+        return [], []
+    return group_metrics.lines(desc, want.groups), group_metrics.columns(want.groups)
+
+
+def _surface_tension(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    if not want.surface_tension:
+        return [], []
+    return group_metrics.surface_tension_lines(desc), [group_metrics.SURFACE_TENSION_COLUMN]
+
+
+def _shear_stress(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    return [], [solids.shear_component(stage.shear)] if want.shear_stress and stage.shear is not None else []
+
+
+def _friction(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    if want.friction and desc.layout is not None and desc.layout.friction is not None:
+        return described_groups.friction_lines(desc.layout, every)
+    return [], []
+
+
+def _tensile(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    return [], [f"p{want.tensile}{want.tensile}"] if want.tensile else []
+
+
+def _forces(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    if not (want.drag or want.wall_force) or desc.layout is None:
+        return [], []
+    return (described_groups.force_averages(desc.layout, want.drag, want.wall_force, every),
+            described_groups.force_columns(desc.layout, want.drag, want.wall_force))
+
+
+# The measurements of the averaged stage, in the order their lines and thermo columns are written.
+# A new measurement: a function (desc, stage, want, every) -> (lines, columns) added here.
+MEASUREMENTS = (_motion, _rotation, _green_kubo, _drum_angle, _shock, _gyration, _groups, _surface_tension,
+                _shear_stress, _friction, _tensile, _forces)
+
+
+def _measured(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> list[str]:
+    """The averaged stage's measurement lines, and the thermo_style that adds their columns."""
+    lines: list[str] = []
+    columns: list[str] = []
+    for measurement in MEASUREMENTS:
+        more, cols = measurement(desc, stage, want, every)
+        lines += more
+        columns += cols
+    if columns:  # thermo_style resets thermo_modify
+        lines += [f"thermo_style    custom {THERMO} {' '.join(columns)}", _thermo_modify(desc)]
+    return lines
+
+
+def _thermo_interval(desc: SimulationDescription, stage: Stage, index: int, want: Measures) -> int:
+    """The stage's thermo interval; in the averaged stage, a multiple of the steps the MSD slope and the
+    Green-Kubo correlations exist on."""
+    every = thermo_every(desc, stage)
+    if want.diffusion and index == desc.average_stage:  # the slope is computed on the MSD vector's steps
+        every = math.lcm(every, MSD_VECTOR_EVERY)
+    if want.viscosity and index == desc.average_stage and desc.green_kubo:  # correlations exist on these steps
+        every = math.lcm(every, desc.green_kubo.sample_every * desc.green_kubo.correlation_length)
+    return every
+
+
+def _system_and_interactions(desc: SimulationDescription) -> list[str]:
+    """The system and its interactions, by the kind of system the description holds."""
+    if desc.molecular is not None:  # water and ions: templates, charges, constraints, k-space
+        return molecular.system_lines(desc) + molecular.interaction_lines(desc) + molecular.constraint_lines(desc)
+    if desc.chain is not None:  # one bonded chain from its template, LJ between its non-bonded beads
+        return molecular.chain_system_lines(desc) + _interactions(desc) + molecular.chain_interaction_lines(desc)
+    if desc.granular is not None:  # an empty box the particles are poured into during the run
+        return granular.system_lines(desc)
+    if desc.drum is not None:  # an empty drum the particles are poured into, then rotated
+        return drum.system_lines(desc)
+    return _system(desc) + _interactions(desc)
+
+
+def _run_settings(desc: SimulationDescription) -> list[str]:
+    """Timestep and thermo output (and a molecular system's preparation), then the velocities."""
+    lines = [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", _thermo_modify(desc)]
+    if desc.molecular is not None:
+        lines += molecular.preparation_lines(desc)
+    return lines + _velocity(desc)
+
+
+def _is_srd_stage(desc: SimulationDescription, index: int) -> bool:
+    """The last run stage of an SRD set-up, where the solvent joins."""
+    return desc.srd is not None and index == desc.run_stages()[-1]
+
+
+def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active: list[str]) -> list[str]:
+    """The stage's marker comment, the previous stage's fixes removed, the SRD solvent inserted before
+    its stage, and the timestep reset."""
+    lines = ["", f"# stage {index + 1}: {stage.name}: {stage.evidence[:100]}"]
+    lines += [f"unfix           {fix_id}" for fix_id in active]
+    if _is_srd_stage(desc, index):
+        lines += colloids.srd_insert_lines(desc)
+    if stage.reset_timestep:
+        lines.append("reset_timestep  0")
+    return lines
+
+
+def _minimisation(desc: SimulationDescription, stage: Stage) -> tuple[list[str], list[str]]:
+    """A minimisation stage's lines and the fixes it leaves active."""
+    m = stage.minimize
+    assert m is not None
+    lines, active = [], []
+    if desc.dimension == 2:
+        lines.append("fix             e2d all enforce2d")
+        active.append("e2d")
+    return lines + [f"min_style       {m.style}", f"minimize        {m.etol:g} {m.ftol:g} {m.max_iterations} "
+                    f"{m.max_evaluations}"], active
+
+
+def _integrator_fixes(desc: SimulationDescription, stage: Stage, index: int) -> list[str]:
+    """The fixes that move the atoms: a granular pour's or a drum's own, the MSST shock, or the stage's
+    dynamics (with the asphere integrators of ellipsoids and fix srd in an SRD stage)."""
+    if desc.drum is not None:
+        return drum.stage_fixes(desc, index)
+    if desc.granular is not None:
+        return granular.stage_fixes(desc)
+    assert stage.dynamics is not None  # for the type checker: _run_stage asserts it
+    srd_stage = _is_srd_stage(desc, index)
+    fixes = shock.fix_lines(stage) if stage.msst is not None else dynamics_fixes(
+        stage.dynamics, spheres=desc.dipoles is not None, group=described_groups.thermostat_group(desc.layout),
+        t_variable=special.SET_POINT if stage.controller is not None else None,
+        moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
+    return ellipsoids.asphere_fixes(desc, fixes) + (colloids.srd_fix(desc) if srd_stage else [])
+
+
+def _stage_fixes(desc: SimulationDescription, stage: Stage, index: int) -> list[str]:
+    """The run stage's fixes: the integrator's, then the controller, deposition, deformation, the layout's
+    fixes and, last, enforce2d (it zeroes what the other fixes set)."""
+    fixes = [*_integrator_fixes(desc, stage, index), *special.controller_lines(stage),
+             *mixtures.deposition_fixes(desc)]
+    if stage.deform is not None:
+        fixes += solids.deform_lines(desc, stage)
+    if desc.layout is not None:
+        fixes += described_groups.fixes(desc.layout)
+    if desc.dimension == 2:
+        fixes.append("fix             e2d all enforce2d")
+    return fixes
+
+
+def _run_stage(desc: SimulationDescription, index: int, stage: Stage, want: Measures) -> tuple[list[str], list[str]]:
+    """A run stage's lines (its fixes, the averaged stage's measurements, thermo and run) and the fixes
+    it leaves active."""
+    assert stage.dynamics is not None
+    lines = [*drum.stage_lines(desc, index)] if desc.drum is not None else []
+    if stage.shear is not None:
+        lines += solids.shear_lines(desc, stage)
+    fixes = _stage_fixes(desc, stage, index)
+    lines += fixes + described_groups.partial_thermostat(desc.layout, fixes)
+    active = [f.split()[1] for f in fixes if f.startswith("fix ")]
+    every = _thermo_interval(desc, stage, index, want)
+    if index == desc.average_stage:
+        extra = _measured(desc, stage, want, every)
+        lines += extra
+        active += [w.split()[1] for w in extra if w.startswith("fix ")]
+    if stage.shear is not None:  # after thermo_style, which resets thermo_modify
+        lines += solids.shear_thermostat(fixes)
+    return lines + [f"thermo          {every}", f"run             {stage.steps}"], active
+
+
+def _stages(desc: SimulationDescription, want: Measures) -> list[str]:
+    """Every stage in order; each removes the fixes of the one before."""
+    lines: list[str] = []
+    active: list[str] = []
+    controlled = False  # the controller's set-point variable is defined once, before its first stage
+    for index, stage in enumerate(desc.stages):
+        lines += _stage_opening(desc, index, stage, active)
+        if stage.kind == "minimize":
+            more, active = _minimisation(desc, stage)
+        else:
+            if stage.controller is not None and not controlled:
+                lines += special.set_point_variable(stage)
+                controlled = True
+            more, active = _run_stage(desc, index, stage, want)
+        lines += more
+    return lines
+
+
+def render(desc: SimulationDescription, **requested: Any) -> str:
+    """The LAMMPS input; `requested`: the Measures (by keyword) the averaged stage records."""
+    want = Measures(**requested)
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
     lines = ["# simagent lammps/described: the task's description, rendered literally",
              "# (the defaults applied where the text is silent are listed in report.md)", ""]
-    if desc.molecular is not None:  # water and ions: templates, charges, constraints, k-space
-        lines += molecular.system_lines(desc) + molecular.interaction_lines(desc) + molecular.constraint_lines(desc)
-    elif desc.chain is not None:  # one bonded chain from its template, LJ between its non-bonded beads
-        lines += molecular.chain_system_lines(desc) + _interactions(desc) + molecular.chain_interaction_lines(desc)
-    elif desc.granular is not None:  # an empty box the particles are poured into during the run
-        lines += granular.system_lines(desc)
-    elif desc.drum is not None:  # an empty drum the particles are poured into, then rotated
-        lines += drum.system_lines(desc)
-    else:
-        lines += _system(desc) + _interactions(desc)
-    lines += [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", _thermo_modify(desc)]
-    if desc.molecular is not None:
-        lines += molecular.preparation_lines(desc)
-    lines += _velocity(desc)
-    active: list[str] = []
-    controlled = False  # the controller's set-point variable is defined once, before its first stage
-    for index, stage in enumerate(desc.stages):
-        lines += ["", f"# stage {index + 1}: {stage.name}: {stage.evidence[:100]}"]
-        for fix_id in active:
-            lines.append(f"unfix           {fix_id}")
-        active = []
-        srd_stage = desc.srd is not None and index == desc.run_stages()[-1]
-        if srd_stage:  # the solvent joins before its stage
-            lines += colloids.srd_insert_lines(desc)
-        if stage.reset_timestep:
-            lines.append("reset_timestep  0")
-        if stage.kind == "minimize":
-            m = stage.minimize
-            assert m is not None
-            if desc.dimension == 2:
-                lines.append("fix             e2d all enforce2d")
-                active.append("e2d")
-            lines += [f"min_style       {m.style}", f"minimize        {m.etol:g} {m.ftol:g} {m.max_iterations} "
-                      f"{m.max_evaluations}"]
-            continue
-        assert stage.dynamics is not None
-        if stage.controller is not None and not controlled:
-            lines += special.set_point_variable(stage)
-            controlled = True
-        fixes = shock.fix_lines(stage) if stage.msst is not None else dynamics_fixes(
-            stage.dynamics, spheres=desc.dipoles is not None, group=described_groups.thermostat_group(desc.layout),
-            t_variable=special.SET_POINT if stage.controller is not None else None,
-            moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
-        fixes = ellipsoids.asphere_fixes(desc, fixes) + (colloids.srd_fix(desc) if srd_stage else [])
-        if desc.granular is not None:
-            fixes = granular.stage_fixes(desc)
-        if desc.drum is not None:
-            lines += drum.stage_lines(desc, index)
-            fixes = drum.stage_fixes(desc, index)
-        fixes += special.controller_lines(stage)
-        fixes += mixtures.deposition_fixes(desc)
-        if stage.deform is not None:
-            fixes += solids.deform_lines(desc, stage)
-        if stage.shear is not None:
-            lines += solids.shear_lines(desc, stage)
-        if desc.layout is not None:
-            fixes += described_groups.fixes(desc.layout)
-        if desc.dimension == 2:
-            fixes.append("fix             e2d all enforce2d")  # last: it zeroes what the other fixes set
-        lines += fixes + described_groups.partial_thermostat(desc.layout, fixes)
-        active = [f.split()[1] for f in fixes if f.startswith("fix ")]
-        every = thermo_every(desc, stage)
-        if diffusion and index == desc.average_stage:  # the slope is computed on the MSD vector's steps
-            every = math.lcm(every, MSD_VECTOR_EVERY)
-        if viscosity and index == desc.average_stage and desc.green_kubo:  # correlations exist on these steps
-            every = math.lcm(every, desc.green_kubo.sample_every * desc.green_kubo.correlation_length)
-        if index == desc.average_stage:
-            extra = _measurements(desc, stage, rdf, msd, diffusion)
-            columns = [MSD_COLUMN] * (msd or diffusion) + [SLOPE_COLUMN] * diffusion
-            if rotation and desc.ellipsoids is not None:
-                more, cols = ellipsoids.rotation_measure(desc)
-                extra += more
-                columns += cols
-            elif rotation:
-                extra.append("compute         erot all erotate/sphere")
-                columns.append(EROT_COLUMN)
-            if viscosity:
-                extra += _green_kubo(desc)
-                columns += GK_COLUMNS
-            if rotation_angle and desc.drum is not None:
-                columns.append(drum.THETA_COLUMN)
-            if stage.msst is not None:  # the shock's progress: fix msst's four global values
-                extra += shock.variable_lines()
-                columns += shock.COLUMNS
-            if gyration:  # of all atoms, from unwrapped positions (LAMMPS compute gyration)
-                extra.append("compute         rg all gyration")
-                columns += GYRATION_COLUMNS
-            if groups:
-                extra += group_metrics.lines(desc, groups)
-                columns += group_metrics.columns(groups)
-            if surface_tension:
-                extra += group_metrics.surface_tension_lines(desc)
-                columns.append(group_metrics.SURFACE_TENSION_COLUMN)
-            if shear_stress and stage.shear is not None:
-                columns.append(solids.shear_component(stage.shear))
-            if friction and desc.layout is not None and desc.layout.friction is not None:
-                more, cols = described_groups.friction_lines(desc.layout, every)
-                extra += more
-                columns += cols
-            if tensile:
-                columns.append(f"p{tensile}{tensile}")
-            if (drag or wall_force) and desc.layout is not None:
-                extra += described_groups.force_averages(desc.layout, drag, wall_force, every)
-                columns += described_groups.force_columns(desc.layout, drag, wall_force)
-            if columns:  # thermo_style resets thermo_modify
-                extra += [f"thermo_style    custom {THERMO} {' '.join(columns)}", _thermo_modify(desc)]
-            lines += extra
-            active += [w.split()[1] for w in extra if w.startswith("fix ")]
-        if stage.shear is not None:  # after thermo_style, which resets thermo_modify
-            lines += solids.shear_thermostat(fixes)
-        lines += [f"thermo          {every}", f"run             {stage.steps}"]
+    lines += _system_and_interactions(desc) + _run_settings(desc) + _stages(desc, want)
     return "\n".join(lines) + "\n"

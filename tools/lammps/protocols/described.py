@@ -67,7 +67,7 @@ THERMO_PROPERTIES: dict[str, tuple[str, bool]] = {
 STRUCTURE_PROPERTIES = ("coordination_number", "rdf")
 # property -> thermo column, divided by the number of molecules of the kind the result's label names
 PER_MOLECULE = {"potential_energy_per_molecule": "PotEng", "total_energy_per_molecule": "TotEng"}
-# property -> thermo column of the averaged stage (tools.lammps.described._measurements)
+# property -> thermo column of the averaged stage (tools.lammps.described._motion)
 MOTION_PROPERTIES = {"mean_squared_displacement": MSD_COLUMN, "self_diffusion_coefficient": SLOPE_COLUMN}
 VISCOSITY = "shear_viscosity"  # Green-Kubo, when the description states its sampling
 ROTATION = "rotational_energy_per_atom"  # finite spheres (dipolar), compute erotate/sphere
