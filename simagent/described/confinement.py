@@ -49,17 +49,28 @@ _UNIT = r"\s*(?:angstrom|a\b|nm|sigma)?"
 _SPAN = re.compile(rf"(?:\(|\[|\bfrom |\bbetween |\bspanning )\s*{NUM}{_UNIT}\s*(?:to|and|,|\.\.)\s*{NUM}{_UNIT}")
 _RANDOM = re.compile(r"\b(?:random(?:ly)?|at random)\b[^.;]{0,40}?\b(?:insert|plac|creat|put|add|distribut)\w*|"
                      r"\b(?:insert|plac|creat|put|add|distribut)\w*\b[^.;]{0,40}?\b(?:at random|randomly)\b")
+_NO_SPAN = r"(?:(?!(?:\(|\[|\bfrom |\bbetween |\bspanning )\s*-?\d)[^.;])*?"  # not past another span
 _REGION_WORD = re.compile(r"\b(?:region|block|cube|box|volume)\b")
 _WALL_STYLES = [(r"\bharmonic\b", "harmonic"), (r"\b9-3\b|\b9/3\b|lj ?93", "lj93"), (r"\b12-6\b|lj ?126", "lj126"),
                 (r"\b10-4-3\b|lj ?1043", "lj1043")]
 _CONFINE = re.compile(r"\bconfin\w*|\bkept (?:inside|within)|\bkeeps?\b[^.;]{0,30}\b(?:inside|within)|\bheld (?:inside|"
                       r"within)|\brestrain\w*")
-_DISPLACE_COMMAND = re.compile(rf"displace_atoms\s+([a-z]\w*)\s+move\s+{NUM}\s+{NUM}\s+{NUM}(?:\s+units\s+(box|lattice))?")
+_DISPLACE_COMMAND = re.compile(rf"displace_atoms\s+([a-z]\w*)\s+move\s+{NUM}\s+{NUM}\s+{NUM}"
+                               r"(?:\s+units\s+(box|lattice))?")
 _DISPLACE_PROSE = re.compile(rf"\b(all atoms|every atom|each atom|the whole system|all particles|every particle)\b"
                              rf"[^.;]{{0,30}}?\b(?:displaced|shifted|translated|moved)\b[^.;(]{{0,30}}?\bby\b[^.;(]{{0,30}}"
                              rf"\(\s*{NUM}\s*,\s*{NUM}\s*,\s*{NUM}\s*\)")
 _ENERGY_COUNTED = re.compile(r"wall(?:'s)? (?:energy|potential energy)[^.;]{0,40}\b(?:included|counted|part of|added)|"
                              r"(?:include|count|add)\w*[^.;]{0,30}\bwall(?:'s)? energy")
+
+
+def _span_near(sentence: str, anchor: re.Match) -> re.Match | None:
+    """The span a phrase states: the first after its anchor word, else the last before it (one sentence
+    may state two regions: 'inserted at random in (-70 to 70), and a wall keeps them inside -80 to 80')."""
+    spans = list(_SPAN.finditer(sentence))
+    after = [m for m in spans if m.start() >= anchor.end()]
+    before = [m for m in spans if m.end() <= anchor.start()]
+    return after[0] if after else before[-1] if before else None
 
 
 def _sentences(low: str) -> list[str]:
@@ -102,7 +113,8 @@ def read_confinement(desc: SimulationDescription, low: str) -> None:
 
 def _insertion(desc: SimulationDescription, layout: Layout, sentence: str) -> bool:
     system = desc.molecular
-    span = _SPAN.search(sentence)
+    anchor = _RANDOM.search(sentence)
+    span = _span_near(sentence, anchor) if anchor else None
     assert system is not None
     if span is None or any(p.molecule == "water" for p in desc.placements) or not system.count_of("water"):
         return False
@@ -119,8 +131,8 @@ def _insertion(desc: SimulationDescription, layout: Layout, sentence: str) -> bo
     desc.note("molecular.placement", "rules", f"{span.group(0)}: the {system.count_of('water')} waters inserted at "
               f"random (create_atoms random, random orientations) in the block {bounds[0]:g} to {bounds[1]:g} on every "
               "axis; no grid and no minimisation before the first stage (the text states its own start)")
-    desc.note("molecular.insertion", "default", f"seed {system.seed}, no atom closer than {system.overlap:g} to another "
-              f"molecule's, {DEFAULT_MAX_TRIES} attempts per molecule: none stated")
+    desc.note("molecular.insertion", "default", f"seed {system.seed}, no atom closer than {system.overlap:g} to "
+              f"another molecule's, {DEFAULT_MAX_TRIES} attempts per molecule: none stated")
     if RANDOM_NAME in desc.unsupported:
         desc.unsupported.remove(RANDOM_NAME)
     return True
@@ -128,7 +140,8 @@ def _insertion(desc: SimulationDescription, layout: Layout, sentence: str) -> bo
 
 def _region_wall(desc: SimulationDescription, layout: Layout, sentence: str) -> bool:
     style = next((name for pattern, name in _WALL_STYLES if re.search(pattern, sentence)), None)
-    span = _SPAN.search(sentence)
+    anchor = re.search(r"\bwalls?\b", sentence)
+    span = _span_near(sentence, anchor) if anchor else None
     if style is None or span is None or not _REGION_WORD.search(sentence):
         return False
     bounds = _bounds(desc, sentence, span)
@@ -137,9 +150,9 @@ def _region_wall(desc: SimulationDescription, layout: Layout, sentence: str) -> 
         return True
     layout.regions.append(Region(name=CONFINEMENT, style="block", bounds=bounds, box_units=True))
     values: dict[str, float] = {}
-    for name, pattern in (("epsilon", r"(?:epsilon|force constant|spring constant|strength|stiffness)\s*(?:=|of|is)?\s*"),
-                          ("sigma", r"sigma\s*(?:=|of|is)?\s*"), ("cutoff", r"cut-?off(?: distance)?\s*(?:=|of|is)?\s*")):
-        hit = re.search(pattern + NUM, sentence)
+    for name, words in (("epsilon", r"epsilon|force constant|spring constant|strength|stiffness"), ("sigma", "sigma"),
+                        ("cutoff", r"cut-?off(?: distance)?")):
+        hit = re.search(rf"(?:{words})\s*(?:=|of|is)?\s*{NUM}", sentence)
         if hit:
             values[name] = float(hit.group(1))
     desc.note("wall", "rules", f"{sentence[:160]}: a {style} wall on the surface of the block {bounds[0]:g} to "
@@ -220,9 +233,10 @@ def _read(low: str) -> StatedNumbers:
     s.take("box", rf"{NUM}\s*[*x]\s*{NUM}\s*[*x]\s*{NUM}\s*(?:angstrom|a)\b", groups=(1, 2, 3))
     s.mark("cubed", r"(?:angstrom|a)\^(3)\b")
     s.take("temperature", rf"\btemperature (?:of |at |= ?)?{NUM}\s*k\b|\bat {NUM}\s*k\b", groups=(1, 2))
-    s.take("insertion", rf"(?:random(?:ly)?|at random)[^.;]*?{_SPAN.pattern}", groups=(1, 2))
-    s.take("wall_region", rf"\bconfin\w*[^.;]*?{_SPAN.pattern}|{_SPAN.pattern}[^.;]*?\bwall\b", groups=(1, 2, 3, 4))
-    s.take("cutoff", rf"\bcut-?off(?: distance| radius)? (?:of |= ?|at |is )?{NUM}")
+    s.take("insertion", rf"(?:{_RANDOM.pattern}){_NO_SPAN}{_SPAN.pattern}", groups=(1, 2))
+    if s.take("wall_region", rf"\bwalls?\b{_NO_SPAN}{_SPAN.pattern}", groups=(1, 2)) is None:
+        s.take("wall_region", rf"{_SPAN.pattern}{_NO_SPAN}\bwalls?\b", groups=(1, 2))
+    s.take("cutoff", rf"\bcut[- ]?off(?: distance| radius)? (?:of |= ?|at |is )?{NUM}")
     s.take("epsilon_o", rf"epsilon\s*=?\s*{NUM}")
     s.take("sigma_o", rf"sigma\s*=?\s*{NUM}")
     s.take("bond", rf"bond length (?:is )?(?:fixed at |of |= ?){NUM}")
@@ -234,11 +248,6 @@ def _read(low: str) -> StatedNumbers:
     return s
 
 
-def _wall_region(s: StatedNumbers) -> tuple[float, float] | None:
-    value = s.value("wall_region")
-    return tuple(value[:2]) if isinstance(value, tuple) and len(value) >= 2 else None  # type: ignore[return-value]
-
-
 def fill_wall_example(desc: SimulationDescription, low: str) -> None:
     """A text that states in.wall.block's setup (module docstring): the example's unstated values."""
     system, layout = desc.molecular, desc.layout
@@ -248,7 +257,7 @@ def fill_wall_example(desc: SimulationDescription, low: str) -> None:
     box = s.value("box")
     temperature = s.value("temperature")
     stated = {"water": system.water.name, "molecules": s.value("molecules"), "box": box, "insertion":
-              s.value("insertion"), "wall_region": _wall_region(s), "wall_style": layout.region_walls[0].style,
+              s.value("insertion"), "wall_region": s.value("wall_region"), "wall_style": layout.region_walls[0].style,
               "cutoff": s.value("cutoff"), "temperature": temperature, "epsilon_o": s.value("epsilon_o"),
               "sigma_o": s.value("sigma_o"), "bond": s.value("bond"), "angle": s.value("angle")}
     fill = WALL_BLOCK.fill(desc, WALL_BLOCK.compare(stated, unread=s.unread()),

@@ -392,7 +392,7 @@ def _box(desc: SimulationDescription, low: str) -> None:
     if side:
         lo, hi = (0.0,) * 3, (float(side.group(1)),) * 3
         words = side.group(0)
-    elif span and re.search(r"\bbox\b[^.]{0,80}from|cubic[^.]{0,80}from", low):
+    elif span and re.search(r"(?:\bbox\b|cubic)(?:(?!\bregion\b|\bblock\b)[^.]){0,80}from", low):  # not a region's
         lo, hi = (float(span.group(1)),) * 3, (float(span.group(2)),) * 3
         words = span.group(0)
     elif dims:
