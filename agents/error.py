@@ -14,6 +14,7 @@ and review shows the re-rendered inputs as a unified diff against it (approve, e
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -21,7 +22,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from simagent import gates
-from simagent.assessment import EXTEND_HANDLER, assess_failed, assess_finished, prescribed_changes
+from simagent.assessment import EXTEND_HANDLER, Assessment, assess_failed, assess_finished, prescribed_changes
 from simagent.engines import get_engine
 from simagent.errors import SimagentError
 from simagent.handlers import (
@@ -142,6 +143,180 @@ def _repair_run(run: ProtocolRun, items: list[tuple[Job, Diagnosis]], failures: 
     return run.model_copy(update={"params": params}), changes
 
 
+@dataclass
+class _Findings:
+    """What the post-run pass over the finished jobs found: the decisions to record, the failures to
+    report, and the repairs planned per run (index into the plan's runs)."""
+
+    decisions: list[Decision]
+    failures: list[str] = field(default_factory=list)
+    planned: dict[int, list[tuple[Job, Diagnosis]]] = field(default_factory=dict)
+    only_extensions: bool = True  # every planned repair is a gate's extension (no repair round is used up)
+
+    def plan(self, index: int, job: Job, found: Diagnosis, extension: bool = False) -> None:
+        self.planned.setdefault(index, []).append((job, found))
+        self.only_extensions = self.only_extensions and extension
+
+
+def _handler_notes(job: Job, notes: list[str]) -> list[Decision]:
+    return [Decision(decision="repair", backend="handlers", detail=f"{job.id}: {note}") for note in notes]
+
+
+def _kept(job: Job, job_dir: Path, verdict: Assessment, log: CorrectionLog, found: _Findings) -> None:
+    """A job whose numbers stand: a prescribed run whose gates failed keeps them with the finding as a
+    warning; a handler's diagnosis goes with it; its corrections so far are written to its folder."""
+    if verdict.gates.outcome != gates.Outcome.PASS:
+        # the run is prescribed: the number stands, the finding goes with it
+        found.decisions.append(Decision(decision="warning", backend="gates",
+                                        detail=f"{job.id}: run kept as prescribed; {'; '.join(verdict.reasons)}"))
+        return
+    if verdict.diagnosis is not None:
+        found.decisions.append(Decision(decision="warning", backend="handlers",
+                                        detail=f"{job.id}: {verdict.diagnosis.summary()}"))
+    if log.for_job(job.id):
+        JobFolder(job_dir, job.id).write_corrections(log)
+
+
+def _assess_succeeded(job: Job, job_dir: Path, index: int | None, log: CorrectionLog, extend: bool,
+                      prescribed: bool, found: _Findings) -> None:
+    """A job that exited cleanly, through the physics gates: kept, planned for an extension or a
+    repair, or failed with the gates' reasons (its numbers are then not used)."""
+    verdict = assess_finished(job_dir, job, log, extend=extend, param_only=True, prescribed=prescribed)
+    found.decisions += _handler_notes(job, verdict.notes)
+    if verdict.verdict == "pass":
+        _kept(job, job_dir, verdict, log, found)
+        return
+    reasons = list(verdict.reasons)
+    if verdict.verdict == "extend" and index is not None:
+        found.plan(index, job, verdict.diagnosis, extension=True)
+        return
+    if verdict.gates.outcome == gates.Outcome.EXTEND:
+        reasons.append(f"not converged after {log.count(job.id, EXTEND_HANDLER)} extension(s)")
+    diagnosis = verdict.diagnosis if verdict.verdict != "extend" else diagnose(job_dir, job, log, succeeded=True)
+    if verdict.verdict == "repair" and index is not None:
+        found.plan(index, job, diagnosis)
+        return
+    if diagnosis is not None:
+        reasons.append(f"{diagnosis.handler}: {diagnosis.summary()}")
+    reasons += [note for note in verdict.notes if note.startswith("not repaired")]
+    job.status = JobStatus.failed
+    job.message = "physics gate failed: " + "; ".join(reasons)
+    found.failures.append(f"{job.id}: no result reported, the physics gates failed: {'; '.join(reasons)}")
+
+
+def _backend_repair(context: RunContext, job: Job, job_dir: Path, run: ProtocolRun, diagnosis: Diagnosis | None,
+                    log: CorrectionLog, found: _Findings) -> Diagnosis | None:
+    """The decision backend's diagnosis of a failure no handler repairs by a parameter (None, with the
+    failure recorded, when the backend cannot give one)."""
+    text = diagnosis.summary() if diagnosis else (job.message or "unknown failure")
+    try:
+        schema = get_protocol(run.protocol).Params.model_json_schema()
+        diagnosis = backend_diagnosis(context.backend, job, text, run.protocol, run.params, schema, log,
+                                      job_dir=job_dir)
+    except SimagentError as err:
+        found.failures.append(f"{job.id} failed: {text}; repair backend: {err}")
+        return None
+    found.decisions.append(Decision(decision="repair", backend=context.backend.name,
+                                    detail="; ".join(diagnosis.errors)))
+    return diagnosis
+
+
+def _assess_failed(job: Job, job_dir: Path, index: int | None, runs: list[ProtocolRun], log: CorrectionLog,
+                   context: RunContext, prescribed: bool, found: _Findings) -> None:
+    """A failed job: the handlers' repair, else the decision backend's, planned for its run; or the
+    failure recorded (no run to repair, a repair the description's prescription forbids, or none)."""
+    found.only_extensions = False
+    verdict = assess_failed(job_dir, job, log, param_only=True, prescribed=prescribed)
+    diagnosis = verdict.diagnosis
+    if prescribed and verdict.notes and diagnosis is not None and diagnosis.fixable:  # a repair it may not make
+        found.failures.append(f"{job.id} failed: {diagnosis.summary()}; {'; '.join(verdict.notes)}")
+        return
+    if index is None:
+        found.failures.append(f"{job.id} failed: {diagnosis.summary() if diagnosis else job.message}")
+        return
+    if verdict.verdict != "repair":
+        # a file edit: protocol inputs are re-rendered, so it is only recorded
+        found.decisions += _handler_notes(job, verdict.notes)
+        diagnosis = _backend_repair(context, job, job_dir, runs[index], diagnosis, log, found)
+        if diagnosis is None:
+            return
+    if diagnosis.fixable and prescribed and prescribed_changes(diagnosis.actions):
+        found.failures.append(f"{job.id} failed: {'; '.join(diagnosis.errors)}; not repaired: the repair would "
+                              f"change the {', '.join(prescribed_changes(diagnosis.actions))} that the description "
+                              f"prescribes")
+    elif diagnosis.fixable:
+        found.plan(index, job, diagnosis)
+    else:
+        why = f" ({diagnosis.blocked})" if diagnosis.blocked else ""
+        found.failures.append(f"{job.id} failed: {'; '.join(diagnosis.errors)}{why}")
+
+
+def _apply_repairs(planned: dict[int, list[tuple[Job, Diagnosis]]], runs: list[ProtocolRun], log: CorrectionLog,
+                   corrections: list[Correction], failures: list[str]) -> tuple[dict[str, Diagnosis], bool]:
+    """The planned repairs applied to their runs (in place), each recorded in the correction log, the
+    answer's corrections and the failed attempt's archived folder: the repaired jobs with their
+    diagnoses, and whether any repair needs review."""
+    repaired: dict[str, Diagnosis] = {}
+    needs_review = False
+    for index, items in planned.items():
+        repaired_run, changes = _repair_run(runs[index], items, failures)
+        if repaired_run is None:
+            continue
+        runs[index] = repaired_run
+        for job, found, applied in changes:
+            if not applied:
+                continue
+            record = CorrectionRecord(job=job.id, handler=found.handler or "repair", category=found.category,
+                                      errors=found.errors, actions=found.actions, changes=applied,
+                                      attempt=log.count(job.id) + 1,
+                                      source="gate" if found.handler == EXTEND_HANDLER else "handler")
+            JobFolder(job.workdir, job.id).archive_failed(CorrectionLog([*log.records, record]))
+            log.add(record)
+            corrections.append(Correction(job=job.id, handler=record.handler, action="; ".join(applied),
+                                          reason="; ".join(found.errors)))
+            repaired[job.id] = found
+            needs_review = needs_review or found.needs_review
+    return repaired, needs_review
+
+
+def _no_round_left(planned: dict[int, list[tuple[Job, Diagnosis]]], max_repairs: int, failures: list[str]) -> None:
+    """Planned repairs with no repair round left: each is a failure, and a succeeded job whose gate
+    failed counts as failed (its numbers are not used)."""
+    for items in planned.values():
+        for job, found in items:
+            failures.append(f"{job.id} failed: {found.summary()} (no repair round left: "
+                            f"max_repairs = {max_repairs}); no result reported")
+            if job.status == JobStatus.succeeded:  # a physics gate failed: its numbers are not used
+                job.status = JobStatus.failed
+                job.message = "physics gate failed: " + found.summary()
+
+
+def _run_again(state: RunState, context: RunContext, runs: list[ProtocolRun], jobs: list[Job],
+               corrections: list[Correction], found: _Findings, repaired: dict[str, Diagnosis],
+               needs_review: bool) -> Command[Literal["input_writer", "analysis"]]:
+    """Back to the input writer with the repaired runs; the jobs downstream of a repaired one are set
+    aside to run again; an LLM's repair in review mode keeps the plan the failed attempt left for review."""
+    superseded = _supersede_dependents(jobs, set(repaired))
+    if superseded:
+        found.decisions.append(Decision(decision="repair", backend="handlers",
+                                        detail=f"run again after the repair of a job they depend on: "
+                                               f"{', '.join(superseded)}"))
+    plan = state.plan.model_copy(update={"runs": runs})
+    extra = {}
+    if needs_review and not context.auto_approve:
+        # the plan as the failed attempt left it: what review diffs against, and what a
+        # rejection goes back to (the repaired jobs count as failed there)
+        before = [job.model_copy(update={"status": JobStatus.failed, "message": "; ".join(repaired[job.id].errors)})
+                  if job.id in repaired else job for job in jobs]
+        extra = {"reviewed": False, "repair_review": {
+            "plan": state.plan.model_copy(update={"jobs": before}).model_dump(mode="json"),
+            "corrections": [c.model_dump(mode="json") for c in corrections[len(state.corrections):]],
+            "failures": found.failures,
+        }}
+    return Command(goto="input_writer", update={"corrections": corrections, "decisions": found.decisions, **extra,
+                                                "plan": plan, "repairs": state.repairs + 1})
+
+
 def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["input_writer", "analysis"]]:
     """Gates on finished jobs; handlers, then the backend, on failed ones; bounded repair rounds."""
     context = runtime.context
@@ -149,140 +324,27 @@ def postcheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal[
     log = CorrectionLog.from_corrections(state.corrections)
     runs = list(state.plan.runs)
     jobs = [job.model_copy() for job in state.plan.jobs]
-    corrections, decisions = list(state.corrections), list(state.decisions)
-    failures: list[str] = []
-    planned: dict[int, list[tuple[Job, Diagnosis]]] = {}
-    only_extensions = True
+    corrections = list(state.corrections)
+    found = _Findings(decisions=list(state.decisions))
     prescribed = not context.settings.gate_extensions  # solve: the description prescribes every run
-
     for job in jobs:
         if job.status not in (JobStatus.succeeded, JobStatus.failed) or not job.workdir:
             continue
-        job_dir = Path(job.workdir)
-        index = _run_index(runs, job)
+        job_dir, index = Path(job.workdir), _run_index(runs, job)
         if job.status == JobStatus.succeeded:
-            verdict = assess_finished(job_dir, job, log, extend=context.settings.gate_extensions, param_only=True,
-                                      prescribed=prescribed)
-            decisions += [Decision(decision="repair", backend="handlers", detail=f"{job.id}: {note}")
-                          for note in verdict.notes]
-            if verdict.verdict == "pass":
-                if verdict.gates.outcome != gates.Outcome.PASS:
-                    # the run is prescribed: the number stands, the finding goes with it
-                    decisions.append(Decision(decision="warning", backend="gates",
-                                              detail=f"{job.id}: run kept as prescribed; {'; '.join(verdict.reasons)}"))
-                    continue
-                if verdict.diagnosis is not None:
-                    decisions.append(Decision(decision="warning", backend="handlers",
-                                              detail=f"{job.id}: {verdict.diagnosis.summary()}"))
-                if log.for_job(job.id):
-                    JobFolder(job_dir, job.id).write_corrections(log)
-                continue
-            reasons = list(verdict.reasons)
-            if verdict.verdict == "extend" and index is not None:
-                planned.setdefault(index, []).append((job, verdict.diagnosis))
-                continue
-            if verdict.gates.outcome == gates.Outcome.EXTEND:
-                reasons.append(f"not converged after {log.count(job.id, EXTEND_HANDLER)} extension(s)")
-            found = verdict.diagnosis if verdict.verdict != "extend" else diagnose(job_dir, job, log, succeeded=True)
-            if verdict.verdict == "repair" and index is not None:
-                planned.setdefault(index, []).append((job, found))
-                only_extensions = False
-                continue
-            if found is not None:
-                reasons.append(f"{found.handler}: {found.summary()}")
-            reasons += [note for note in verdict.notes if note.startswith("not repaired")]
-            job.status = JobStatus.failed
-            job.message = "physics gate failed: " + "; ".join(reasons)
-            failures.append(f"{job.id}: no result reported, the physics gates failed: {'; '.join(reasons)}")
-            continue
-        # a failed job
-        only_extensions = False
-        verdict = assess_failed(job_dir, job, log, param_only=True, prescribed=prescribed)
-        found = verdict.diagnosis
-        if prescribed and verdict.notes and found is not None and found.fixable:  # a repair it may not make
-            failures.append(f"{job.id} failed: {found.summary()}; {'; '.join(verdict.notes)}")
-            continue
-        if index is None:
-            failures.append(f"{job.id} failed: {found.summary() if found else job.message}")
-            continue
-        if verdict.verdict != "repair":
-            # a file edit: protocol inputs are re-rendered, so it is only recorded
-            decisions += [Decision(decision="repair", backend="handlers", detail=f"{job.id}: {note}")
-                          for note in verdict.notes]
-            run = runs[index]
-            text = found.summary() if found else (job.message or "unknown failure")
-            try:
-                schema = get_protocol(run.protocol).Params.model_json_schema()
-                found = backend_diagnosis(context.backend, job, text, run.protocol, run.params, schema, log,
-                                          job_dir=job_dir)
-            except SimagentError as err:
-                failures.append(f"{job.id} failed: {text}; repair backend: {err}")
-                continue
-            decisions.append(Decision(decision="repair", backend=context.backend.name,
-                                      detail="; ".join(found.errors)))
-        if found.fixable and prescribed and prescribed_changes(found.actions):
-            failures.append(f"{job.id} failed: {'; '.join(found.errors)}; not repaired: the repair would change the "
-                            f"{', '.join(prescribed_changes(found.actions))} that the description prescribes")
-        elif found.fixable:
-            planned.setdefault(index, []).append((job, found))
+            _assess_succeeded(job, job_dir, index, log, context.settings.gate_extensions, prescribed, found)
         else:
-            why = f" ({found.blocked})" if found.blocked else ""
-            failures.append(f"{job.id} failed: {'; '.join(found.errors)}{why}")
+            _assess_failed(job, job_dir, index, runs, log, context, prescribed, found)
 
-    rounds_left = state.repairs < context.settings.max_repairs or (only_extensions and planned)
-    repaired = False
-    repaired_jobs: dict[str, Diagnosis] = {}
+    rounds_left = state.repairs < context.settings.max_repairs or (found.only_extensions and found.planned)
+    repaired: dict[str, Diagnosis] = {}
     needs_review = False
-    if planned and rounds_left:
-        for index, items in planned.items():
-            repaired_run, changes = _repair_run(runs[index], items, failures)
-            if repaired_run is None:
-                continue
-            runs[index] = repaired_run
-            for job, found, applied in changes:
-                if not applied:
-                    continue
-                record = CorrectionRecord(job=job.id, handler=found.handler or "repair", category=found.category,
-                                          errors=found.errors, actions=found.actions, changes=applied,
-                                          attempt=log.count(job.id) + 1,
-                                          source="gate" if found.handler == EXTEND_HANDLER else "handler")
-                JobFolder(job.workdir, job.id).archive_failed(CorrectionLog([*log.records, record]))
-                log.add(record)
-                corrections.append(Correction(job=job.id, handler=record.handler, action="; ".join(applied),
-                                              reason="; ".join(found.errors)))
-                repaired = True
-                repaired_jobs[job.id] = found
-                needs_review = needs_review or found.needs_review
-    elif planned:
-        for items in planned.values():
-            for job, found in items:
-                failures.append(f"{job.id} failed: {found.summary()} (no repair round left: "
-                                f"max_repairs = {context.settings.max_repairs}); no result reported")
-                if job.status == JobStatus.succeeded:  # a physics gate failed: its numbers are not used
-                    job.status = JobStatus.failed
-                    job.message = "physics gate failed: " + found.summary()
-
-    update = {"corrections": corrections, "decisions": decisions}
+    if found.planned and rounds_left:
+        repaired, needs_review = _apply_repairs(found.planned, runs, log, corrections, found.failures)
+    elif found.planned:
+        _no_round_left(found.planned, context.settings.max_repairs, found.failures)
     if repaired:
-        superseded = _supersede_dependents(jobs, set(repaired_jobs))
-        if superseded:
-            decisions.append(Decision(decision="repair", backend="handlers",
-                                      detail=f"run again after the repair of a job they depend on: "
-                                             f"{', '.join(superseded)}"))
-            update["decisions"] = decisions
-        plan = state.plan.model_copy(update={"runs": runs})
-        extra = {}
-        if needs_review and not context.auto_approve:
-            # the plan as the failed attempt left it: what review diffs against, and what a
-            # rejection goes back to (the repaired jobs count as failed there)
-            before = [job.model_copy(update={"status": JobStatus.failed,
-                                             "message": "; ".join(repaired_jobs[job.id].errors)})
-                      if job.id in repaired_jobs else job for job in jobs]
-            extra = {"reviewed": False, "repair_review": {
-                "plan": state.plan.model_copy(update={"jobs": before}).model_dump(mode="json"),
-                "corrections": [c.model_dump(mode="json") for c in corrections[len(state.corrections):]],
-                "failures": failures,
-            }}
-        return Command(goto="input_writer", update={**update, **extra, "plan": plan, "repairs": state.repairs + 1})
+        return _run_again(state, context, runs, jobs, corrections, found, repaired, needs_review)
     plan = state.plan.model_copy(update={"jobs": jobs})
-    return Command(goto="analysis", update={**update, "plan": plan, "failures": [*state.failures, *failures]})
+    return Command(goto="analysis", update={"corrections": corrections, "decisions": found.decisions, "plan": plan,
+                                            "failures": [*state.failures, *found.failures]})
