@@ -295,6 +295,8 @@ def _walls(layout: Layout, desc: SimulationDescription, sentence: str) -> bool:
     for m in _AXIS.finditer(sentence):
         axes += [a for a in m.groups() if a and a not in axes]
     faces = [f"{a}{side}" for a in axes for side in ("lo", "hi")]
+    if not faces and re.search(r"\b(?:region|cube|block|sphere|cylinder)\b", sentence):
+        return False  # a wall on a region's surface (simagent.described.confinement)
     if not faces:
         desc.missing.append("which faces the walls stand at")
         return True

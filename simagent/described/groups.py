@@ -4,8 +4,9 @@ A task that builds walls out of atom layers, drives a fluid with a body force an
 its way states a layout on top of the bulk system: regions of space (blocks, spheres, cylinders),
 the groups of atoms inside them (and the rest), which groups are held at rest, the forces fixed on
 or added to a group (LAMMPS fix setforce, addforce, aveforce), repulsive indenters (fix indent),
-walls at the box faces (fix wall/lj93, wall/reflect) and the group a thermostat acts on.
-Coordinates are in lattice units unless `lattice_units` is False (LAMMPS's region default).
+walls at the box faces (fix wall/lj93, wall/reflect), walls on a region's surface (fix wall/region),
+rigid displacements of a group before the first stage (displace_atoms) and the group a thermostat
+acts on. Region coordinates are in lattice units (LAMMPS's region default) unless `box_units`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ class Region(BaseModel):
     axis: Axis | None = None
     side: Literal["in", "out"] = "in"
     members: list[str] = Field(default_factory=list)
+    box_units: bool = Field(default=False, description="coordinates in distance units (region ... units box), "
+                            "not lattice spacings")
 
     @model_validator(mode="after")
     def _shape(self) -> Region:
@@ -139,6 +142,31 @@ class Wall(BaseModel):
         return self
 
 
+class RegionWall(BaseModel):
+    """A wall on the surface of a region (LAMMPS fix wall/region): atoms inside the region interact
+    with its surface by `style` (harmonic: E = epsilon (r - r_c)^2; lj93, lj126, lj1043: the LJ forms)
+    within `cutoff` of it. `energy`: the wall's energy is part of the potential energy the run reports
+    (fix_modify energy yes)."""
+
+    region: str
+    style: Literal["harmonic", "lj93", "lj126", "lj1043"]
+    epsilon: float | None = Field(default=None, ge=0, description="None: not stated (the description then lists it "
+                                  "missing)")
+    sigma: float | None = Field(default=None, ge=0)
+    cutoff: float | None = Field(default=None, gt=0)
+    energy: bool = False
+    group: str = "all"
+
+
+class Displacement(BaseModel):
+    """A rigid shift of a group before the first stage (LAMMPS displace_atoms GROUP move dx dy dz),
+    in distance units when `box_units`, else lattice spacings."""
+
+    group: str = "all"
+    move: tuple[float, float, float]
+    box_units: bool = True
+
+
 class Layout(BaseModel):
     regions: list[Region] = Field(default_factory=list)
     groups: list[Group] = Field(default_factory=list)
@@ -150,6 +178,9 @@ class Layout(BaseModel):
     forces: list[GroupForce] = Field(default_factory=list)
     indenters: list[Indenter] = Field(default_factory=list)
     walls: list[Wall] = Field(default_factory=list)
+    region_walls: list[RegionWall] = Field(default_factory=list)
+    displacements: list[Displacement] = Field(default_factory=list, description="applied in order after the "
+                                              "velocity creation, before the first stage")
     thermostat_group: str | None = Field(default=None, description="the group a thermostat acts on (else all)")
     integrated: str | None = Field(default=None, description="the group the run's integrator moves (else all; "
                                    "the other atoms stay where they are made)")

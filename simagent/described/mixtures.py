@@ -31,6 +31,8 @@ class RandomPlacement(BaseModel):
     max_tries: int | None = Field(default=None, gt=0)
     molecule: str | None = Field(default=None, description="a molecule template id (create_atoms mol): "
                                  "then `atom_type` is the type offset of the template")
+    mol_seed: int | None = Field(default=None, gt=0, description="the seed of the molecules' random orientations "
+                                 "(None: seed + 1)")
 
 
 class AtomType(BaseModel):

@@ -124,6 +124,9 @@ class MolecularSystem(BaseModel):
     rdf_bins: int | None = Field(default=None, gt=0)
     recenter: Literal["ions", "water"] | None = Field(default=None, description="the group whose centre of mass "
                                                       "is held at its initial position (fix recenter INIT)")
+    prepare: bool = Field(default=True, description="the listed preparation: the waters on a grid, minimised before "
+                          "the first stage; False: the text's own start (waters inserted at random, desc.placements), "
+                          "velocities created before the constraints")
 
     def type_of(self, element: str) -> int:
         return next(k.type for k in self.kinds if k.element == element)
@@ -389,7 +392,7 @@ def _box(desc: SimulationDescription, low: str) -> None:
     if side:
         lo, hi = (0.0,) * 3, (float(side.group(1)),) * 3
         words = side.group(0)
-    elif span and re.search(r"\bbox\b[^.]{0,80}from|cubic[^.]{0,80}from", low):
+    elif span and re.search(r"(?:\bbox\b|cubic)(?:(?!\bregion\b|\bblock\b)[^.]){0,80}from", low):  # not a region's
         lo, hi = (float(span.group(1)),) * 3, (float(span.group(2)),) * 3
         words = span.group(0)
     elif dims:

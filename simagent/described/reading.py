@@ -26,6 +26,7 @@ from simagent.backends.expert.protocol_text import (
 )
 from simagent.described import (
     colloids,
+    confinement,
     drum,
     ellipsoids,
     examples,
@@ -148,6 +149,8 @@ def read_description(text: str) -> SimulationDescription:
     region_reading.read_unstated_temperature(desc, low)
     molecular.read_slab(desc, low)
     _velocity_for_thermostat(desc)
+    confinement.read_confinement(desc, low)
+    confinement.fill_wall_example(desc, low)
     solids.attach_shear(desc, low)
     _stated_atoms(desc, low)
     examples.fill_friction_example(desc)

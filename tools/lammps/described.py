@@ -399,8 +399,9 @@ def _thermo_interval(desc: SimulationDescription, stage: Stage, index: int, want
 
 def _system_and_interactions(desc: SimulationDescription) -> list[str]:
     """The system and its interactions, by the kind of system the description holds."""
-    if desc.molecular is not None:  # water and ions: templates, charges, constraints, k-space
-        return molecular.system_lines(desc) + molecular.interaction_lines(desc) + molecular.constraint_lines(desc)
+    if desc.molecular is not None:  # water and ions: templates, charges, constraints (see _run_settings), k-space
+        early = molecular.constraint_lines(desc) if desc.molecular.prepare else []
+        return molecular.system_lines(desc) + molecular.interaction_lines(desc) + early
     if desc.chain is not None:  # one bonded chain from its template, LJ between its non-bonded beads
         return molecular.chain_system_lines(desc) + _interactions(desc) + molecular.chain_interaction_lines(desc)
     if desc.granular is not None:  # an empty box the particles are poured into during the run
@@ -411,11 +412,18 @@ def _system_and_interactions(desc: SimulationDescription) -> list[str]:
 
 
 def _run_settings(desc: SimulationDescription) -> list[str]:
-    """Timestep and thermo output (and a molecular system's preparation), then the velocities."""
+    """Timestep and thermo output (and a molecular system's preparation), then the velocities, then the
+    rigid displacements. Molecules that start as the text places them get their velocities before the
+    SHAKE constraints exist: the creation then spreads the temperature over the unconstrained degrees
+    of freedom and the constraints' first step removes the bond-direction part, leaving the rigid
+    molecules at the stated temperature (created after SHAKE, they would start at 2/3 of it)."""
     lines = [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", _thermo_modify(desc)]
     if desc.molecular is not None:
         lines += molecular.preparation_lines(desc)
-    return lines + _velocity(desc)
+    lines += _velocity(desc)
+    if desc.molecular is not None and not desc.molecular.prepare:
+        lines += molecular.constraint_lines(desc)
+    return lines + described_groups.displacement_lines(desc.layout)
 
 
 def _is_srd_stage(desc: SimulationDescription, index: int) -> bool:

@@ -36,7 +36,8 @@ def region_line(r: Region) -> str:
         k = AXES.index(r.axis)
         c1, c2 = (r.center[i] for i in range(3) if i != k)
         shape = f"cylinder {r.axis} {_fmt(c1)} {_fmt(c2)} {_fmt(r.radius)} INF INF"
-    return f"region          {r.name} {shape}" + (" side out" if r.side == "out" else "")
+    return f"region          {r.name} {shape}" + (" side out" if r.side == "out" else "") + (" units box" if r.box_units
+                                                                                          else "")
 
 
 def setup(layout: Layout, made: set[str] | None = None) -> list[str]:
@@ -56,12 +57,34 @@ def setup(layout: Layout, made: set[str] | None = None) -> list[str]:
         if g.types:  # a second group command on the same id adds to it (a union)
             lines.append(f"group           {g.name} type {' '.join(str(t) for t in g.types)}")
     lines += [f"set             group {g} type {t}" for g, t in layout.retype]
+    lines += region_wall_lines(layout)
     group = layout.thermostat_group or layout.velocity_group
     if group:
         axes = layout.temperature_axes
         style = "temp" if not axes else "temp/partial " + " ".join("1" if a in axes else "0" for a in AXES)
         lines.append(f"compute         {temperature_compute(layout)} {group} {style}")
     return lines
+
+
+def region_wall_lines(layout: Layout) -> list[str]:
+    """Walls on regions' surfaces (ids rwall<N>), defined once for the whole run, with their energy in
+    the potential energy where the description counts it."""
+    lines = []
+    for n, w in enumerate(layout.region_walls):
+        assert w.epsilon is not None and w.sigma is not None and w.cutoff is not None
+        lines.append(f"fix             rwall{n + 1} {w.group} wall/region {w.region} {w.style} {_fmt(w.epsilon)} "
+                     f"{_fmt(w.sigma)} {_fmt(w.cutoff)}")
+        if w.energy:
+            lines.append(f"fix_modify      rwall{n + 1} energy yes")
+    return lines
+
+
+def displacement_lines(layout: Layout | None) -> list[str]:
+    """Rigid shifts of groups, in order (displace_atoms ... move)."""
+    if layout is None:
+        return []
+    return [f"displace_atoms  {d.group} move {' '.join(_fmt(c) for c in d.move)} units "
+            f"{'box' if d.box_units else 'lattice'}" for d in layout.displacements]
 
 
 def temperature_compute(layout: Layout | None) -> str | None:

@@ -28,7 +28,7 @@ def placement_lines(desc: SimulationDescription, made: set[str]) -> list[str]:
             line += f" overlap {_fmt(p.overlap)} maxtry {p.max_tries or 1000}"
         line += " units box"  # the overlap in distance units; no lattice needed
         if p.molecule is not None:
-            line += f" mol {p.molecule} {p.seed + 1}"
+            line += f" mol {p.molecule} {p.mol_seed or p.seed + 1}"
         lines.append(line)
     return lines
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from simagent.described import polymer
 from simagent.described.model import SimulationDescription
 from simagent.described.molecular import PREPARATION, MolecularSystem, Species, grid, template_coordinates
+from tools.lammps import described_groups
 from tools.lammps import described_mixtures as mixtures
 
 SHAKE_FIX = "shake"
@@ -136,6 +137,8 @@ def system_lines(desc: SimulationDescription) -> list[str]:
     lines += [f"mass            {k.type} {_fmt(k.mass)}  # {k.element}" for k in system.kinds]
     lines += [f"molecule        {s.template} {s.template}.mol" for s in system.species]
     waters = system.count_of("water")
+    if waters and any(p.molecule == "water" for p in desc.placements):
+        waters = 0  # the text's own start: inserted at random (desc.placements), below
     if waters:  # a random subset of a simple-cubic grid's sites, random orientations (molecular.placement)
         lo, hi = list(desc.box.lo), list(desc.box.hi)
         if system.slab is not None:  # the waters fill the slab only, vacuum on either side
@@ -146,10 +149,13 @@ def system_lines(desc: SimulationDescription) -> list[str]:
         lines += [f"lattice         sc {a:.6f} origin 0.5 0.5 0.5",
                   f"region          grid block {cells} units box",
                   f"create_atoms    0 region grid mol water {system.seed + 1} subset {waters} {system.seed}"]
-    lines += mixtures.placement_lines(desc, set())  # the ions at random (desc.placements, molecule = template)
+    made: set[str] = set()
+    lines += mixtures.placement_lines(desc, made)  # the ions at random (desc.placements, molecule = template)
     for s in system.species:
         lines.append(f"group           {s.template} type " + " ".join(str(system.type_of(e)) for e in
                                                                        dict.fromkeys(s.atoms)))
+    if desc.layout is not None:  # regions, groups, walls on regions (before SHAKE: the forces it constrains)
+        lines += described_groups.setup(desc.layout, made)
     return lines
 
 
@@ -199,7 +205,11 @@ def constraint_lines(desc: SimulationDescription) -> list[str]:
 
 
 def preparation_lines(desc: SimulationDescription) -> list[str]:
-    """The listed default that removes random-insertion contacts before the first stage."""
+    """The listed default that removes random-insertion contacts before the first stage (none when the
+    text states its own start)."""
+    assert desc.molecular is not None
+    if not desc.molecular.prepare:
+        return []
     etol, ftol, iterations, evaluations = PREPARATION
     return ["# preparation (a listed default): relax the random insertion's close contacts",
             f"minimize        {etol:g} {ftol:g} {iterations} {evaluations}", "reset_timestep  0"]

@@ -380,7 +380,8 @@ def _dynamics(low: str, reduced: bool) -> dict[str, Any]:
         thermo = max((m.end() for m in re.finditer(thermo_words, before)), default=-1)
         key = "barostat_damping" if baro > thermo else "thermostat_damping"
         out.setdefault(key, _time(float(match.group(1)), match.group(2), reduced))
-    dt = re.search(r"\b(?:dt|delta ?t|time[- ]?step(?: size)?|integration step)\s*(?:of|=|:|is)?\s*" + NUM +
+    dt = re.search(r"\b(?:dt|delta ?t|time[- ]?step(?: size)?|integration step)\s*(?:of|=|:|is|(?:should|must|will) be|"
+                   r"(?:is |was )?set to)?\s*" + NUM +
                    r"\s*(?:(fs|ps|tau|reduced|lj)\b)?", low)
     if dt:
         unit = dt.group(2)

@@ -198,7 +198,8 @@ class DescribedRun(Protocol):
         runaway = runaway_stop(out.text)
         if runaway:
             raise CalculationFailed(runaway)
-        runs = out.runs[1:] if desc.molecular is not None else out.runs  # after the preparation's minimisation
+        prepared = desc.molecular is not None and desc.molecular.prepare
+        runs = out.runs[1:] if prepared else out.runs  # after the preparation's minimisation
         if len(runs) != len(desc.stages):
             raise ReadError(f"{len(runs)} thermo blocks for {len(desc.stages)} stages in {job_dir / 'log.lammps'}")
         index = desc.average_stage if desc.average_stage is not None else desc.run_stages()[-1]
