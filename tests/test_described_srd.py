@@ -82,6 +82,9 @@ def test_the_example_fills_what_a_retelling_leaves_out():
     assert desc.srd.grid == 0.25 and "examples/srd" in desc.defaults["srd.grid"]
     assert (desc.velocity.seed, desc.velocity.loop, desc.thermo_every) == (87287, "geom", 100)
     assert desc.srd.velocity_seed == 593849 and desc.srd.collision == "slip"
+    # the diameters are the text's, each read for the particles named last before it
+    assert (desc.srd.big_diameter, desc.srd.diameter) == (1.0, 0.0)
+    assert "srd.big_diameter" not in desc.defaults and "srd.diameter" not in desc.defaults
     departures = desc.origin["example.departures"].evidence
     assert "steps 200" in departures and "first_steps 100" in departures and "temperature" not in departures
     text = render(desc)
@@ -148,6 +151,13 @@ def test_a_stated_number_that_is_not_the_examples_stops_the_fill_and_is_named(ol
     desc = read_description(text.replace(old, new))
     assert not desc.renderable and "the SRD bin (grid) size" in desc.missing
     assert named in not_rendered(desc) and "examples/srd" in not_rendered(desc)
+
+
+def test_a_diameter_is_the_particles_named_before_it():
+    stated = read_description(SOLVENT.replace("(type 1, mass 1, diameter 1.0)", "(type 1, mass 1, diameter 1.5)"))
+    assert (stated.srd.big_diameter, stated.srd.diameter) == (1.5, 0.0)
+    retold = RETOLD.format(t="1.0").replace("mass 1 and diameter 1.0,", "mass 1 and diameter 2.0,")
+    assert "diameter_big 2" in not_rendered(read_description(retold))  # not the example's 1.0: named
 
 
 def test_a_number_no_rule_reads_stops_the_fill():
