@@ -140,6 +140,15 @@ def test_a_timestep_stated_with_the_srd_run_is_that_runs_only():
     assert (alone.timestep, alone.srd.timestep) == (0.001, None)
 
 
+def test_the_language_model_is_not_asked_for_a_timestep_the_rules_read_for_the_srd_run():
+    from simagent.described.llm_fill import gaps
+
+    text = RETOLD.format(t="1.0")
+    desc = read_description(text)
+    assert desc.origin["timestep"].source == "default"  # the first stage's, from the example
+    assert not [g for g in gaps(desc, text) if g.name == "timestep"]
+
+
 @pytest.mark.parametrize(("old", "new", "named"), [
     ("search distance 0.2", "search distance 0.3", "search 0.3"),
     ("inside a 10 x 10 box", "inside a 12 x 12 box", "box 12 12"),

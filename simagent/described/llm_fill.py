@@ -166,7 +166,10 @@ def gaps(desc: SimulationDescription, text: str) -> list[Gap]:
             found.append(Gap("minimisation_max_iterations", "the energy minimisation's maximum number of iterations",
                              int, ("minimisation.max_iterations",), entry, minimize=True))
     origin = desc.origin.get("timestep")
-    if origin is not None and origin.source == "default" and _speaks_of_a_timestep(normalise(text)):
+    # a timestep the rules read for one stage (an SRD run's own) is not missed: the default is for the others
+    read_for_a_stage = any(k.endswith(".timestep") and o.source == "rules" for k, o in desc.origin.items())
+    if origin is not None and origin.source == "default" and not read_for_a_stage and \
+            _speaks_of_a_timestep(normalise(text)):
         found.append(Gap("timestep", f"the integration timestep (in the {desc.units} unit style's time unit)", float,
                          ("timestep",), None))
     return found
