@@ -1188,15 +1188,40 @@ def _fmt(value: float | None, uncertainty: float | None = None) -> str:
     return f"{value:.6g}" + (f" ± {uncertainty:.2g}" if uncertainty else "")
 
 
-def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
-    task, answer, spec = outcome.task, outcome.answer, outcome.spec
-    done = len(outcome.final_answer)
+def _metric_unit(m: MetricOutcome) -> str:
+    """The unit column of one result: the engine's note, the unit the task asked (and where it was
+    read), or the protocol's own unit when none was asked."""
+    t = m.target
+    if t.note and m.result is not None:
+        return f"{m.result.unit} ({t.note})"
+    if t.unit:
+        return f"{t.unit} (from the {t.unit_source})"
+    if m.result is not None:
+        return f"{m.result.unit or 'none'} (no unit asked: the protocol's unit)"
+    return "-"
+
+
+def _result_row(m: MetricOutcome) -> str:
+    """One metric's row of the results table; the uncertainty scaled to the reported unit."""
+    t = m.target
+    err = "-"
+    if m.result is not None and m.result.uncertainty is not None and m.value is not None and m.result.value:
+        err = f"{abs(m.result.uncertainty * m.value / m.result.value):.2g}"
+    how = m.result.method.replace("|", "/") if m.result else ""
+    at = {"average": "", "last_step": " (last step)", "step": f" (step {t.step})"}[t.at]
+    return f"| `{t.metric}` | {t.property or '-'}{at} | {_metric_unit(m)} | {_fmt(m.value)} | {err} | {how} |"
+
+
+def _report_head(outcome: SolveOutcome) -> list[str]:
+    """Title, budget and count of metrics computed, the task's text, the results table and what was
+    not computed."""
+    task = outcome.task
     lines = [
         f"# simagent solve: {task.id}",
         "",
         f"Engine {task.engine}, level {task.level}, budget {outcome.budget_s:g} s (the harness allows "
         f"{task.budget_s:g} s: {task.budget_rule}), used {outcome.elapsed_s:.0f} s. "
-        f"Metrics computed: {done} of {len(task.metrics)} (exit code {outcome.exit_code}).",
+        f"Metrics computed: {len(outcome.final_answer)} of {len(task.metrics)} (exit code {outcome.exit_code}).",
         "",
         "## Task",
         "",
@@ -1207,75 +1232,98 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
         "| metric | property | unit | value | ± (1 s.e.) | how |",
         "|---|---|---|---|---|---|",
     ]
-    for m in outcome.metrics:
-        t = m.target
-        if t.note and m.result is not None:
-            unit = f"{m.result.unit} ({t.note})"
-        elif t.unit:
-            unit = f"{t.unit} (from the {t.unit_source})"
-        elif m.result is not None:
-            unit = f"{m.result.unit or 'none'} (no unit asked: the protocol's unit)"
-        else:
-            unit = "-"
-        err = "-"
-        if m.result is not None and m.result.uncertainty is not None and m.value is not None and m.result.value:
-            err = f"{abs(m.result.uncertainty * m.value / m.result.value):.2g}"
-        how = m.result.method.replace("|", "/") if m.result else ""
-        at = {"average": "", "last_step": " (last step)", "step": f" (step {t.step})"}[t.at]
-        lines.append(f"| `{t.metric}` | {t.property or '-'}{at} | {unit} | {_fmt(m.value)} | {err} | {how} |")
-    missing = outcome.not_computed
+    lines += [_result_row(m) for m in outcome.metrics]
     lines += ["", "## Not computed", ""]
-    lines += [f"- `{k}`: {v}" for k, v in missing.items()] or ["- none: every metric has a value."]
-    if task.ground_truth:
-        lines += ["", "## Comparison with the task's ground truth", ""]
-        for name, value in outcome.final_answer.items():
-            ref = task.ground_truth.get(name)
-            if isinstance(ref, int | float) and ref:
-                lines.append(f"- `{name}`: {value:.6g} vs {ref:.6g} ({100 * (value / ref - 1):+.2f} %)")
-        reference = getattr(task, "reference", None)
-        if reference:
-            lines.append(f"- reference: {reference}")
-    lines += ["", "## What was run", ""]
+    return lines + ([f"- `{k}`: {v}" for k, v in outcome.not_computed.items()]
+                    or ["- none: every metric has a value."])
+
+
+def _ground_truth_lines(outcome: SolveOutcome) -> list[str]:
+    """The task's own ground truth, when the task file has one, against each value."""
+    task = outcome.task
+    if not task.ground_truth:
+        return []
+    lines = ["", "## Comparison with the task's ground truth", ""]
+    for name, value in outcome.final_answer.items():
+        ref = task.ground_truth.get(name)
+        if isinstance(ref, int | float) and ref:
+            lines.append(f"- `{name}`: {value:.6g} vs {ref:.6g} ({100 * (value / ref - 1):+.2f} %)")
+    reference = getattr(task, "reference", None)
+    if reference:
+        lines.append(f"- reference: {reference}")
+    return lines
+
+
+def _described_run_lines(outcome: SolveOutcome, spec: TaskSpec, backend: TaskBackend,
+                         desc: SimulationDescription) -> list[str]:
+    """What was run when the typed description was executed: that description, not the free-text
+    reader's view of the text."""
+    return [f"- engine {spec.engine}; protocol {DESCRIBED}: the task's description, run literally",
+            "- properties computed: " + (", ".join(p.name for p in spec.properties) or "none"),
+            *executed_lines(desc, _described_input(outcome.workdir)),
+            *(f"- {line}" for line in backend.fill.lines())]
+
+
+def _properties_line(spec: TaskSpec) -> str:
+    if not spec.properties:
+        return "- properties computed: none"
+    return "- properties computed: " + ", ".join(
+        f"{p.name}" + ("" if p.at == "average" else f" ({p.at}{' ' + str(p.step) if p.step is not None else ''})")
+        for p in spec.properties)
+
+
+def _description_state(desc: SimulationDescription | None) -> list[str]:
+    """Whether the typed description was read complete (its stages) or why it was not run."""
+    if desc is not None and desc.renderable:
+        return ["- the description, read into a typed simulation description and run literally: "
+                + "; ".join(_stage_line(st) for st in desc.stages)]
+    if desc is not None and (desc.unsupported or desc.missing):
+        return ["- the typed simulation description was not run: " + "; ".join(
+            [f"not rendered: {', '.join(desc.unsupported)}"] * bool(desc.unsupported)
+            + [f"not stated: {', '.join(desc.missing)}"] * bool(desc.missing))]
+    return []
+
+
+def _reading_lines(spec: TaskSpec, backend: TaskBackend | None) -> list[str]:
+    """What was run as the free-text reader saw the task: system, conditions, potential, controls,
+    properties, the typed description's state, the fills, and what was not understood or is lacking."""
+    desc = backend.description if backend else None
+    system = spec.system.name if spec.system else "no system recognised"
+    lines = [f"- system: {system}; units {spec.units_style}; engine {spec.engine}"]
+    if spec.conditions.model_dump(exclude_defaults=True):
+        lines.append("- conditions: " + _compact(spec.conditions.model_dump(exclude_defaults=True)))
+    if spec.potential is not None:
+        lines.append("- potential: " + _compact(spec.potential.model_dump(exclude_defaults=True)))
+    controls = spec.controls.model_dump(exclude_defaults=True)
+    if controls:
+        lines.append("- protocol as read from the description: " + _compact(controls))
+    lines.append(_properties_line(spec))
+    if backend and backend.reader_properties:
+        lines.append("- properties the description itself names: " + ", ".join(backend.reader_properties))
+    lines += _description_state(desc)
+    if backend is not None:
+        lines += [f"- {line}" for line in backend.fill.lines()]
+    if spec.unparsed:
+        lines.append("- sentences not understood (their content was not used): "
+                     + " | ".join(f"“{s}”" for s in spec.unparsed))
+    if spec.missing:
+        lines.append("- information the description lacks: " + ", ".join(spec.missing))
+    return lines
+
+
+def _what_was_run(outcome: SolveOutcome, backend: TaskBackend | None) -> list[str]:
+    """The section 'What was run': the description or the reading, the graph's decisions, the job
+    folders, the inputs as run with their cores, and the supplied files."""
+    spec, answer = outcome.spec, outcome.answer
+    lines = ["", "## What was run", ""]
     desc = backend.description if backend else None
     if spec is not None and backend is not None and backend.ran_described and desc is not None:
-        # the typed description was executed: show it, not the free-text reader's view of the text
-        lines.append(f"- engine {spec.engine}; protocol {DESCRIBED}: the task's description, run literally")
-        lines.append("- properties computed: " + (", ".join(p.name for p in spec.properties) or "none"))
-        lines += executed_lines(desc, _described_input(outcome.workdir))
-        lines += [f"- {line}" for line in backend.fill.lines()]
+        lines += _described_run_lines(outcome, spec, backend, desc)
     elif spec is not None:
-        system = spec.system.name if spec.system else "no system recognised"
-        lines.append(f"- system: {system}; units {spec.units_style}; engine {spec.engine}")
-        if spec.conditions.model_dump(exclude_defaults=True):
-            lines.append("- conditions: " + _compact(spec.conditions.model_dump(exclude_defaults=True)))
-        if spec.potential is not None:
-            lines.append("- potential: " + _compact(spec.potential.model_dump(exclude_defaults=True)))
-        controls = spec.controls.model_dump(exclude_defaults=True)
-        if controls:
-            lines.append("- protocol as read from the description: " + _compact(controls))
-        lines.append("- properties computed: " + ", ".join(
-            f"{p.name}" + ("" if p.at == "average" else f" ({p.at}{' ' + str(p.step) if p.step is not None else ''})")
-            for p in spec.properties) if spec.properties else "- properties computed: none")
-        if backend and backend.reader_properties:
-            lines.append("- properties the description itself names: " + ", ".join(backend.reader_properties))
-        if desc is not None and desc.renderable:
-            lines.append("- the description, read into a typed simulation description and run literally: "
-                         + "; ".join(_stage_line(st) for st in desc.stages))
-        elif desc is not None and (desc.unsupported or desc.missing):
-            lines.append("- the typed simulation description was not run: " + "; ".join(
-                [f"not rendered: {', '.join(desc.unsupported)}"] * bool(desc.unsupported)
-                + [f"not stated: {', '.join(desc.missing)}"] * bool(desc.missing)))
-        if backend is not None:
-            lines += [f"- {line}" for line in backend.fill.lines()]
-        if spec.unparsed:
-            lines.append("- sentences not understood (their content was not used): "
-                         + " | ".join(f"“{s}”" for s in spec.unparsed))
-        if spec.missing:
-            lines.append("- information the description lacks: " + ", ".join(spec.missing))
+        lines += _reading_lines(spec, backend)
     if answer is not None:
-        for decision in answer.decisions:
-            if decision.decision != "warning":
-                lines.append(f"- decision {decision.decision} ({decision.backend}): {decision.detail}")
+        lines += [f"- decision {d.decision} ({d.backend}): {d.detail}" for d in answer.decisions
+                  if d.decision != "warning"]
         if answer.jobs:
             lines.append("- job folders (kept): " + ", ".join(answer.jobs))
     if (outcome.workdir / INPUTS).is_dir():
@@ -1284,26 +1332,36 @@ def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
     if outcome.supplied:
         lines.append("- supplied data files, copied into every job folder: "
                      + ", ".join(str(p) for p in outcome.supplied))
-    if answer is not None and answer.defaults_applied:
-        lines += ["", "## Defaults applied (not fixed by the description)", ""]
-        lines += [f"- {d.parameter} = {d.value}" + (f" ({d.reason})" if d.reason else "")
-                  for d in answer.defaults_applied]
+    return lines
+
+
+def _section(title: str, items: list[str]) -> list[str]:
+    """A report section of bullet items; nothing when there are none."""
+    return ["", f"## {title}", "", *(f"- {item}" for item in items)] if items else []
+
+
+def _report_tail(outcome: SolveOutcome) -> list[str]:
+    """Defaults applied, warnings kept with the run, corrections and notes (each section only when it has items)."""
+    answer = outcome.answer
+    defaults = [f"{d.parameter} = {d.value}" + (f" ({d.reason})" if d.reason else "")
+                for d in answer.defaults_applied] if answer is not None else []
     warnings = [f"{d.backend}: {d.detail}" for d in answer.decisions if d.decision == "warning"] if answer else []
     warnings += [f"`{m.target.metric}`: {w}" for m in outcome.metrics if m.result is not None
                  for w in m.result.warnings]
-    if warnings:
-        lines += ["", "## Warnings (the run was kept as the description prescribes it)", ""]
-        lines += [f"- {w}" for w in warnings]
-    if answer is not None and answer.corrections:
-        lines += ["", "## Corrections", ""]
-        lines += [f"- {c.job}: {c.action} ({c.handler}; {c.reason})" for c in answer.corrections]
-    notes = list(outcome.notes)
-    if answer is not None and answer.error:
-        notes.append(f"the graph reported: {answer.error}")
-    if notes:
-        lines += ["", "## Notes", ""]
-        lines += [f"- {n}" for n in notes]
-    return "\n".join(lines) + "\n"
+    corrections = ([f"{c.job}: {c.action} ({c.handler}; {c.reason})" for c in answer.corrections]
+                   if answer is not None else [])
+    notes = list(outcome.notes) + ([f"the graph reported: {answer.error}"] if answer is not None and answer.error
+                                   else [])
+    return (_section("Defaults applied (not fixed by the description)", defaults)
+            + _section("Warnings (the run was kept as the description prescribes it)", warnings)
+            + _section("Corrections", corrections) + _section("Notes", notes))
+
+
+def render_report(outcome: SolveOutcome, backend: TaskBackend | None) -> str:
+    """report.md: the results, the ground-truth comparison, what was run, then defaults, warnings,
+    corrections and notes."""
+    lines = _report_head(outcome) + _ground_truth_lines(outcome) + _what_was_run(outcome, backend)
+    return "\n".join(lines + _report_tail(outcome)) + "\n"
 
 
 def _cores_lines(inputs: Path) -> list[str]:

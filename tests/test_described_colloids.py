@@ -144,71 +144,6 @@ def test_dev_colloid_tasks_render(task):
         assert "not written" in desc.origin["dump"].evidence
 
 
-SRD = ("Big discs (type 1, mass 1) sit on a square lattice of density 0.5 in a 2D box of 12 x 12, LJ units, LJ cutoff "
-       "2.5, and a solvent of light particles (type 2, mass 0.02) is handled with stochastic rotation dynamics: SRD "
-       "every 20 steps, solvent temperature {t}, seed 49894, collision radius 0.88, search distance 0.2. Timestep "
-       "0.001; NVE for 2000 steps.")
-
-
-def test_an_srd_grid_is_not_taken_from_the_example_when_its_temperature_differs():
-    desc = read_description(SRD.format(t="0.3"))
-    (gap,) = [m for m in desc.missing if m.startswith("the SRD bin (grid) size")]
-    # 20 x 0.001 x sqrt(0.3 / 0.02) = 0.0775 < 0.6 x 0.25: LAMMPS would refuse the example's grid
-    assert "examples/srd" in gap and "0.0775" in gap and "refuses" in gap
-    assert not desc.renderable
-
-
-def test_an_srd_grid_gap_keeps_its_plain_name_otherwise():
-    desc = read_description(SRD.format(t="1.0"))
-    assert "the SRD bin (grid) size" in desc.missing  # the example's temperature: no special reason given
-    assert "stochastic rotation dynamics (fix srd) without its grid size" in desc.unsupported
-
-
-@pytest.mark.skipif(not (DEV / "lammps" / "72_srd.json").is_file(), reason="MDGym dev set not present")
-def test_dev_srd_task_names_why_its_grid_cannot_come_from_the_example():
-    desc = read_description(json.loads((DEV / "lammps" / "72_srd.json").read_text())["problem_description"])
-    assert not desc.renderable
-    assert any(m.startswith("the SRD bin (grid) size") and "examples/srd" in m for m in desc.missing)
-
-
-SOLVENT = ("Reduced LJ units, 2D, periodic. Big particles (type 1, mass 1, diameter 1.0) sit on a square lattice of "
-           "density 0.4 inside a 6 x 6 box and interact by Lennard-Jones with a cutoff of 2.5; velocities are drawn at "
-           "1.2. They are first run alone with NVE for 200 steps. Then a solvent of small particles (type 2, mass "
-           "0.02, diameter 0) is created on a square lattice of density 20, and any solvent particle within 0.5 of a "
-           "big particle is deleted; the solvent has no pair interactions. The solvent moves by stochastic rotation "
-           "dynamics: rotations every 20 steps, SRD temperature 1.0, grid size 0.19, seed 1234, slip collisions. "
-           "Reset the timestep and run 300 steps with NVE for the big particles; timestep 0.001.")
-
-
-def test_an_srd_solvent_with_its_grid_is_read_and_rendered():
-    desc = read_description(SOLVENT)
-    assert desc.renderable, (desc.unsupported, desc.missing)
-    srd = desc.srd
-    assert (srd.atom_type, srd.big_type, srd.density, srd.overlap, srd.every, srd.temperature, srd.grid,
-            srd.seed, srd.collision) == (2, 1, 20.0, 0.5, 20, 1.0, 0.19, 1234, "slip")
-    assert desc.lattice.scale == 0.4 and desc.masses == {1: 1.0, 2: 0.02} and desc.pair.cutoff == 2.5
-    text = render(desc)
-    first, second = text.split("# stage 2")
-    assert "create_atoms    2" not in first  # the big particles run alone first
-    assert "fix             dyn1 big nve" in second and "delete_atoms    overlap 0.5 small big" in second
-    assert "fix             srd small srd 20 big 1 0.19 1234 collision slip" in second
-    assert "pair_coeff      2 2 0 1 0" in text  # no solvent pair interactions (and no neighbor lists for them)
-
-
-def test_srd_solvent_run_deletes_the_overlaps_and_uses_the_stated_free_path(tmp_path: Path):
-    """36 big discs (6 x 6 sites at density 0.4) each clear a disc of radius 0.5 of the solvent lattice
-    (density 20): 36 x 20 x pi 0.5^2 = 565 deleted (within 10 %: lattice discretisation, discs pushed
-    together in the first stage). The SRD mean free path is N dt sqrt(T/m) = 20 x 0.001 x sqrt(1/0.02)
-    = 0.1414 (fix srd's own report)."""
-    log = run_lammps(render(read_description(SOLVENT)), tmp_path, "run3")
-    deleted = int(re.search(r"Deleted (\d+) atoms", log).group(1))
-    assert abs(deleted - 36 * 20 * math.pi * 0.25) < 0.1 * 565
-    lamda = float(re.search(r"SRD temperature & lamda = \S+ (\S+)", log).group(1))
-    assert lamda == pytest.approx(20 * 0.001 * math.sqrt(1 / 0.02), rel=1e-3)
-    created = [int(n) for n in re.findall(r"Created (\d+) atoms", log)]
-    assert _rows(log.split("SRD info")[1])[-1][-1] == sum(created) - deleted
-
-
 @pytest.mark.parametrize(("base", "old", "new"), [
     (BINARY, "The box spans x from 0 to 30 and y from 0 to 30 (z between -0.5 and 0.5).", "It uses a 30 x 30 box."),
     (BINARY, "on a sq lattice at a density of 0.01", "on a square lattice of density 0.01"),
@@ -232,25 +167,3 @@ def test_other_wordings_of_the_same_setup_are_read_alike(base, old, new):
         return [line for line in render(desc).splitlines() if not line.startswith("#")]
 
     assert commands(other) == commands(same)
-
-
-RETOLD_SRD = ("LJ units, 2D, periodic. Big particles (type 1, mass 1, diameter 1.0) on a square lattice of density "
-              "0.4 fill an 8 x 8 box; Lennard-Jones between them with a cutoff of 2.5, velocities at 1.44; NVE for "
-              "100 steps. Then solvent particles (type 2, mass 0.01, diameter 0) are made on a square lattice of "
-              "density 85.0, those within 0.5 of a big particle are removed, and the solvent has no pair "
-              "interactions. Stochastic rotation dynamics for the solvent: streaming ratio 20, SRD temperature 1.0, "
-              "seed 49894, collision radius 0.88, search distance 0.2, slip collisions. Reset the timestep and run "
-              "200 steps; timestep 0.001.")
-
-
-def test_the_srd_example_fills_the_grid_when_every_srd_number_is_its_own(tmp_path: Path):
-    """LAMMPS examples/srd (in.srd.mixture): fix srd 20 big 1.0 0.25 49894 radius 0.88 search 0.2: its grid
-    0.25 is filled; with T = 1.0 and m = 0.01 the mean free path 20 x 0.001 x sqrt(1/0.01) = 0.2 is above
-    0.6 x 0.25, and LAMMPS runs it (the 8 x 8 box, 12.65 sigma, holds 51 bins of 0.248: within LAMMPS's 1 %)."""
-    desc = read_description(RETOLD_SRD)
-    assert desc.renderable, (desc.unsupported, desc.missing)
-    assert desc.srd.grid == 0.25 and "examples/srd" in desc.defaults["srd.grid"]
-    log = run_lammps(render(desc), tmp_path, "run4")
-    assert float(re.search(r"SRD temperature & lamda = \S+ (\S+)", log).group(1)) == pytest.approx(0.2, rel=1e-3)
-    other = read_description(RETOLD_SRD.replace("density 85.0", "density 60.0"))  # not the example's solvent
-    assert any(m.startswith("the SRD bin (grid) size") for m in other.missing)

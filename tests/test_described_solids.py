@@ -198,6 +198,56 @@ def test_young_modulus_of_a_cold_crystal_in_uniaxial_strain_is_c11(tmp_path: Pat
     assert result.value == pytest.approx(c11_from_energy_curvature(tmp_path), rel=0.03)
 
 
+FAST_PULL = ("Metal units, periodic box. Diamond silicon, lattice constant 5.43 angstrom, a cube of 4 x 4 x 4 unit "
+             "cells, Tersoff potential (Si.tersoff); velocities created at 300 K. Hold it at 300 K and 0 bar in the "
+             "NPT ensemble for 100 steps with a timestep of 1 fs. Then pull the box along z at an engineering "
+             "strain rate of 4e12 per second for 200 steps. While it is pulled, the temperature is kept at 300 K.")
+
+
+def write_record(job_dir: Path, strain: np.ndarray, stress_bar: np.ndarray) -> None:
+    from tools.lammps.described_solids import STRESS_STRAIN_FILE
+
+    job_dir.mkdir(parents=True, exist_ok=True)
+    rows = [f"{100 + k} {e:.9g} {s:.9g}" for k, (e, s) in enumerate(zip(strain, stress_bar, strict=True))]
+    (job_dir / STRESS_STRAIN_FILE).write_text("# Time-averaged data for fix sscurve\n# TimeStep v_ssstrain v_ssstress\n"
+                                              + "\n".join(rows) + "\n")
+
+
+def test_a_coarse_rate_gives_the_small_strain_slope_at_the_strain_the_forces_saw(tmp_path: Path):
+    """4e12 /s with 1 fs steps moves the strain 0.4 % per sample (the record is written every step).
+    fix deform moves the box after the forces, so each sample's pressure belongs to the strain one
+    step earlier; only the record's first sample (before the box first moved) has no lag. A curve
+    built by hand that way, sigma(e) = 250 e - 2000 e^2 GPa at the force strain e: the samples within
+    1 % strain are e = 0, 0.004, 0.008, whose least-squares slope is the derivative at their middle,
+    250 - 2 x 2000 x 0.004 = 234 GPa (exact for a parabola through symmetric points). The analysis
+    before this test started from a 16-sample window (6.4 % strain), deep in the bend: 184.8 GPa (on
+    125_Si-25_C-75's noisy record it found no linear region at all)."""
+    from tools.lammps.described_solids import youngs_modulus
+
+    d = read_description(FAST_PULL)
+    assert d.renderable, (d.missing, d.unsupported)
+    assert d.stages[-1].deform.rate == pytest.approx(4.0) and d.timestep == pytest.approx(0.001)
+    recorded = 0.004 * np.arange(60)  # (L - L0) / L0 after k deformation steps
+    seen = np.concatenate([[0.0], recorded[:-1]])  # the strain each sample's forces were computed at
+    stress_gpa = 250 * seen - 2000 * seen**2
+    write_record(tmp_path / "job", recorded, stress_gpa * 1e4)  # ssstress = -pzz (tension positive), in bar
+    result = youngs_modulus(tmp_path / "job", d, "described")
+    assert result.value == pytest.approx(234.0, rel=1e-6)
+    assert "3 samples" in result.method and "linearity was not tested" in result.method
+
+
+def test_the_lag_free_first_sample_is_not_in_a_fine_fit(tmp_path: Path):
+    """A fine rate (0.1 % strain per step): E = 180 GPa exactly, lagged one step as LAMMPS records it.
+    Keeping the first (lag-free) sample in the 17-sample fit (0-1.6 %) gives 180 x (1 - 8/408) = 176.5 GPa."""
+    from tools.lammps.described_solids import youngs_modulus
+
+    d = read_description(FAST_PULL.replace("4e12", "1e12").replace("200 steps", "400 steps"))
+    recorded = 0.001 * np.arange(300)
+    seen = np.concatenate([[0.0], recorded[:-1]])
+    write_record(tmp_path / "job", recorded, 180 * seen * 1e4)
+    assert youngs_modulus(tmp_path / "job", d, "described").value == pytest.approx(180.0, rel=1e-9)
+
+
 # ------------------------------------------------------------------------------------------------
 # Shear imposed by velocities (layers from the layout of simagent.described.groups)
 # ------------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from simagent.described.colloids import Cavity, NeighborMulti, SRDSolvent
+from simagent.described.colloids import Cavity, NeighborMulti
 from simagent.described.drum import GranularDrum
 from simagent.described.ellipsoids import Ellipsoids
 from simagent.described.granular import GranularPour
@@ -29,6 +29,7 @@ from simagent.described.rheo import RheoFluid
 from simagent.described.shock import MSST
 from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitution
 from simagent.described.special import ContactTracker, Controller
+from simagent.described.srd import SRDSolvent
 
 Source = Literal["rules", "llm", "default"]
 UnitsName = Literal["lj", "real", "metal"]

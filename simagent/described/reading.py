@@ -38,6 +38,7 @@ from simagent.described import (
     shock,
     solids,
     special,
+    srd,
 )
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_types, read_mixture
@@ -158,8 +159,7 @@ def read_description(text: str) -> SimulationDescription:
     examples.fill_crack_example(desc, low)
     examples.fill_shear_example(desc, low)
     colloids.read_colloid(desc, low)
-    colloids.read_srd(desc, low)
-    colloids.explain_srd_gap(desc, low)
+    srd.read_srd(desc, low)
     ellipsoids.read_ellipsoids(desc, low)
     granular.read_pour(desc, low)
     drum.read_drum(desc, low)

@@ -363,7 +363,8 @@ INTEGRATORS = {"nve", "nvt", "npt", "nph", "nve/limit", "nvt/sllod", "rigid", "r
                "gld", "gle", "nvt/eff", "npt/eff", "nve/eff", "rigid/nph", "rigid/nph/small", "nph/sphere"}
 THERMOSTATS = {"nvt", "npt", "langevin", "temp/berendsen", "temp/rescale", "temp/csvr", "temp/csld",
                "rigid/nvt", "rigid/npt", "rigid/nvt/small", "rigid/npt/small", "nvt/sllod", "gld", "gle",
-               "langevin/eff", "nvt/eff", "npt/eff", "dpd/tstat", "temp/rescale/eff", "brownian"}
+               "langevin/eff", "nvt/eff", "npt/eff", "dpd/tstat", "temp/rescale/eff", "brownian",
+               "srd"}  # fix srd rescales its solvent's velocities to its temperature: the big particles exchange energy
 BAROSTATS = {"npt", "nph", "press/berendsen", "rigid/npt", "rigid/nph", "rigid/npt/small", "box/relax",
              "press/langevin", "npt/eff", "nph/sphere", "npt/sphere"}
 # Cell edge per lattice spacing (conventional cells) and atoms per cell, LAMMPS `lattice` page.

@@ -17,6 +17,7 @@ MEASUREMENTS, one function per measured quantity, in order).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,7 @@ from tools.lammps import described_rheo as rheo
 from tools.lammps import described_shock as shock
 from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
+from tools.lammps import described_srd as srd
 
 THERMO = "step temp pe ke etotal press vol density atoms"
 EROT_COLUMN = "c_erot"  # rotational kinetic energy of finite spheres (compute erotate/sphere)
@@ -114,7 +116,7 @@ def _system(desc: SimulationDescription) -> list[str]:
     lines += _masses(desc)
     if desc.layout is not None:
         lines += described_groups.setup(desc.layout, made)
-    return lines + mixtures.deposition_setup(desc) + colloids.srd_setup_lines(desc) + ellipsoids.setup_lines(desc)
+    return lines + mixtures.deposition_setup(desc) + srd.setup_lines(desc) + ellipsoids.setup_lines(desc)
 
 
 def _pair_lines(desc: SimulationDescription) -> list[str]:
@@ -178,6 +180,35 @@ def _velocity(desc: SimulationDescription) -> list[str]:
     return [f"velocity        {group} create {_fmt(v.temperature)} {v.seed} dist {v.distribution} "
             f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}"
             f"{f' loop {v.loop}' if v.loop else ''}{temp}"] + held
+
+
+RUNAWAY_FIX = "runaway"  # fix halt id of the zero-pressure guard
+RUNAWAY_GROWTH = 100  # the stage's volume, times its start, at which a zero-pressure stage is ended
+RUNAWAY_EVERY = 1000  # steps between the guard's checks
+
+
+def runaway_guard(stage: Stage, index: int) -> list[str]:
+    """A barostat holding the box at zero pressure: a gas has no finite volume there and expands
+    without bound (and the cost of a step grows with the box), so fix halt ends the stage once its
+    volume is RUNAWAY_GROWTH times its start; the message it prints makes the analysis answer
+    nothing (runaway_stop). A liquid or solid at zero pressure keeps a finite volume and never trips it."""
+    dyn = stage.dynamics
+    if dyn is None or dyn.ensemble not in ("npt", "nph") or dyn.p_start != 0 or dyn.p_stop != 0:
+        return []
+    n = index + 1
+    return [f"variable        vol0_{n} equal $(vol)", f"variable        grown{n} equal vol/v_vol0_{n}",
+            f"fix             {RUNAWAY_FIX} all halt {RUNAWAY_EVERY} v_grown{n} > {RUNAWAY_GROWTH} error soft"]
+
+
+def runaway_stop(text: str) -> str | None:
+    """Why a run's numbers answer nothing when runaway_guard ended a stage (None: it did not)."""
+    hit = re.search(rf"Fix halt condition for fix-id {RUNAWAY_FIX} met on step (\d+) with value (\S+)", text)
+    if hit is None:
+        return None
+    return (f"the box expanded without bound under the target pressure of 0: at step {hit.group(1)} its volume was "
+            f"{float(hit.group(2)):.3g} times the stage's start (fix halt ended the stage at {RUNAWAY_GROWTH}x). At "
+            "zero pressure a gas has no finite volume, so an average over the run depends only on where it is "
+            "stopped; a text that means a small positive pressure has to state it")
 
 
 def dynamics_fixes(dyn: Dynamics, spheres: bool = False, group: str = "all",
@@ -410,7 +441,7 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
     lines = ["", f"# stage {index + 1}: {stage.name}: {stage.evidence[:100]}"]
     lines += [f"unfix           {fix_id}" for fix_id in active]
     if _is_srd_stage(desc, index):
-        lines += colloids.srd_insert_lines(desc)
+        lines += srd.insert_lines(desc)
     if stage.reset_timestep:
         lines.append("reset_timestep  0")
     return lines
@@ -443,7 +474,7 @@ def _integrator_fixes(desc: SimulationDescription, stage: Stage, index: int) -> 
         stage.dynamics, spheres=desc.dipoles is not None, group=described_groups.thermostat_group(desc.layout),
         t_variable=special.SET_POINT if stage.controller is not None else None,
         moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
-    return ellipsoids.asphere_fixes(desc, fixes) + (colloids.srd_fix(desc) if srd_stage else [])
+    return ellipsoids.asphere_fixes(desc, fixes) + (srd.fix_lines(desc) if srd_stage else [])
 
 
 def _stage_fixes(desc: SimulationDescription, stage: Stage, index: int) -> list[str]:
@@ -467,7 +498,7 @@ def _run_stage(desc: SimulationDescription, index: int, stage: Stage, want: Meas
     lines = [*drum.stage_lines(desc, index)] if desc.drum is not None else []
     if stage.shear is not None:
         lines += solids.shear_lines(desc, stage)
-    fixes = _stage_fixes(desc, stage, index)
+    fixes = _stage_fixes(desc, stage, index) + runaway_guard(stage, index)
     lines += fixes + described_groups.partial_thermostat(desc.layout, fixes)
     active = [f.split()[1] for f in fixes if f.startswith("fix ")]
     every = _thermo_interval(desc, stage, index, want)

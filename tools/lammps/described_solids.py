@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from simagent.described.model import SimulationDescription, Stage
-from simagent.described.solids import ShearFlow
+from simagent.described.solids import Deform, ShearFlow
 from simagent.errors import CalculationFailed, ReadError
 from simagent.materials.potentials import PotentialEntry, pair_commands
 from simagent.models import Result
@@ -26,6 +26,7 @@ from simagent.models import Result
 STRESS_STRAIN_FILE = "stress_strain.dat"
 FIT_END = 0.005  # the modulus fit window ends at 0.5 % strain at the least (the tensile protocol's DEFAULT_FIT_END)
 FIT_SAMPLES = 20  # samples at least inside [0, FIT_END] when the rate allows
+SMALL_STRAIN = 0.01  # a modulus from samples too coarse for the linearity test is fitted within 1 % strain
 
 
 def _fmt(x: float) -> str:
@@ -135,21 +136,69 @@ def _curve(job_dir: Path, desc: SimulationDescription) -> tuple[int, Stage, np.n
     if not path.is_file():
         raise ReadError(f"no {STRESS_STRAIN_FILE} in {job_dir}")
     strain, stress = read_stress_strain(path)
+    assert desc.timestep
+    strain, stress = force_strain(strain, stress, stage.deform, desc.timestep)
     sign = 1.0 if stage.deform.rate > 0 else -1.0
     return index, stage, sign * strain, sign * stress * TO_GPA.get(desc.units or "lj", 1.0)
+
+
+def force_strain(strain: np.ndarray, stress: np.ndarray, deform: Deform, dt: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each sample's stress paired with the strain it was computed at. fix deform moves the box at
+    the end of a step, after that step's forces (and virial), and the sample is taken after it: every
+    sample's pressure belongs to the box one deformation step (dt) before its recorded strain. All
+    samples shift alike (the slope would not change) except the record's first, taken before the box
+    first moved, which is dropped: off the line of the others, it would pull a small-strain fit's slope
+    down (by half with three samples 0.5 % strain apart)."""
+    step = deform.rate * dt
+    if deform.style == "trate":  # L = L0 exp(rate t)
+        earlier = (1.0 + strain) * math.exp(-step) - 1.0
+    else:  # L = L0 (1 + rate t)
+        earlier = strain - step
+    if strain.size > 1 and abs(strain[0]) < 0.5 * abs(step):
+        return earlier[1:], stress[1:]
+    return earlier, stress
 
 
 def _modulus_fit(desc: SimulationDescription, stage: Stage, strain: np.ndarray, stress: np.ndarray) -> dict:
     from tools.lammps.protocols.tensile import MIN_POINTS, fit_linear_region  # the protocols import this module
 
     assert stage.deform is not None and desc.timestep
+    small = (strain >= 0.0) & (strain <= SMALL_STRAIN * (1 + 1e-6))
+    if np.count_nonzero(small) < MIN_POINTS:
+        return _coarse_fit(strain, stress, small)
     per_sample = abs(stage.deform.rate) * desc.timestep * sample_every(desc, stage)
     end = max(FIT_END, 2 * MIN_POINTS * per_sample)
     return fit_linear_region(strain, stress, 0.0, end, min_window=max(0.001, MIN_POINTS * per_sample),
                              tolerance=LINEARITY_TOLERANCE)
 
 
+def _coarse_fit(strain: np.ndarray, stress: np.ndarray, small: np.ndarray) -> dict:
+    """The stated rate leaves fewer than MIN_POINTS samples up to the small-strain limit (a sample per
+    step already spans 0.5 % strain at 5e12 /s and 1 fs): the window cannot be halved and tested for
+    linearity, so the slope is the least-squares line through the samples within SMALL_STRAIN."""
+    from simagent.stats import linear_fit
+
+    points = int(np.count_nonzero(small))
+    if points < 3:
+        raise CalculationFailed(f"only {points} stress-strain samples within {SMALL_STRAIN:.0%} strain: too few for "
+                                "a slope with an error (the stated rate moves the strain too far per sample)")
+    slope, intercept, se = linear_fit(strain[small], stress[small])
+    if slope <= 0:
+        raise CalculationFailed(f"stress does not rise with strain (slope {slope:.2f} GPa)")
+    if float(strain[int(np.argmax(stress))]) < float(strain[small].max()):
+        raise CalculationFailed("the stress peaks inside the small-strain window: the crystal yielded or transformed")
+    return {"slope": slope, "intercept": intercept, "se": se, "points": points, "start": 0.0,
+            "end": float(strain[small].max()), "shrunk": False, "half_slopes": None,
+            "coarse": float(np.median(np.diff(np.sort(strain[small]))))}
+
+
 def _fit_words(fit: dict) -> str:
+    from tools.lammps.protocols.tensile import MIN_POINTS  # the protocols import this module
+
+    if fit.get("coarse"):
+        return (f"fit window strain {fit['start']:g} to {fit['end']:.4g} ({fit['points']} samples, "
+                f"{fit['coarse']:.3g} strain apart: fewer than {MIN_POINTS} within the small-strain limit "
+                f"{SMALL_STRAIN:g}, so the window's linearity was not tested)")
     shrunk = ", shrunk until its halves agree within 5 %" if fit["shrunk"] else ""
     return (f"fit window strain {fit['start']:g} to {fit['end']:.4g} ({fit['points']} samples{shrunk}; half-window "
             f"slopes {fit['half_slopes'][0]:.4g} and {fit['half_slopes'][1]:.4g})")
@@ -166,8 +215,10 @@ def youngs_modulus(job_dir: Path, desc: SimulationDescription, job: str) -> Resu
     return Result(quantity="youngs_modulus", value=fit["slope"], unit="GPa" if desc.units in TO_GPA else "reduced",
                   uncertainty=fit["se"], job=job, data_file=STRESS_STRAIN_FILE, log="log.lammps",
                   method=(f"least-squares slope of engineering stress (-p{d.axis}{d.axis}) against engineering strain "
-                          f"of stage {index + 1} ({d.style} {d.rate:g} along {d.axis}), {_fit_words(fit)}; ± is the "
-                          "slope's standard error inflated by the residuals' correlation"))
+                          f"of stage {index + 1} ({d.style} {d.rate:g} along {d.axis}), each stress paired with the "
+                          f"strain its forces were computed at (one deformation step before the sample: fix deform "
+                          f"moves the box after the forces), {_fit_words(fit)}; ± is the slope's standard error "
+                          "inflated by the residuals' correlation"))
 
 
 PEAK_DROP = 0.05  # an ultimate stress needs the curve to fall this far (relative) after its maximum

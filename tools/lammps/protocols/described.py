@@ -35,6 +35,7 @@ from tools.lammps.described import (
     RDF_FILE,
     SLOPE_COLUMN,
     render,
+    runaway_stop,
 )
 from tools.lammps.described_drum import ROTATION_ANGLE, angle_result
 from tools.lammps.described_ellipsoids import rotation_result
@@ -194,6 +195,9 @@ class DescribedRun(Protocol):
         out = read_output(job_dir)
         if out.errors:
             raise CalculationFailed(f"LAMMPS stopped: {out.errors[0]}")
+        runaway = runaway_stop(out.text)
+        if runaway:
+            raise CalculationFailed(runaway)
         prepared = desc.molecular is not None and desc.molecular.prepare
         runs = out.runs[1:] if prepared else out.runs  # after the preparation's minimisation
         if len(runs) != len(desc.stages):
