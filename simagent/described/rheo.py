@@ -165,6 +165,9 @@ def read_rheo(desc: SimulationDescription, low: str, text: str) -> None:
     desc.stages = [Stage(name="run1", steps=steps, dynamics=Dynamics(ensemble="nve"), evidence=s.said("steps"))]
     desc.note("run1.integrator", "rules", "fix rheo integrates the particles (no separate nve fix, as the example)")
     desc.average_stage = 0
+    desc.note("rheo.pressure", "default", "a pressure asked per particle is the run's thermo pressure (the virial "
+              "pressure, intensive: the same per particle); the mean over the particles of the per-atom pressure of "
+              "the equation of state (compute rheo/property/atom pressure) is another reading, not reported")
     desc.thermo_every = s.value("thermo_every")
     desc.missing = [m for m in desc.missing if m not in GAPS and not m.startswith("the dynamics (ensemble)")]
     desc.unsupported = [u for u in desc.unsupported if u not in UNSUPPORTED_ANSWERED]
