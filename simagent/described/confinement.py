@@ -87,6 +87,22 @@ def _bounds(desc: SimulationDescription, sentence: str, span: re.Match) -> tuple
     return (lo, hi) * 3
 
 
+def _block(desc: SimulationDescription, layout: Layout, sentence: str, anchor: re.Match | None, name: str,
+           what: str) -> tuple[re.Match, tuple[float | None, ...]] | bool:
+    """The block region `name` a phrase states (the span nearest its anchor word), added to the layout:
+    (span, bounds); False if the phrase states no span; True (read, the extent listed missing) if its
+    one span cannot be taken to hold on every axis."""
+    span = _span_near(sentence, anchor) if anchor else None
+    if span is None:
+        return False
+    bounds = _bounds(desc, sentence, span)
+    if bounds is None:
+        desc.missing.append(f"the extent of {what} on every axis")
+        return True
+    layout.regions.append(Region(name=name, style="block", bounds=bounds, box_units=True))
+    return span, bounds
+
+
 def read_confinement(desc: SimulationDescription, low: str) -> None:
     """The regions, the wall and the displacement of the module docstring; lifts the refusal of
     regions and walls when every sentence about them was read, and that of random placement when the
@@ -113,16 +129,13 @@ def read_confinement(desc: SimulationDescription, low: str) -> None:
 
 def _insertion(desc: SimulationDescription, layout: Layout, sentence: str) -> bool:
     system = desc.molecular
-    anchor = _RANDOM.search(sentence)
-    span = _span_near(sentence, anchor) if anchor else None
     assert system is not None
-    if span is None or any(p.molecule == "water" for p in desc.placements) or not system.count_of("water"):
+    if any(p.molecule == "water" for p in desc.placements) or not system.count_of("water"):
         return False
-    bounds = _bounds(desc, sentence, span)
-    if bounds is None:
-        desc.missing.append("the extent of the insertion region on every axis")
-        return True
-    layout.regions.append(Region(name=INSERTION, style="block", bounds=bounds, box_units=True))
+    found = _block(desc, layout, sentence, _RANDOM.search(sentence), INSERTION, "the insertion region")
+    if not isinstance(found, tuple):
+        return found
+    span, bounds = found
     desc.placements.insert(0, RandomPlacement(atom_type=0, count=system.count_of("water"), seed=system.seed,
                                               region=INSERTION, overlap=system.overlap, max_tries=DEFAULT_MAX_TRIES,
                                               molecule="water"))
@@ -140,15 +153,12 @@ def _insertion(desc: SimulationDescription, layout: Layout, sentence: str) -> bo
 
 def _region_wall(desc: SimulationDescription, layout: Layout, sentence: str) -> bool:
     style = next((name for pattern, name in _WALL_STYLES if re.search(pattern, sentence)), None)
-    anchor = re.search(r"\bwalls?\b", sentence)
-    span = _span_near(sentence, anchor) if anchor else None
-    if style is None or span is None or not _REGION_WORD.search(sentence):
+    if style is None or not _REGION_WORD.search(sentence):
         return False
-    bounds = _bounds(desc, sentence, span)
-    if bounds is None:
-        desc.missing.append("the extent of the wall's region on every axis")
-        return True
-    layout.regions.append(Region(name=CONFINEMENT, style="block", bounds=bounds, box_units=True))
+    found = _block(desc, layout, sentence, re.search(r"\bwalls?\b", sentence), CONFINEMENT, "the wall's region")
+    if not isinstance(found, tuple):
+        return found
+    _, bounds = found
     values: dict[str, float] = {}
     for name, words in (("epsilon", r"epsilon|force constant|spring constant|strength|stiffness"), ("sigma", "sigma"),
                         ("cutoff", r"cut-?off(?: distance)?")):

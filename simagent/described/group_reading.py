@@ -38,8 +38,9 @@ def read_boundary(desc: SimulationDescription, low: str) -> None:
     (LAMMPS's plain non-periodic boundary, whose faces do not move). Axes not named stay periodic
     (LAMMPS's default); a 2D box is periodic in z (LAMMPS requires it). A LAMMPS boundary triple the
     text quotes ('(s s p)') states all three at once and wins."""
-    if triple := re.search(r"boundar[^.;]{0,160}?\(\s*([psfm])\s+([psfm])\s+([psfm])\s*\)|\bboundary\s+([psfm])\s+"
-                           r"([psfm])\s+([psfm])\b", low):  # '(s s p)' after the word, or the command quoted
+    if triple := re.search(r"boundar[^.;]{0,160}?\(\s*([psfm])\s+([psfm])\s+([psfm])\s*\)|\bboundar(?:y|ies)(?: "
+                           r"conditions)?(?: are| is)?\s+([psfm])\s+([psfm])\s+([psfm])\b", low):  # '(s s p)' after
+        # the word, the command quoted, or 'boundaries are f s p'
         desc.boundary = tuple(g for g in triple.groups() if g)  # type: ignore[assignment]
         desc.note("boundary", "rules", triple.group(0))
         if BOUNDARY_UNSUPPORTED in desc.unsupported:

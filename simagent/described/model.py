@@ -25,6 +25,7 @@ from simagent.described.groups import Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
 from simagent.described.polymer import BondedChain
+from simagent.described.rheo import RheoFluid
 from simagent.described.shock import MSST
 from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitution
 from simagent.described.special import ContactTracker, Controller
@@ -187,7 +188,7 @@ class SimulationDescription(BaseModel):
     boundary: tuple[str, str, str] = ("p", "p", "p")
     lattice: Lattice | None = None
     box: Box | None = None
-    atom_style: Literal["atomic", "full", "sphere", "molecular", "ellipsoid"] = "atomic"
+    atom_style: Literal["atomic", "full", "sphere", "molecular", "ellipsoid", "rheo"] = "atomic"
     atom_types: int = Field(default=1, ge=1)
     masses: dict[int, float] = Field(default_factory=dict)
     pair: Pair | None = None
@@ -214,6 +215,8 @@ class SimulationDescription(BaseModel):
                                           "gravity (fix pour, pair gran/hertz/history)")
     drum: GranularDrum | None = Field(default=None, description="two granular types poured into a drum that then "
                                       "rotates (pair granular, fix wall/gran/region, fix pour)")
+    rheo: RheoFluid | None = Field(default=None, description="RHEO particles (pair rheo, fix rheo and its "
+                                   "viscosity and pressure fixes, status flags)")
     neighbor_every: int | None = None
     velocity: Velocity | None = None
     timestep: float | None = None

@@ -34,6 +34,7 @@ from simagent.described import (
     molecular,
     polymer,
     region_reading,
+    rheo,
     shock,
     solids,
     special,
@@ -162,6 +163,7 @@ def read_description(text: str) -> SimulationDescription:
     ellipsoids.read_ellipsoids(desc, low)
     granular.read_pour(desc, low)
     drum.read_drum(desc, low)
+    rheo.read_rheo(desc, low, text)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
         desc.unsupported = [u for u in desc.unsupported if u != solids.SHEAR_NAME]
@@ -194,8 +196,8 @@ def _replica_gaps(desc: SimulationDescription, low: str) -> None:
 
 
 def _green_kubo(desc: SimulationDescription, low: str) -> None:
-    if not re.search(r"green[- ]kubo|viscosity", low) or shock.mentions_msst_viscosity(desc, low):
-        return
+    if not re.search(r"green[- ]kubo|viscosity", low) or shock.mentions_msst_viscosity(desc, low) or desc.rheo:
+        return  # (a RHEO fluid's viscosity is a model parameter, not a measurement)
     sample = re.search(r"sampl\w* (?:interval|every|frequency)(?: of)?\s*" + COUNT, low)
     length = re.search(r"correlation (length|window|time)(?: of)?\s*" + COUNT + r"( ?(?:time)?steps?\b)?", low)
     if not (re.search(r"green[- ]kubo", low) and sample and length):

@@ -30,6 +30,7 @@ from tools.lammps import described_groups
 from tools.lammps import described_metrics as group_metrics
 from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_molecular as molecular
+from tools.lammps import described_rheo as rheo
 from tools.lammps import described_shock as shock
 from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
@@ -71,6 +72,7 @@ def _box(desc: SimulationDescription) -> list[str]:
     lines = [f"units           {desc.units}", f"dimension       {desc.dimension}",
              f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
              *(["atom_modify     first big"] if desc.srd else []),  # the big particles first: neigh_modify include
+             *rheo.preamble(desc),  # before the box: newton can no longer change after it
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
              f"create_box      {desc.atom_types} box"]
     if desc.lattice is not None:
@@ -408,6 +410,8 @@ def _system_and_interactions(desc: SimulationDescription) -> list[str]:
         return granular.system_lines(desc)
     if desc.drum is not None:  # an empty drum the particles are poured into, then rotated
         return drum.system_lines(desc)
+    if desc.rheo is not None:  # RHEO particles: the general system, then the RHEO settings and pair
+        return _system(desc) + rheo.interaction_lines(desc)
     return _system(desc) + _interactions(desc)
 
 
@@ -462,6 +466,8 @@ def _integrator_fixes(desc: SimulationDescription, stage: Stage, index: int) -> 
         return drum.stage_fixes(desc, index)
     if desc.granular is not None:
         return granular.stage_fixes(desc)
+    if desc.rheo is not None:
+        return rheo.stage_fixes(desc)
     assert stage.dynamics is not None  # for the type checker: _run_stage asserts it
     srd_stage = _is_srd_stage(desc, index)
     fixes = shock.fix_lines(stage) if stage.msst is not None else dynamics_fixes(

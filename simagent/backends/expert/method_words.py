@@ -42,7 +42,8 @@ _ENGINE = (
     r"|\bacemd\b|\bespresso\+\+|\bgulp\b|\bmusic\b(?= (?:code|software|package))"
 )
 _LITERATURE = (
-    r"\bliterature\b|\bpapers\b|\bcite\b|\bciting\b|\bcitations?\b|\breferences?\b(?! (?:state|data|temperature))"
+    r"\bliterature\b|\bpapers\b|\bcite\b|\bciting\b|\bcitations?\b"
+    r"|\breferences?\b(?! (?:state|data|temperature|density|pressure|frame|configuration|point|length|energy))"
     r"|\bpublished (?:values?|data|results?|numbers?)\b|\breported values?\b|\bvalues? reported\b"
     r"|\bexperimental (?:values?|data|measurements?|melting|lattice|density|densit|results?)\w*"
     r"|\bwhat is known about\b|\bstate of the art\b"
