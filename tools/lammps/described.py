@@ -26,7 +26,7 @@ from tools.lammps import described_colloids as colloids
 from tools.lammps import described_drum as drum
 from tools.lammps import described_ellipsoids as ellipsoids
 from tools.lammps import described_granular as granular
-from tools.lammps import described_groups
+from tools.lammps import described_groups, example_system
 from tools.lammps import described_metrics as group_metrics
 from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_molecular as molecular
@@ -35,7 +35,6 @@ from tools.lammps import described_shock as shock
 from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
 from tools.lammps import described_srd as srd
-from tools.lammps import example_system
 
 THERMO = "step temp pe ke etotal press vol density atoms"
 EROT_COLUMN = "c_erot"  # rotational kinetic energy of finite spheres (compute erotate/sphere)
