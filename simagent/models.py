@@ -45,6 +45,9 @@ PropertyName = Literal[
     "lagrangian_speed",  # fix msst: the cell's Lagrangian (particle) speed (velocity units)
     "lagrangian_position",  # fix msst: the cell's position behind the shock front (distance units)
     "rotation_angle",  # a rotating drum's wall angle (the rotation variable, radians), mean over the run
+    "magnetization",  # of a spin lattice: the total magnetic moment (muB; label per_atom, normalized)
+    "magnetic_energy",  # of a spin lattice: compute spin's magnetic energy (eV; label per_atom)
+    "spin_temperature",  # of a spin lattice: compute spin's spin temperature (K)
     "yield_stress",
     "ultimate_stress",
     "heat_capacity",

@@ -55,6 +55,10 @@ from tools.lammps.described_shock import PROPERTIES as SHOCK
 from tools.lammps.described_shock import result as shock_result
 from tools.lammps.described_shock import shock_stage
 from tools.lammps.described_solids import shear_stress, strength, youngs_modulus
+from tools.lammps.described_spin import NORMALIZED, PER_ATOM
+from tools.lammps.described_spin import PROPERTIES as SPIN
+from tools.lammps.described_spin import files as spin_files
+from tools.lammps.described_spin import result as spin_result
 from tools.lammps.parse import read_output
 
 JOB_ID = "described"
@@ -115,7 +119,7 @@ class DescribedRun(Protocol):
         frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
                                                                   SHEAR_STRESS, GYRATION, FRICTION, TENSILE,
                                                                   SURFACE_TENSION} | STRENGTHS | GROUP_ONLY | \
-        frozenset(SHOCK) | {ROTATION_ANGLE}
+        frozenset(SHOCK) | {ROTATION_ANGLE} | frozenset(SPIN)
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -146,6 +150,8 @@ class DescribedRun(Protocol):
             return False  # fix msst's values exist only in a stage it integrates
         if any(p.name == ROTATION_ANGLE for p in spec.properties) and desc.drum is None:
             return False  # the angle is a rotating drum's
+        if any(p.name in SPIN for p in spec.properties) and desc.spin is None:
+            return False  # compute spin's values exist only for a spin lattice
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
             desc.dipoles is not None or desc.ellipsoids is not None or not wants_rotation) and (
             any(s.deform for s in desc.stages) or not wants_young) and (
@@ -186,7 +192,8 @@ class DescribedRun(Protocol):
                       groups=p.measures, surface_tension=SURFACE_TENSION in p.properties,
                       rotation_angle=ROTATION_ANGLE in p.properties)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
-                    inputs={"in.lammps": text, **molecule_files(p.description)}, time_limit_s=p.time_limit_s)]
+                    inputs={"in.lammps": text, **molecule_files(p.description), **spin_files(p.description)},
+                    time_limit_s=p.time_limit_s)]
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
         p = self.as_params(params)
@@ -248,6 +255,9 @@ class DescribedRun(Protocol):
                 results.append(shock_result(name, block, desc, JOB_ID, where))
             elif name == ROTATION_ANGLE:
                 results.append(angle_result(block, JOB_ID, where))
+            elif name in SPIN:  # the total, per atom and (magnetization) normalised: each metric picks its label
+                labels = (None, PER_ATOM, NORMALIZED)[: {"magnetization": 3, "magnetic_energy": 2}.get(name, 1)]
+                results += [spin_result(name, label, block, desc, JOB_ID, where) for label in labels]
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)
