@@ -572,6 +572,7 @@ class TaskBackend(DecisionBackend):
         self.targets = self.targets_for(spec)
         if self.description is not None:
             _group_targets(self.description, self.targets, request)
+        _spin_targets(self.description, self.targets)
         requests: list[PropertyRequest] = []
         for target in self.targets:
             if target.property is not None:
@@ -727,6 +728,22 @@ def _group_targets(desc: SimulationDescription, targets: list[MetricTarget], tex
                     "define (shape and size)")
                 continue
             target.label = region
+
+
+SPIN_PROPERTIES = ("magnetization", "magnetic_energy", "spin_temperature")  # compute spin's (described_spin)
+
+
+def _spin_targets(desc: SimulationDescription | None, targets: list[MetricTarget]) -> None:
+    """A magnetic metric is a spin lattice's (LAMMPS compute spin): without one that the description
+    states and simagent renders, it is named, and the task's other metrics are still computed."""
+    if desc is not None and desc.spin is not None:
+        return
+    why = not_rendered(desc) if desc is not None and desc.unsupported else (
+        "the description states no spin lattice (spins on the atoms and their magnetic interactions)")
+    for target in targets:
+        if target.property in SPIN_PROPERTIES:
+            target.property, target.reason = None, (
+                f"{target.metric!r} is a property of a spin lattice (LAMMPS compute spin): {why}")
 
 
 def not_rendered(desc: SimulationDescription) -> str:

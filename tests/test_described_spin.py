@@ -177,3 +177,17 @@ def test_the_rendered_bfo_input_sets_the_map_before_the_box():
     assert text.index("atom_modify     map array") < text.index("create_box")
     assert re.search(r"set +group all spin/atom/random 11 2.5\n", text)
     assert "fix             spin_bath all langevin/spin 0 0.1 21" in text and " nve\n" not in text
+
+
+def test_a_magnetic_metric_without_a_spin_lattice_is_named_and_the_others_stay():
+    from simagent.solve import _spin_targets
+
+    liquid = read_description("Liquid argon in LJ units: fcc lattice at reduced density 0.8442, 10 x 10 x 10 cells, "
+                              "LJ cutoff 2.5, velocities at 1.44, NVE for 1000 steps.")
+    targets = [read_metric(m, "") for m in ("average_magnetization", "average_temperature")]
+    _spin_targets(liquid, targets)
+    assert targets[0].property is None and "states no spin lattice" in targets[0].reason
+    assert targets[1].property == "temperature"
+    spin = [read_metric("average_magnetization", "")]
+    _spin_targets(read_description(OURS_BFO), spin)
+    assert spin[0].property == "magnetization"

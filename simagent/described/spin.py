@@ -240,6 +240,16 @@ def _periodic(low: str) -> tuple[str, str, str] | None:
     return None
 
 
+def _describe(stated: dict) -> str:
+    """The stated numbers that identify the example, briefly (report.md cites them with every fill)."""
+    keys = ("lattice", "box", "magnitude", "exchange", "exchange_cutoff", "magelec_cutoff", "dmi_cutoff",
+            "dipole_cutoff", "dipole_solver")
+    said = {k: stated.get(k) for k in keys if stated.get(k) is not None}
+    return ", ".join(f"{k} {' '.join(f'{v:g}' if isinstance(v, float) else str(v) for v in value)}"
+                     if isinstance(value, tuple) else f"{k} {value:g}" if isinstance(value, float) else f"{k} {value}"
+                     for k, value in said.items())
+
+
 def _example(stated: dict) -> Example | None:
     """The example the text retells: the dipole examples by their solver, else the bfo one."""
     if stated.get("dipole_cutoff") is not None or stated.get("dipole_solver"):
@@ -256,7 +266,7 @@ def read_spin(desc: SimulationDescription, low: str) -> None:
     stated = _stated(desc, low, s)
     example = _example(stated)
     assert example is not None
-    fill = example.fill(desc, example.compare(stated, unread=s.unread(), extra_ok=("lattice_motion",)))
+    fill = example.fill(desc, example.compare(stated, unread=s.unread()), describe=_describe(stated))
     if fill is None:
         desc.missing.append(f"the coefficients of the magnetic interactions, which the text does not state and "
                             f"takes from no LAMMPS example whose numbers it states (the nearest: {example.name})")

@@ -145,6 +145,8 @@ def result(name: str, label: str | None, block: dict[str, np.ndarray], desc: Sim
     else:
         series, unit, what = raw, "K", f"the spin temperature, {compute}"
     mean, err = block_average(series)
+    if name == "magnetization" and label != NORMALIZED:
+        what += f"; the engine's normalised value averages {float(np.mean(raw)):.6g}"
     return Result(quantity=name, property=name, value=mean, unit=unit, uncertainty=err, label=label, job=job,
                   log="log.lammps", method=f"average of {what} over {where}, {series.size} thermo rows; standard "
                                            "error by block averaging")
