@@ -159,3 +159,69 @@ def test_rendered_dreiding_counts_hydrogen_bonds(tmp_path: Path):
     counts = block[HBOND_COLUMN]
     assert hydrogens == oxygens > 0
     assert all(0 < c <= hydrogens * (oxygens - 1) and c == int(c) for c in counts), counts
+
+
+QEQ = ("Average charge per atom type of a reactive C/H/O mixture: 105 atoms (20 O, 25 C, 60 H) in real units "
+       "with atom style charge, ReaxFF with charges equilibrated by fix qeq/reax (parameters in param.qeq.reax, "
+       "cutoff 10.0, tolerance 1e-6, every step). Velocities at 300 K; NVE with a 0.25 fs timestep for 10 steps.")
+
+
+def test_dev_qeq_reaxff_is_the_qeq_example():
+    desc = read_description(dev_text("lammps_3/22_qeq_reaxff.json"))
+    assert desc.example_system is not None and (desc.example_system.name, desc.example_system.input) == (
+        "qeq", "in.qeq.reaxc")
+    assert desc.renderable, (desc.unsupported, desc.missing)
+
+
+def test_paraphrased_qeq_names_its_file_and_counts():
+    desc = read_description(QEQ)
+    example = desc.example_system
+    assert example is not None and example.name == "qeq", desc.unsupported
+    assert "param.qeq.reax" in example.files and desc.atom_types == 3
+    # the example's 2022 style names run under their current names, and the line says so
+    (pair,) = [k for k in example.kept if k.text.startswith("pair_style")]
+    assert pair.text.split()[1] == "reaxff" and "reax/c" in pair.note
+    # a seed the text leaves out is the example's, for the same creation temperature
+    assert desc.velocity.seed == 1281937 and "qeq" in desc.defaults["velocity.seed"]
+
+
+def test_element_counts_that_differ_are_named():
+    desc = read_description(QEQ.replace("20 O, 25 C, 60 H", "21 O, 24 C, 60 H"))
+    assert desc.example_system is None
+    assert any("atoms per element 21, 24, 60" in u for u in desc.unsupported), desc.unsupported
+
+
+def test_dev_streitz_is_the_ewald_variant_and_wolf_the_other():
+    desc = read_description(dev_text("lammps_2/70_streitz.json"))
+    assert desc.example_system is not None and desc.example_system.input == "in.streitz.ewald", desc.unsupported
+    assert desc.timestep == 0.0004 and "streitz" in desc.defaults["timestep"]  # the example's, none stated
+    wolf = read_description("Alumina (Al: 864, O: 1296) with the Streitz-Mintmire coul/streitz potential and the "
+                            "Wolf sum, eam/alloy for the short range, charges by fix qeq/slater, metal units. "
+                            "Velocities at 300 K, then 10 steps of NVE.")
+    assert wolf.example_system is not None and wolf.example_system.input == "in.streitz.wolf", wolf.unsupported
+
+
+def test_dev_body_runs_its_particles_with_the_examples_integrator():
+    from tools.lammps.described import render
+
+    desc = read_description(dev_text("lammps_1/39_body.json"))
+    assert desc.example_system is not None and desc.example_system.input == "in.body", desc.unsupported
+    assert re.search(r"^fix\s+dyn1 all nve/body$", render(desc), re.MULTILINE)
+
+
+def test_rendered_qeq_gives_neutral_charges_per_type(tmp_path: Path):
+    """10 steps of ReaxFF with QEq: the per-type mean charges (compute property/atom q, reduce) weighted by the
+    example's type counts sum to zero, as charge equilibration conserves the total charge."""
+    from tools.lammps.described import render
+    from tools.lammps.described_metrics import GroupMeasure
+    from tools.lammps.example_system import job_files
+    from tools.lammps.parse import read_output
+
+    desc = read_description(QEQ)
+    measures = [GroupMeasure(property="atomic_charge", group=f"type{n}") for n in (1, 2, 3)]
+    folder = run_inputs({"in.lammps": render(desc, groups=measures), **job_files(desc.example_system)},
+                        tmp_path / "qeq")
+    (block,) = read_output(folder).runs
+    counts = desc.example_system.type_counts
+    total = sum(counts[n] * block[m.column][-1] for n, m in zip((1, 2, 3), measures, strict=True))
+    assert abs(total) < 1e-3 and block[measures[0].column][-1] > 0  # neutral; hydrogen positive

@@ -508,6 +508,7 @@ def _integrator_fixes(desc: SimulationDescription, stage: Stage, index: int) -> 
         stage.dynamics, spheres=desc.dipoles is not None, group=described_groups.thermostat_group(desc.layout),
         t_variable=special.SET_POINT if stage.controller is not None else None,
         moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
+    fixes = example_system.own_integrators(desc.example_system, fixes)
     return ellipsoids.asphere_fixes(desc, fixes) + (srd.fix_lines(desc) if srd_stage else [])
 
 

@@ -15,6 +15,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
 from simagent.described.example_system import ExampleSystem, KeptLine
 from tools.lammps.check import Command, parse_commands
 from tools.lammps.examples import examples_dir
@@ -39,6 +41,10 @@ PROTOCOL_FIXES = re.compile(r"^(?:nve|nvt|npt|nph)(?:/.*)?$|^(?:langevin|temp/.*
                             r"halt|momentum|recenter|dt/reset|box/relax|deform|viscous|heat|"
                             r"reaxff/species|reaxff/bonds|reax/c/species|reax/c/bonds|balance|nvk|"
                             r"bond/swap|gcmc|deposit|pour)$")
+# styles the installed examples (2022) name that LAMMPS has since renamed (LAMMPS manual, pair reaxff: "reax/c" was
+# renamed "reaxff" in the 2021 stable release; fix qeq/reaxff and reaxff/species likewise): (command, old) -> new
+RENAMED = {("pair_style", "reax/c"): "reaxff", ("fix", "qeq/reax"): "qeq/reaxff",
+           ("fix", "reax/c/species"): "reaxff/species", ("fix", "reax/c/bonds"): "reaxff/bonds"}
 SAFE_VARIABLES = frozenset({"equal", "atom", "vector", "index", "string", "internal", "format"})
 _STYLE_KINDS = {"pair_style": "pair", "bond_style": "bond", "angle_style": "angle", "dihedral_style": "dihedral",
                 "improper_style": "improper", "kspace_style": "kspace", "atom_style": "atom"}
@@ -131,6 +137,47 @@ def data_header(path: Path) -> dict:
     return info
 
 
+_MOLECULAR_STYLES = ("full", "molecular", "bond", "angle")  # data file Atoms columns: id mol type ...
+_ATOMIC_STYLES = ("atomic", "charge", "body", "sphere", "ellipsoid", "dipole")  # id type ...
+
+
+@lru_cache(maxsize=512)
+def type_counts(path: Path, atom_style: str) -> dict[int, int]:
+    """Atoms per type in a data file's Atoms section (empty for an atom style whose columns are not known)."""
+    if atom_style not in _MOLECULAR_STYLES + _ATOMIC_STYLES:
+        return {}
+    column = 2 if atom_style in _MOLECULAR_STYLES else 1
+    text = path.read_text(errors="replace")
+    found = re.search(r"^\s*Atoms\b.*$", text, re.MULTILINE)
+    if found is None:
+        return {}
+    counts: dict[int, int] = {}
+    started = False
+    for line in text[found.end():].splitlines():
+        words = line.split("#", 1)[0].split()
+        if not words:
+            if started:
+                break
+            continue
+        if not _NUMBER.match(words[0]) or len(words) <= column:
+            break
+        started = True
+        kind = int(float(words[column]))
+        counts[kind] = counts.get(kind, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def _renamed(cmd: Command) -> tuple[str, str]:
+    """The command with a style LAMMPS has renamed since the example was written, and what was renamed."""
+    at = 3 if cmd.name == "fix" else 1
+    new = RENAMED.get((cmd.name, cmd.arg(at)))
+    if new is None:
+        return cmd.text, ""
+    words = cmd.text.split()
+    old, words[at] = words[at], new
+    return " ".join(words), f"{cmd.name} {old} is named {new} in LAMMPS since 2021"
+
+
 def _numbers(words: list[str]) -> list[float]:
     return [float(w) for w in words if _NUMBER.match(w)]
 
@@ -180,23 +227,33 @@ def read_example(folder: Path, input_path: Path, name: str) -> ExampleSystem | N
             units = cmd.arg(1)
         if cmd.name == "dimension":
             dimension = int(cmd.arg(1)) if cmd.arg(1).isdigit() else 3
-        kept.append(KeptLine(text=cmd.text, source=f"{cmd.file}:{cmd.line}", segment=runs))
+        text, note = _renamed(cmd)
+        kept.append(KeptLine(text=text, source=f"{cmd.file}:{cmd.line}", segment=runs, note=note))
         styles += [s for s in _styles(cmd, pair_styles) if s not in styles]
         numbers += _numbers(cmd.words[1:])
     kept = [k for k in kept if k.segment < runs or runs == 0]  # after the last run: output and cleanup
     header = data_header(data)
+    atom_style = next((k.text.split()[1] for k in kept if k.text.split()[0] == "atom_style"
+                       and len(k.text.split()) > 1), "atomic")
+    per_type = type_counts(data, atom_style)
     files = [data.name]
     for line in kept:
         for word in line.text.split()[1:]:
             if word not in files and re.fullmatch(r"[\w.+-]+", word) and (folder / word).is_file():
                 files.append(word)
+    extent = [hi - lo for lo, hi in header["box"][:dimension]]
+    if header.get("atoms") and all(e > 0 for e in extent):  # the number density a text may quote
+        numbers.append(header["atoms"] / float(np.prod(extent)))
+    integrators = {m.group(1): m.group(0) for line in protocol if (m := re.match(
+        r"fix\s+\S+\s+\S+\s+((nve|nvt|npt|nph)/(?:body|sphere|asphere|line|tri))\b", line))}
     return ExampleSystem(
         name=name, folder=str(folder), input=input_path.name, title=title, units=units, dimension=dimension,
         data_file=data.name, files=files, kept=kept, styles=styles, protocol=protocol, runs=runs,
         atoms=header.get("atoms", 0), bonds=header.get("bonds", 0), atom_types=header.get("atom types", 0),
-        box=header["box"], velocities=header["velocities"], numbers=sorted(set(numbers + header["numbers"])),
+        box=header["box"], velocities=header["velocities"], atom_style=atom_style, type_counts=per_type,
+        numbers=sorted(set(numbers + header["numbers"] + [float(n) for n in per_type.values()])),
         computes={c.arg(1): c.arg(3) for c in expanded if c.name == "compute" and len(c.words) > 3},
-        refused=refused)
+        integrators={style.split("/")[0]: style for style in integrators}, refused=refused)
 
 
 @lru_cache(maxsize=2)
@@ -242,3 +299,17 @@ def hbond_lines(example: ExampleSystem | None) -> list[str]:
     pair hbond/dreiding)."""
     style = hbond_style(example)
     return [f"compute         hbcount all pair {style}"] if style else []
+
+
+def own_integrators(example: ExampleSystem | None, fixes: list[str]) -> list[str]:
+    """The stage's integrator fix in the variant the example's particles need (fix nve -> fix nve/body for body
+    particles, as the example integrates them); other fixes as they are."""
+    if example is None or not example.integrators:
+        return fixes
+    out = []
+    for line in fixes:
+        words = line.split()
+        if len(words) > 3 and words[0] == "fix" and words[3] in example.integrators:
+            line = line.replace(f" {words[3]}", f" {example.integrators[words[3]]}", 1)
+        out.append(line)
+    return out
