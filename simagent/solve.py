@@ -215,6 +215,7 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"lagrangian (?:position|distance|coordinate)|\blgr ?pos\b|\bf msst ?\[ ?4 ?\]", "lagrangian_position"),
     (r"rotation(?:al)? angle|angle of (?:the )?(?:drum(?:'s)? )?rotation|drum(?:'s)? angle|\bv ?theta\b",
      "rotation_angle"),
+    (r"hydrogen bonds?|\bh ?bonds?\b|\bhbonds?\b", "hydrogen_bond_count"),
     (r"drag|force on (?:the )?obstacle|obstacle force", "drag_force"),
     (r"\bforce (?:on (?:the )?walls? )?(?:in|along) (?:the )?[xyz](?: direction| axis)?\b|\bforce ?[xyz]\b|"
      r"\bf ?[xyz]\b|\b[xyz][- ]?(?:direction |component (?:of (?:the )?)?)?force\b|\bwall force", "wall_force"),
@@ -551,8 +552,10 @@ class TaskBackend(DecisionBackend):
                                 + " run is (stated, not understood)")
         if described is not None:  # every stage is placed and the system is stated: run it as written
             spec.engine, spec.units_style, spec.missing = "lammps", described.units, []
-            if self.fill.filled:  # the described protocol runs what the LLM's quotes completed
-                spec.described = described.model_dump(mode="json")
+            if described.example_system is not None:  # the example's own lines run its potential (ReaxFF, COMB)
+                spec.unsupported = [u for u in spec.unsupported if u.capability != "potential"]
+            if self.fill.filled or described.example_system is not None:  # what was read is what runs (the
+                spec.described = described.model_dump(mode="json")  # LLM's quotes, an example's system)
         elif (spec.missing or spec.unsupported) and self.description is not None and self.description.unsupported:
             # the question (or the old reader's refusal) would not help: the run prescribed needs something
             # simagent does not render
@@ -1032,10 +1035,13 @@ def missing_files(task: MDGymTask, known: list[str], supplied: list[Path] | None
     own library ('topol.top includes DMPC.itp'); with nothing supplied, a LAMMPS system the text
     names but does not build (simagent.described.structure: 'the initial atom positions of ...')."""
     have = {name.lower() for name in known}
+    desc = read_description(task.problem_description) if task.engine == "lammps" else None
+    if desc is not None and desc.example_system is not None:  # an installed example's files (data, force field)
+        have |= {name.lower() for name in desc.example_system.files}
     named = dict.fromkeys(m.group(0) for m in NAMED_FILE.finditer(task.problem_description))
     missing = [name for name in named if name.lower() not in have] + missing_includes(supplied or [])
-    if not missing and not supplied and task.engine == "lammps":  # a structure the text names but does not build
-        structure = unstated_structure(task.problem_description, read_description(task.problem_description))
+    if not missing and not supplied and desc is not None:  # a structure the text names but does not build
+        structure = unstated_structure(task.problem_description, desc)
         missing = [structure] if structure else []
     return missing
 

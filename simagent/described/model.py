@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, model_validator
 from simagent.described.colloids import Cavity, NeighborMulti
 from simagent.described.drum import GranularDrum
 from simagent.described.ellipsoids import Ellipsoids
+from simagent.described.example_system import ExampleSystem
 from simagent.described.granular import GranularPour
 from simagent.described.groups import Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
@@ -204,6 +205,8 @@ class SimulationDescription(BaseModel):
     deposition: Deposition | None = None
     dipoles: Dipoles | None = None
     ellipsoids: Ellipsoids | None = Field(default=None, description="aspherical particles under pair gayberne")
+    example_system: ExampleSystem | None = Field(default=None, description="the system of an installed LAMMPS "
+                                                 "example (data file, topology, force field) the text describes")
     neighbor_skin: float | None = None
     neighbor_multi: NeighborMulti | None = Field(default=None, description="neighbor lists and communication "
                                                  "per size class (neighbor multi, comm_modify mode multi)")

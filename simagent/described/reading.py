@@ -29,6 +29,7 @@ from simagent.described import (
     confinement,
     drum,
     ellipsoids,
+    example_system,
     examples,
     granular,
     molecular,
@@ -154,6 +155,7 @@ def read_description(text: str) -> SimulationDescription:
     confinement.fill_wall_example(desc, low)
     solids.attach_shear(desc, low)
     _stated_atoms(desc, low)
+    example_system.read_example_system(desc, low, text)  # a system whose atoms an installed LAMMPS example gives
     examples.fill_friction_example(desc)
     examples.fill_balance_example(desc)
     examples.fill_crack_example(desc, low)

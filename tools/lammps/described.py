@@ -26,7 +26,7 @@ from tools.lammps import described_colloids as colloids
 from tools.lammps import described_drum as drum
 from tools.lammps import described_ellipsoids as ellipsoids
 from tools.lammps import described_granular as granular
-from tools.lammps import described_groups
+from tools.lammps import described_groups, example_system
 from tools.lammps import described_metrics as group_metrics
 from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_molecular as molecular
@@ -254,7 +254,8 @@ class Measures:
     (interval means); `tensile`: the pressure-tensor component along this axis (pxx, pyy, pzz);
     `groups`: quantities over a group of atoms or counted in a region; `surface_tension`: the slab's
     surface tension from the pressure tensor (tools.lammps.described_metrics); `rotation_angle`: a
-    rotating drum's angle variable (v_theta)."""
+    rotating drum's angle variable (v_theta); `hbonds`: the number of hydrogen bonds of a pair style that counts
+    them (an example system's hbond/dreiding)."""
 
     rdf: bool = False
     msd: bool = False
@@ -270,6 +271,7 @@ class Measures:
     groups: list[group_metrics.GroupMeasure] | None = None
     surface_tension: bool = False
     rotation_angle: bool = False
+    hbonds: bool = False
 
 
 Measured = tuple[list[str], list[str]]  # input lines of a measurement, and the thermo columns it adds
@@ -362,6 +364,11 @@ def _tensile(desc: SimulationDescription, stage: Stage, want: Measures, every: i
     return [], [f"p{want.tensile}{want.tensile}"] if want.tensile else []
 
 
+def _hbonds(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    lines = example_system.hbond_lines(desc.example_system) if want.hbonds else []
+    return lines, [example_system.HBOND_COLUMN] if lines else []
+
+
 def _forces(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
     if not (want.drag or want.wall_force) or desc.layout is None:
         return [], []
@@ -372,7 +379,7 @@ def _forces(desc: SimulationDescription, stage: Stage, want: Measures, every: in
 # The measurements of the averaged stage, in the order their lines and thermo columns are written.
 # A new measurement: a function (desc, stage, want, every) -> (lines, columns) added here.
 MEASUREMENTS = (_motion, _rotation, _green_kubo, _drum_angle, _shock, _gyration, _groups, _surface_tension,
-                _shear_stress, _friction, _tensile, _forces)
+                _shear_stress, _friction, _tensile, _forces, _hbonds)
 
 
 def _measured(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> list[str]:
@@ -399,8 +406,22 @@ def _thermo_interval(desc: SimulationDescription, stage: Stage, index: int, want
     return every
 
 
+def _example_lines(desc: SimulationDescription, segment: int) -> list[str]:
+    """The lines of an installed LAMMPS example's system (simagent.described.example_system) that come
+    before its run `segment` (0: the system; later ones: what it sets up anew before a later run)."""
+    example = desc.example_system
+    if example is None:
+        return []
+    lines = example.segment(segment)
+    if not lines:
+        return []
+    return [f"# LAMMPS example {example.name} ({example.input}): its system, as written there", *lines, ""]
+
+
 def _system_and_interactions(desc: SimulationDescription) -> list[str]:
     """The system and its interactions, by the kind of system the description holds."""
+    if desc.example_system is not None:  # an installed example's data file, topology and force field
+        return _example_lines(desc, 0)
     if desc.molecular is not None:  # water and ions: templates, charges, constraints (see _run_settings), k-space
         early = molecular.constraint_lines(desc) if desc.molecular.prepare else []
         return molecular.system_lines(desc) + molecular.interaction_lines(desc) + early
@@ -440,6 +461,8 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
     its stage, and the timestep reset."""
     lines = ["", f"# stage {index + 1}: {stage.name}: {stage.evidence[:100]}"]
     lines += [f"unfix           {fix_id}" for fix_id in active]
+    if index > 0:
+        lines += _example_lines(desc, index)
     if _is_srd_stage(desc, index):
         lines += srd.insert_lines(desc)
     if stage.reset_timestep:
@@ -474,6 +497,7 @@ def _integrator_fixes(desc: SimulationDescription, stage: Stage, index: int) -> 
         stage.dynamics, spheres=desc.dipoles is not None, group=described_groups.thermostat_group(desc.layout),
         t_variable=special.SET_POINT if stage.controller is not None else None,
         moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
+    fixes = example_system.own_integrators(desc.example_system, fixes)
     return ellipsoids.asphere_fixes(desc, fixes) + (srd.fix_lines(desc) if srd_stage else [])
 
 
