@@ -206,6 +206,10 @@ class MetricTarget:
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
+    # a spin lattice's compute spin values (tools.lammps.described_spin)
+    (r"magnetic energy|spin energy|\be ?mag\b", "magnetic_energy"),
+    (r"spin temperature|magnetic temperature|\bt ?mag\b", "spin_temperature"),
+    (r"magneti[sz]ation|magnetic moment|\bmag ?norm\b", "magnetization"),
     # fix msst's four values, by their words or the names of LAMMPS examples/msst's variables (v_dhug ...)
     (r"hugoniot (?:distance|departure|deviation|offset|error)|(?:departure|deviation|distance) from (?:the )?hugoniot|"
      r"\bd ?hug(?:oniot)?\b|\bf msst ?\[ ?1 ?\]", "hugoniot_departure"),
@@ -274,6 +278,7 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
 ]
 # Unit words in a metric name or after "in" in the description -> unit symbol (simagent.units).
 UNIT_HINTS: list[tuple[str, str]] = [
+    (r"μ ?_?b\b|\bmu ?_?b\b|\bbohr magnetons?\b", "muB"),
     (r"cm ?\^? ?2 ?(?:/|per)? ?s(?:ec)?\b|cm2s\b", "cm^2/s"),
     (r"(?:angstrom|ang|å) ?\^? ?2 ?(?:/|per)? ?ps\b|a2 ?/ ?ps\b", "angstrom^2/ps"),
     (r"nm ?\^? ?2 ?(?:/|per)? ?ns\b", "nm^2/ns"),
@@ -466,6 +471,11 @@ def _label(target: MetricTarget, words: str, elastic_example: bool) -> None:
                     f"{target.metric!r}: a cubic crystal has shear moduli 1 (C44) and 2 ((C11-C12)/2) only")
                 return
             target.label = CUBIC_SHEAR_LABELS[n - 1]
+    elif target.property in ("magnetization", "magnetic_energy"):  # the total unless per atom or normalised
+        if re.search(r"\bper (?:atom|spin|site|particle)\b|/ ?atom\b", words):
+            target.label = "per_atom"
+        elif target.property == "magnetization" and re.search(r"\bnormali[sz]ed\b|\breduced\b|\brelative\b", words):
+            target.label = "normalized"
     elif target.property == "poisson_ratio" and elastic_example:
         target.label = CUBIC_POISSON_LABEL
     elif target.property == "wall_force":  # along which axis: 'force in the x direction', 'y force'
@@ -566,6 +576,7 @@ class TaskBackend(DecisionBackend):
         self.targets = self.targets_for(spec)
         if self.description is not None:
             _group_targets(self.description, self.targets, request)
+        _spin_targets(self.description, self.targets)
         requests: list[PropertyRequest] = []
         for target in self.targets:
             if target.property is not None:
@@ -722,6 +733,22 @@ def _group_targets(desc: SimulationDescription, targets: list[MetricTarget], tex
                     "define (shape and size)")
                 continue
             target.label = region
+
+
+SPIN_PROPERTIES = ("magnetization", "magnetic_energy", "spin_temperature")  # compute spin's (described_spin)
+
+
+def _spin_targets(desc: SimulationDescription | None, targets: list[MetricTarget]) -> None:
+    """A magnetic metric is a spin lattice's (LAMMPS compute spin): without one that the description
+    states and simagent renders, it is named, and the task's other metrics are still computed."""
+    if desc is not None and desc.spin is not None:
+        return
+    why = not_rendered(desc) if desc is not None and desc.unsupported else (
+        "the description states no spin lattice (spins on the atoms and their magnetic interactions)")
+    for target in targets:
+        if target.property in SPIN_PROPERTIES:
+            target.property, target.reason = None, (
+                f"{target.metric!r} is a property of a spin lattice (LAMMPS compute spin): {why}")
 
 
 def not_rendered(desc: SimulationDescription) -> str:

@@ -39,6 +39,7 @@ from simagent.described import (
     shock,
     solids,
     special,
+    spin,
     srd,
 )
 from simagent.described.group_reading import read_boundary, read_layout
@@ -176,6 +177,7 @@ def read_description(text: str) -> SimulationDescription:
     _green_kubo(desc, low)
     special.read_tracker(desc, low)
     special.read_controller(desc, low)
+    spin.read_spin(desc, low)
     check_made_types(desc)
     return desc
 

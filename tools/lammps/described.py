@@ -34,6 +34,7 @@ from tools.lammps import described_rheo as rheo
 from tools.lammps import described_shock as shock
 from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
+from tools.lammps import described_spin as spin
 from tools.lammps import described_srd as srd
 
 THERMO = "step temp pe ke etotal press vol density atoms"
@@ -74,6 +75,7 @@ def _box(desc: SimulationDescription) -> list[str]:
              f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
              *(["atom_modify     first big"] if desc.srd else []),  # the big particles first: neigh_modify include
              *rheo.preamble(desc),  # before the box: newton can no longer change after it
+             *spin.preamble(desc),
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
              f"create_box      {desc.atom_types} box"]
     if desc.lattice is not None:
@@ -339,6 +341,11 @@ def _shock(desc: SimulationDescription, stage: Stage, want: Measures, every: int
     return (shock.variable_lines(), list(shock.COLUMNS)) if stage.msst is not None else ([], [])
 
 
+def _spin(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    """compute spin's six values (magnetization, magnetic energy, spin temperature)."""
+    return (spin.measure_lines(), list(spin.COLUMNS)) if desc.spin is not None else ([], [])
+
+
 def _gyration(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
     """Of all atoms, from unwrapped positions (LAMMPS compute gyration)."""
     return (["compute         rg all gyration"], list(GYRATION_COLUMNS)) if want.gyration else ([], [])
@@ -389,7 +396,7 @@ def _forces(desc: SimulationDescription, stage: Stage, want: Measures, every: in
 # The measurements of the averaged stage, in the order their lines and thermo columns are written.
 # A new measurement: a function (desc, stage, want, every) -> (lines, columns) added here.
 MEASUREMENTS = (_motion, _rotation, _green_kubo, _drum_angle, _shock, _gyration, _groups, _surface_tension,
-                _shear_stress, _friction, _tensile, _forces, _hbonds, _coulomb)
+                _shear_stress, _friction, _tensile, _forces, _hbonds, _coulomb, _spin)
 
 
 def _measured(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> list[str]:
@@ -443,6 +450,8 @@ def _system_and_interactions(desc: SimulationDescription) -> list[str]:
         return drum.system_lines(desc)
     if desc.rheo is not None:  # RHEO particles: the general system, then the RHEO settings and pair
         return _system(desc) + rheo.interaction_lines(desc)
+    if desc.spin is not None:  # spins on the atoms, the magnetic pair terms (simagent.described.spin)
+        return _system(desc) + spin.interaction_lines(desc)
     return _system(desc) + _interactions(desc)
 
 
@@ -501,6 +510,8 @@ def _integrator_fixes(desc: SimulationDescription, stage: Stage, index: int) -> 
         return granular.stage_fixes(desc)
     if desc.rheo is not None:
         return rheo.stage_fixes(desc)
+    if desc.spin is not None:
+        return spin.stage_fixes(desc)
     assert stage.dynamics is not None  # for the type checker: _run_stage asserts it
     srd_stage = _is_srd_stage(desc, index)
     fixes = shock.fix_lines(stage) if stage.msst is not None else dynamics_fixes(

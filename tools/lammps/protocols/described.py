@@ -56,6 +56,10 @@ from tools.lammps.described_shock import PROPERTIES as SHOCK
 from tools.lammps.described_shock import result as shock_result
 from tools.lammps.described_shock import shock_stage
 from tools.lammps.described_solids import shear_stress, strength, youngs_modulus
+from tools.lammps.described_spin import NORMALIZED, PER_ATOM
+from tools.lammps.described_spin import PROPERTIES as SPIN
+from tools.lammps.described_spin import files as spin_files
+from tools.lammps.described_spin import result as spin_result
 from tools.lammps.example_system import HBOND_COLUMN, hbond_style
 from tools.lammps.example_system import job_files as example_files
 from tools.lammps.parse import read_output
@@ -120,7 +124,7 @@ class DescribedRun(Protocol):
         frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
                                                                   SHEAR_STRESS, GYRATION, FRICTION, TENSILE,
                                                                   SURFACE_TENSION} | STRENGTHS | GROUP_ONLY | \
-        frozenset(SHOCK) | {ROTATION_ANGLE, HBONDS, COULOMB}
+        frozenset(SHOCK) | {ROTATION_ANGLE, HBONDS, COULOMB} | frozenset(SPIN)
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -151,6 +155,8 @@ class DescribedRun(Protocol):
             return False  # fix msst's values exist only in a stage it integrates
         if any(p.name == ROTATION_ANGLE for p in spec.properties) and desc.drum is None:
             return False  # the angle is a rotating drum's
+        if any(p.name in SPIN for p in spec.properties) and desc.spin is None:
+            return False  # compute spin's values exist only for a spin lattice
         if any(p.name == HBONDS for p in spec.properties) and hbond_style(desc.example_system) is None:
             return False  # counted by a hydrogen-bond pair style only
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
@@ -194,9 +200,9 @@ class DescribedRun(Protocol):
                       rotation_angle=ROTATION_ANGLE in p.properties, hbonds=HBONDS in p.properties,
                       coulomb=COULOMB in p.properties)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
-                    inputs={"in.lammps": text, **molecule_files(p.description),
-                                **(example_files(p.description.example_system) if p.description.example_system
-                                   else {})}, time_limit_s=p.time_limit_s)]
+                    inputs={"in.lammps": text, **molecule_files(p.description), **spin_files(p.description),
+                            **(example_files(p.description.example_system) if p.description.example_system
+                               else {})}, time_limit_s=p.time_limit_s)]
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
         p = self.as_params(params)
@@ -258,6 +264,9 @@ class DescribedRun(Protocol):
                 results.append(shock_result(name, block, desc, JOB_ID, where))
             elif name == ROTATION_ANGLE:
                 results.append(angle_result(block, JOB_ID, where))
+            elif name in SPIN:  # the total, per atom and (magnetization) normalised: each metric picks its label
+                labels = (None, PER_ATOM, NORMALIZED)[: {"magnetization": 3, "magnetic_energy": 2}.get(name, 1)]
+                results += [spin_result(name, label, block, desc, JOB_ID, where) for label in labels]
             elif name == HBONDS:
                 results.append(_hbonds(block, desc, where))
             elif name == COULOMB:
