@@ -266,3 +266,26 @@ def test_airebo_variants_the_text_cannot_tell_apart_are_refused_by_name():
     assert desc.example_system is None
     (refusal,) = [u for u in desc.unsupported if "fits several" in u]
     assert "in.airebo," in refusal and "in.airebo-0-0" in refusal and "airebo-m" not in refusal  # Morse not named
+
+
+def test_dev_micelle_swaps_its_pair_style_between_the_texts_two_runs():
+    from tools.lammps.described import render
+
+    desc = read_description(dev_text("lammps_2/9_micelle.json"))
+    assert desc.example_system is not None and desc.example_system.input == "in.micelle", desc.unsupported
+    assert desc.renderable, desc.missing
+    assert [s.dynamics.rescale_every for s in desc.stages] == [100, 100] and desc.thermo_every == 50
+    text = render(desc)
+    soft, lj = text.index("pair_style\tsoft"), text.index("pair_style\tlj/cut")
+    assert soft < text.index("run             1000\n") < lj < text.index("run             500000")
+
+
+def test_paraphrased_rescaling_interval_and_set_point():
+    desc = read_description("A 2D bead-spring amphiphile system in LJ units with harmonic bonds and FENE special "
+                            "bonds. Using NVE dynamics, keeping the temperature at a reduced value of 0.45 via "
+                            "velocity rescaling every 100 steps, first run a 200-step push-off with a soft pair "
+                            "potential, then a 400-step run with the LJ potential. Thermo output every 20 steps.")
+    assert desc.example_system is not None and desc.example_system.name == "micelle", desc.unsupported
+    assert [(s.steps, s.dynamics.thermostat, s.dynamics.t_stop, s.dynamics.rescale_every) for s in desc.stages] == [
+        (200, "velocity-rescale", 0.45, 100), (400, "velocity-rescale", 0.45, 100)]
+    assert desc.thermo_every == 20

@@ -379,6 +379,7 @@ def _example_protocol(desc: SimulationDescription, example: ExampleSystem) -> No
     text retelling it leaves out (simagent.described.example_fill); each listed with its source."""
     why = f"not stated; LAMMPS example {example.name}'s ({example.input}), whose system the text describes"
     _example_damping(desc, example)
+    _example_rescaling(desc, example, why)
     steps = {float(m.group(1)) for line in example.protocol if (m := re.match(r"timestep\s+(\S+)$", line.strip()))}
     timestep = desc.origin.get("timestep")
     if len(steps) == 1 and timestep is not None and timestep.source == "default":
@@ -404,6 +405,21 @@ def _example_protocol(desc: SimulationDescription, example: ExampleSystem) -> No
         said.append(f"loop {v.loop}")
     desc.note("velocity.seed", "default", f"{' '.join(said)}: {why}, which creates its velocities at the same "
               "temperature")
+
+
+def _example_rescaling(desc: SimulationDescription, example: ExampleSystem, why: str) -> None:
+    """A velocity-rescaling interval the text states without its window, the example's own for that interval."""
+    for stage in desc.stages:
+        dyn, key = stage.dynamics, f"{stage.name}.rescale_window"
+        if dyn is None or dyn.thermostat != "velocity-rescale" or desc.origin.get(key) is None or \
+                desc.origin[key].source != "default":
+            continue
+        windows = {float(m.group(1)) for line in example.protocol if (m := re.match(
+            rf"fix\s+\S+\s+\S+\s+temp/rescale\s+{dyn.rescale_every}\s+\S+\s+\S+\s+(\S+)\s+1(?:\.0*)?$",
+            line.strip()))}
+        if len(windows) == 1:
+            dyn.rescale_window = windows.pop()
+            desc.note(key, "default", f"{dyn.rescale_window:g}: {why}")
 
 
 def _example_damping(desc: SimulationDescription, example: ExampleSystem) -> None:

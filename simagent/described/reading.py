@@ -770,7 +770,13 @@ def _complete_dynamics(desc: SimulationDescription, stage: Stage, desc_text: str
             desc.note(f"{stage.name}.seed", "default", f"{dyn.seed}: Langevin seed (none stated)")
         elif dyn.thermostat == "langevin":
             desc.note(f"{stage.name}.seed", "rules", f"seed {dyn.seed} (stated with the Langevin thermostat)")
-        if dyn.thermostat == "velocity-rescale" and dyn.rescale_every is None:
+        every = re.search(r"rescal\w*[^.;]{0,60}?\bevery\s+(\d+)\s*(?:time ?)?steps?", desc_text)
+        if dyn.thermostat == "velocity-rescale" and dyn.rescale_every is None and every:
+            dyn.rescale_every, dyn.rescale_window = int(every.group(1)), 0.0
+            desc.note(f"{stage.name}.rescale", "rules", every.group(0))
+            desc.note(f"{stage.name}.rescale_window", "default", "0: no window stated, every rescaling sets the "
+                      "temperature")
+        elif dyn.thermostat == "velocity-rescale" and dyn.rescale_every is None:
             dyn.rescale_every, dyn.rescale_window = 1, 0.0
             desc.note(f"{stage.name}.rescale", "default", "every 1 step, window 0: none stated")
     if dyn.limit is not None:

@@ -50,6 +50,7 @@ IMPLICIT_FILES = {"pair comb3": ["lib.comb3"]}
 SAFE_VARIABLES = frozenset({"equal", "atom", "vector", "index", "string", "internal", "format"})
 _STYLE_KINDS = {"pair_style": "pair", "bond_style": "bond", "angle_style": "angle", "dihedral_style": "dihedral",
                 "improper_style": "improper", "kspace_style": "kspace", "atom_style": "atom"}
+_ANY_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$|^-?\.\d+$")
 
 
@@ -232,7 +233,7 @@ def read_example(folder: Path, input_path: Path, name: str) -> ExampleSystem | N
         text, note = _renamed(cmd)
         kept.append(KeptLine(text=text, source=f"{cmd.file}:{cmd.line}", segment=runs, note=note))
         styles += [s for s in _styles(cmd, pair_styles) if s not in styles]
-        numbers += _numbers(cmd.words[1:])
+        numbers += [float(n) for n in _ANY_NUMBER.findall(" ".join(cmd.words[1:]))]  # also inside ramp(1.0,20.0)
     kept = [k for k in kept if k.segment < runs or runs == 0]  # after the last run: output and cleanup
     header = data_header(data)
     atom_style = next((k.text.split()[1] for k in kept if k.text.split()[0] == "atom_style"

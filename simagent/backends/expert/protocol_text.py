@@ -307,14 +307,15 @@ def _time(value: float, unit: str | None, reduced: bool) -> Quantity:
 
 
 _T_VALUE = re.compile(r"(?:\bt(?:\*|_?target|_?0|_?set)?|\btemperatures?|\bset[- ]?point)\s*(?:=|of|:|is|to|at)?\s*"
+                      r"(?:an? (?:reduced |target )?value of\s*)?"
                       r"(?:(?:about|approximately|around|roughly|nearly|~|≈)\s*)?" + NUM
                       + r"\s*(k\b|kelvin\b|°c|degc)?")
 _T_BARE = re.compile(r"\b(?:at|to)\s+(?:(?:about|approximately|around|roughly|nearly|~|≈)\s*)?" + NUM
                      + r"\s*(k\b|kelvin\b)")
 _T_REDUCED_AT = re.compile(r"(?:thermostat|heat bath|\bnvt\b)[^.;,()]{0,30}?\b(?:at|to)\s+" + NUM
                            + r"(?!\d|\.\d)(?!\s*(?:k\b|kelvin|°|deg|bar|atm|tau|fs|ps|steps?\b|timesteps?\b))")
-_VELOCITY = r"velocit\w*+(?![- ]verlet)|initial (?:kinetic|velocit|temperature)|maxwell[- ]boltzmann"
-_THERMOSTAT = r"thermostat|heat bath|\bnvt\b|nos[eé][- ]?hoover|langevin|berendsen|bussi|csvr|canonical"
+_VELOCITY = r"velocit\w*+(?![- ]verlet)(?![- ]rescal)|initial (?:kinetic|velocit|temperature)|maxwell[- ]boltzmann"
+_THERMOSTAT = r"thermostat|heat bath|\bnvt\b|nos[eé][- ]?hoover|langevin|berendsen|bussi|csvr|canonical|\brescal\w*"
 
 
 def _temperatures(low: str, reduced: bool) -> dict[str, Quantity]:
@@ -462,7 +463,7 @@ def _steps(low: str, timestep: Quantity | None, reduced: bool) -> dict[str, Any]
             out["equilibration_steps"] = 0
     for every in re.finditer(rf"\b(?:every|each)\s+{COUNT}\s*{STEP_WORD}", low):  # the first one about output
         # ('the neighbour list is rebuilt every 10 steps' is not)
-        if re.search(r"thermo|output|print|sampl|record|write|averag|dump|log", low[max(0, every.start() - 60):
+        if re.search(r"thermo(?!stat)|output|print|sampl|record|write|averag|dump|log", low[max(0, every.start() - 60):
                                                                                    every.end() + 30]):
             out["thermo_every"] = _count(every.group(1))
             break
