@@ -185,7 +185,8 @@ def test_unit_from_the_description():
 
 @pytest.mark.parametrize("metric, fragment", [
     ("RDF peak height", "height of g(r)"),
-    ("average_coulomb_energy", "part of the energy"),  # not the potential energy
+    ("average_dispersion_energy", "part of the energy"),  # not the potential energy (Coulomb is measured since
+    # stop 24: coulomb_energy_per_atom, tests/test_described_example_system.py)
 ])  # fmt: skip
 def test_metrics_that_cannot_be_computed_say_why(metric, fragment):
     target = read_metric(metric, "liquid argon at 94.4 K", reduced=False)
