@@ -206,6 +206,10 @@ class MetricTarget:
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
+    # a spin lattice's compute spin values (tools.lammps.described_spin)
+    (r"magnetic energy|spin energy|\be ?mag\b", "magnetic_energy"),
+    (r"spin temperature|magnetic temperature|\bt ?mag\b", "spin_temperature"),
+    (r"magneti[sz]ation|magnetic moment|\bmag ?norm\b", "magnetization"),
     # fix msst's four values, by their words or the names of LAMMPS examples/msst's variables (v_dhug ...)
     (r"hugoniot (?:distance|departure|deviation|offset|error)|(?:departure|deviation|distance) from (?:the )?hugoniot|"
      r"\bd ?hug(?:oniot)?\b|\bf msst ?\[ ?1 ?\]", "hugoniot_departure"),
@@ -216,6 +220,7 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"rotation(?:al)? angle|angle of (?:the )?(?:drum(?:'s)? )?rotation|drum(?:'s)? angle|\bv ?theta\b",
      "rotation_angle"),
     (r"hydrogen bonds?|\bh ?bonds?\b|\bhbonds?\b", "hydrogen_bond_count"),
+    (r"coulomb\w* energy|electrostatic energy|\becoul\b", "coulomb_energy_per_atom"),
     (r"drag|force on (?:the )?obstacle|obstacle force", "drag_force"),
     (r"\bforce (?:on (?:the )?walls? )?(?:in|along) (?:the )?[xyz](?: direction| axis)?\b|\bforce ?[xyz]\b|"
      r"\bf ?[xyz]\b|\b[xyz][- ]?(?:direction |component (?:of (?:the )?)?)?force\b|\bwall force", "wall_force"),
@@ -273,6 +278,7 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
 ]
 # Unit words in a metric name or after "in" in the description -> unit symbol (simagent.units).
 UNIT_HINTS: list[tuple[str, str]] = [
+    (r"μ ?_?b\b|\bmu ?_?b\b|\bbohr magnetons?\b", "muB"),
     (r"cm ?\^? ?2 ?(?:/|per)? ?s(?:ec)?\b|cm2s\b", "cm^2/s"),
     (r"(?:angstrom|ang|å) ?\^? ?2 ?(?:/|per)? ?ps\b|a2 ?/ ?ps\b", "angstrom^2/ps"),
     (r"nm ?\^? ?2 ?(?:/|per)? ?ns\b", "nm^2/ns"),
@@ -320,7 +326,7 @@ DEFAULT_UNITS: dict[str, str] = {
     "rdf": "angstrom", "self_diffusion_coefficient": "cm^2/s",
 }  # fmt: skip
 ENERGY_PER_ATOM = {"potential_energy_per_atom", "kinetic_energy_per_atom", "total_energy_per_atom",
-                   "rotational_energy_per_atom"}
+                   "rotational_energy_per_atom", "coulomb_energy_per_atom"}
 # An energy name that does not say per atom, outside LJ units, asks for the system's total, as LAMMPS
 # thermo prints it in real and metal units (in LJ units thermo prints it per atom: the per-atom value).
 # Only a described run (the task's own system) reports it: elsewhere the system size is simagent's choice.
@@ -399,7 +405,7 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
     target.variable, target.stated_unit = _named_variable(words, description)
     if target.property == "radius_of_gyration":
         _gyration_component(target, words, description.lower())
-    if target.property in ENERGY_PER_ATOM and (part := ENERGY_PART.search(words)):
+    if target.property in ENERGY_PER_ATOM - {"coulomb_energy_per_atom"} and (part := ENERGY_PART.search(words)):
         target.property, target.reason = None, (
             f"{metric!r} names a part of the energy ({part.group(0)}) that simagent does not separate")
         return target
@@ -465,6 +471,11 @@ def _label(target: MetricTarget, words: str, elastic_example: bool) -> None:
                     f"{target.metric!r}: a cubic crystal has shear moduli 1 (C44) and 2 ((C11-C12)/2) only")
                 return
             target.label = CUBIC_SHEAR_LABELS[n - 1]
+    elif target.property in ("magnetization", "magnetic_energy"):  # the total unless per atom or normalised
+        if re.search(r"\bper (?:atom|spin|site|particle)\b|/ ?atom\b", words):
+            target.label = "per_atom"
+        elif target.property == "magnetization" and re.search(r"\bnormali[sz]ed\b|\breduced\b|\brelative\b", words):
+            target.label = "normalized"
     elif target.property == "poisson_ratio" and elastic_example:
         target.label = CUBIC_POISSON_LABEL
     elif target.property == "wall_force":  # along which axis: 'force in the x direction', 'y force'
@@ -565,6 +576,7 @@ class TaskBackend(DecisionBackend):
         self.targets = self.targets_for(spec)
         if self.description is not None:
             _group_targets(self.description, self.targets, request)
+        _spin_targets(self.description, self.targets)
         requests: list[PropertyRequest] = []
         for target in self.targets:
             if target.property is not None:
@@ -666,7 +678,8 @@ _PER_ROLE = re.compile(r"\b(?:per|of|on|for|among) (?:the |each |one |a |an )?([
 _NOT_KINDS = frozenset("all every the total system whole mobile average mean type".split())
 _REGION_WORD = re.compile(r"\b(?:inside|in|within) (?:the )?(?:region )?([a-z][a-z0-9_]*)")
 # properties measured over a group of atoms (tools/lammps/described_metrics.py)
-GROUPED = ENERGY_PER_ATOM - {"rotational_energy_per_atom"} | {"temperature", "atomic_charge", "atom_count"}
+GROUPED = ENERGY_PER_ATOM - {"rotational_energy_per_atom", "coulomb_energy_per_atom"} | {"temperature", "atomic_charge",
+                                                                                      "atom_count"}
 
 
 # 'the coordination number of type 2 atoms around type 1 atoms': a partial one, of one pair of types
@@ -720,6 +733,22 @@ def _group_targets(desc: SimulationDescription, targets: list[MetricTarget], tex
                     "define (shape and size)")
                 continue
             target.label = region
+
+
+SPIN_PROPERTIES = ("magnetization", "magnetic_energy", "spin_temperature")  # compute spin's (described_spin)
+
+
+def _spin_targets(desc: SimulationDescription | None, targets: list[MetricTarget]) -> None:
+    """A magnetic metric is a spin lattice's (LAMMPS compute spin): without one that the description
+    states and simagent renders, it is named, and the task's other metrics are still computed."""
+    if desc is not None and desc.spin is not None:
+        return
+    why = not_rendered(desc) if desc is not None and desc.unsupported else (
+        "the description states no spin lattice (spins on the atoms and their magnetic interactions)")
+    for target in targets:
+        if target.property in SPIN_PROPERTIES:
+            target.property, target.reason = None, (
+                f"{target.metric!r} is a property of a spin lattice (LAMMPS compute spin): {why}")
 
 
 def not_rendered(desc: SimulationDescription) -> str:

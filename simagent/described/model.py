@@ -30,11 +30,12 @@ from simagent.described.rheo import RheoFluid
 from simagent.described.shock import MSST
 from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitution
 from simagent.described.special import ContactTracker, Controller
+from simagent.described.spin import SpinLattice
 from simagent.described.srd import SRDSolvent
 
 Source = Literal["rules", "llm", "default"]
 UnitsName = Literal["lj", "real", "metal"]
-LatticeStyle = Literal["fcc", "bcc", "sc", "diamond", "sq", "sq2", "hex"]
+LatticeStyle = Literal["fcc", "bcc", "sc", "diamond", "sq", "sq2", "hex", "hcp"]
 Ensemble = Literal["nve", "nvt", "npt", "nph"]
 Thermostat = Literal["nose-hoover", "langevin", "berendsen", "velocity-rescale"]
 
@@ -189,7 +190,7 @@ class SimulationDescription(BaseModel):
     boundary: tuple[str, str, str] = ("p", "p", "p")
     lattice: Lattice | None = None
     box: Box | None = None
-    atom_style: Literal["atomic", "full", "sphere", "molecular", "ellipsoid", "rheo"] = "atomic"
+    atom_style: Literal["atomic", "full", "sphere", "molecular", "ellipsoid", "rheo", "spin"] = "atomic"
     atom_types: int = Field(default=1, ge=1)
     masses: dict[int, float] = Field(default_factory=dict)
     pair: Pair | None = None
@@ -220,6 +221,8 @@ class SimulationDescription(BaseModel):
                                       "rotates (pair granular, fix wall/gran/region, fix pour)")
     rheo: RheoFluid | None = Field(default=None, description="RHEO particles (pair rheo, fix rheo and its "
                                    "viscosity and pressure fixes, status flags)")
+    spin: SpinLattice | None = Field(default=None, description="classical spins on the atoms, their magnetic "
+                                     "interactions and spin dynamics (SPIN package)")
     neighbor_every: int | None = None
     velocity: Velocity | None = None
     timestep: float | None = None

@@ -39,6 +39,7 @@ from simagent.described import (
     shock,
     solids,
     special,
+    spin,
     srd,
 )
 from simagent.described.group_reading import read_boundary, read_layout
@@ -155,6 +156,7 @@ def read_description(text: str) -> SimulationDescription:
     confinement.fill_wall_example(desc, low)
     solids.attach_shear(desc, low)
     _stated_atoms(desc, low)
+    spin.read_spin(desc, low)  # a spin lattice retelling examples/SPIN (before an example system is looked for)
     example_system.read_example_system(desc, low, text)  # a system whose atoms an installed LAMMPS example gives
     examples.fill_friction_example(desc)
     examples.fill_balance_example(desc)

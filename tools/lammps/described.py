@@ -34,6 +34,7 @@ from tools.lammps import described_rheo as rheo
 from tools.lammps import described_shock as shock
 from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
+from tools.lammps import described_spin as spin
 from tools.lammps import described_srd as srd
 
 THERMO = "step temp pe ke etotal press vol density atoms"
@@ -48,6 +49,7 @@ MSD_COM = ("com yes: displacements are measured from the centre of mass, which a
            "conserve momentum (Langevin) leaves drifting; diffusion is defined in that frame (as LAMMPS "
            "examples/DIFFUSE)")
 GK_COLUMNS = ("v_etaxy", "v_etaxx")
+COULOMB_COLUMNS = ("ecoul", "elong")  # thermo keywords: pairwise Coulomb, long-range (k-space) energy
 SLOPE_COLUMN = "v_fitslope"
 # compute gyration: Rg, then the six components of the squared radius-of-gyration tensor (LAMMPS's order)
 GYRATION_COLUMNS = ("c_rg",) + tuple(f"c_rg[{i}]" for i in range(1, 7))
@@ -73,6 +75,7 @@ def _box(desc: SimulationDescription) -> list[str]:
              f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
              *(["atom_modify     first big"] if desc.srd else []),  # the big particles first: neigh_modify include
              *rheo.preamble(desc),  # before the box: newton can no longer change after it
+             *spin.preamble(desc),
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
              f"create_box      {desc.atom_types} box"]
     if desc.lattice is not None:
@@ -164,6 +167,8 @@ def _interactions(desc: SimulationDescription) -> list[str]:
 def _thermo_modify(desc: SimulationDescription) -> str:
     """Extensive thermo energies; the temperature of the thermostatted group when a thermostat acts on
     a group (held walls would otherwise count as cold atoms)."""
+    if desc.example_system is not None and desc.example_system.thermo_computes:  # the system's own (temp/cs)
+        return "thermo_modify   norm no" + example_system.thermo_keywords(desc.example_system)
     temp = None if desc.deposition else described_groups.temperature_compute(desc.layout)
     return "thermo_modify   norm no" + (f" temp {temp}" if temp else "") + (" lost warn" if desc.drum else "")
 
@@ -179,7 +184,8 @@ def _velocity(desc: SimulationDescription) -> list[str]:
         group, temp = layout.velocity_group, f" temp {described_groups.temperature_compute(layout)}"
     return [f"velocity        {group} create {_fmt(v.temperature)} {v.seed} dist {v.distribution} "
             f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}"
-            f"{f' loop {v.loop}' if v.loop else ''}{temp}"] + held
+            f"{f' loop {v.loop}' if v.loop else ''}{temp}"
+            f"{example_system.velocity_keywords(desc.example_system)}"] + held
 
 
 RUNAWAY_FIX = "runaway"  # fix halt id of the zero-pressure guard
@@ -255,7 +261,8 @@ class Measures:
     `groups`: quantities over a group of atoms or counted in a region; `surface_tension`: the slab's
     surface tension from the pressure tensor (tools.lammps.described_metrics); `rotation_angle`: a
     rotating drum's angle variable (v_theta); `hbonds`: the number of hydrogen bonds of a pair style that counts
-    them (an example system's hbond/dreiding)."""
+    them (an example system's hbond/dreiding); `coulomb`: the pairwise and long-range Coulomb energies (thermo ecoul,
+    elong)."""
 
     rdf: bool = False
     msd: bool = False
@@ -272,6 +279,7 @@ class Measures:
     surface_tension: bool = False
     rotation_angle: bool = False
     hbonds: bool = False
+    coulomb: bool = False
 
 
 Measured = tuple[list[str], list[str]]  # input lines of a measurement, and the thermo columns it adds
@@ -333,6 +341,11 @@ def _shock(desc: SimulationDescription, stage: Stage, want: Measures, every: int
     return (shock.variable_lines(), list(shock.COLUMNS)) if stage.msst is not None else ([], [])
 
 
+def _spin(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    """compute spin's six values (magnetization, magnetic energy, spin temperature)."""
+    return (spin.measure_lines(), list(spin.COLUMNS)) if desc.spin is not None else ([], [])
+
+
 def _gyration(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
     """Of all atoms, from unwrapped positions (LAMMPS compute gyration)."""
     return (["compute         rg all gyration"], list(GYRATION_COLUMNS)) if want.gyration else ([], [])
@@ -369,6 +382,10 @@ def _hbonds(desc: SimulationDescription, stage: Stage, want: Measures, every: in
     return lines, [example_system.HBOND_COLUMN] if lines else []
 
 
+def _coulomb(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    return [], list(COULOMB_COLUMNS) if want.coulomb else []
+
+
 def _forces(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
     if not (want.drag or want.wall_force) or desc.layout is None:
         return [], []
@@ -379,7 +396,7 @@ def _forces(desc: SimulationDescription, stage: Stage, want: Measures, every: in
 # The measurements of the averaged stage, in the order their lines and thermo columns are written.
 # A new measurement: a function (desc, stage, want, every) -> (lines, columns) added here.
 MEASUREMENTS = (_motion, _rotation, _green_kubo, _drum_angle, _shock, _gyration, _groups, _surface_tension,
-                _shear_stress, _friction, _tensile, _forces, _hbonds)
+                _shear_stress, _friction, _tensile, _forces, _hbonds, _coulomb, _spin)
 
 
 def _measured(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> list[str]:
@@ -433,6 +450,8 @@ def _system_and_interactions(desc: SimulationDescription) -> list[str]:
         return drum.system_lines(desc)
     if desc.rheo is not None:  # RHEO particles: the general system, then the RHEO settings and pair
         return _system(desc) + rheo.interaction_lines(desc)
+    if desc.spin is not None:  # spins on the atoms, the magnetic pair terms (simagent.described.spin)
+        return _system(desc) + spin.interaction_lines(desc)
     return _system(desc) + _interactions(desc)
 
 
@@ -491,6 +510,8 @@ def _integrator_fixes(desc: SimulationDescription, stage: Stage, index: int) -> 
         return granular.stage_fixes(desc)
     if desc.rheo is not None:
         return rheo.stage_fixes(desc)
+    if desc.spin is not None:
+        return spin.stage_fixes(desc)
     assert stage.dynamics is not None  # for the type checker: _run_stage asserts it
     srd_stage = _is_srd_stage(desc, index)
     fixes = shock.fix_lines(stage) if stage.msst is not None else dynamics_fixes(
@@ -512,7 +533,7 @@ def _stage_fixes(desc: SimulationDescription, stage: Stage, index: int) -> list[
         fixes += described_groups.fixes(desc.layout)
     if desc.dimension == 2:
         fixes.append("fix             e2d all enforce2d")
-    return fixes
+    return fixes + example_system.thermostat_modify(desc.example_system, fixes)
 
 
 def _run_stage(desc: SimulationDescription, index: int, stage: Stage, want: Measures) -> tuple[list[str], list[str]]:
