@@ -45,7 +45,7 @@ from simagent.described.llm_fill import FillReport
 from simagent.described.llm_fill import fill as fill_gaps
 from simagent.described.mixture_reading import type_called
 from simagent.described.model import SimulationDescription
-from simagent.described.reading import read_description
+from simagent.described.reading import UNREAD, read_description
 from simagent.described.structure import unstated_structure
 from simagent.described.summary import executed_lines
 from simagent.engines import get_engine, supplying
@@ -549,6 +549,12 @@ class TaskBackend(DecisionBackend):
         if unplaced:  # a stage the reading missed: running without it would not be the run described
             spec.missing.append("which stage the " + ", ".join(f"{n}-step" for n in unplaced)
                                 + " run is (stated, not understood)")
+        if described is None and self.description is not None:
+            # a run whose dynamics the text prescribes in words not understood: no protocol's default
+            # ensemble runs in its place (the question names the words)
+            unread = [m for m in self.description.missing if m.startswith("the dynamics (ensemble)") and UNREAD in m]
+            if unread:  # (in place of the request reader's question about the same words, which names no run)
+                spec.missing = [m for m in spec.missing if not m.startswith("ensemble (")] + unread
         if described is not None:  # every stage is placed and the system is stated: run it as written
             spec.engine, spec.units_style, spec.missing = "lammps", described.units, []
             if self.fill.filled:  # the described protocol runs what the LLM's quotes completed
