@@ -622,12 +622,14 @@ class TaskBackend(DecisionBackend):
         for item in selection.items:
             protocol = get_protocol(item.protocol)
             try:
-                params, _ = protocol.parameters(restrict(spec, item.properties))
+                params, chosen = protocol.parameters(restrict(spec, item.properties))
             except SimagentError as err:
                 desc = self.description
                 if desc is not None and desc.unsupported:  # the real blocker, not the protocol's own refusal
                     raise RequestError(not_rendered(desc)) from err
                 return  # the planner reports why the protocol cannot run
+            if protocol.engine == "lammps" and not any("ensemble" in d.parameter for d in chosen):
+                _check_ensemble(spec, protocol, params)  # (a protocol that chose its own says so in report.md)
             fields = params.model_dump()
             for name in LITERAL_CONTROLS:
                 stated = getattr(spec.controls, name)
@@ -737,6 +739,30 @@ def not_rendered(desc: SimulationDescription) -> str:
 
 
 # Controls a description states that the chosen protocol must run exactly as stated.
+def _check_ensemble(spec: TaskSpec, protocol: Any, params: Any) -> None:
+    """The ensemble the description states is the one the protocol's production runs (the last run of
+    its jobs, read from the LAMMPS inputs it writes; NVE under a named thermostat counts as thermostatted),
+    or nothing runs: a protocol with an ensemble of its own (lammps/thermal_expansion's NPT) is no
+    substitute for a stated NVE."""
+    from tools.lammps.handlers import ensemble_of, script
+
+    ctl = spec.controls
+    if ctl.ensemble is None:
+        return
+    stated = "nvt" if ctl.ensemble == "nve" and ctl.thermostat is not None else ctl.ensemble
+    try:
+        jobs = protocol.jobs(params)
+    except SimagentError:
+        return  # the planner reports why the protocol cannot run
+    runs = {ensemble_of(last.fixes) for job in jobs if (last := script(job).last_dynamics()) is not None}
+    runs.discard("unknown")
+    if runs and stated not in runs:
+        raise RequestError(f"the description states the {ctl.ensemble.upper()} ensemble"
+                           f"{' with a ' + ctl.thermostat + ' thermostat' if ctl.thermostat else ''}; {protocol.name} "
+                           f"runs {', '.join(sorted(e.upper() for e in runs))} in its production; simagent runs no "
+                           "substitute for a prescribed ensemble")
+
+
 LITERAL_CONTROLS = ("dimension", "equilibration_steps", "production_steps")
 # Words that follow "fix"/"compute" in prose without naming a style ("use the fix command").
 _NOT_STYLES = frozenset("""a an the to is in on of for with and or that this it its id ids group groups which was were

@@ -134,3 +134,19 @@ def test_words_of_evolution_are_found_when_no_ensemble_is_read(sentence, words):
 ])  # fmt: skip
 def test_no_words_of_md_evolution(sentence):
     assert evolution_words(sentence) is None
+
+
+@pytest.mark.parametrize("sentence", [
+    "the total energy of each run is held constant",
+    "the mechanical energy of the system stays constant",
+])  # fmt: skip
+def test_the_energy_of_a_run_held_constant_is_nve(sentence):
+    assert sentence_ensemble(sentence).ensemble == "nve"
+
+
+@pytest.mark.parametrize("sentence", [
+    "elastic constants by energy minimization with the box fixed",
+    "a force constant of 1000 and an energy cutoff",
+])  # fmt: skip
+def test_energy_words_that_prescribe_no_evolution(sentence):
+    assert sentence_ensemble(sentence) is None and evolution_words(sentence) is None

@@ -226,3 +226,30 @@ def test_dev_texts_nve_with_langevin_and_one_sentence_two_stages():
     cnt = read_description(dev_text("lammps_2/104_wat_in_cnt.json"))
     assert [(s.steps, s.dynamics.ensemble, s.dynamics.thermostat) for s in cnt.stages] == \
         [(20000, "nvt", "nose-hoover"), (10000, "nve", "berendsen")]
+
+
+EXPANSION = ("Compute the linear thermal expansion coefficient of fcc copper with the Mishin EAM potential between "
+             "300 K and 500 K, {ensemble}.")
+
+
+@pytest.mark.parametrize("ensemble, refused", [
+    ("running each temperature in the NVE ensemble", True),
+    ("with the total energy of each run held constant", True),
+    ("in the NPT ensemble at zero pressure", False),
+])  # fmt: skip
+def test_solve_runs_no_protocol_whose_production_is_another_ensemble(ensemble, refused):
+    """The description is incomplete (no units, lattice or run length), so a protocol answers; one that
+    runs its own ensemble (lammps/thermal_expansion: NPT) is no substitute for a stated NVE."""
+    from simagent.errors import RequestError
+
+    text = EXPANSION.format(ensemble=ensemble)
+    task = MDGymTask(id="t", problem_description=text, engine="lammps",
+                     metrics=["linear_thermal_expansion_coefficient"])
+    backend = TaskBackend(ExpertBackend(), lambda spec: read_metrics(task, False), [], "lammps")
+    spec = backend.task_spec(text)
+    if refused:
+        with pytest.raises(RequestError, match="runs NPT in its production; simagent runs no substitute"):
+            plan_runs(spec, SimpleNamespace(backend=backend))
+    else:
+        runs, _, _ = plan_runs(spec, SimpleNamespace(backend=backend))
+        assert [r.protocol for r in runs] == ["lammps/thermal_expansion"]

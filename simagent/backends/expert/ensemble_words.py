@@ -52,9 +52,11 @@ _NVE = (r"\bnve\b|"
         r"constant[- ](?:total[- ]|mechanical[- ])?energy(?![- ](?:shift|offset|term|surface|landscape|barrier|"
         r"contour|level|minimi))|"
         r"energy[- ]conserv(?:ing|ative)|"
-        r"(?:total|mechanical|the) energy (?:is |being |stays |remains |should be |must be |will be |to be |"
+        r"(?:total|mechanical|the) energy(?: of (?:each|every|the|this|that) \w+)? (?:is |being |stays |remains |"
+        r"should be |must be |will be |to be |"
         r"gets? )?(?:strictly |exactly )?(?:conserved|held constant|kept constant|held fixed|kept fixed)|"
-        r"(?:total|mechanical|the) energy (?:stays|remains|is|being|should stay|must stay|should remain|must remain) "
+        r"(?:total|mechanical|the) energy(?: of (?:each|every|the|this|that) \w+)? (?:stays|remains|is|being|"
+        r"should stay|must stay|should remain|must remain) "
         r"(?:strictly |exactly )?(?:constant|fixed|unchanged)|"
         r"(?:total|mechanical) energy (?:constant|fixed)\b|"
         r"conserv(?:es|e|ing|ed)(?: the)? (?:total |mechanical )?energy|"
@@ -87,7 +89,8 @@ EVOLUTION = re.compile("|".join([_NPH, _NPT, _NVT, _NVE, _NVE_WEAK, _UNNAMED_THE
     r"(?:brownian|langevin|stochastic|dissipative particle|hamiltonian) dynamics|"
     r"\b(?:andersen|bussi|csvr|v-rescale|berendsen|langevin)\b|"
     r"(?:temperature|pressure) (?:control|coupling|regulation)|\bconserv\w* (?:the )?(?:total |mechanical )?energy|"
-    r"energy (?:is |being )?(?:conserv|held|kept)|\bisolated\b|"
+    r"energy (?:is |being )?conserved|(?:total|mechanical) energy\b[^.;,]{0,30}\b(?:conserved|held|kept|"
+    r"fixed|constant)\b|\bisolated\b|"
     r"\b(?:isothermal|isobaric|isoenthalpic|adiabatic|microcanonical|canonical)\b" + _PROPERTY_AFTER]))
 
 
