@@ -178,6 +178,11 @@ class EngineAdapter(ABC):
         """Style names per kind (fix, compute, pair, atom) the installed binary knows (empty: unknown)."""
         return {}
 
+    def example_systems(self) -> list:
+        """The systems of the engine's installed examples (simagent.described.example_system.ExampleSystem);
+        empty: none, or not installed."""
+        return []
+
     # -- protocols -------------------------------------------------------------------------------
 
     @abstractmethod

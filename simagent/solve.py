@@ -206,6 +206,10 @@ class MetricTarget:
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
+    # a spin lattice's compute spin values (tools.lammps.described_spin)
+    (r"magnetic energy|spin energy|\be ?mag\b", "magnetic_energy"),
+    (r"spin temperature|magnetic temperature|\bt ?mag\b", "spin_temperature"),
+    (r"magneti[sz]ation|magnetic moment|\bmag ?norm\b", "magnetization"),
     # fix msst's four values, by their words or the names of LAMMPS examples/msst's variables (v_dhug ...)
     (r"hugoniot (?:distance|departure|deviation|offset|error)|(?:departure|deviation|distance) from (?:the )?hugoniot|"
      r"\bd ?hug(?:oniot)?\b|\bf msst ?\[ ?1 ?\]", "hugoniot_departure"),
@@ -215,6 +219,7 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"lagrangian (?:position|distance|coordinate)|\blgr ?pos\b|\bf msst ?\[ ?4 ?\]", "lagrangian_position"),
     (r"rotation(?:al)? angle|angle of (?:the )?(?:drum(?:'s)? )?rotation|drum(?:'s)? angle|\bv ?theta\b",
      "rotation_angle"),
+    (r"hydrogen bonds?|\bh ?bonds?\b|\bhbonds?\b", "hydrogen_bond_count"),
     (r"drag|force on (?:the )?obstacle|obstacle force", "drag_force"),
     (r"\bforce (?:on (?:the )?walls? )?(?:in|along) (?:the )?[xyz](?: direction| axis)?\b|\bforce ?[xyz]\b|"
      r"\bf ?[xyz]\b|\b[xyz][- ]?(?:direction |component (?:of (?:the )?)?)?force\b|\bwall force", "wall_force"),
@@ -272,6 +277,7 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
 ]
 # Unit words in a metric name or after "in" in the description -> unit symbol (simagent.units).
 UNIT_HINTS: list[tuple[str, str]] = [
+    (r"μ ?_?b\b|\bmu ?_?b\b|\bbohr magnetons?\b", "muB"),
     (r"cm ?\^? ?2 ?(?:/|per)? ?s(?:ec)?\b|cm2s\b", "cm^2/s"),
     (r"(?:angstrom|ang|å) ?\^? ?2 ?(?:/|per)? ?ps\b|a2 ?/ ?ps\b", "angstrom^2/ps"),
     (r"nm ?\^? ?2 ?(?:/|per)? ?ns\b", "nm^2/ns"),
@@ -464,6 +470,11 @@ def _label(target: MetricTarget, words: str, elastic_example: bool) -> None:
                     f"{target.metric!r}: a cubic crystal has shear moduli 1 (C44) and 2 ((C11-C12)/2) only")
                 return
             target.label = CUBIC_SHEAR_LABELS[n - 1]
+    elif target.property in ("magnetization", "magnetic_energy"):  # the total unless per atom or normalised
+        if re.search(r"\bper (?:atom|spin|site|particle)\b|/ ?atom\b", words):
+            target.label = "per_atom"
+        elif target.property == "magnetization" and re.search(r"\bnormali[sz]ed\b|\breduced\b|\brelative\b", words):
+            target.label = "normalized"
     elif target.property == "poisson_ratio" and elastic_example:
         target.label = CUBIC_POISSON_LABEL
     elif target.property == "wall_force":  # along which axis: 'force in the x direction', 'y force'
@@ -557,8 +568,10 @@ class TaskBackend(DecisionBackend):
                 spec.missing = [m for m in spec.missing if not m.startswith("ensemble (")] + unread
         if described is not None:  # every stage is placed and the system is stated: run it as written
             spec.engine, spec.units_style, spec.missing = "lammps", described.units, []
-            if self.fill.filled:  # the described protocol runs what the LLM's quotes completed
-                spec.described = described.model_dump(mode="json")
+            if described.example_system is not None:  # the example's own lines run its potential (ReaxFF, COMB)
+                spec.unsupported = [u for u in spec.unsupported if u.capability != "potential"]
+            if self.fill.filled or described.example_system is not None:  # what was read is what runs (the
+                spec.described = described.model_dump(mode="json")  # LLM's quotes, an example's system)
         elif (spec.missing or spec.unsupported) and self.description is not None and self.description.unsupported:
             # the question (or the old reader's refusal) would not help: the run prescribed needs something
             # simagent does not render
@@ -568,6 +581,7 @@ class TaskBackend(DecisionBackend):
         self.targets = self.targets_for(spec)
         if self.description is not None:
             _group_targets(self.description, self.targets, request)
+        _spin_targets(self.description, self.targets)
         requests: list[PropertyRequest] = []
         for target in self.targets:
             if target.property is not None:
@@ -725,6 +739,22 @@ def _group_targets(desc: SimulationDescription, targets: list[MetricTarget], tex
                     "define (shape and size)")
                 continue
             target.label = region
+
+
+SPIN_PROPERTIES = ("magnetization", "magnetic_energy", "spin_temperature")  # compute spin's (described_spin)
+
+
+def _spin_targets(desc: SimulationDescription | None, targets: list[MetricTarget]) -> None:
+    """A magnetic metric is a spin lattice's (LAMMPS compute spin): without one that the description
+    states and simagent renders, it is named, and the task's other metrics are still computed."""
+    if desc is not None and desc.spin is not None:
+        return
+    why = not_rendered(desc) if desc is not None and desc.unsupported else (
+        "the description states no spin lattice (spins on the atoms and their magnetic interactions)")
+    for target in targets:
+        if target.property in SPIN_PROPERTIES:
+            target.property, target.reason = None, (
+                f"{target.metric!r} is a property of a spin lattice (LAMMPS compute spin): {why}")
 
 
 def not_rendered(desc: SimulationDescription) -> str:
@@ -1064,10 +1094,13 @@ def missing_files(task: MDGymTask, known: list[str], supplied: list[Path] | None
     own library ('topol.top includes DMPC.itp'); with nothing supplied, a LAMMPS system the text
     names but does not build (simagent.described.structure: 'the initial atom positions of ...')."""
     have = {name.lower() for name in known}
+    desc = read_description(task.problem_description) if task.engine == "lammps" else None
+    if desc is not None and desc.example_system is not None:  # an installed example's files (data, force field)
+        have |= {name.lower() for name in desc.example_system.files}
     named = dict.fromkeys(m.group(0) for m in NAMED_FILE.finditer(task.problem_description))
     missing = [name for name in named if name.lower() not in have] + missing_includes(supplied or [])
-    if not missing and not supplied and task.engine == "lammps":  # a structure the text names but does not build
-        structure = unstated_structure(task.problem_description, read_description(task.problem_description))
+    if not missing and not supplied and desc is not None:  # a structure the text names but does not build
+        structure = unstated_structure(task.problem_description, desc)
         missing = [structure] if structure else []
     return missing
 

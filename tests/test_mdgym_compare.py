@@ -171,3 +171,61 @@ def test_a_workdir_named_after_the_task_file_counts_for_its_id(tmp_path, capsys)
                  "--triage", str(tmp_path / "none.json"), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)["summary"]["all/all"]
     assert summary["run"] == 1 and summary["complete"] == 1
+
+
+def test_a_carried_table_stands_for_the_folders_that_are_gone(tmp_path, capsys):
+    # an earlier measurement's folders are gone; its printed table carries each task's values, complete
+    # flag and reason, scored again against today's references; a results folder's task wins over it
+    mdgym = tmp_path / "mdgym"
+    _task(mdgym, "lammps_1", "k_done", "1", ["t", "p"])
+    _task(mdgym, "lammps_2", "m_refused", "2", ["e"])
+    _task(mdgym, "lammps_2", "n_rerun", "2", ["q"])
+    _task(mdgym, "lammps_3", "o_never", "3", ["r"])
+    (mdgym / "SUPPLIED.tsv").write_text("repository_path\tsize_chars\there\n")
+    old_refs = tmp_path / "old_refs.json"
+    old_refs.write_text(json.dumps({"k_done": {"metrics": {"t": {"value": 2.0}}}}))
+    old = tmp_path / "old"
+    _answer(old, "k_done", {"t": 2.04, "p": -1.2345678})
+    _answer(old, "m_refused", {}, "## Not computed\n\n- `e`: the description prescribes pair_style body, "
+            "which simagent does not render | and more\n")
+    _answer(old, "n_rerun", {"q": 9.0})
+    common = ["--mdgym", str(mdgym), "--triage", str(tmp_path / "none.json")]
+    assert main([str(old), *common, "--references", str(old_refs)]) == 0
+    table = tmp_path / "solve_old.md"
+    table.write_text(capsys.readouterr().out)
+
+    new_refs = tmp_path / "new_refs.json"  # a reference added since: the carried value is scored against it
+    new_refs.write_text(json.dumps({"k_done": {"metrics": {"t": {"value": 2.0}, "p": {"value": -1.0}}},
+                                    "n_rerun": {"metrics": {"q": {"value": 10.0}}}}))
+    new = tmp_path / "new"
+    _answer(new, "n_rerun", {"q": 10.2})
+    assert main([str(new), "--carry", str(table), *common, "--references", str(new_refs), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    by_id = {t["id"]: t for t in out["tasks"]}
+    assert by_id["k_done"]["complete"] and by_id["k_done"]["answer"] == {"t": 2.04, "p": -1.23457}  # 6 digits
+    assert by_id["k_done"]["scored"]["p"]["within"] is False  # -1.23457 is 23 % from -1.0
+    assert by_id["k_done"]["scored"]["t"]["within"] is True
+    assert by_id["m_refused"]["category"] == "not rendered" and "pair_style body" in by_id["m_refused"]["detail"]
+    assert by_id["n_rerun"]["answer"] == {"q": 10.2}  # the new folder's, not the carried 9.0
+    assert by_id["o_never"]["category"] == "not run"
+    total = out["summary"]["all/all"]
+    assert total["run"] == 3 and total["complete"] == 2 and total["within_5pct"] == 2
+    assert total["failures"] == {"not rendered": 1, "not run": 1}
+
+    assert main(["--carry", str(table), *common, "--references", str(new_refs), "--json",
+                 "--not-run", "k_done=changed, not run again"]) == 0
+    dropped = {t["id"]: t for t in json.loads(capsys.readouterr().out)["tasks"]}["k_done"]
+    assert not dropped["ran"] and dropped["detail"] == "changed, not run again"
+
+
+def test_a_carried_table_that_contradicts_itself_is_refused(tmp_path, capsys):
+    import pytest
+
+    mdgym = tmp_path / "mdgym"
+    _task(mdgym, "lammps_1", "k_done", "1", ["t", "p"])
+    (mdgym / "SUPPLIED.tsv").write_text("repository_path\tsize_chars\there\n")
+    table = tmp_path / "bad.md"  # says complete, but one metric has no value
+    table.write_text("| k_done | 1 | yes | t | 2.04 |  |  |  |  |\n| k_done | 1 | yes | p |  |  |  |  |  |\n")
+    with pytest.raises(SystemExit):
+        main(["--carry", str(table), "--mdgym", str(mdgym), "--triage", str(tmp_path / "none.json")])
+    assert "complete=True" in capsys.readouterr().err

@@ -15,7 +15,13 @@ one solve workdir, and reports, by engine and level, for the dev tasks that need
 It shares no code with the solver (it reads the files the solver writes), so the references never
 enter the solver's code path.
 
-    python benchmarks/mdgym_dev/compare.py RESULTS [RESULTS ...] [--only-run] [--mdgym DIR] [--json]
+A task can also be carried from an earlier measurement whose folders are gone: `--carry TABLE.md`
+reads the per-metric rows an earlier run of this script printed (e.g. solve_stop22.md) and takes each
+task's values (the 6 significant digits the table shows), complete flag and category/reason from them;
+they are scored again against today's references. A results folder's task wins over a carried row,
+and --not-run over both.
+
+    python benchmarks/mdgym_dev/compare.py [RESULTS ...] [--carry TABLE.md] [--only-run] [--mdgym DIR] [--json]
 """
 
 from __future__ import annotations
@@ -63,6 +69,41 @@ class TaskResult:
     category: str = ""
     detail: str = ""
     scored: dict[str, dict] = field(default_factory=dict)  # metric -> value, reference, rel_error, within, seed_sd
+
+
+@dataclass
+class Carried:
+    """A task's result as an earlier compare.py table printed it (its folder is gone)."""
+    answer: dict[str, float]
+    metrics: list[str]
+    complete: bool
+    category: str
+    detail: str
+
+
+ROW_CELLS = 9  # task | level | complete | metric | value | reference | error | seed spread | category / reason
+
+
+def carried_rows(table: Path) -> dict[str, Carried]:
+    """Task id -> its carried result, from the per-metric rows of a table render() wrote."""
+    carried: dict[str, Carried] = {}
+    for number, line in enumerate(table.read_text().splitlines(), 1):
+        if not line.startswith("| "):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != ROW_CELLS or cells[2] not in ("yes", "no"):
+            continue  # the summary table, a header or a separator
+        tid, _, complete, metric, value = cells[:5]
+        row = carried.setdefault(tid, Carried({}, [], complete == "yes", "", ""))
+        if row.complete != (complete == "yes"):
+            raise ValueError(f"{table}:{number}: task {tid} is both complete and not")
+        row.metrics.append(metric)
+        if value:
+            row.answer[metric] = float(value)
+        if complete == "no" and not row.category:
+            category, _, detail = cells[8].partition(": ")
+            row.category, row.detail = category, detail
+    return carried
 
 
 def default_mdgym() -> Path:
@@ -130,12 +171,22 @@ def seed_spreads(task_id: str, references: dict) -> dict[str, dict]:
     return spreads
 
 
-def score(task: dict, folder: Path | None, references: dict, triage: dict) -> TaskResult:
+def score(task: dict, folder: Path | None, references: dict, triage: dict,
+          carried: Carried | None = None) -> TaskResult:
     result = TaskResult(task["id"], task.get("engine", "?"), str(task.get("level", "?")), list(task["metrics"]))
     ref = references.get(task["id"], {}).get("metrics", {})
     spreads = seed_spreads(task["id"], references)
     answer_file = find(folder, ANSWER) if folder else None
-    if folder is None:
+    if folder is None and carried is not None:
+        if sorted(carried.metrics) != sorted(result.metrics):
+            raise ValueError(f"carried task {task['id']} has metrics {carried.metrics}, the task file {result.metrics}")
+        result.ran, result.answer = True, dict(carried.answer)
+        result.complete = set(result.answer) == set(result.metrics) and all(map(is_number, result.answer.values()))
+        if result.complete != carried.complete:
+            raise ValueError(f"carried task {task['id']}: its row says complete={carried.complete}, its values do not")
+        if not result.complete:
+            result.category, result.detail = carried.category or "run", carried.detail
+    elif folder is None:
         result.category, result.detail = "not run", triage.get(task["id"], {}).get("stage", "")
     else:
         result.ran = True
@@ -156,7 +207,7 @@ def score(task: dict, folder: Path | None, references: dict, triage: dict) -> Ta
             entry["rel_error"] = (value - reference) / abs(reference)
             entry["within"] = abs(entry["rel_error"]) <= TOLERANCE
         result.scored[metric] = entry
-    if result.ran and not result.complete:
+    if result.ran and not result.complete and folder is not None:
         report = find(folder, REPORT)
         if report is None and folder.parent.name == "tasks" and not (folder / "validation.json").is_file():
             result.category, result.detail = "unfinished", "the bench session has not finished this task"
@@ -231,8 +282,11 @@ def render(table: dict, results: list[TaskResult], source: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results", type=Path, nargs="+",
+    parser.add_argument("results", type=Path, nargs="*",
                         help="bench run --out folder(s), or folder(s) of solve workdirs; a later folder's task wins")
+    parser.add_argument("--carry", type=Path, action="append", default=[], metavar="TABLE.md",
+                        help="an earlier table of this script (e.g. solve_stop22.md) whose tasks are carried where "
+                             "no results folder holds them (repeatable; a later table's task wins)")
     parser.add_argument("--mdgym", type=Path, default=default_mdgym())
     parser.add_argument("--references", type=Path, default=HERE / "references.json")
     parser.add_argument("--triage", type=Path, default=HERE / "triage.json")
@@ -242,6 +296,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="a task whose older results no longer hold and that was not run again: counted "
                              "`not run` with this reason (repeatable)")
     args = parser.parse_args(argv)
+    if not args.results and not args.carry:
+        parser.error("give results folder(s), --carry table(s) or both")
+    for table in args.carry:
+        if not table.is_file():
+            parser.error(f"carried table {table} does not exist")
     for results in args.results:
         if not results.is_dir():
             parser.error(f"results folder {results} does not exist")
@@ -253,21 +312,32 @@ def main(argv: list[str] | None = None) -> int:
     if args.triage.is_file():
         triage = {row["id"]: row for row in json.loads(args.triage.read_text())}
     folders = {tid: folder for results in args.results for tid, folder in task_folders(results).items()}
-    scope = [t for t in tasks.values() if t["no_file"] and (not args.only_run or t["id"] in folders)]
+    try:
+        carried = {tid: row for table in args.carry for tid, row in carried_rows(table).items()}
+    except ValueError as err:
+        parser.error(str(err))
+    scope = [t for t in tasks.values() if t["no_file"]]
     not_run = dict(item.split("=", 1) if "=" in item else (item, "") for item in args.not_run)
     for tid, reason in not_run.items():
         folders.pop(tid, None)
+        carried.pop(tid, None)
         triage[tid] = {**triage.get(tid, {}), "stage": reason or "not run again"}
     for t in scope:  # a solve workdir is named after the task file, which may differ from the task's id
         stem = Path(t["path"]).stem
         if t["id"] not in folders and stem in folders and stem not in not_run:
             folders[t["id"]] = folders.pop(stem)
-    results = [score(t, folders.get(t["id"]), references, triage) for t in scope]
+    scope = [t for t in scope if not args.only_run or t["id"] in folders or t["id"] in carried]
+    try:
+        results = [score(t, folders.get(t["id"]), references, triage,
+                         None if t["id"] in folders else carried.get(t["id"])) for t in scope]
+    except ValueError as err:
+        parser.error(str(err))
     table = summarise(results)
     if args.json:
         print(json.dumps({"summary": table, "tasks": [r.__dict__ for r in results]}, indent=1))
     else:
-        print(render(table, results, ", ".join(map(str, args.results))), end="")
+        source = ", ".join([*map(str, args.results), *(f"carried from {t.name}" for t in args.carry)])
+        print(render(table, results, source), end="")
     return 0
 
 

@@ -3,7 +3,10 @@
 Each folder holds a LAMMPS input written by hand, literally from the task description, and
 metrics.json naming which thermo column of which run each metric averages (or, with "rdf_file", which
 fix ave/time g(r) output gives a coordination number; with "time_file", which column of a fix ave/time
-file it averages over the blocks). This script runs the
+file it averages over the blocks). A reference whose task retells a LAMMPS example with a data file names
+the files it reads from the installed example folder (metrics.json "example": {"folder": "peptide",
+"files": ["data.peptide"]}); they are copied beside in.lammps at run time, never committed here. This
+script runs the
 inputs (nice -n 10, one at a time), averages the columns over the named run's thermo rows and
 writes references.json: value, how it was obtained, LAMMPS version, wall time. It shares no code
 with simagent's solver (its own log parser), so the references stay independent; they never
@@ -34,6 +37,34 @@ from statistics import fmean, stdev
 
 HERE = Path(__file__).parent
 OUT = HERE / "references.json"
+EXAMPLES_ENV = "SIMAGENT_LAMMPS_EXAMPLES"  # another examples folder (a LAMMPS source tree's examples/)
+DEBIAN_EXAMPLES = Path("/usr/share/lammps/examples")  # Debian's lammps-examples
+
+
+class ExampleFilesMissing(RuntimeError):
+    """A reference reads files from an installed LAMMPS example folder that is not there."""
+
+
+def example_files(spec: dict) -> list[Path]:
+    """The files a reference reads from an installed LAMMPS example (metrics.json "example": {"folder":
+    "reaxff/AuO", "files": [...]}), from $SIMAGENT_LAMMPS_EXAMPLES or Debian's /usr/share/lammps/examples;
+    ExampleFilesMissing names the folder or file that is absent and how to install it."""
+    example = spec.get("example")
+    if not example:
+        return []
+    root = Path(os.environ.get(EXAMPLES_ENV) or DEBIAN_EXAMPLES)
+    folder = root / example["folder"]
+    hint = f"install Debian's lammps-examples (make setup) or point ${EXAMPLES_ENV} at LAMMPS's examples/"
+    if not folder.is_dir():
+        raise ExampleFilesMissing(f"LAMMPS example folder {folder} not found: {hint}")
+    missing = [name for name in example["files"] if not (folder / name).is_file()]
+    if missing:
+        raise ExampleFilesMissing(f"{', '.join(missing)} not found in the LAMMPS example folder {folder}: {hint}")
+    return [folder / name for name in example["files"]]
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
 def thermo_runs(log: str) -> list[dict[str, list[float]]]:
@@ -177,10 +208,13 @@ def run_task(folder: Path, lmp: str, rerun: bool = True, seeds: dict[str, int] |
     if not rerun and (folder / f"log.{suffix}").is_file():
         log = (folder / f"log.{suffix}").read_text()
         return summarise(folder, spec, log, None, suffix=suffix)
+    borrowed = example_files(spec)  # before any run: a missing example folder is named, not a LAMMPS error
     with tempfile.TemporaryDirectory(prefix=f"mdgym-ref-{folder.name}-") as tmp:
         for item in folder.iterdir():
             if item.is_file():
                 shutil.copy2(item, tmp)
+        for item in borrowed:
+            shutil.copy2(item, tmp)
         started = time.monotonic()
         cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         env = dict(os.environ, OMP_NUM_THREADS="1")
@@ -201,6 +235,8 @@ def run_task(folder: Path, lmp: str, rerun: bool = True, seeds: dict[str, int] |
             raise RuntimeError(f"{folder.name}: LAMMPS failed: {proc.stdout[-800:]}")
     entry = summarise(folder, spec, log, wall, suffix=suffix)
     entry["cpu_s"] = round(cpu, 1)
+    if borrowed:  # which example files the run read (sha256, first 16 hex digits)
+        entry["example_files"] = {str(path): file_digest(path) for path in borrowed}
     return entry
 
 
@@ -390,8 +426,9 @@ def add_seed_run(old: dict | None, run: dict, name: str) -> dict:
 def keep_seed_runs(old: dict | None, entry: dict) -> dict:
     """A rerun or reparse of the reference keeps its reseeded runs (seed_spread uses those of the same input)."""
     entry["seed_runs"] = (old or {}).get("seed_runs", [])
-    if "cpu_s" not in entry and old and old.get("input") == entry["input"] and "cpu_s" in old:
-        entry["cpu_s"] = old["cpu_s"]
+    for kept in ("cpu_s", "example_files"):  # a reparse of the same input keeps what only a run records
+        if kept not in entry and old and old.get("input") == entry["input"] and kept in old:
+            entry[kept] = old[kept]
     return entry
 
 

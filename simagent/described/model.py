@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, model_validator
 from simagent.described.colloids import Cavity, NeighborMulti
 from simagent.described.drum import GranularDrum
 from simagent.described.ellipsoids import Ellipsoids
+from simagent.described.example_system import ExampleSystem
 from simagent.described.granular import GranularPour
 from simagent.described.groups import Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
@@ -29,6 +30,7 @@ from simagent.described.rheo import RheoFluid
 from simagent.described.shock import MSST
 from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitution
 from simagent.described.special import ContactTracker, Controller
+from simagent.described.spin import SpinLattice
 from simagent.described.srd import SRDSolvent
 
 Source = Literal["rules", "llm", "default"]
@@ -188,7 +190,7 @@ class SimulationDescription(BaseModel):
     boundary: tuple[str, str, str] = ("p", "p", "p")
     lattice: Lattice | None = None
     box: Box | None = None
-    atom_style: Literal["atomic", "full", "sphere", "molecular", "ellipsoid", "rheo"] = "atomic"
+    atom_style: Literal["atomic", "full", "sphere", "molecular", "ellipsoid", "rheo", "spin"] = "atomic"
     atom_types: int = Field(default=1, ge=1)
     masses: dict[int, float] = Field(default_factory=dict)
     pair: Pair | None = None
@@ -204,6 +206,8 @@ class SimulationDescription(BaseModel):
     deposition: Deposition | None = None
     dipoles: Dipoles | None = None
     ellipsoids: Ellipsoids | None = Field(default=None, description="aspherical particles under pair gayberne")
+    example_system: ExampleSystem | None = Field(default=None, description="the system of an installed LAMMPS "
+                                                 "example (data file, topology, force field) the text describes")
     neighbor_skin: float | None = None
     neighbor_multi: NeighborMulti | None = Field(default=None, description="neighbor lists and communication "
                                                  "per size class (neighbor multi, comm_modify mode multi)")
@@ -217,6 +221,8 @@ class SimulationDescription(BaseModel):
                                       "rotates (pair granular, fix wall/gran/region, fix pour)")
     rheo: RheoFluid | None = Field(default=None, description="RHEO particles (pair rheo, fix rheo and its "
                                    "viscosity and pressure fixes, status flags)")
+    spin: SpinLattice | None = Field(default=None, description="classical spins on the atoms, their magnetic "
+                                     "interactions and spin dynamics (SPIN package)")
     neighbor_every: int | None = None
     velocity: Velocity | None = None
     timestep: float | None = None

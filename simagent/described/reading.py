@@ -30,6 +30,7 @@ from simagent.described import (
     confinement,
     drum,
     ellipsoids,
+    example_system,
     examples,
     granular,
     molecular,
@@ -39,6 +40,7 @@ from simagent.described import (
     shock,
     solids,
     special,
+    spin,
     srd,
 )
 from simagent.described.group_reading import read_boundary, read_layout
@@ -162,6 +164,7 @@ def read_description(text: str) -> SimulationDescription:
     confinement.fill_wall_example(desc, low)
     solids.attach_shear(desc, low)
     _stated_atoms(desc, low)
+    example_system.read_example_system(desc, low, text)  # a system whose atoms an installed LAMMPS example gives
     examples.fill_friction_example(desc)
     examples.fill_balance_example(desc)
     examples.fill_crack_example(desc, low)
@@ -182,6 +185,7 @@ def read_description(text: str) -> SimulationDescription:
     _green_kubo(desc, low)
     special.read_tracker(desc, low)
     special.read_controller(desc, low)
+    spin.read_spin(desc, low)
     check_made_types(desc)
     return desc
 

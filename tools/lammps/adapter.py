@@ -38,6 +38,11 @@ class LammpsAdapter(UserInputAdapter):
     def installed_styles(self) -> dict[str, set[str]]:
         return handlers.installed_styles()
 
+    def example_systems(self) -> list:
+        from tools.lammps.example_system import example_systems
+
+        return example_systems()
+
     def load_protocols(self) -> None:
         import tools.lammps.protocols  # noqa: F401
 

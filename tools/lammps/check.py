@@ -411,6 +411,7 @@ class ScriptModel:
     pair_style: str | None = None
     pair_args: list[str] = field(default_factory=list)
     pair_coeffs: list[Command] = field(default_factory=list)
+    data_pair_coeffs: bool = False  # a data file read after the pair style gives its coefficients (Pair Coeffs)
     kspace: str | None = None
     charged: bool = False
     shake: bool = False
@@ -563,6 +564,8 @@ def read_script(inputs: dict[str, str], main: str = engine.MAIN_INPUT) -> Script
                 model.n_types = header.get("n_types", model.n_types)
                 model.n_atoms = header.get("n_atoms", model.n_atoms)
                 model.masses.update(header["masses"])
+                model.data_pair_coeffs = model.data_pair_coeffs or bool(
+                    re.search(r"^\s*Pair(?:IJ)? Coeffs\b", inputs[w[1]], re.MULTILINE))
                 bounds = header.get("bounds", {})
                 if len(bounds) == 3:
                     model.box = (bounds["x"], bounds["y"], bounds["z"])
@@ -578,6 +581,7 @@ def read_script(inputs: dict[str, str], main: str = engine.MAIN_INPUT) -> Script
                 model.masses[t] = float(w[2])
         elif name == "pair_style" and len(w) > 1:
             model.pair_style, model.pair_args, model.pair_coeffs = w[1], w[2:], []
+            model.data_pair_coeffs = False
             if "coul" in w[1] or w[1].startswith(("reaxff", "comb", "streitz")):
                 model.charged = model.charged or "coul" in w[1]
         elif name == "pair_coeff":
@@ -867,7 +871,7 @@ def coverage_findings(model: ScriptModel, main: str) -> list[Finding]:
                     category="pair/force field", file=main, line=cmd.line, handler="PotentialElements"))
         return findings
     if style.startswith(("lj/", "buck", "born", "morse", "soft", "yukawa", "coul/", "mie", "lj96", "gauss")):
-        if "hybrid" in style:
+        if "hybrid" in style or model.data_pair_coeffs:
             return findings
         covered: set[int] = set()
         for cmd in model.pair_coeffs:

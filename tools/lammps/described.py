@@ -26,7 +26,7 @@ from tools.lammps import described_colloids as colloids
 from tools.lammps import described_drum as drum
 from tools.lammps import described_ellipsoids as ellipsoids
 from tools.lammps import described_granular as granular
-from tools.lammps import described_groups
+from tools.lammps import described_groups, example_system
 from tools.lammps import described_metrics as group_metrics
 from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_molecular as molecular
@@ -34,6 +34,7 @@ from tools.lammps import described_rheo as rheo
 from tools.lammps import described_shock as shock
 from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
+from tools.lammps import described_spin as spin
 from tools.lammps import described_srd as srd
 
 THERMO = "step temp pe ke etotal press vol density atoms"
@@ -73,6 +74,7 @@ def _box(desc: SimulationDescription) -> list[str]:
              f"boundary        {' '.join(desc.boundary)}", f"atom_style      {style}",
              *(["atom_modify     first big"] if desc.srd else []),  # the big particles first: neigh_modify include
              *rheo.preamble(desc),  # before the box: newton can no longer change after it
+             *spin.preamble(desc),
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
              f"create_box      {desc.atom_types} box"]
     if desc.lattice is not None:
@@ -254,7 +256,8 @@ class Measures:
     (interval means); `tensile`: the pressure-tensor component along this axis (pxx, pyy, pzz);
     `groups`: quantities over a group of atoms or counted in a region; `surface_tension`: the slab's
     surface tension from the pressure tensor (tools.lammps.described_metrics); `rotation_angle`: a
-    rotating drum's angle variable (v_theta)."""
+    rotating drum's angle variable (v_theta); `hbonds`: the number of hydrogen bonds of a pair style that counts
+    them (an example system's hbond/dreiding)."""
 
     rdf: bool = False
     msd: bool = False
@@ -270,6 +273,7 @@ class Measures:
     groups: list[group_metrics.GroupMeasure] | None = None
     surface_tension: bool = False
     rotation_angle: bool = False
+    hbonds: bool = False
 
 
 Measured = tuple[list[str], list[str]]  # input lines of a measurement, and the thermo columns it adds
@@ -331,6 +335,11 @@ def _shock(desc: SimulationDescription, stage: Stage, want: Measures, every: int
     return (shock.variable_lines(), list(shock.COLUMNS)) if stage.msst is not None else ([], [])
 
 
+def _spin(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    """compute spin's six values (magnetization, magnetic energy, spin temperature)."""
+    return (spin.measure_lines(), list(spin.COLUMNS)) if desc.spin is not None else ([], [])
+
+
 def _gyration(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
     """Of all atoms, from unwrapped positions (LAMMPS compute gyration)."""
     return (["compute         rg all gyration"], list(GYRATION_COLUMNS)) if want.gyration else ([], [])
@@ -362,6 +371,11 @@ def _tensile(desc: SimulationDescription, stage: Stage, want: Measures, every: i
     return [], [f"p{want.tensile}{want.tensile}"] if want.tensile else []
 
 
+def _hbonds(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    lines = example_system.hbond_lines(desc.example_system) if want.hbonds else []
+    return lines, [example_system.HBOND_COLUMN] if lines else []
+
+
 def _forces(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
     if not (want.drag or want.wall_force) or desc.layout is None:
         return [], []
@@ -372,7 +386,7 @@ def _forces(desc: SimulationDescription, stage: Stage, want: Measures, every: in
 # The measurements of the averaged stage, in the order their lines and thermo columns are written.
 # A new measurement: a function (desc, stage, want, every) -> (lines, columns) added here.
 MEASUREMENTS = (_motion, _rotation, _green_kubo, _drum_angle, _shock, _gyration, _groups, _surface_tension,
-                _shear_stress, _friction, _tensile, _forces)
+                _shear_stress, _friction, _tensile, _forces, _hbonds, _spin)
 
 
 def _measured(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> list[str]:
@@ -399,8 +413,22 @@ def _thermo_interval(desc: SimulationDescription, stage: Stage, index: int, want
     return every
 
 
+def _example_lines(desc: SimulationDescription, segment: int) -> list[str]:
+    """The lines of an installed LAMMPS example's system (simagent.described.example_system) that come
+    before its run `segment` (0: the system; later ones: what it sets up anew before a later run)."""
+    example = desc.example_system
+    if example is None:
+        return []
+    lines = example.segment(segment)
+    if not lines:
+        return []
+    return [f"# LAMMPS example {example.name} ({example.input}): its system, as written there", *lines, ""]
+
+
 def _system_and_interactions(desc: SimulationDescription) -> list[str]:
     """The system and its interactions, by the kind of system the description holds."""
+    if desc.example_system is not None:  # an installed example's data file, topology and force field
+        return _example_lines(desc, 0)
     if desc.molecular is not None:  # water and ions: templates, charges, constraints (see _run_settings), k-space
         early = molecular.constraint_lines(desc) if desc.molecular.prepare else []
         return molecular.system_lines(desc) + molecular.interaction_lines(desc) + early
@@ -412,6 +440,8 @@ def _system_and_interactions(desc: SimulationDescription) -> list[str]:
         return drum.system_lines(desc)
     if desc.rheo is not None:  # RHEO particles: the general system, then the RHEO settings and pair
         return _system(desc) + rheo.interaction_lines(desc)
+    if desc.spin is not None:  # spins on the atoms, the magnetic pair terms (simagent.described.spin)
+        return _system(desc) + spin.interaction_lines(desc)
     return _system(desc) + _interactions(desc)
 
 
@@ -440,6 +470,8 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
     its stage, and the timestep reset."""
     lines = ["", f"# stage {index + 1}: {stage.name}: {stage.evidence[:100]}"]
     lines += [f"unfix           {fix_id}" for fix_id in active]
+    if index > 0:
+        lines += _example_lines(desc, index)
     if _is_srd_stage(desc, index):
         lines += srd.insert_lines(desc)
     if stage.reset_timestep:
@@ -468,12 +500,15 @@ def _integrator_fixes(desc: SimulationDescription, stage: Stage, index: int) -> 
         return granular.stage_fixes(desc)
     if desc.rheo is not None:
         return rheo.stage_fixes(desc)
+    if desc.spin is not None:
+        return spin.stage_fixes(desc)
     assert stage.dynamics is not None  # for the type checker: _run_stage asserts it
     srd_stage = _is_srd_stage(desc, index)
     fixes = shock.fix_lines(stage) if stage.msst is not None else dynamics_fixes(
         stage.dynamics, spheres=desc.dipoles is not None, group=described_groups.thermostat_group(desc.layout),
         t_variable=special.SET_POINT if stage.controller is not None else None,
         moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
+    fixes = example_system.own_integrators(desc.example_system, fixes)
     return ellipsoids.asphere_fixes(desc, fixes) + (srd.fix_lines(desc) if srd_stage else [])
 
 

@@ -7,7 +7,7 @@ equal-style variables):
 - potential / kinetic energy per atom of the group: `compute reduce ave` of `pe/atom` / `ke/atom`
   over the group (the total energy: their sum);
 - temperature of the group: `compute temp` on the group;
-- mean charge per atom: `compute reduce ave q` over the group;
+- mean charge per atom: `compute reduce ave` of `property/atom q` over the group;
 - the number of the group's atoms (inside a region): `count(group[,region])`.
 The surface tension of a slab with two interfaces normal to z (y in 2D) is the mechanical one,
 gamma = (L_n / 2) (P_nn - (P_tt + P_t't') / 2) (Kirkwood and Buff 1949; the LAMMPS manual's
@@ -44,7 +44,9 @@ class GroupMeasure(BaseModel):
 
 
 def carries_charge(desc: SimulationDescription) -> bool:
-    return desc.atom_style in ("full", "charge") or desc.molecular is not None
+    example = desc.example_system
+    return desc.atom_style in ("full", "charge") or desc.molecular is not None or (
+        example is not None and example.atom_style in ("full", "charge", "dipole", "peri"))
 
 
 def lines(desc: SimulationDescription, measures: list[GroupMeasure]) -> list[str]:
@@ -55,6 +57,8 @@ def lines(desc: SimulationDescription, measures: list[GroupMeasure]) -> list[str
     energies = {PER_ATOM[m.property] for m in measures if m.property in PER_ATOM}
     energies |= {"pe", "ke"} if any(m.property == "total_energy_per_atom" for m in measures) else set()
     out += [f"compute         sa_{kind} all {kind}/atom" for kind in sorted(energies)]
+    if any(m.property == "atomic_charge" for m in measures):  # compute reduce takes a per-atom compute, not q
+        out.append("compute         sa_qatom all property/atom q")
     made: set[str] = set()
     for m in measures:
         if m.column in made:
@@ -73,7 +77,7 @@ def lines(desc: SimulationDescription, measures: list[GroupMeasure]) -> list[str
         elif m.property == "temperature":
             out.append(f"compute         sa_temp_{g} {g} temp")
         elif m.property == "atomic_charge":
-            out.append(f"compute         sa_q_{g} {g} reduce ave q")
+            out.append(f"compute         sa_q_{g} {g} reduce ave c_sa_qatom")
         elif m.property == "atom_count":
             where = f"{g},{m.region}" if m.region else g
             out.append(f"variable        {m.column[2:]} equal count({where})")
@@ -92,7 +96,7 @@ def describe(m: GroupMeasure) -> str:
             "kinetic_energy_per_atom": f"compute reduce ave of ke/atom (1/2 m v^2) over {over}",
             "total_energy_per_atom": f"compute reduce ave of pe/atom + ke/atom over {over}",
             "temperature": f"compute temp of {over}",
-            "atomic_charge": f"compute reduce ave of the charge q over {over}",
+            "atomic_charge": f"compute reduce ave of the charge q (property/atom q) over {over}",
             "atom_count": f"count() of {over}" + (f" inside region {m.region}" if m.region else "")}[m.property]
 
 

@@ -314,10 +314,9 @@ _T_BARE = re.compile(r"\b(?:at|to)\s+(?:(?:about|approximately|around|roughly|ne
                      + r"\s*(k\b|kelvin\b)")
 _T_REDUCED_AT = re.compile(r"(?:thermostat|heat bath|\bnvt\b)[^.;,()]{0,30}?\b(?:at|to)\s+" + NUM
                            + r"(?!\d|\.\d)(?!\s*(?:k\b|kelvin|°|deg|bar|atm|tau|fs|ps|steps?\b|timesteps?\b))")
-_VELOCITY = r"velocit\w*+(?![- ]verlet)|initial (?:kinetic|velocit)|maxwell[- ]boltzmann"
+_VELOCITY = r"velocit\w*+(?![- ]verlet)|initial (?:kinetic|velocit|temperature)|maxwell[- ]boltzmann"
 _THERMOSTAT = (r"thermostat|heat bath|thermal reservoir|\bnvt\b|nos[eé][- ]?hoover|langevin|berendsen|bussi|csvr|"
-               r"canonical|"
-               r"constant[- ]temperature|isothermal")
+               r"canonical|constant[- ]temperature|isothermal")
 
 
 def _temperatures(low: str, reduced: bool) -> dict[str, Quantity]:

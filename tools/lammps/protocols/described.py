@@ -55,6 +55,12 @@ from tools.lammps.described_shock import PROPERTIES as SHOCK
 from tools.lammps.described_shock import result as shock_result
 from tools.lammps.described_shock import shock_stage
 from tools.lammps.described_solids import shear_stress, strength, youngs_modulus
+from tools.lammps.described_spin import NORMALIZED, PER_ATOM
+from tools.lammps.described_spin import PROPERTIES as SPIN
+from tools.lammps.described_spin import files as spin_files
+from tools.lammps.described_spin import result as spin_result
+from tools.lammps.example_system import HBOND_COLUMN, hbond_style
+from tools.lammps.example_system import job_files as example_files
 from tools.lammps.parse import read_output
 
 JOB_ID = "described"
@@ -80,6 +86,7 @@ STRENGTHS = frozenset({"yield_stress", "ultimate_stress"})  # of the same stress
 GYRATION = "radius_of_gyration"  # of a described chain: Rg and the squared tensor's components (label 'squared_yy')
 SQUARED = "squared_"  # label prefix of a component of the squared radius-of-gyration tensor
 SURFACE_TENSION = "surface_tension"  # of a slab, from the pressure tensor (tools.lammps.described_metrics)
+HBONDS = "hydrogen_bond_count"  # of a pair style that counts them (tools.lammps.example_system.hbond_lines)
 GROUP_ONLY = frozenset({"atomic_charge", "atom_count"})  # always over a group (tools.lammps.described_metrics)
 # the unit of each thermo quantity per unit style (LAMMPS units command)
 UNITS: dict[str, dict[str, str]] = {
@@ -115,7 +122,7 @@ class DescribedRun(Protocol):
         frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
                                                                   SHEAR_STRESS, GYRATION, FRICTION, TENSILE,
                                                                   SURFACE_TENSION} | STRENGTHS | GROUP_ONLY | \
-        frozenset(SHOCK) | {ROTATION_ANGLE}
+        frozenset(SHOCK) | {ROTATION_ANGLE, HBONDS} | frozenset(SPIN)
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -146,6 +153,10 @@ class DescribedRun(Protocol):
             return False  # fix msst's values exist only in a stage it integrates
         if any(p.name == ROTATION_ANGLE for p in spec.properties) and desc.drum is None:
             return False  # the angle is a rotating drum's
+        if any(p.name in SPIN for p in spec.properties) and desc.spin is None:
+            return False  # compute spin's values exist only for a spin lattice
+        if any(p.name == HBONDS for p in spec.properties) and hbond_style(desc.example_system) is None:
+            return False  # counted by a hydrogen-bond pair style only
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
             desc.dipoles is not None or desc.ellipsoids is not None or not wants_rotation) and (
             any(s.deform for s in desc.stages) or not wants_young) and (
@@ -184,9 +195,11 @@ class DescribedRun(Protocol):
                       gyration=GYRATION in p.properties, friction=FRICTION in p.properties,
                       tensile=pull_axis(p.description) if TENSILE in p.properties else None,
                       groups=p.measures, surface_tension=SURFACE_TENSION in p.properties,
-                      rotation_angle=ROTATION_ANGLE in p.properties)
+                      rotation_angle=ROTATION_ANGLE in p.properties, hbonds=HBONDS in p.properties)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
-                    inputs={"in.lammps": text, **molecule_files(p.description)}, time_limit_s=p.time_limit_s)]
+                    inputs={"in.lammps": text, **molecule_files(p.description), **spin_files(p.description),
+                            **(example_files(p.description.example_system) if p.description.example_system
+                               else {})}, time_limit_s=p.time_limit_s)]
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
         p = self.as_params(params)
@@ -248,6 +261,11 @@ class DescribedRun(Protocol):
                 results.append(shock_result(name, block, desc, JOB_ID, where))
             elif name == ROTATION_ANGLE:
                 results.append(angle_result(block, JOB_ID, where))
+            elif name in SPIN:  # the total, per atom and (magnetization) normalised: each metric picks its label
+                labels = (None, PER_ATOM, NORMALIZED)[: {"magnetization": 3, "magnetic_energy": 2}.get(name, 1)]
+                results += [spin_result(name, label, block, desc, JOB_ID, where) for label in labels]
+            elif name == HBONDS:
+                results.append(_hbonds(block, desc, where))
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)
@@ -270,6 +288,18 @@ def _count_warning(first: dict[str, np.ndarray], desc: SimulationDescription) ->
               if k.split(".")[0] in ("box", "lattice", "cluster", "layout", "create_in")]
     return (f"the text states {desc.stated_atoms} particles, the run made {made}: the numbers are for that system"
             + (f" (placement not stated, filled: {'; '.join(filled)})" if filled else ""))
+
+
+def _hbonds(block: dict[str, np.ndarray], desc: SimulationDescription, where: str) -> Result:
+    """The mean number of hydrogen bonds the system's hydrogen-bond pair style counts (compute pair, first value)."""
+    if HBOND_COLUMN not in block:
+        raise ReadError(f"thermo column {HBOND_COLUMN} missing")
+    mean, err = block_average(block[HBOND_COLUMN])
+    return Result(quantity=HBONDS, property=HBONDS, value=mean, uncertainty=err, unit="", job=JOB_ID,
+                  log="log.lammps",
+                  method=f"average of the number of hydrogen bonds pair {hbond_style(desc.example_system)} counts "
+                         f"(compute pair, first value: thermo {HBOND_COLUMN}) over {where}, "
+                         f"{block[HBOND_COLUMN].size} samples; standard error by block averaging")
 
 
 def _slab(desc: SimulationDescription) -> bool:

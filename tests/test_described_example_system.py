@@ -1,0 +1,227 @@
+"""A described run whose system is an installed LAMMPS example's (simagent.described.example_system,
+tools.lammps.example_system): identification from what a text states, refusals by name, and a real
+short run of the example's system under the text's protocol."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from simagent.described.reading import read_description
+from tests.described_helpers import dev_text, run_inputs
+from tools.lammps.examples import example_folder
+
+pytestmark = pytest.mark.skipif(example_folder("peptide") is None, reason="LAMMPS examples not installed")
+
+# written for these tests: another wording and order than the dev tasks'
+PEPTIDE = ("Report the mean temperature. Using LAMMPS real units, simulate a five-residue peptide in explicit "
+           "water with the CHARMM force field (charmm angles and dihedrals, harmonic bonds and impropers). "
+           "Coulomb interactions are long-ranged and handled by PPPM at a relative accuracy of 1e-4; bonds to "
+           "hydrogen are held rigid by SHAKE. The timestep is 2 fs; run 20 steps of NVT with a Nose-Hoover "
+           "thermostat at 300 K.")
+DREIDING = ("Liquid methanol described with DREIDING in real units: an lj/cut/coul/long pair style (LJ cutoff "
+            "8.5 angstrom, Coulomb cutoff 11.5 angstrom) overlaid with the hbond/dreiding/lj hydrogen-bond term; "
+            "PPPM with accuracy 0.001. Exclude 1-2 and 1-3 neighbours, keep 1-4 pairs in full. Integrate in NVE "
+            "for 100 steps and report the mean number of hydrogen bonds.")
+REAXFF = ("A ReaxFF reactive force field with charge equilibration (QEq) in real units; the timestep is "
+          "0.25 fs and the run is 10 steps of NVE.")
+
+
+def _example(text: str):
+    return read_description(text).example_system
+
+
+def test_dev_peptide_is_the_peptide_example():
+    desc = read_description(dev_text("lammps_1/7_peptide.json"))
+    assert desc.example_system is not None and desc.example_system.name == "peptide"
+    assert desc.renderable, (desc.unsupported, desc.missing)
+
+
+def test_paraphrased_peptide_is_the_peptide_example_with_the_texts_protocol():
+    desc = read_description(PEPTIDE)
+    assert desc.example_system is not None and desc.example_system.name == "peptide"
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    (stage,) = desc.stages
+    assert stage.steps == 20 and stage.dynamics.ensemble == "nvt" and stage.dynamics.t_stop == 300
+    assert desc.timestep == 2
+    # the example's thermostat damping fills the one the text leaves out, listed as a default
+    assert stage.dynamics.t_damp == 100 and "peptide" in desc.defaults["run1.t_damp"]
+    # what the example's data file gives is not created anew
+    assert desc.velocity is None and "data.peptide" in desc.defaults["velocity"]
+
+
+def test_dev_dreiding_is_the_dreiding_example():
+    desc = read_description(dev_text("lammps_1/47_dreiding.json"))
+    assert desc.example_system is not None and desc.example_system.name == "dreiding"
+    assert desc.renderable, (desc.unsupported, desc.missing)
+
+
+def test_paraphrased_dreiding_is_the_dreiding_example():
+    desc = read_description(DREIDING)
+    assert desc.example_system is not None and desc.example_system.name == "dreiding"
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    assert [s.steps for s in desc.stages] == [100]
+
+
+def test_a_stated_number_the_example_does_not_have_stops_it_by_name():
+    desc = read_description(PEPTIDE.replace("1e-4", "1e-5"))
+    assert desc.example_system is None
+    assert any("1e-5" in u and "peptide" in u for u in desc.unsupported), desc.unsupported
+
+
+def test_a_stated_atom_count_that_differs_from_the_data_file_is_named():
+    desc = read_description(PEPTIDE.replace("explicit water", "explicit water (2100 atoms)"))
+    assert desc.example_system is None
+    assert any("atoms 2100 where peptide has 2004" in u for u in desc.unsupported), desc.unsupported
+
+
+def test_several_examples_fitting_are_refused_naming_them():
+    desc = read_description(REAXFF)
+    assert desc.example_system is None
+    (refusal,) = [u for u in desc.unsupported if "fits several" in u]
+    assert "qeq/in.qeq.reaxc" in refusal and "reaxff/AuO/in.AuO" in refusal
+
+
+def test_a_stated_atom_count_singles_one_out():
+    desc = read_description(REAXFF.replace("in real units", "in real units, for a 960-atom gold oxide system"))
+    assert desc.example_system is not None and desc.example_system.name == "reaxff/AuO", desc.unsupported
+
+
+def test_a_text_naming_no_distinctive_style_uses_no_example():
+    desc = read_description("A box of water with harmonic bonds and PPPM electrostatics in real units, NVE for "
+                            "10 steps.")
+    assert desc.example_system is None
+
+
+def test_the_example_input_is_split_into_system_and_protocol():
+    from tools.lammps.example_system import read_example
+
+    folder = example_folder("peptide")
+    example = read_example(folder, folder / "in.peptide", "peptide")
+    kept = [line.text.split()[0] for line in example.kept]
+    assert "read_data" in kept and "kspace_style" in kept and "fix" in kept  # fix shake is the system's
+    assert any(re.match(r"fix\s+\S+\s+all\s+nvt", line) for line in example.protocol)
+    assert not any(line.startswith(("timestep", "run", "thermo")) for line in kept)
+    assert example.atoms == 2004 and example.atom_types == 14 and example.velocities
+    assert example.files == ["data.peptide"]
+
+
+def test_an_example_needing_host_code_or_loops_is_refused():
+    from tools.lammps.example_system import example_systems
+
+    refused = {f"{e.name}/{e.input}": e.refused for e in example_systems() if e.refused}
+    assert any("clear" in why or "jump" in why or "shell" in why or "python" in why for why in refused.values())
+    assert all(e.refused is None for e in example_systems() if e.name == "peptide")
+
+
+def test_rendered_peptide_runs_with_shake_and_the_stated_kspace_accuracy(tmp_path: Path):
+    """20 steps of the example's 2004 atoms under the text's NVT: the data file is read, SHAKE holds the
+    constrained bonds, and PPPM runs at the example's (and the text's) accuracy."""
+    from tools.lammps.described import render
+    from tools.lammps.example_system import job_files
+
+    desc = read_description(PEPTIDE)
+    inputs = {"in.lammps": render(desc), **job_files(desc.example_system)}
+    log = (run_inputs(inputs, tmp_path / "peptide") / "log.lammps").read_text()
+    assert "2004 atoms" in log
+    assert re.search(r"kspace_style\s+pppm 0\.0001", log)
+    accuracy = float(re.search(r"estimated relative force accuracy = (\S+)", log).group(1))
+    assert accuracy <= 1e-4
+    deltas = [float(m.group(1)) for m in re.finditer(r"^Bond:\s+\d+\s+\S+\s+(\S+)", log, re.MULTILINE)]
+    assert deltas and max(deltas) < 1e-3  # SHAKE: the constrained bond lengths stay at their targets
+    assert re.search(r"fix\s+dyn1 all nvt temp 300 300 100", log)
+
+
+@pytest.mark.parametrize("metric", ["average_hbond", "Mean number of hydrogen bonds", "h-bond count"])
+def test_hydrogen_bond_metric_names(metric):
+    from simagent.solve import read_metric
+
+    assert read_metric(metric).property == "hydrogen_bond_count"
+
+
+def test_rendered_dreiding_counts_hydrogen_bonds(tmp_path: Path):
+    """20 NVE steps of the example's methanol: the hydrogen-bond pair style's own count (every donor-H-acceptor
+    triple within its 6.5 A and 90 degree cutoffs) is a whole positive number, at most one per hydroxyl H
+    (type 2) and oxygen (type 4) of another molecule."""
+    from tools.lammps.described import render
+    from tools.lammps.example_system import HBOND_COLUMN, job_files
+    from tools.lammps.parse import read_output
+
+    desc = read_description(DREIDING.replace("100 steps", "20 steps"))
+    folder = run_inputs({"in.lammps": render(desc, hbonds=True), **job_files(desc.example_system)},
+                        tmp_path / "dreiding")
+    atoms = (folder / "data.dreiding").read_text().split("Atoms", 1)[1].split("Velocities")[0].split("Bonds")[0]
+    types = [line.split()[2] for line in atoms.splitlines() if len(line.split()) > 6]
+    hydrogens, oxygens = types.count("2"), types.count("4")
+    (block,) = read_output(folder).runs
+    counts = block[HBOND_COLUMN]
+    assert hydrogens == oxygens > 0
+    assert all(0 < c <= hydrogens * (oxygens - 1) and c == int(c) for c in counts), counts
+
+
+QEQ = ("Average charge per atom type of a reactive C/H/O mixture: 105 atoms (20 O, 25 C, 60 H) in real units "
+       "with atom style charge, ReaxFF with charges equilibrated by fix qeq/reax (parameters in param.qeq.reax, "
+       "cutoff 10.0, tolerance 1e-6, every step). Velocities at 300 K; NVE with a 0.25 fs timestep for 10 steps.")
+
+
+def test_dev_qeq_reaxff_is_the_qeq_example():
+    desc = read_description(dev_text("lammps_3/22_qeq_reaxff.json"))
+    assert desc.example_system is not None and (desc.example_system.name, desc.example_system.input) == (
+        "qeq", "in.qeq.reaxc")
+    assert desc.renderable, (desc.unsupported, desc.missing)
+
+
+def test_paraphrased_qeq_names_its_file_and_counts():
+    desc = read_description(QEQ)
+    example = desc.example_system
+    assert example is not None and example.name == "qeq", desc.unsupported
+    assert "param.qeq.reax" in example.files and desc.atom_types == 3
+    # the example's 2022 style names run under their current names, and the line says so
+    (pair,) = [k for k in example.kept if k.text.startswith("pair_style")]
+    assert pair.text.split()[1] == "reaxff" and "reax/c" in pair.note
+    # a seed the text leaves out is the example's, for the same creation temperature
+    assert desc.velocity.seed == 1281937 and "qeq" in desc.defaults["velocity.seed"]
+
+
+def test_element_counts_that_differ_are_named():
+    desc = read_description(QEQ.replace("20 O, 25 C, 60 H", "21 O, 24 C, 60 H"))
+    assert desc.example_system is None
+    assert any("atoms per element 21, 24, 60" in u for u in desc.unsupported), desc.unsupported
+
+
+def test_dev_streitz_is_the_ewald_variant_and_wolf_the_other():
+    desc = read_description(dev_text("lammps_2/70_streitz.json"))
+    assert desc.example_system is not None and desc.example_system.input == "in.streitz.ewald", desc.unsupported
+    assert desc.timestep == 0.0004 and "streitz" in desc.defaults["timestep"]  # the example's, none stated
+    wolf = read_description("Alumina (Al: 864, O: 1296) with the Streitz-Mintmire coul/streitz potential and the "
+                            "Wolf sum, eam/alloy for the short range, charges by fix qeq/slater, metal units. "
+                            "Velocities at 300 K, then 10 steps of NVE.")
+    assert wolf.example_system is not None and wolf.example_system.input == "in.streitz.wolf", wolf.unsupported
+
+
+def test_dev_body_runs_its_particles_with_the_examples_integrator():
+    from tools.lammps.described import render
+
+    desc = read_description(dev_text("lammps_1/39_body.json"))
+    assert desc.example_system is not None and desc.example_system.input == "in.body", desc.unsupported
+    assert re.search(r"^fix\s+dyn1 all nve/body$", render(desc), re.MULTILINE)
+
+
+def test_rendered_qeq_gives_neutral_charges_per_type(tmp_path: Path):
+    """10 steps of ReaxFF with QEq: the per-type mean charges (compute property/atom q, reduce) weighted by the
+    example's type counts sum to zero, as charge equilibration conserves the total charge."""
+    from tools.lammps.described import render
+    from tools.lammps.described_metrics import GroupMeasure
+    from tools.lammps.example_system import job_files
+    from tools.lammps.parse import read_output
+
+    desc = read_description(QEQ)
+    measures = [GroupMeasure(property="atomic_charge", group=f"type{n}") for n in (1, 2, 3)]
+    folder = run_inputs({"in.lammps": render(desc, groups=measures), **job_files(desc.example_system)},
+                        tmp_path / "qeq")
+    (block,) = read_output(folder).runs
+    counts = desc.example_system.type_counts
+    total = sum(counts[n] * block[m.column][-1] for n, m in zip((1, 2, 3), measures, strict=True))
+    assert abs(total) < 1e-3 and block[measures[0].column][-1] > 0  # neutral; hydrogen positive
