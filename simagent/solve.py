@@ -220,6 +220,7 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"rotation(?:al)? angle|angle of (?:the )?(?:drum(?:'s)? )?rotation|drum(?:'s)? angle|\bv ?theta\b",
      "rotation_angle"),
     (r"hydrogen bonds?|\bh ?bonds?\b|\bhbonds?\b", "hydrogen_bond_count"),
+    (r"coulomb\w* energy|electrostatic energy|\becoul\b", "coulomb_energy_per_atom"),
     (r"drag|force on (?:the )?obstacle|obstacle force", "drag_force"),
     (r"\bforce (?:on (?:the )?walls? )?(?:in|along) (?:the )?[xyz](?: direction| axis)?\b|\bforce ?[xyz]\b|"
      r"\bf ?[xyz]\b|\b[xyz][- ]?(?:direction |component (?:of (?:the )?)?)?force\b|\bwall force", "wall_force"),
@@ -325,7 +326,7 @@ DEFAULT_UNITS: dict[str, str] = {
     "rdf": "angstrom", "self_diffusion_coefficient": "cm^2/s",
 }  # fmt: skip
 ENERGY_PER_ATOM = {"potential_energy_per_atom", "kinetic_energy_per_atom", "total_energy_per_atom",
-                   "rotational_energy_per_atom"}
+                   "rotational_energy_per_atom", "coulomb_energy_per_atom"}
 # An energy name that does not say per atom, outside LJ units, asks for the system's total, as LAMMPS
 # thermo prints it in real and metal units (in LJ units thermo prints it per atom: the per-atom value).
 # Only a described run (the task's own system) reports it: elsewhere the system size is simagent's choice.
@@ -404,7 +405,7 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
     target.variable, target.stated_unit = _named_variable(words, description)
     if target.property == "radius_of_gyration":
         _gyration_component(target, words, description.lower())
-    if target.property in ENERGY_PER_ATOM and (part := ENERGY_PART.search(words)):
+    if target.property in ENERGY_PER_ATOM - {"coulomb_energy_per_atom"} and (part := ENERGY_PART.search(words)):
         target.property, target.reason = None, (
             f"{metric!r} names a part of the energy ({part.group(0)}) that simagent does not separate")
         return target
@@ -685,7 +686,8 @@ _PER_ROLE = re.compile(r"\b(?:per|of|on|for|among) (?:the |each |one |a |an )?([
 _NOT_KINDS = frozenset("all every the total system whole mobile average mean type".split())
 _REGION_WORD = re.compile(r"\b(?:inside|in|within) (?:the )?(?:region )?([a-z][a-z0-9_]*)")
 # properties measured over a group of atoms (tools/lammps/described_metrics.py)
-GROUPED = ENERGY_PER_ATOM - {"rotational_energy_per_atom"} | {"temperature", "atomic_charge", "atom_count"}
+GROUPED = ENERGY_PER_ATOM - {"rotational_energy_per_atom", "coulomb_energy_per_atom"} | {"temperature", "atomic_charge",
+                                                                                      "atom_count"}
 
 
 # 'the coordination number of type 2 atoms around type 1 atoms': a partial one, of one pair of types

@@ -225,3 +225,44 @@ def test_rendered_qeq_gives_neutral_charges_per_type(tmp_path: Path):
     counts = desc.example_system.type_counts
     total = sum(counts[n] * block[m.column][-1] for n, m in zip((1, 2, 3), measures, strict=True))
     assert abs(total) < 1e-3 and block[measures[0].column][-1] > 0  # neutral; hydrogen positive
+
+
+def test_dev_core_shell_uses_the_examples_own_temperature_everywhere():
+    from tools.lammps.described import render
+
+    desc = read_description(dev_text("lammps_3/45_core_shell.json"))
+    assert desc.example_system is not None and desc.example_system.input == "in.coreshell", desc.unsupported
+    text = render(desc)
+    assert re.search(r"^thermo_modify\s+norm no temp CStemp press thermo_press_lmp$", text, re.MULTILINE)
+    assert re.search(r"^velocity\s+all create 1427 134 .*bias yes temp CStemp$", text, re.MULTILINE)
+    assert re.search(r"^fix_modify\s+dyn2 temp CStemp$", text, re.MULTILINE)  # the Berendsen stage's thermostat
+
+
+def test_paraphrased_core_shell_is_the_coreshell_example():
+    desc = read_description("Sodium chloride with adiabatic core-shell ions (432 particles, metal units): cores and "
+                            "shells held by harmonic springs, Born-Mayer short range plus Coulomb by Ewald at 1e-6. "
+                            "Timestep 0.002 ps. A Berendsen thermostat at 1427 K with NVE for 500 steps, then "
+                            "5000 steps of plain NVE.")
+    assert desc.example_system is not None and desc.example_system.name == "coreshell", desc.unsupported
+
+
+@pytest.mark.parametrize("metric", ["average_coulombic_energy_per_particle", "electrostatic energy per atom"])
+def test_coulomb_energy_metric_names(metric):
+    from simagent.solve import read_metric
+
+    assert read_metric(metric).property == "coulomb_energy_per_atom"
+
+
+def test_dev_comb3_is_the_comb3_example_with_its_implicit_library_file():
+    desc = read_description(dev_text("lammps_2/43_comb.json"))
+    assert desc.example_system is not None and desc.example_system.input == "in.comb3", desc.unsupported
+    assert "lib.comb3" in desc.example_system.files  # pair comb3 reads it from the run folder unnamed
+
+
+def test_airebo_variants_the_text_cannot_tell_apart_are_refused_by_name():
+    desc = read_description("Polyethylene of 60 atoms (20 C, 40 H) replicated 17 x 16 x 2, the AIREBO potential "
+                            "in metal units with a 3.0 LJ cutoff; velocities at 300 K, NVE for 10 steps with a "
+                            "0.0005 ps timestep.")
+    assert desc.example_system is None
+    (refusal,) = [u for u in desc.unsupported if "fits several" in u]
+    assert "in.airebo," in refusal and "in.airebo-0-0" in refusal and "airebo-m" not in refusal  # Morse not named

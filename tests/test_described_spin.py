@@ -191,3 +191,44 @@ def test_a_magnetic_metric_without_a_spin_lattice_is_named_and_the_others_stay()
     spin = [read_metric("average_magnetization", "")]
     _spin_targets(read_description(OURS_BFO), spin)
     assert spin[0].property == "magnetization"
+
+
+OURS_NICKEL = ("Nickel atoms sit on an fcc lattice with a lattice constant of 3.524 Å in a periodic 5 x 5 x 5 cell "
+               "box, metal units; each atom has mass 58.69 and a spin of 0.63 μB with a random orientation. The atoms "
+               "interact through an EAM potential overlaid with an exchange interaction between spins with cutoff "
+               "4.0. Velocities are created at 100 K from a Gaussian distribution; a Langevin spin bath at 0 K acts on "
+               "the spins, and fix nve/spin integrates spins and atoms together (lattice moving). Use a timestep of "
+               "0.1 fs and run 2000 steps.")
+OURS_COBALT = ("Cobalt atoms are arranged on a hexagonal close-packed (hcp) lattice with lattice constant 2.5071 Å, "
+               "5 x 5 x 5 cells, periodic in all directions, metal units, mass 58.93. Every atom carries a 1.72 μB "
+               "spin with random initial orientation. Interactions: an embedded-atom potential by Purja Pun (2012) "
+               "plus a spin exchange term with a cutoff of 4.0 Å. A uniaxial anisotropy of 0.01 eV along z acts on "
+               "the spins through a precession fix; the spin bath (Langevin) is at 0 K. Velocities start at 100 K "
+               "(Gaussian). Lattice moving; a timestep of 0.1 fs; run 1000 steps.")
+
+
+def test_eam_exchange_examples_are_told_apart_by_their_numbers():
+    nickel, cobalt = read_description(OURS_NICKEL), read_description(OURS_COBALT)
+    for desc in (nickel, cobalt):
+        assert desc.renderable, (desc.missing, desc.unsupported)
+        assert desc.dimension == 3 and desc.boundary == ("p", "p", "p") and desc.spin.lattice_moving
+    assert nickel.spin.eam_file == "Ni99.eam.alloy" and nickel.spin.example_folder == "SPIN/nickel"
+    assert nickel.spin.pairs[0].coeffs == (4.0, 0.50, 0.2280246862, 1.229983475) and not nickel.spin.pairs[0].offset
+    assert "2000 are run" in nickel.origin["example.departures"].evidence  # the example runs 1000
+    assert cobalt.lattice.style == "hcp" and cobalt.spin.eam_file == "Co_PurjaPun_2012.eam.alloy"
+    assert cobalt.spin.pairs[0].offset and cobalt.spin.precession.anisotropy == (0.01, 0.0, 0.0, 1.0)
+    assert "offset yes" in render(cobalt)
+    other = read_description(OURS_NICKEL.replace("0.63 μB", "0.6 μB"))  # cobalt_fcc's lattice is not 3.524 either
+    assert other.spin is None and "magnitude 0.6 where LAMMPS examples/SPIN/nickel" in \
+        other.origin["example.spin_nickel"].evidence
+
+
+def test_a_short_hcp_cobalt_run_keeps_its_spin_norms(tmp_path):
+    desc = read_description(OURS_COBALT.replace("run 1000 steps", "run 20 steps"))
+    desc.thermo_every = 5
+    results, block = _run(desc, tmp_path, ["magnetization", "magnetic_energy"])
+    n = 4 * 5**3  # LAMMPS's hcp cell holds 4 atoms
+    assert np.all(block["Atoms"] == n)
+    assert np.allclose(block["c_spmin"], 1.72) and np.allclose(block["c_spmax"], 1.72)
+    assert 0 < results[("magnetization", None)].value < n * 1.72
+    assert 50 < block["Temp"][0] < 150

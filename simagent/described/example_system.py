@@ -69,6 +69,8 @@ class ExampleSystem(BaseModel):
     velocities: bool = Field(default=False, description="the data file gives velocities")
     numbers: list[float] = Field(default_factory=list, description="every number of the kept lines, the title "
                                  "and the data file's header")
+    thermo_computes: dict[str, str] = Field(default_factory=dict, description="'temp'/'press' -> the compute of the "
+                                            "kept lines the example's thermo uses for it (temp/cs of core-shell ions)")
     integrators: dict[str, str] = Field(default_factory=dict, description="ensemble -> the integrator the example's "
                                         "particles need for it ('nve' -> 'nve/body')")
     computes: dict[str, str] = Field(default_factory=dict, description="compute id -> style, of the kept lines")
@@ -111,14 +113,14 @@ FAMILIES: tuple[Family, ...] = (
     Family("ReaxFF", r"\breax", r"^pair (?:reaxff|reax/c|reax)\b"),
     Family("charge equilibration", r"\bqeq\b|charge equilibration", r"^fix qeq"),
     Family("COMB3", r"\bcomb3\b", r"^pair comb3"),
-    Family("COMB", r"\bcomb\b(?!3)", r"^pair comb$"),
+    Family("COMB", r"(?<![/\w])comb\b(?![3/])", r"^pair comb$"),
     Family("AIREBO", r"airebo", r"^pair airebo"),
     Family("REBO", r"\brebo\b", r"^pair rebo$"),
     Family("Tersoff", r"tersoff", r"^pair tersoff"),
     Family("Stillinger-Weber", r"stillinger|\bsw\b", r"^pair sw\b"),
     Family("EAM", r"\beam\b|embedded[- ]atom", r"^pair eam"),
     Family("MEAM", r"\bmeam\b", r"^pair meam"),
-    Family("Morse", r"\bmorse\b", r"^(?:pair|bond) morse"),
+    Family("Morse", r"\bmorse\b", r"^(?:pair|bond) morse|^pair airebo/morse"),
     Family("nb3b", r"\bnb3b\b|non-?bonded three[- ]body", r"^pair nb3b"),
     Family("body particles", r"(?<![-\w])(?<!many )body (?:particles?|atoms?|style)|atom[_ ]style body|\bbody/",
            r"^(?:atom body|pair body)"),
@@ -139,6 +141,7 @@ COVERS: dict[str, str] = {
     "a many-body potential with charge equilibration (COMB, ReaxFF, Streitz-Mintmire, BOP, SMTBQ)":
         r"^pair (?:reaxff|reax/c|comb|comb3|coul/streitz|bop|smtbq)\b",
     "several atom types or random placement": r"^read_data",
+    "replicate": r"^replicate ",
     "an atom style other than atomic": r"^atom ",
 }
 # what reading.py finds missing that the example's data file and input state
@@ -383,7 +386,7 @@ def _example_protocol(desc: SimulationDescription, example: ExampleSystem) -> No
         desc.note("timestep", "default", f"{desc.timestep:g}: {why}")
     v = desc.velocity
     creations = [line.split() for line in example.protocol if re.match(r"velocity\s+all\s+create\s", line.strip())]
-    seed = desc.origin.get("velocity.seed")
+    seed = desc.origin.get("velocity.seed") or desc.origin.get("velocity")  # the seed, or the whole creation
     if v is None or len(creations) != 1 or seed is None or seed.source != "default":
         return
     words = creations[0]
@@ -393,7 +396,7 @@ def _example_protocol(desc: SimulationDescription, example: ExampleSystem) -> No
     keys = dict(zip(words[5::2], words[6::2], strict=False))
     said = [f"seed {v.seed}"]
     dist = desc.origin.get("velocity.distribution")
-    if keys.get("dist") in ("uniform", "gaussian") and dist is not None and dist.source == "default":
+    if keys.get("dist") in ("uniform", "gaussian") and (dist is None or dist.source == "default"):
         v.distribution = keys["dist"]  # type: ignore[assignment]
         said.append(f"dist {v.distribution}")
     if keys.get("loop") in ("all", "local", "geom") and v.loop is None:

@@ -35,7 +35,7 @@ from simagent.described.srd import SRDSolvent
 
 Source = Literal["rules", "llm", "default"]
 UnitsName = Literal["lj", "real", "metal"]
-LatticeStyle = Literal["fcc", "bcc", "sc", "diamond", "sq", "sq2", "hex"]
+LatticeStyle = Literal["fcc", "bcc", "sc", "diamond", "sq", "sq2", "hex", "hcp"]
 Ensemble = Literal["nve", "nvt", "npt", "nph"]
 Thermostat = Literal["nose-hoover", "langevin", "berendsen", "velocity-rescale"]
 

@@ -164,6 +164,7 @@ def read_description(text: str) -> SimulationDescription:
     confinement.fill_wall_example(desc, low)
     solids.attach_shear(desc, low)
     _stated_atoms(desc, low)
+    spin.read_spin(desc, low)  # a spin lattice retelling examples/SPIN (before an example system is looked for)
     example_system.read_example_system(desc, low, text)  # a system whose atoms an installed LAMMPS example gives
     examples.fill_friction_example(desc)
     examples.fill_balance_example(desc)
@@ -185,7 +186,6 @@ def read_description(text: str) -> SimulationDescription:
     _green_kubo(desc, low)
     special.read_tracker(desc, low)
     special.read_controller(desc, low)
-    spin.read_spin(desc, low)
     check_made_types(desc)
     return desc
 

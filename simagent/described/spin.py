@@ -28,20 +28,20 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from simagent.backends.expert.protocol_text import LATTICE_WORDS
-from simagent.described.example_fill import NUM, Example, Fill, StatedNumbers
+from simagent.described.example_fill import NUM, Comparison, Example, Fill, StatedNumbers
 
 if TYPE_CHECKING:
     from simagent.described.model import SimulationDescription
 
 NAME = "spin dynamics"  # reading.UNSUPPORTED's name until a spin lattice is read
-MENTION = re.compile(r"\bspins?\b[^.;]{0,80}?(?:magnet|lattice|dynamic)|magnet\w*[^.;]{0,80}?\bspins?\b|"
-                     r"\bnve/spin\b|\batom[_ ]style spin\b")
+MENTION = re.compile(r"\bspins?\b|/spin\b")
+MAGNETIC = re.compile(r"μ_?b\b|\bmu_?b\b|bohr magneton|magnet|exchange|precession")
 # what the general reading reports for a spin text and this module answers
 UNSUPPORTED_ANSWERED = (NAME, "non-periodic boundaries", "a many-body potential", "point dipoles",
                         "electrostatics (coul, kspace)", "regions, walls and groups of atoms",
                         "an atom style other than atomic")
 GAPS = ("pair potential", "pair cutoff", "atom masses", "LJ ", "the thermostat temperature", "the dynamics (ensemble)",
-        "a run length", "lattice scale", "box size")
+        "a run length", "lattice scale", "box size", "initial configuration")
 PairStyle = Literal["spin/exchange", "spin/magelec", "spin/dmi", "spin/dipole/cut", "spin/dipole/long"]
 
 
@@ -52,6 +52,8 @@ class SpinPair(BaseModel):
     style: PairStyle
     cutoff: float = Field(gt=0, description="the pair style's global cutoff (distance)")
     coeffs: tuple[float, ...] = Field(default=(), description="pair_coeff values after the keyword")
+    offset: bool = Field(default=False, description="pair_coeff ... offset yes: energy and force offset so that "
+                         "aligned spins carry none (exchange only)")
 
     @property
     def keyword(self) -> str:
@@ -134,7 +136,56 @@ IRON_DIPOLE = {
                     fills=_IRON_FILLS | {"kspace": _KSPACE.get(solver)},
                     runs={"timestep": 0.0001, "steps": 100})
     for solver in ("cut", "ewald", "pppm")}
-EXAMPLE_FOLDERS = {BFO.name: "SPIN/bfo", **{e.name: "SPIN/dipole_spin" for e in IRON_DIPOLE.values()}}
+
+# LAMMPS examples/SPIN iron, cobalt_fcc, cobalt_hcp, nickel: 5 x 5 x 5 cells, periodic, an EAM/alloy potential
+# overlaid with spin/exchange, velocities 100 K (seed 4928459, rot yes, gaussian), precession/spin (energy yes),
+# langevin/spin 0.0 0.0 21, nve/spin lattice moving, timestep 0.0001, thermo 50, run 1000. Per example: (folder,
+# lattice, constant, mass, spin magnitude, orientation (random seed 31, or a direction), EAM file, element, its
+# author as a text names it, spin/exchange cutoff, pair_coeff exchange values, offset, precession terms)
+_EAM_EXCHANGE = [
+    ("iron", "bcc", 2.8665, 55.845, 2.2, None, "Fe_Mishin2006.eam.alloy", "Fe", "mishin", 3.5,
+     (3.4, 0.02726, 0.2171, 1.841), True, {"zeeman": (0.0, 0.0, 0.0, 1.0)}),
+    ("cobalt_fcc", "fcc", 3.54, 58.93, 1.72, (0.0, 0.0, 1.0), "Co_PurjaPun_2012.eam.alloy", "Co", "purja", 4.0,
+     (4.0, 0.0446928, 0.003496, 1.4885), False, {"zeeman": (1.0, 0.0, 0.0, 1.0)}),
+    ("cobalt_hcp", "hcp", 2.5071, 58.93, 1.72, None, "Co_PurjaPun_2012.eam.alloy", "Co", "purja", 4.0,
+     (4.0, -0.3593, 1.135028015e-05, 1.0645), True, {"anisotropy": (0.01, 0.0, 0.0, 1.0)}),
+    ("nickel", "fcc", 3.524, 58.69, 0.63, None, "Ni99.eam.alloy", "Ni", "mishin", 4.0,
+     (4.0, 0.50, 0.2280246862, 1.229983475), False, {"zeeman": (0.0, 0.0, 0.0, 1.0)}),
+]
+
+
+def _eam_exchange_example(folder: str, style: str, a: float, mass: float, magnitude: float,
+                          direction: tuple[float, float, float] | None, eam: str, element: str, author: str,
+                          cutoff: float, coeffs: tuple[float, ...], offset: bool, precession: dict) -> Example:
+    field, axis = precession.get("zeeman"), precession.get("anisotropy")
+    optional = {"orientation": "aligned" if direction else "random", "lattice_motion": "moving",
+                "bath_temperature": 0.0, "damping": 0.0, "velocity_temperature": 100.0, "distribution": "gaussian",
+                "exchange": coeffs[1], "eam": author, "periodic": ("p", "p", "p")}
+    if direction:
+        optional["direction"] = direction
+    if field is not None:
+        optional["zeeman"] = field[0]
+    if axis is not None:
+        optional |= {"anisotropy": "uniaxial", "axis": "xyz"[[abs(c) for c in axis[1:]].index(1.0)],
+                     "anisotropy_k": axis[0]}
+    return Example(
+        name=f"LAMMPS examples/SPIN/{folder} (in.spin.{folder})",
+        signature={"units": "metal", "lattice": (style, a), "box": (5.0, 5.0, 5.0), "magnitude": magnitude,
+                   "exchange_cutoff": coeffs[0], "mass": mass},
+        optional=optional,
+        fills={"boundary": ("p", "p", "p"), "seed": None if direction else 31,
+               "pairs": [("spin/exchange", cutoff, coeffs, offset)], "eam_file": eam, "element": element,
+               "bath": (0.0, 0.0), "bath_seed": 21, "velocity_seed": 4928459, "zero_rotation": True,
+               "thermo_every": 50, "folder": f"SPIN/{folder}", "direction": direction, **precession},
+        runs={"timestep": 0.0001, "steps": 1000})
+
+
+EAM_EXCHANGE = [_eam_exchange_example(*row) for row in _EAM_EXCHANGE]
+EXAMPLES = [BFO, *IRON_DIPOLE.values(), *EAM_EXCHANGE]
+EXAMPLE_FOLDERS = {BFO.name: "SPIN/bfo", **{e.name: "SPIN/dipole_spin" for e in IRON_DIPOLE.values()},
+                   **{e.name: e.fills["folder"] for e in EAM_EXCHANGE}}
+_AUTHORS = {"mishin": r"mishin", "purja": r"purja|purja ?pun"}
+_LATTICES = [*LATTICE_WORDS[:3], (r"hcp|hexagonal[- ]close[- ]packed", "hcp")]
 
 _MU_B = r"\s*(?:μ_?b|mu_?b|bohr magnetons?)\b"
 _UNIT_TIME = {"ps": 1.0, "fs": 1e-3}
@@ -176,18 +227,23 @@ def _read(low: str) -> StatedNumbers:
            convert=str, groups=(1, 2, 3, 4))
     s.take("steps", rf"(?:for|run|runs|lasts?|of)\s*{NUM}\s*(?:md |time |integration )?(?:time)?steps\b",
            convert=lambda x: int(float(x)))
-    s.mark("year", r"\b(?:mishin|et al\.?|potential)\s*\(?\s*((?:19|20)\d\d)\b")
+    s.take("zeeman", rf"(?:zeeman|external (?:magnetic )?field|applied (?:magnetic )?field|magnetic field)"
+                     rf"[^.;]{{0,40}}?{NUM}\s*(?:t|tesla)\b")
+    s.take("anisotropy_k", rf"anisotropy[^.;]{{0,40}}?{NUM}\s*ev\b")
+    s.mark("year", r"\b(?:mishin|pun|et al\.?|potential)\s*\(?\s*((?:19|20)\d\d)\b")
     return s
 
 
 def _stated(desc: SimulationDescription, low: str, s: StatedNumbers) -> dict:
     """What the text states, as the example signatures name it."""
     stated: dict = {k: s.value(k) for k in ("magnitude", "exchange_cutoff", "magelec_cutoff", "dmi_cutoff",
-                                            "dipole_cutoff", "mass", "precision", "velocity_temperature", "damping")}
+                                            "dipole_cutoff", "mass", "precision", "velocity_temperature", "damping",
+                                            "zeeman", "anisotropy_k")}
     stated["units"] = desc.units
-    style = desc.lattice.style if desc.lattice is not None else next(
-        (name for pattern, name in LATTICE_WORDS if re.search(rf"(?:{pattern})\)?(?:\s+\w+){{0,2}}\s+lattice\b", low)),
-        None)
+    style = next((name for pattern, name in _LATTICES if re.search(
+        rf"\b(?:{pattern})\)?(?:\s+\(\w+\))?(?:\s+\w+){{0,2}}\s+(?:lattice|structure|crystal)\b", low)), None)
+    if style is None and desc.lattice is not None:
+        style = desc.lattice.style
     if style is not None and s.value("lattice_constant") is not None:
         stated["lattice"] = (style, s.value("lattice_constant"))
     box = s.value("box")
@@ -219,8 +275,8 @@ def _stated(desc: SimulationDescription, low: str, s: StatedNumbers) -> dict:
         stated["lattice_motion"] = "frozen" if word in ("frozen", "fixed") else "moving"
     if re.search(r"\bgaussian|maxwell", low) and stated["velocity_temperature"] is not None:
         stated["distribution"] = "gaussian"
-    if re.search(r"embedded[- ]atom|\beam\b", low):
-        stated["eam"] = "mishin" if re.search(r"mishin", low) else "other"
+    if re.search(r"embedded[- ]atom|\beam\b", low):  # by its author, where the text names one
+        stated["eam"] = next((key for key, pattern in _AUTHORS.items() if re.search(pattern, low)), None)
     if stated["dipole_cutoff"] is not None or re.search(r"dipol", low):
         stated["dipole_solver"] = "pppm" if re.search(r"\bpppm|particle[- ]particle", low) else (
             "ewald" if re.search(r"ewald", low) else ("cut" if re.search(r"dipole/cut|cut-?off only|short[- ]range "
@@ -231,9 +287,11 @@ def _stated(desc: SimulationDescription, low: str, s: StatedNumbers) -> dict:
 
 def _periodic(low: str) -> tuple[str, str, str] | None:
     """Which axes are periodic ('p') and which not ('n': the kind of non-periodic boundary is not said)."""
-    if re.search(r"(?:pbc|periodic\w*)[^.;]{0,40}(?:all|every|each|three) (?:directions|dimensions|axes)", low):
+    if re.search(r"(?:pbc|periodic\w*)[^.;]{0,40}(?:all|every|each|three) (?:directions|dimensions|axes)|fully "
+                 r"periodic|triply periodic", low):
         return ("p", "p", "p")
-    some = re.search(r"(?:pbc|periodic\w*)[^.;]{0,30}?\b([xyz])(?:[- ]?(?:direction|axis))?(?:,? and ([xyz]))?", low)
+    some = re.search(r"(?:pbc|periodic\w*)[^.;]{0,30}?\b(?:in|along)\s+(?:the\s+)?([xyz])(?:[- ]?(?:direction|axis))?"
+                     r"(?:,? and (?:the\s+)?([xyz]))?", low)
     if some:
         axes = {some.group(1), some.group(2)} - {None}
         return tuple("p" if a in axes else "n" for a in "xyz")  # type: ignore[return-value]
@@ -250,23 +308,25 @@ def _describe(stated: dict) -> str:
                      for k, value in said.items())
 
 
-def _example(stated: dict) -> Example | None:
-    """The example the text retells: the dipole examples by their solver, else the bfo one."""
-    if stated.get("dipole_cutoff") is not None or stated.get("dipole_solver"):
-        return IRON_DIPOLE.get(stated.get("dipole_solver") or "", IRON_DIPOLE["ewald"])
-    return BFO
+def _example(stated: dict, unread: list[str]) -> tuple[Example, Comparison]:
+    """The example the text retells: the one it identifies, else the one most of its numbers agree with
+    (whose differences are then named)."""
+    compared = [(e, e.compare(stated, unread=unread)) for e in EXAMPLES]
+    for example, comparison in compared:
+        if comparison.identified:
+            return example, comparison
+    return max(compared, key=lambda ec: (len(ec[1].agree), -len(ec[1].differ)))
 
 
 def read_spin(desc: SimulationDescription, low: str) -> None:
     """A spin-lattice text retelling a LAMMPS examples/SPIN input (module docstring): the spin lattice,
     its run and its fills; otherwise the refusal stays, with the example's differences named."""
-    if NAME not in desc.unsupported or not MENTION.search(low):
+    if NAME not in desc.unsupported or not MENTION.search(low) or not MAGNETIC.search(low):
         return
     s = _read(low)
     stated = _stated(desc, low, s)
-    example = _example(stated)
-    assert example is not None
-    fill = example.fill(desc, example.compare(stated, unread=s.unread()), describe=_describe(stated))
+    example, comparison = _example(stated, s.unread())
+    fill = example.fill(desc, comparison, describe=_describe(stated))
     if fill is None:
         desc.missing.append(f"the coefficients of the magnetic interactions, which the text does not state and "
                             f"takes from no LAMMPS example whose numbers it states (the nearest: {example.name})")
@@ -298,7 +358,8 @@ def _build(desc: SimulationDescription, low: str, s: StatedNumbers, stated: dict
     else:
         desc.boundary = boundary
         fill.note("boundary", " ".join(boundary))
-    desc.atom_style, desc.atom_types, desc.pair, desc.potential = "spin", 1, None, None
+    desc.atom_style, desc.atom_types, desc.pair, desc.potential, desc.dimension = "spin", 1, None, None, 3
+    desc.origin.pop("dimension", None)  # ('hexagonal close-packed' is no 2D hex lattice)
     if s.value("mass") is not None:
         desc.masses = {1: s.value("mass")}
         desc.note("masses", "rules", s.said("mass"))
@@ -344,15 +405,19 @@ def _build(desc: SimulationDescription, low: str, s: StatedNumbers, stated: dict
     if seed is not None:
         fill.note("spin.seed", f"{seed}: the seed of the random spin orientations")
     direction = stated.get("direction") or (example.optional.get("direction") if orientation == "aligned" else None)
+    if orientation == "aligned" and direction is None:
+        desc.missing.append("the direction the spins are aligned along")
+        return
     desc.note("spin.magnitude", "rules", s.said("magnitude"))
     eam = None
-    if f.get("eam_file") and stated.get("eam") == "mishin":
+    if f.get("eam_file") and "eam" in stated:
         eam = f["eam_file"]
-        fill.note("spin.eam", f"{eam} (element {f['element']}): the example's EAM file, Mishin's 2006 iron potential "
-                  "as the text names it, read from LAMMPS's examples folder")
+        fill.note("spin.eam", f"{eam} (element {f['element']}): the example's EAM file (the text names an EAM "
+                  "potential" + (f", by {stated['eam'].title()}" if stated.get("eam") else "") + "), read from "
+                  "LAMMPS's examples folder")
     elif f.get("eam_file"):
-        desc.missing.append("the EAM potential file the spin terms are overlaid on (the text names none the example "
-                            "has)")
+        desc.missing.append("the potential of the atoms the spin terms are overlaid on (the example's is EAM; the "
+                            "text names none)")
         return
     kspace = None
     if f.get("kspace"):
@@ -396,7 +461,8 @@ def _build(desc: SimulationDescription, low: str, s: StatedNumbers, stated: dict
     desc.thermo_every = f["thermo_every"]
     fill.note("thermo_every", f"{desc.thermo_every} steps between the thermo rows the metrics average")
     desc.missing = [m for m in desc.missing if not m.startswith(GAPS)]
-    desc.unsupported = [u for u in desc.unsupported if u not in UNSUPPORTED_ANSWERED]
+    desc.unsupported = [u for u in desc.unsupported if u not in UNSUPPORTED_ANSWERED and not (
+        desc.spin.eam_file and u.startswith("a many-body potential"))]  # (no shipped file: the example's is used)
     for key in ("pair.epsilon", "pair.sigma", "pair.cutoff", "type1.mass", "run1.t_damp", "run1.seed", "run1.t_stop",
                 "potential"):
         desc.origin.pop(key, None)
@@ -407,7 +473,8 @@ def _pairs(example: Example, stated: dict) -> tuple[list[SpinPair], dict[str, st
     f = example.fills
     notes = {}
     if "pairs" in f:
-        pairs = [SpinPair(style=style, cutoff=cut, coeffs=coeffs) for style, cut, coeffs in f["pairs"]]
+        pairs = [SpinPair(style=row[0], cutoff=row[1], coeffs=row[2], offset=len(row) > 3 and row[3])
+                 for row in f["pairs"]]
     else:
         dipole = "spin/dipole/cut" if f.get("kspace") is None else "spin/dipole/long"
         pairs = [SpinPair(style="spin/exchange", cutoff=f["exchange_pair_cutoff"], coeffs=f["exchange_coeffs"]),
@@ -416,7 +483,8 @@ def _pairs(example: Example, stated: dict) -> tuple[list[SpinPair], dict[str, st
         rest = " ".join(f"{c:g}" for c in p.coeffs[1:])
         if p.keyword:
             notes[f"spin.{p.keyword}"] = (f"pair_style {p.style} {p.cutoff:g}, pair_coeff * * {p.keyword} "
-                                          f"{p.coeffs[0]:g} {rest}: the coefficients the text leaves out")
+                                          f"{p.coeffs[0]:g} {rest}{' offset yes' if p.offset else ''}: the "
+                                          "coefficients the text leaves out")
     return pairs, notes
 
 
@@ -428,7 +496,8 @@ def _precession(example: Example) -> Precession:
 def _say_precession(p: Precession) -> str:
     parts = []
     if p.zeeman is not None:
-        parts.append(f"zeeman {' '.join(f'{v:g}' for v in p.zeeman)} (a zero field)")
+        parts.append(f"zeeman {' '.join(f'{v:g}' for v in p.zeeman)}" + (" (a zero field)" if p.zeeman[0] == 0 else
+                                                                           " (Tesla, direction)"))
     if p.anisotropy is not None:
         parts.append(f"anisotropy {' '.join(f'{v:g}' for v in p.anisotropy)}")
     if p.cubic is not None:

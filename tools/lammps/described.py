@@ -49,6 +49,7 @@ MSD_COM = ("com yes: displacements are measured from the centre of mass, which a
            "conserve momentum (Langevin) leaves drifting; diffusion is defined in that frame (as LAMMPS "
            "examples/DIFFUSE)")
 GK_COLUMNS = ("v_etaxy", "v_etaxx")
+COULOMB_COLUMNS = ("ecoul", "elong")  # thermo keywords: pairwise Coulomb, long-range (k-space) energy
 SLOPE_COLUMN = "v_fitslope"
 # compute gyration: Rg, then the six components of the squared radius-of-gyration tensor (LAMMPS's order)
 GYRATION_COLUMNS = ("c_rg",) + tuple(f"c_rg[{i}]" for i in range(1, 7))
@@ -166,6 +167,8 @@ def _interactions(desc: SimulationDescription) -> list[str]:
 def _thermo_modify(desc: SimulationDescription) -> str:
     """Extensive thermo energies; the temperature of the thermostatted group when a thermostat acts on
     a group (held walls would otherwise count as cold atoms)."""
+    if desc.example_system is not None and desc.example_system.thermo_computes:  # the system's own (temp/cs)
+        return "thermo_modify   norm no" + example_system.thermo_keywords(desc.example_system)
     temp = None if desc.deposition else described_groups.temperature_compute(desc.layout)
     return "thermo_modify   norm no" + (f" temp {temp}" if temp else "") + (" lost warn" if desc.drum else "")
 
@@ -181,7 +184,8 @@ def _velocity(desc: SimulationDescription) -> list[str]:
         group, temp = layout.velocity_group, f" temp {described_groups.temperature_compute(layout)}"
     return [f"velocity        {group} create {_fmt(v.temperature)} {v.seed} dist {v.distribution} "
             f"mom {'yes' if v.zero_momentum else 'no'} rot {'yes' if v.zero_rotation else 'no'}"
-            f"{f' loop {v.loop}' if v.loop else ''}{temp}"] + held
+            f"{f' loop {v.loop}' if v.loop else ''}{temp}"
+            f"{example_system.velocity_keywords(desc.example_system)}"] + held
 
 
 RUNAWAY_FIX = "runaway"  # fix halt id of the zero-pressure guard
@@ -257,7 +261,8 @@ class Measures:
     `groups`: quantities over a group of atoms or counted in a region; `surface_tension`: the slab's
     surface tension from the pressure tensor (tools.lammps.described_metrics); `rotation_angle`: a
     rotating drum's angle variable (v_theta); `hbonds`: the number of hydrogen bonds of a pair style that counts
-    them (an example system's hbond/dreiding)."""
+    them (an example system's hbond/dreiding); `coulomb`: the pairwise and long-range Coulomb energies (thermo ecoul,
+    elong)."""
 
     rdf: bool = False
     msd: bool = False
@@ -274,6 +279,7 @@ class Measures:
     surface_tension: bool = False
     rotation_angle: bool = False
     hbonds: bool = False
+    coulomb: bool = False
 
 
 Measured = tuple[list[str], list[str]]  # input lines of a measurement, and the thermo columns it adds
@@ -376,6 +382,10 @@ def _hbonds(desc: SimulationDescription, stage: Stage, want: Measures, every: in
     return lines, [example_system.HBOND_COLUMN] if lines else []
 
 
+def _coulomb(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    return [], list(COULOMB_COLUMNS) if want.coulomb else []
+
+
 def _forces(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
     if not (want.drag or want.wall_force) or desc.layout is None:
         return [], []
@@ -386,7 +396,7 @@ def _forces(desc: SimulationDescription, stage: Stage, want: Measures, every: in
 # The measurements of the averaged stage, in the order their lines and thermo columns are written.
 # A new measurement: a function (desc, stage, want, every) -> (lines, columns) added here.
 MEASUREMENTS = (_motion, _rotation, _green_kubo, _drum_angle, _shock, _gyration, _groups, _surface_tension,
-                _shear_stress, _friction, _tensile, _forces, _hbonds, _spin)
+                _shear_stress, _friction, _tensile, _forces, _hbonds, _coulomb, _spin)
 
 
 def _measured(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> list[str]:
@@ -523,7 +533,7 @@ def _stage_fixes(desc: SimulationDescription, stage: Stage, index: int) -> list[
         fixes += described_groups.fixes(desc.layout)
     if desc.dimension == 2:
         fixes.append("fix             e2d all enforce2d")
-    return fixes
+    return fixes + example_system.thermostat_modify(desc.example_system, fixes)
 
 
 def _run_stage(desc: SimulationDescription, index: int, stage: Stage, want: Measures) -> tuple[list[str], list[str]]:

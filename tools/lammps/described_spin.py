@@ -61,7 +61,8 @@ def interaction_lines(desc: SimulationDescription) -> list[str]:
         lines.append(f"pair_coeff      * * eam/alloy {Path(sp.eam_file).name} {sp.eam_element}")
     for p in sp.pairs:
         coeffs = " ".join(_fmt(c) for c in p.coeffs) if p.keyword else _fmt(p.cutoff)
-        lines.append(f"pair_coeff      * * {p.style} {p.keyword + ' ' if p.keyword else ''}{coeffs}")
+        lines.append(f"pair_coeff      * * {p.style} {p.keyword + ' ' if p.keyword else ''}{coeffs}"
+                     + (" offset yes" if p.offset else ""))
     skin, every, delay = sp.neighbor
     lines += [f"neighbor        {_fmt(skin)} bin", f"neigh_modify    every {every} check yes delay {delay}"]
     if sp.kspace is not None:

@@ -45,6 +45,8 @@ PROTOCOL_FIXES = re.compile(r"^(?:nve|nvt|npt|nph)(?:/.*)?$|^(?:langevin|temp/.*
 # renamed "reaxff" in the 2021 stable release; fix qeq/reaxff and reaxff/species likewise): (command, old) -> new
 RENAMED = {("pair_style", "reax/c"): "reaxff", ("fix", "qeq/reax"): "qeq/reaxff",
            ("fix", "reax/c/species"): "reaxff/species", ("fix", "reax/c/bonds"): "reaxff/bonds"}
+# files a style reads from the run folder without naming them (LAMMPS manual, pair comb3: lib.comb3)
+IMPLICIT_FILES = {"pair comb3": ["lib.comb3"]}
 SAFE_VARIABLES = frozenset({"equal", "atom", "vector", "index", "string", "internal", "format"})
 _STYLE_KINDS = {"pair_style": "pair", "bond_style": "bond", "angle_style": "angle", "dihedral_style": "dihedral",
                 "improper_style": "improper", "kspace_style": "kspace", "atom_style": "atom"}
@@ -209,7 +211,7 @@ def read_example(folder: Path, input_path: Path, name: str) -> ExampleSystem | N
     protocol: list[str] = []
     kept_fixes: set[str] = set()
     styles: list[str] = []
-    numbers: list[float] = _numbers(title.replace("-", " ").split())
+    numbers: list[float] = [float(n) for n in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])", title)]
     pair_styles = _known_pair_styles()
     units, dimension, runs = "lj", 3, 0
     for cmd in expanded:
@@ -236,7 +238,8 @@ def read_example(folder: Path, input_path: Path, name: str) -> ExampleSystem | N
     atom_style = next((k.text.split()[1] for k in kept if k.text.split()[0] == "atom_style"
                        and len(k.text.split()) > 1), "atomic")
     per_type = type_counts(data, atom_style)
-    files = [data.name]
+    files = [data.name] + [f for style, names in IMPLICIT_FILES.items() if style in styles for f in names
+                           if (folder / f).is_file()]
     for line in kept:
         for word in line.text.split()[1:]:
             if word not in files and re.fullmatch(r"[\w.+-]+", word) and (folder / word).is_file():
@@ -244,6 +247,13 @@ def read_example(folder: Path, input_path: Path, name: str) -> ExampleSystem | N
     extent = [hi - lo for lo, hi in header["box"][:dimension]]
     if header.get("atoms") and all(e > 0 for e in extent):  # the number density a text may quote
         numbers.append(header["atoms"] / float(np.prod(extent)))
+    computes = {c.arg(1) for c in expanded if c.name == "compute"}
+    thermo_computes = {}
+    for line in protocol:  # thermo_modify temp ID press ID: the system's own temperature (and pressure) compute
+        words = line.split()
+        if words and words[0] == "thermo_modify":
+            thermo_computes |= {k: v for k, v in zip(words[1:], words[2:], strict=False) if k in ("temp", "press")
+                                and v in computes}
     integrators = {m.group(1): m.group(0) for line in protocol if (m := re.match(
         r"fix\s+\S+\s+\S+\s+((nve|nvt|npt|nph)/(?:body|sphere|asphere|line|tri))\b", line))}
     return ExampleSystem(
@@ -253,7 +263,8 @@ def read_example(folder: Path, input_path: Path, name: str) -> ExampleSystem | N
         box=header["box"], velocities=header["velocities"], atom_style=atom_style, type_counts=per_type,
         numbers=sorted(set(numbers + header["numbers"] + [float(n) for n in per_type.values()])),
         computes={c.arg(1): c.arg(3) for c in expanded if c.name == "compute" and len(c.words) > 3},
-        integrators={style.split("/")[0]: style for style in integrators}, refused=refused)
+        integrators={style.split("/")[0]: style for style in integrators}, thermo_computes=thermo_computes,
+        refused=refused)
 
 
 @lru_cache(maxsize=2)
@@ -313,3 +324,31 @@ def own_integrators(example: ExampleSystem | None, fixes: list[str]) -> list[str
             line = line.replace(f" {words[3]}", f" {example.integrators[words[3]]}", 1)
         out.append(line)
     return out
+
+
+THERMOSTAT_STYLES = ("nvt", "npt", "langevin", "temp/berendsen", "temp/rescale", "temp/csvr")
+
+
+def thermo_keywords(example: ExampleSystem | None) -> str:
+    """' temp CStemp press thermo_press_lmp': the example's own temperature and pressure computes for thermo."""
+    if example is None:
+        return ""
+    return "".join(f" {k} {v}" for k, v in sorted(example.thermo_computes.items(), reverse=True))
+
+
+def velocity_keywords(example: ExampleSystem | None) -> str:
+    """' bias yes temp CStemp': velocities created at the temperature the example's own compute measures (without
+    the bias it removes, as the example creates them)."""
+    if example is None or "temp" not in example.thermo_computes:
+        return ""
+    bias = any(re.search(r"^velocity\b.*\bbias yes\b", line) for line in example.protocol)
+    return f"{' bias yes' if bias else ''} temp {example.thermo_computes['temp']}"
+
+
+def thermostat_modify(example: ExampleSystem | None, fixes: list[str]) -> list[str]:
+    """fix_modify ID temp <compute> for each thermostat fix: it controls the temperature the example's system
+    defines (core-shell ions: the cores' and shells' centre-of-mass motion, compute temp/cs)."""
+    if example is None or "temp" not in example.thermo_computes:
+        return []
+    return [f"fix_modify      {w[1]} temp {example.thermo_computes['temp']}" for w in (f.split() for f in fixes)
+            if len(w) > 3 and w[0] == "fix" and w[3] in THERMOSTAT_STYLES]
