@@ -45,7 +45,7 @@ from simagent.described.llm_fill import FillReport
 from simagent.described.llm_fill import fill as fill_gaps
 from simagent.described.mixture_reading import type_called
 from simagent.described.model import SimulationDescription
-from simagent.described.reading import read_description
+from simagent.described.reading import UNREAD, read_description
 from simagent.described.structure import unstated_structure
 from simagent.described.summary import executed_lines
 from simagent.engines import get_engine, supplying
@@ -561,6 +561,12 @@ class TaskBackend(DecisionBackend):
         if unplaced:  # a stage the reading missed: running without it would not be the run described
             spec.missing.append("which stage the " + ", ".join(f"{n}-step" for n in unplaced)
                                 + " run is (stated, not understood)")
+        if described is None and self.description is not None:
+            # a run whose dynamics the text prescribes in words not understood: no protocol's default
+            # ensemble runs in its place (the question names the words)
+            unread = [m for m in self.description.missing if m.startswith("the dynamics (ensemble)") and UNREAD in m]
+            if unread:  # (in place of the request reader's question about the same words, which names no run)
+                spec.missing = [m for m in spec.missing if not m.startswith("ensemble (")] + unread
         if described is not None:  # every stage is placed and the system is stated: run it as written
             spec.engine, spec.units_style, spec.missing = "lammps", described.units, []
             if described.example_system is not None:  # the example's own lines run its potential (ReaxFF, COMB)
@@ -631,12 +637,14 @@ class TaskBackend(DecisionBackend):
         for item in selection.items:
             protocol = get_protocol(item.protocol)
             try:
-                params, _ = protocol.parameters(restrict(spec, item.properties))
+                params, chosen = protocol.parameters(restrict(spec, item.properties))
             except SimagentError as err:
                 desc = self.description
                 if desc is not None and desc.unsupported:  # the real blocker, not the protocol's own refusal
                     raise RequestError(not_rendered(desc)) from err
                 return  # the planner reports why the protocol cannot run
+            if protocol.engine == "lammps" and not any("ensemble" in d.parameter for d in chosen):
+                _check_ensemble(spec, protocol, params)  # (a protocol that chose its own says so in report.md)
             fields = params.model_dump()
             for name in LITERAL_CONTROLS:
                 stated = getattr(spec.controls, name)
@@ -763,6 +771,30 @@ def not_rendered(desc: SimulationDescription) -> str:
 
 
 # Controls a description states that the chosen protocol must run exactly as stated.
+def _check_ensemble(spec: TaskSpec, protocol: Any, params: Any) -> None:
+    """The ensemble the description states is the one the protocol's production runs (the last run of
+    its jobs, read from the LAMMPS inputs it writes; NVE under a named thermostat counts as thermostatted),
+    or nothing runs: a protocol with an ensemble of its own (lammps/thermal_expansion's NPT) is no
+    substitute for a stated NVE."""
+    from tools.lammps.handlers import ensemble_of, script
+
+    ctl = spec.controls
+    if ctl.ensemble is None:
+        return
+    stated = "nvt" if ctl.ensemble == "nve" and ctl.thermostat is not None else ctl.ensemble
+    try:
+        jobs = protocol.jobs(params)
+    except SimagentError:
+        return  # the planner reports why the protocol cannot run
+    runs = {ensemble_of(last.fixes) for job in jobs if (last := script(job).last_dynamics()) is not None}
+    runs.discard("unknown")
+    if runs and stated not in runs:
+        raise RequestError(f"the description states the {ctl.ensemble.upper()} ensemble"
+                           f"{' with a ' + ctl.thermostat + ' thermostat' if ctl.thermostat else ''}; {protocol.name} "
+                           f"runs {', '.join(sorted(e.upper() for e in runs))} in its production; simagent runs no "
+                           "substitute for a prescribed ensemble")
+
+
 LITERAL_CONTROLS = ("dimension", "equilibration_steps", "production_steps")
 # Words that follow "fix"/"compute" in prose without naming a style ("use the fix command").
 _NOT_STYLES = frozenset("""a an the to is in on of for with and or that this it its id ids group groups which was were

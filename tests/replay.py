@@ -29,6 +29,7 @@ import difflib
 import fnmatch
 import gzip
 import json
+import math
 import os
 import re
 import shutil
@@ -110,6 +111,34 @@ def _normalise(text: str) -> str:
     return text
 
 
+# A float written with more digits than a double holds reliably: its last ones depend on the order of
+# floating-point sums, which a BLAS build or processor may change (1.6890877514220436e-05 recorded,
+# ...219846e-05 replayed on another machine). Compared at 12 significant digits, a real change still shows.
+_LONG_FLOAT = re.compile(r"-?\d+\.\d{12,}(?:[eE][-+]?\d+)?")
+REL_TOL = 1e-10
+
+
+def _rounded(text: str) -> str:
+    return _LONG_FLOAT.sub(lambda m: f"{float(m.group(0)):.12g}", text)
+
+
+def input_digits_agree(recorded: str, rendered: str) -> bool:
+    """Two rendered input texts are the same up to the last digits of long floats."""
+    return recorded == rendered or _rounded(recorded) == _rounded(rendered)
+
+
+def same_answer(real: object, replayed: object) -> bool:
+    """The recorded real run's answer summary equals the replayed one; numbers within REL_TOL (their last
+    digits are floating-point summation order, not physics)."""
+    if isinstance(real, dict) and isinstance(replayed, dict):
+        return real.keys() == replayed.keys() and all(same_answer(real[k], replayed[k]) for k in real)
+    if isinstance(real, list) and isinstance(replayed, list):
+        return len(real) == len(replayed) and all(same_answer(a, b) for a, b in zip(real, replayed, strict=True))
+    if isinstance(real, float) and isinstance(replayed, float):
+        return math.isclose(real, replayed, rel_tol=REL_TOL, abs_tol=0.0)
+    return real == replayed
+
+
 # Files larger than this are stored gzip-compressed (name + ".gz") and expanded when read.
 _PLAIN_LIMIT = 64 * 1024
 
@@ -141,7 +170,7 @@ def input_mismatch(job: Job, reference: Path) -> str | None:
     lines = []
     for name in sorted(set(rendered) | set(recorded)):
         old, new = recorded.get(name), rendered.get(name)
-        if old == new:
+        if old == new or (old is not None and new is not None and input_digits_agree(old, new)):
             continue
         lines += difflib.unified_diff((old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
                                       f"reference/{job.id}/{name}" if old is not None else "/dev/null",
@@ -322,7 +351,7 @@ def replay_request(case: ReplayCase, settings, monkeypatch) -> Replayed:
     else:
         if (case.folder / ANSWER).is_file():
             real = json.loads((case.folder / ANSWER).read_text())
-            assert {k: real[k] for k in summary} == summary, (
+            assert same_answer({k: real[k] for k in summary}, summary), (
                 f"{case.protocol}: the replayed answer differs from the one of the recorded real run")
         recorded = sorted(p.name for p in case.folder.iterdir() if p.is_dir()) if case.folder.is_dir() else []
         assert sorted(executor.recordings) == recorded, (

@@ -22,10 +22,10 @@ from simagent.solve import MDGymTask, TaskBackend, read_metrics
 INCREMENTS = ("Simulate Lennard-Jones particles in reduced units on an fcc lattice at a density of 0.8 in a 5 x 5 x 5 "
               "box, cutoff 2.5; velocities at a temperature of 1.0. Integrate in the NVE ensemble for 1000 steps, "
               "advancing the clock by increments of 0.003 per step. Report the average potential energy per atom.")
-# the dynamics of the run in words the rules do not read
+# the dynamics of the run in words the rules do not read (simagent.backends.expert.ensemble_words)
 NEWTON = ("Lennard-Jones particles in reduced units start on an fcc lattice at a density of 0.8 in a 5 x 5 x 5 box, "
           "with the pair interaction truncated at 2.5. Velocities are drawn at a temperature of 1.0. Let the atoms "
-          "evolve for 2000 steps under Newton's equations with the total energy held constant. Report the average "
+          "evolve for 2000 steps by Newton's second law and nothing else. Report the average "
           "temperature.")
 # the box in words the rules do not read
 EDGES = ("Lennard-Jones particles in reduced units start on an fcc lattice at a density of 0.8; the container edges "
@@ -57,7 +57,7 @@ def test_the_gaps_asked_are_the_ones_the_rules_leave():
 @pytest.mark.parametrize("text, fields, check", [
     (INCREMENTS, {"timestep": (0.003, "advancing the clock by increments of 0.003 per step")},
      lambda d: d.timestep == 0.003),
-    (NEWTON, {"dynamics_of_2000_step_run": ("nve", "under Newton's equations with the total energy held constant")},
+    (NEWTON, {"dynamics_of_2000_step_run": ("nve", "by Newton's second law and nothing else")},
      lambda d: [(s.steps, s.dynamics.ensemble, s.dynamics.thermostat) for s in d.stages] == [(2000, "nve", None)]),
     (EDGES, {"box": ([6], "the container edges measure 6 spacings each")},
      lambda d: d.box.hi == (6.0, 6.0, 6.0) and d.box.lattice_units),
@@ -96,7 +96,7 @@ def test_an_answer_the_text_does_not_contain_is_rejected(text, fields, why):
 
 
 def test_nothing_is_asked_when_nothing_is_open_or_the_run_cannot_be_rendered():
-    complete = NEWTON.replace("under Newton's equations with the total energy held constant", "in the NVE ensemble")
+    complete = NEWTON.replace("by Newton's second law and nothing else", "in the NVE ensemble")
     blocked = NEWTON + " A wall bounds the box at z = 0."
     server = FakeOpenAIServer([])  # any request would fail the test: nothing is scripted
     with server as url:
@@ -129,8 +129,7 @@ def test_solve_reads_a_gap_with_the_hybrid_llm_and_runs_what_it_quoted():
     def targets(spec):
         return read_metrics(task, True)
 
-    replies = [answer(dynamics_of_2000_step_run=("nve", "under Newton's equations with the total energy held "
-                                                         "constant"))]
+    replies = [answer(dynamics_of_2000_step_run=("nve", "by Newton's second law and nothing else"))]
 
     def script(body):  # the hybrid may also ask the LLM to read the request: no reading then
         schema = body["response_format"]["json_schema"]["name"]

@@ -228,6 +228,11 @@ def test_postcheck_gate_failure_reports_no_number(tmp_path, settings):
     ([("1", "all", "nve", [])], "nve", None),
     # NVE integration with a Langevin thermostat is thermostatted: its set point is the target
     ([("1", "all", "nve", []), ("2", "all", "langevin", ["1.0", "1.0", "0.5", "48279"])], "nvt", 1.0),
+    # so is NVE integration under a Berendsen or a rescaling thermostat
+    ([("1", "all", "nve", []), ("2", "all", "temp/berendsen", ["1.0", "1.0", "0.5"])], "nvt", 1.0),
+    ([("1", "all", "nve", []), ("2", "all", "temp/rescale", ["10", "1.0", "1.0", "0.02", "1.0"])], "nvt", 1.0),
+    # NVE/limit started at 1.44 has no target either
+    ([("1", "all", "nve/limit", ["0.05"])], "nve", None),
     # a ramp has no single target
     ([("1", "all", "nvt", ["temp", "0.5", "1.5", "0.5"])], "nvt", None),
 ])  # fmt: skip

@@ -31,7 +31,7 @@ TIMESTEP_IN_OTHER_WORDS = FILM.format(step="with increments of 0.004 per step") 
 # the dynamics of the run is not read by the rules: nothing renders until the LLM's quote closes it
 NEWTONIAN = ("Lennard-Jones particles in reduced units start on an fcc lattice at a density of 0.8 in a 4 x 4 x 4 box "
              "with the pair interaction truncated at 2.5. Velocities are drawn at a temperature of 1.2. The atoms are "
-             "left for 400 steps to Newton's equations with the total energy held constant. Report the average "
+             "left for 400 steps to Newton's second law and nothing else. Report the average "
              "temperature.")
 
 

@@ -15,7 +15,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from replay import ReplayCase, job_params, printed, recording, replay_request, thermo_blocks, value
+from replay import (
+    ReplayCase,
+    input_digits_agree,
+    job_params,
+    printed,
+    recording,
+    replay_request,
+    same_answer,
+    thermo_blocks,
+    value,
+)
 
 from simagent.protocols import PRECEDENCE
 
@@ -663,3 +673,17 @@ def check_energy_components(replayed):
     # the terms add up to the potential energy (an identity of the thermo output)
     assert math.isclose(sum(got[name].value for name in columns if name != "potential"), got["potential"].value,
                         rel_tol=1e-9)
+
+
+def test_replay_comparisons_forgive_summation_order_digits_only():
+    """Recordings made on one machine replay on another whose BLAS sums in another order: the last
+    digits of a double may differ (seen: 1.6890877514220436e-05 recorded, ...219846e-05 replayed);
+    a change in a number that means something must still fail."""
+    real = {"status": "answered", "answers": [{"value": 1.6890877514220436e-05, "unit": "1/K"}]}
+    assert same_answer(real, {"status": "answered", "answers": [{"value": 1.6890877514219846e-05, "unit": "1/K"}]})
+    assert not same_answer(real, {"status": "answered", "answers": [{"value": 1.68909e-05, "unit": "1/K"}]})
+    assert not same_answer(real, {"status": "answered", "answers": [{"value": 1.6890877514220436e-05, "unit": "K"}]})
+    assert not same_answer(real, {"status": "failed", "answers": [{"value": 1.6890877514220436e-05, "unit": "1/K"}]})
+    assert input_digits_agree('"x": [0.03025999999999997, 0.7344]', '"x": [0.03025999999999999, 0.7344]')
+    assert not input_digits_agree('"x": [0.03025999999999997, 0.7344]', '"x": [0.03026999999999997, 0.7344]')
+    assert not input_digits_agree("run 1000\n", "run 1001\n")

@@ -141,7 +141,7 @@ def gaps(desc: SimulationDescription, text: str) -> list[Gap]:
         elif entry == "pair cutoff":
             found.append(Gap("pair_cutoff", "the cutoff distance of the pair potential", float, ("pair.cutoff",),
                              entry))
-        elif hit := re.fullmatch(r"the dynamics \(ensemble\) of the (\d+)-step run", entry):
+        elif hit := re.match(r"the dynamics \(ensemble\) of the (\d+)-step run\b", entry):
             steps = int(hit.group(1))
             found.append(Gap(f"dynamics_of_{steps}_step_run", f"how the atoms move during the {steps}-step run: "
                              "nve, nvt, npt, or nve with a langevin or berendsen thermostat", Ensemble,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from simagent.backends.expert.ensemble_words import evolution_words, sentence_ensemble
 from simagent.backends.expert.numbers import plain_numbers
 from simagent.backends.expert.protocol_text import (
     COUNT,
@@ -95,6 +96,13 @@ UNSUPPORTED: list[tuple[str, str]] = [
     (r"random(?:ly)? (?:insert|place|convert|replac|assign)|type 2|second (?:atom )?type|mixture", "several atom "
      "types or random placement"),
     (r"\brespa\b", "run_style respa"),
+    # thermostats and dynamics with a name of their own: never replaced by another thermostat
+    (r"\bandersen\b", "the Andersen thermostat"),
+    (r"\bcsvr\b|\bbussi\b|v-rescale|stochastic velocity rescal|canonical sampling (?:through|by) velocity rescal|"
+     r"temp/csvr", "the Bussi (CSVR) stochastic velocity-rescaling thermostat (fix temp/csvr)"),
+    (r"brownian dynamics|fix brownian", "Brownian dynamics (fix brownian)"),
+    (r"dissipative particle dynamics|\bdpd\b", "dissipative particle dynamics"),
+    (r"\bgle\b|generali[sz]ed langevin", "the generalized Langevin equation (fix gle, gld)"),
     (r"\bnon-?periodic|shrink[- ]wrap|fixed boundar|\bboundary (?:conditions? )?\(?[spfm] [spfm] [spfm]",
      "non-periodic boundaries"),
 ]
@@ -554,7 +562,7 @@ _PRESSURE = re.compile(NUM + r"\s*(atm|bar)\b")
 # fix nve/limit's cap on the distance an atom moves per step: 'nve/limit integrator (limit: 0.05)'
 _LIMIT = re.compile(r"nve/limit\b[^.;]{0,60}?(?:limit|cap\w*|max\w*|xmax|at most)[^0-9.;]{0,30}" + NUM)
 _OFF = re.compile(r"thermostat\w*[^.;]{0,30}\b(?:switched off|turned off|removed)|(?:remove|switch off|turn off)\w*"
-                  r"[^.;]{0,15}thermostat|without (?:a |any )?thermostat|"
+                  r"[^.;]{0,15}thermostat|"
                   r"\b(?:switch|turn|shut)(?:es|s|ed|ing)? (?:the |this |that |its )?(?:\w+ )?thermostat\w* off\b")
 # a set point stated by what the thermostat does: 'held at 0.8 by a Langevin thermostat', 'kept at 1.2'
 _HELD_AT = re.compile(r"\b(?:held|kept|maintained|fixed|regulated|controlled|thermostatt?ed|clamped) (?:constant )?"
@@ -571,34 +579,54 @@ _REMOVED = re.compile(r"\b(?:the |its |this )?(?:npt|nvt|nph|nve)(?:/\w+)?(?: fi
 _TARGET_T = re.compile(r"\b(?:target|set[- ]?point) temperature (?:of |= ?|is |at )?" + NUM)
 
 
+def _named_thermostat(sentence: str) -> str | None:
+    """The thermostat acting on NVE integration that a sentence names (fix langevin, temp/berendsen, temp/rescale)."""
+    if re.search(r"langevin", sentence):
+        return "langevin"
+    if re.search(r"berendsen", sentence):
+        return "berendsen"
+    if re.search(r"velocity[- ]rescal|temp/rescale|rescal\w* (?:the )?velocit", sentence):
+        return "velocity-rescale"
+    return None
+
+
+def _stated_part(sentence: str) -> str:
+    """What a sentence states of the dynamics: the words before a thermostat goes off (the switch is
+    an event), without the ensembles it removes ('the NPT fix is removed')."""
+    off = _OFF.search(sentence)
+    return _REMOVED.sub(" ", sentence[:off.start()] if off else sentence)
+
+
+def unnamed_thermostat(sentence: str) -> str | None:
+    """The words of a sentence that hold the temperature without naming a thermostat ('at constant
+    temperature', 'coupled to a heat bath'; None if it names one, or holds none): the run then gets
+    LAMMPS's Nose-Hoover fix nvt/npt, a default report.md lists."""
+    part = _stated_part(sentence)
+    stated = sentence_ensemble(part)
+    if stated is None or not stated.unnamed_thermostat or _named_thermostat(part) is not None:
+        return None
+    return stated.words
+
+
 def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
                        initial_t: float | None = None, units: str | None = None) -> Dynamics | None:
     """The dynamics a sentence names (None: it names none). `initial_t`: the velocity temperature,
     the set point of a thermostat that keeps 'that temperature' / 'the same temperature'."""
-    off = _OFF.search(sentence)
-    if off:  # what the sentence says before the thermostat goes off (the switch itself is an event)
-        sentence = sentence[:off.start()]
-    sentence = _REMOVED.sub(" ", sentence)
+    sentence = _stated_part(sentence)  # (the switch itself is an event)
     found = read_dynamics(sentence, reduced)
-    ensemble = None
-    if re.search(r"\bnpt\b|isothermal[- ]isobaric|barostat", sentence):
-        ensemble = "npt"
-    elif re.search(r"\bnvt\b|canonical ensemble(?<!microcanonical ensemble)|nos[eé][- ]?hoover", sentence) and \
-            not re.search(r"micro-?canonical", sentence):
-        ensemble = "nvt"
-    elif re.search(r"\bnve\b|micro-?canonical|velocity[- ]verlet|energy[- ]conserving (?:ensemble|dynamics|"
-                   r"integrat)", sentence):
-        ensemble = "nve"
-    thermostat = None
-    if re.search(r"langevin", sentence):
-        thermostat = "langevin"
-    elif re.search(r"berendsen", sentence):
-        thermostat = "berendsen"
-    elif re.search(r"velocity[- ]rescal|temp/rescale|rescal\w* (?:the )?velocit", sentence):
-        thermostat = "velocity-rescale"
-    if ensemble is None and thermostat is None:
+    stated = sentence_ensemble(sentence)
+    thermostat = _named_thermostat(sentence)
+    if stated is None and thermostat is None:
         return None
-    dyn = Dynamics(ensemble=ensemble or "nve")
+    ensemble = stated.ensemble if stated is not None else "nve"
+    if stated is not None and stated.unnamed_thermostat and thermostat is None:
+        ensemble = "nvt" if ensemble == "nve" else ensemble  # 'NVE with a thermostat': thermostatted, none named
+    if thermostat is not None and ensemble == "nvt" and not re.search(r"nos[eé][- ]?hoover", sentence):
+        ensemble = "nve"  # canonical sampling by a thermostat that acts on NVE integration (fix nve + fix langevin)
+    dyn = Dynamics(ensemble=ensemble)
+    if stated is not None and stated.temperature_only and ensemble == "nvt" and current is not None and \
+            current.ensemble in ("npt", "nph"):  # 'isothermal' after a barostat: T held, the pressure still
+        dyn = current.model_copy(update={"ensemble": "npt"})
     if thermostat is not None and dyn.ensemble == "nve":
         dyn.thermostat = thermostat
     elif dyn.ensemble in ("nvt", "npt"):
@@ -631,7 +659,7 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
     limit = _LIMIT.search(sentence)
     if limit and dyn.ensemble == "nve":
         dyn.limit = float(limit.group(1))
-    if dyn.ensemble == "npt":
+    if dyn.ensemble in ("npt", "nph"):
         p = re.search(r"pressure\s*(?:of|=|at)?\s*" + NUM, sentence)
         ramp = re.search(r"pressure(?: control| coupling)?(?: ranging| going| goes| ramped| ramps| rises| rising)? "
                          r"from " + NUM + r" to " + NUM, sentence)
@@ -657,14 +685,19 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
 
 def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
     current: Dynamics | None = None
+    unnamed: str | None = None  # the words of current's thermostat when they name none (a default)
     reset_next = False
     minimized = False
     deform: solids.Deform | None = None  # stated, waiting for the run it applies to
     for sentence in re.split(r"(?<=[.;])\s+", low):
-        dyn = _sentence_dynamics(sentence, reduced, current, desc.velocity.temperature if desc.velocity else None,
-                                 desc.units)
-        if dyn is not None:
-            current = dyn
+        initial_t = desc.velocity.temperature if desc.velocity else None
+        dyn = _sentence_dynamics(sentence, reduced, current, initial_t, desc.units)
+        clauses = _clause_dynamics(sentence, reduced, current, initial_t, desc.units, dyn)
+        if dyn is not None and not clauses and current is not None and current.thermostat == "nose-hoover" and \
+                dyn.thermostat == "nose-hoover" and dyn.ensemble == current.ensemble:
+            current = dyn  # the thermostat in force goes on ('isothermal' after a Nose-Hoover NPT stage)
+        elif dyn is not None:
+            current, unnamed = clauses[0][1:] if clauses else (dyn, unnamed_thermostat(sentence))
         elif current is not None:
             _later_set_points(desc, sentence, current, deform is not None)
         events: list[tuple[int, str, int]] = []
@@ -690,7 +723,7 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         if mini and not minimized and not re.search(r"(?:post|after|pre)[- ]?\s*(?:the )?(?:energy )?$",
                                                     sentence[max(0, mini.start() - 12):mini.start()]):
             events.append((mini.start(), "minimize", 0))
-        for _, kind, steps in sorted(events):
+        for at, kind, steps in sorted(events):
             if kind == "deform":
                 deform = stated_deform
                 current, why = solids.deform_dynamics(current, dyn, deform, sentence)
@@ -701,7 +734,7 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                 reset_next = True
                 continue
             if kind == "off":
-                current = Dynamics(ensemble="nve")
+                current, unnamed = Dynamics(ensemble="nve"), None
                 continue
             if kind == "minimize":
                 minimized = True
@@ -713,8 +746,11 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                     continue  # the total of the stages already read
             if current is None and shock.MENTION.search(low[:low.find(sentence) + len(sentence)]):
                 current = Dynamics()  # a shock run: fix msst integrates it (simagent.described.shock)
+            for start, stated, words in clauses[1:]:  # 'N steps in NVT, then M steps in NVE': each run its clause's
+                if start <= at:
+                    current, unnamed = stated, words
             if current is None:
-                desc.missing.append(f"the dynamics (ensemble) of the {steps}-step run")
+                desc.missing.append(unread_dynamics(steps, low))
                 continue
             stage = Stage(name=f"run{len(desc.stages) + 1}", steps=steps, dynamics=current.model_copy(),
                           reset_timestep=reset_next, evidence=sentence[:160], deform=deform)
@@ -722,8 +758,13 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
             if deform is not None and current.ensemble in ("npt", "nph") and deform.axis in (current.p_axes or "xyz"):
                 desc.unsupported.append("a barostat on the deformed axis")
             deform = None
+            if unnamed and current.thermostat == "nose-hoover":
+                desc.note(f"{stage.name}.thermostat", "default", f"Nose-Hoover (fix {current.ensemble}): the text "
+                          f"holds the temperature ('{unnamed}') without naming a thermostat")
             _complete_dynamics(desc, stage, low)
             desc.stages.append(stage)
+        if clauses and not any(kind == "off" and at >= clauses[-1][0] for at, kind, _ in events):
+            current, unnamed = clauses[-1][1:]  # the sentence's last dynamics stays in force
     if deform is not None:
         desc.missing.append("the length of the deformation run (steps)")
     if not any(s.kind == "run" for s in desc.stages):
@@ -733,6 +774,42 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         name = desc.stages[desc.average_stage].name
         desc.note("average_stage", "default", f"{name}: the metrics average the thermo output of the last run stage, "
                   "the production run the text states last")
+
+
+# where a sentence goes on to a later stage: 'N steps in NVT, then M steps in NVE', '..., followed by ...'
+_NEXT_CLAUSE = re.compile(r",?\s+(?:and\s+)?(?:then|followed by|after which|after that|afterwards|subsequently|"
+                          r"before|finally)\b")
+
+
+def _clause_dynamics(sentence: str, reduced: bool, current: Dynamics | None, initial_t: float | None,
+                     units: str | None, whole: Dynamics | None) -> list[tuple[int, Dynamics, str | None]]:
+    """The dynamics of each clause of a sentence that names two different ones ('equilibrate 1000 steps
+    in NVT, then run 2000 steps in NVE'), with the clause's start; [] when it names one or none (the
+    sentence's dynamics, `whole`, then holds for all its runs). A set point the sentence states once
+    (in another clause) holds for a thermostatted clause that states none."""
+    cuts = [0, *(m.start() for m in _NEXT_CLAUSE.finditer(sentence)), len(sentence)]
+    found: list[tuple[int, Dynamics, str | None]] = []
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        dyn = _sentence_dynamics(sentence[a:b], reduced, found[-1][1] if found else current, initial_t, units)
+        if dyn is not None:
+            found.append((a, dyn, unnamed_thermostat(sentence[a:b])))
+    if len({(d.ensemble, d.thermostat) for _, d, _ in found}) < 2:
+        return []
+    for _, dyn, _ in found:
+        if dyn.thermostat is not None and dyn.t_stop is None and whole is not None and whole.t_stop is not None:
+            dyn.t_start, dyn.t_stop = whole.t_start, whole.t_stop
+    return found
+
+
+UNREAD = "stated, not understood"  # a run's dynamics the text prescribes in words the rules do not read
+
+
+def unread_dynamics(steps: int, low: str) -> str:
+    """What a run whose dynamics the rules did not read lacks; when the text has words of how the system
+    evolves, they are named as stated and not understood (solve then runs no default ensemble instead)."""
+    words = evolution_words(low)
+    said = f" (the text says '{words}': {UNREAD})" if words else ""
+    return f"the dynamics (ensemble) of the {steps}-step run{said}"
 
 
 def _later_set_points(desc: SimulationDescription, sentence: str, current: Dynamics, deforming: bool) -> None:

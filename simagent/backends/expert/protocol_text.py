@@ -19,6 +19,7 @@ import math
 import re
 from typing import Any
 
+from simagent.backends.expert.ensemble_words import text_ensemble
 from simagent.backends.expert.numbers import plain_numbers
 from simagent.models import Quantity, SimulationControls, TaskSpec
 
@@ -314,8 +315,14 @@ _T_BARE = re.compile(r"\b(?:at|to)\s+(?:(?:about|approximately|around|roughly|ne
                      + r"\s*(k\b|kelvin\b)")
 _T_REDUCED_AT = re.compile(r"(?:thermostat|heat bath|\bnvt\b)[^.;,()]{0,30}?\b(?:at|to)\s+" + NUM
                            + r"(?!\d|\.\d)(?!\s*(?:k\b|kelvin|°|deg|bar|atm|tau|fs|ps|steps?\b|timesteps?\b))")
+<<<<<<< HEAD
 _VELOCITY = r"velocit\w*+(?![- ]verlet)(?![- ]rescal)|initial (?:kinetic|velocit|temperature)|maxwell[- ]boltzmann"
 _THERMOSTAT = r"thermostat|heat bath|\bnvt\b|nos[eé][- ]?hoover|langevin|berendsen|bussi|csvr|canonical|\brescal\w*"
+=======
+_VELOCITY = r"velocit\w*+(?![- ]verlet)|initial (?:kinetic|velocit|temperature)|maxwell[- ]boltzmann"
+_THERMOSTAT = (r"thermostat|heat bath|thermal reservoir|\bnvt\b|nos[eé][- ]?hoover|langevin|berendsen|bussi|csvr|"
+               r"canonical|constant[- ]temperature|isothermal")
+>>>>>>> main
 
 
 def _temperatures(low: str, reduced: bool) -> dict[str, Quantity]:
@@ -359,12 +366,9 @@ def _dynamics(low: str, reduced: bool) -> dict[str, Any]:
         out["integrator"] = "respa"
     elif re.search(r"brownian dynamics", low):
         out["integrator"] = "brownian"
-    if re.search(r"\bmicro-?canonical\b", low):
-        out["ensemble"] = "nve"
-    elif re.search(r"isothermal[- ]isobaric", low):
-        out["ensemble"] = "npt"
-    elif re.search(r"\bcanonical ensemble\b", low):
-        out["ensemble"] = "nvt"
+    stated = text_ensemble(low)
+    if stated is not None and stated.ensemble != "nph":
+        out["ensemble"] = stated.ensemble
     out["thermostat"] = _first(THERMOSTATS, low)
     out["barostat"] = _first(BAROSTATS, low)
     out.update(_temperatures(low, reduced))

@@ -10,6 +10,7 @@ import re
 
 from simagent.backends.expert import domains, method_words
 from simagent.backends.expert import vocabulary as vocab
+from simagent.backends.expert.ensemble_words import evolution_words, text_ensemble
 from simagent.backends.expert.numbers import plain_numbers
 from simagent.backends.expert.wording import conditions_text, correct_typos, drop_negated
 from simagent.errors import RequestError
@@ -85,7 +86,7 @@ def _read(text: str, low: str, spec: TaskSpec) -> None:
 
     complete_conditions(spec)  # e.g. "thermostat at T = 1.2" gives the temperature
     _check_physical(spec)
-    spec.missing = list(dict.fromkeys([*spec.missing, *_missing(spec)]))
+    spec.missing = list(dict.fromkeys([*spec.missing, *_missing(spec), *_unread_ensemble(low, spec.controls)]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -352,12 +353,29 @@ def _controls(low: str) -> SimulationControls:
     seed = re.search(r"\bseed(?: of|=|:)?\s*(\d+)", low)
     if seed:
         ctl.seed = int(seed.group(1))
-    for word, ens in (("nve", "nve"), ("nvt", "nvt"), ("npt", "npt")):
-        if re.search(rf"\b{word}\b", low):
-            ctl.ensemble = ens
+    stated = text_ensemble(low)  # NVE, NVT, NPT in any words ('at constant energy'); NPH: _unread_ensemble
+    if stated is not None and stated.ensemble != "nph":
+        ctl.ensemble = stated.ensemble
     from simagent.backends.expert.protocol_text import merge_controls  # detailed protocol text
 
     return merge_controls(ctl, low)
+
+
+def _unread_ensemble(low: str, ctl: SimulationControls) -> list[str]:
+    """The request prescribes how the system evolves in words no ensemble is read from ('under
+    stochastic dynamics', 'in the NPH ensemble', which no protocol for free requests runs): asked
+    about, so that no protocol's default ensemble runs in its place (simagent.backends.expert.ensemble_words)."""
+    if ctl.ensemble is not None or ctl.thermostat is not None:
+        return []
+    stated = text_ensemble(low)
+    if stated is not None:  # NPH
+        return [f"ensemble (the request states NPH, '{stated.words}'; simagent's protocols for free requests run "
+                "NVE, NVT or NPT)"]
+    words = evolution_words(low)
+    if words is None:
+        return []
+    return [f"ensemble (the request says '{words}' of how the system evolves: stated, not understood; say NVE, "
+            "NVT or NPT)"]
 
 
 def _units_style(spec: TaskSpec) -> str | None:
