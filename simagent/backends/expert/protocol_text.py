@@ -315,14 +315,9 @@ _T_BARE = re.compile(r"\b(?:at|to)\s+(?:(?:about|approximately|around|roughly|ne
                      + r"\s*(k\b|kelvin\b)")
 _T_REDUCED_AT = re.compile(r"(?:thermostat|heat bath|\bnvt\b)[^.;,()]{0,30}?\b(?:at|to)\s+" + NUM
                            + r"(?!\d|\.\d)(?!\s*(?:k\b|kelvin|°|deg|bar|atm|tau|fs|ps|steps?\b|timesteps?\b))")
-<<<<<<< HEAD
 _VELOCITY = r"velocit\w*+(?![- ]verlet)(?![- ]rescal)|initial (?:kinetic|velocit|temperature)|maxwell[- ]boltzmann"
-_THERMOSTAT = r"thermostat|heat bath|\bnvt\b|nos[eé][- ]?hoover|langevin|berendsen|bussi|csvr|canonical|\brescal\w*"
-=======
-_VELOCITY = r"velocit\w*+(?![- ]verlet)|initial (?:kinetic|velocit|temperature)|maxwell[- ]boltzmann"
 _THERMOSTAT = (r"thermostat|heat bath|thermal reservoir|\bnvt\b|nos[eé][- ]?hoover|langevin|berendsen|bussi|csvr|"
-               r"canonical|constant[- ]temperature|isothermal")
->>>>>>> main
+               r"canonical|constant[- ]temperature|isothermal|\brescal\w*")
 
 
 def _temperatures(low: str, reduced: bool) -> dict[str, Quantity]:
