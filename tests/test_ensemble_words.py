@@ -93,6 +93,8 @@ def test_pressure_ensembles(sentence, ensemble):
     "the potential is shifted by a constant energy shift at the cutoff",
     "newton's third law is switched off for ghost pairs",
     "no need to say more",
+    "a pid loop then raises the thermostat's set point to 1.5",  # the thermostat stated before
+    "afterwards the controller moves the thermostat target up to 1.2",
 ])  # fmt: skip
 def test_no_ensemble_is_read_from(sentence):
     assert sentence_ensemble(sentence) is None

@@ -78,8 +78,9 @@ _NVE_WEAK = (r"newton(?:'s|s'|ian)? (?:equations?|dynamics|mechanics|(?:second )
 _NVE_THERMOSTAT = r"langevin|berendsen|velocity[- ]rescal|temp/rescale|rescal\w* (?:the )?velocit"
 _NAMED_THERMOSTAT = _NVE_THERMOSTAT + r"|v-rescale|\bcsvr\b|\bbussi\b|andersen|\bdpd\b|nos[eé][- ]?hoover"
 _PATTERNS: list[tuple[Ensemble, str]] = [("nph", _NPH), ("npt", _NPT), ("nvt", _NVT), ("nve", _NVE)]
-# an unnamed thermostat: the sentence is thermostatted, by a thermostat the text leaves open
-_UNNAMED_THERMOSTAT = re.compile(r"\bthermostat(?:t?ed|t?ing|s)?\b")
+# an unnamed thermostat: the sentence is thermostatted, by a thermostat the text leaves open; the target
+# or set point of "the thermostat" is one stated before ('a controller adjusts the thermostat target')
+_UNNAMED_THERMOSTAT = re.compile(r"\bthermostat(?:t?ed|t?ing|s)?\b(?!(?:'s)? (?:target|set[- ]?point))")
 # words that prescribe how the system evolves, whether or not an ensemble is read from them: the
 # ensembles' own words and those of thermostats, integrators and equations of motion
 EVOLUTION = re.compile("|".join([_NPH, _NPT, _NVT, _NVE, _NVE_WEAK, _UNNAMED_THERMOSTAT.pattern,
