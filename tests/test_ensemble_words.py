@@ -133,6 +133,9 @@ def test_words_of_evolution_are_found_when_no_ensemble_is_read(sentence, words):
     "an ensemble-averaged pressure is reported",
     "relax the structure by energy minimisation",
     "run 2000 steps and report the temperature",
+    "take the cohesive energy relative to an isolated atom",
+    "subtract the energy of the isolated gas-phase molecule",
+    "an isolated vacancy in a 4 x 4 x 4 cell",
 ])  # fmt: skip
 def test_no_words_of_md_evolution(sentence):
     assert evolution_words(sentence) is None

@@ -91,7 +91,10 @@ EVOLUTION = re.compile("|".join([_NPH, _NPT, _NVT, _NVE, _NVE_WEAK, _UNNAMED_THE
     r"\b(?:andersen|bussi|csvr|v-rescale|berendsen|langevin)\b|"
     r"(?:temperature|pressure) (?:control|coupling|regulation)|\bconserv\w* (?:the )?(?:total |mechanical )?energy|"
     r"energy (?:is |being )?conserved|(?:total|mechanical) energy\b[^.;,]{0,30}\b(?:conserved|held|kept|"
-    r"fixed|constant)\b|\bisolated\b|"
+    r"fixed|constant)\b|"
+    # 'the system is isolated'; not 'an isolated atom' (a cohesive energy's reference) nor 'isolated molecules'
+    r"\bisolated\b(?! (?:\w+ )?(?:atoms?|molecules?|particles?|ions?|dimers?|monomers?|gas|species|clusters?|"
+    r"chains?|vacanc\w+|defects?)\b)|"
     r"\b(?:isothermal|isobaric|isoenthalpic|adiabatic|microcanonical|canonical)\b" + _PROPERTY_AFTER]))
 
 
