@@ -37,6 +37,7 @@ from simagent.described import (
     polymer,
     region_reading,
     rheo,
+    separate_thermostat,
     shock,
     solids,
     special,
@@ -689,10 +690,17 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
     reset_next = False
     minimized = False
     deform: solids.Deform | None = None  # stated, waiting for the run it applies to
+    pending: tuple[Dynamics, str] | None = None  # a thermostat on NVE stated in a sentence with no run of its own
+    last: tuple[str, list[Stage]] | None = None  # the last sentence that made run stages, and its stages
     for sentence in re.split(r"(?<=[.;])\s+", low):
         initial_t = desc.velocity.temperature if desc.velocity else None
         dyn = _sentence_dynamics(sentence, reduced, current, initial_t, desc.units)
         clauses = _clause_dynamics(sentence, reduced, current, initial_t, desc.units, dyn)
+        if pending is not None and dyn is not None and not clauses and not _OFF.search(sentence):
+            dyn = _join_pending(desc, pending, sentence, dyn)
+        if dyn is not None:
+            pending = None
+        made = len(desc.stages)
         if dyn is not None and not clauses and current is not None and current.thermostat == "nose-hoover" and \
                 dyn.thermostat == "nose-hoover" and dyn.ensemble == current.ensemble:
             current = dyn  # the thermostat in force goes on ('isothermal' after a Nose-Hoover NPT stage)
@@ -765,6 +773,16 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
             desc.stages.append(stage)
         if clauses and not any(kind == "off" and at >= clauses[-1][0] for at, kind, _ in events):
             current, unnamed = clauses[-1][1:]  # the sentence's last dynamics stays in force
+        runs = [s for s in desc.stages[made:] if s.kind == "run"]
+        if runs:
+            last = (sentence, runs)
+        elif dyn is not None and separate_thermostat.on_nve(dyn) and not clauses and not events:
+            joined = _thermostat_after(desc, dyn, sentence, last)
+            current = joined or current
+            pending = (dyn, sentence) if joined is dyn else None  # for an NVE run stated later
+            last = None
+        elif dyn is not None:
+            last = None
     if deform is not None:
         desc.missing.append("the length of the deformation run (steps)")
     if not any(s.kind == "run" for s in desc.stages):
@@ -774,6 +792,50 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         name = desc.stages[desc.average_stage].name
         desc.note("average_stage", "default", f"{name}: the metrics average the thermo output of the last run stage, "
                   "the production run the text states last")
+
+
+def _join_pending(desc: SimulationDescription, pending: tuple[Dynamics, str], sentence: str,
+                  dyn: Dynamics) -> Dynamics:
+    """The dynamics of a sentence stating NVE after a sentence that stated a thermostat on NVE and no run:
+    one run under both fixes (simagent.described.separate_thermostat), or NVE alone with the thermostat's
+    run length missing when the two are put in sequence."""
+    thermostat, before = pending
+    if dyn.ensemble != "nve" or dyn.thermostat is not None:
+        return dyn
+    words = separate_thermostat.ordered(before, sentence)
+    if words is not None:
+        desc.missing.append(separate_thermostat.unplaced(thermostat, before, words))
+        return dyn
+    if not separate_thermostat.plain_nve(sentence, dyn):
+        desc.missing.append(separate_thermostat.contradicted(thermostat, before, sentence))
+        return dyn
+    named = separate_thermostat.name(thermostat)
+    desc.note(f"run{len(desc.stages) + 1}.thermostat", "rules", f"fix nve with the {named} thermostat stated in a "
+              f"sentence of its own ('{before.strip()[:100]}'), on the NVE run of '{sentence.strip()[:100]}'")
+    return separate_thermostat.joined(thermostat, dyn)
+
+
+def _thermostat_after(desc: SimulationDescription, dyn: Dynamics, sentence: str,
+                      last: tuple[str, list[Stage]] | None) -> Dynamics | None:
+    """A sentence that states a thermostat on NVE (`dyn`) and no run, after a sentence whose one run is NVE by
+    name: the thermostat acts on that run (the stage gets both fixes; its dynamics is returned). Put in
+    sequence after it ('afterwards'), it is a stage with no run length: listed as missing (None returned).
+    Otherwise `dyn` itself: the thermostat holds for the runs stated later."""
+    if last is None or len(last[1]) != 1 or last[1][0] is not desc.stages[-1]:
+        return dyn
+    stage = last[1][0]
+    if not separate_thermostat.plain_nve(last[0], stage.dynamics):
+        return dyn
+    words = separate_thermostat.ordered(last[0], sentence)
+    if words is not None:
+        desc.missing.append(separate_thermostat.unplaced(dyn, sentence, words))
+        return None
+    assert stage.dynamics is not None
+    stage.dynamics = separate_thermostat.joined(dyn, stage.dynamics)
+    desc.note(f"{stage.name}.thermostat", "rules", f"fix nve with the {separate_thermostat.name(dyn)} thermostat "
+              f"stated in a sentence of its own ('{sentence.strip()[:100]}'), on the NVE run stated before it")
+    _complete_dynamics(desc, stage, desc_text=" ".join(s for s in (last[0], sentence)))
+    return stage.dynamics
 
 
 # where a sentence goes on to a later stage: 'N steps in NVT, then M steps in NVE', '..., followed by ...'
