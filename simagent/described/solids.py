@@ -105,6 +105,8 @@ POTENTIAL_FILE = re.compile(
     r"(?<![\w/.-])[\w+-]+(?:\.[\w+-]+)*\.(?:eam\.alloy|eam\.fs|eam\.he|eam|tersoff(?:\.mod|\.modc|\.zbl)?|sw(?:\.mod)?|"
     r"meam(?:\.spline)?|airebo(?:-m)?|rebo|adp|edip|vashishta|lcbop|gw(?:\.zbl)?|extep)(?![\w-])", re.IGNORECASE)
 MANYBODY_NAME = "a many-body potential"
+_COUNTED = re.compile(r"\s*(?:[+*=×]|[-−–]\s*\d)")  # after a letter that is a count in a formula: 'N+1', 'N-1', 'N ='
+
 _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
 
 
@@ -129,6 +131,8 @@ def _mentioned(text: str, allowed: list[str] | None) -> list[str]:
         if _symbol(symbol) is None or symbol in ("K", "A", "I"):  # kelvin, angstrom, 'I'
             continue
         before, after = text[max(0, hit.start() - 5):hit.start()], text[hit.end():hit.end() + 7]
+        if _COUNTED.match(after) or re.search(r"\)\s*/\s*$", before):
+            continue  # a count in a formula ('N+1 atoms', '(N+1)/N'), not an element
         if allowed is not None and symbol in allowed or re.search(r"(?:\(|for |\b(?:of|and) |[-–/])\s*$", before) or \
                 re.match(r"\s*(?:\)|atoms?\b|[-–/][A-Z])", after):
             found.append((hit.start(), symbol))
