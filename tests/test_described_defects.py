@@ -42,7 +42,8 @@ def test_an_interstitial_between_two_minimisations_is_read():
     assert (d.defect.atom_type, d.defect.reference) == (1, "per_atom")
     assert d.origin["defect.formula"].source == "rules"
     assert d.origin["defect.region"].source == "rules"  # the small sphere locates the one atom
-    assert d.origin["perfect.max_iterations"].source == "default"
+    assert d.origin["perfect_crystal.max_iterations"].source == "default"
+    assert not any(k.startswith("min1.") for k in d.origin)  # the replaced stage's notes are gone
 
 
 def test_the_rendered_input_adds_the_atom_between_the_two_minimisations():

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from simagent.described.model import Minimize, SimulationDescription
 
 REGION_NAME = "regions, walls and groups of atoms"  # the name reading.UNSUPPORTED gives any region
-PERFECT, DEFECT = "perfect", "defect"  # the two minimisation stages
+PERFECT, DEFECT = "perfect_crystal", "defect_cell"  # the two minimisation stages
 
 
 class PointDefect(BaseModel):
@@ -109,6 +109,8 @@ def read_point_defect(desc: SimulationDescription, low: str,
     if settings_sentence is None:
         desc.missing.append("the minimisation tolerances (etol, ftol)")
         return
+    for key in [k for k in desc.origin if re.match(r"(?:min|run)\d+\.", k)]:
+        del desc.origin[key]  # notes of the stages read before, which the two minimisations replace
     minimize = minimize_settings(desc, settings_sentence, PERFECT)
     if minimize is None:
         return
