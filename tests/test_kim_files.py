@@ -173,3 +173,14 @@ def test_lammps_with_the_extracted_file_gives_mishins_lattice_constant_and_cohes
     energy, a0 = float(hit.group(1)), float(hit.group(2))
     assert a0 == pytest.approx(4.05, abs=0.005)
     assert -energy == pytest.approx(3.36, abs=0.005)
+
+
+def test_without_the_collection_the_missing_file_message_names_openkim_models(tmp_path, monkeypatch):
+    from simagent.solve import MDGymTask, _kim_hint, published_files
+
+    monkeypatch.setenv(kim_files.KIM_ENV, str(tmp_path / "nothing-here"))
+    task = MDGymTask(id="own_al", problem_description=OWN_TASK, level=1, metrics=["energy_per_atom"],
+                     ground_truth={}, time_limit=60, engine="lammps")
+    notes: list[str] = []
+    assert published_files(task, [], tmp_path / "provided", notes) == [] and notes == []
+    assert "openkim-models" in _kim_hint(task) and "make setup" in _kim_hint(task)
