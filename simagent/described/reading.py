@@ -28,6 +28,7 @@ from simagent.backends.expert.protocol_text import (
 from simagent.described import (
     colloids,
     confinement,
+    defects,
     drum,
     ellipsoids,
     example_system,
@@ -187,6 +188,7 @@ def read_description(text: str) -> SimulationDescription:
     _green_kubo(desc, low)
     special.read_tracker(desc, low)
     special.read_controller(desc, low)
+    defects.read_point_defect(desc, low, minimize_settings)
     check_made_types(desc)
     return desc
 
@@ -271,6 +273,24 @@ def _axes(low: str) -> tuple[list[float], list[float]] | None:
     return (lo, hi) if found & 3 == 3 else None
 
 
+# one span for every axis: 'the box extends from -4 to 4 unit cells in all directions', 'spanning -3 to 3
+# lattice spacings along each axis'
+_SPAN = re.compile(rf"\b(?:box|cell|domain)\b[^.;]{{0,60}}?\b(?:from|spans?|spanning|extends?|extending|runs?|"
+                   rf"running)\s*(?:from\s*)?{NUM}\s*to\s*{NUM}\s*(unit cells?|lattice (?:units?|spacings?|"
+                   rf"constants?|cells?)|cells?|angstroms?)?[^.;0-9]{{0,30}}?\b(?:in|along|for) (?:all|every|each)"
+                   rf"(?: (?:three|3))? (?:directions?|dimensions?|axes|axis)\b")
+
+
+def _span_all_axes(low: str) -> tuple[list[float], list[float], bool | None, str] | None:
+    """(lo, hi, stated in lattice units (None: no unit stated), the words) of one span for every axis."""
+    hit = _SPAN.search(low)
+    if hit is None:
+        return None
+    unit = hit.group(3)
+    lattice = None if unit is None else not unit.startswith("angstrom")
+    return [float(hit.group(1))] * 3, [float(hit.group(2))] * 3, lattice, hit.group(0)
+
+
 def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
     style = ctl.get("lattice")
     if style is None:  # 'a face-centred cubic (fcc) lattice': the lattice word a few words before 'lattice'
@@ -293,12 +313,15 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
     if style is not None and not _set_lattice(desc, low, style):
         return
     axes = _axes(low)
+    span = None if axes else _span_all_axes(low)
     dims = re.search(rf"\b{NUM}\s*(?:x|\*|by)\s*{NUM}(?:\s*(?:x|\*|by)\s*{NUM})?(?=[^.;]{{0,60}}\b(?:box|block|"
                      rf"lj unit|reduced unit|unit cell|lattice unit))", low) or re.search(
         rf"\b(?:box|block|domain)[^.;0-9]{{0,40}}?{NUM}\s*(?:x|\*|by)\s*{NUM}(?:\s*(?:x|\*|by)\s*{NUM})?", low)
     if axes:
         lo, hi = axes
         evidence = "per-axis extents"
+    elif span:
+        lo, hi, _, evidence = span
     elif dims:
         values = [float(v) for v in dims.groups() if v is not None]
         lo, hi = [0.0, 0.0, 0.0], values + [0.0] * (3 - len(values))
@@ -328,6 +351,8 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
         desc.note("box.z", "default", f"{lo[2]:g} to {hi[2]:g}: the stated z thickness {thickness:g} centred on "
                   "z = 0 (LAMMPS requires a 2D box to straddle z = 0)")
     absolute = random_only or (desc.units != "lj" and re.search(r"box[^.;]{0,80}(?:angstrom|\ba\b\s*\^?3?)", low))
+    if span and span[2] is not None:  # the span's own unit
+        absolute = not span[2]
     try:
         desc.box = Box(lo=tuple(lo), hi=tuple(hi), lattice_units=not absolute)
     except ValueError:
@@ -368,9 +393,9 @@ LATTICE_BASIS = {"fcc": 4, "bcc": 2, "sc": 1, "diamond": 8}
 
 
 # a particle count: '361 particles', 'particles (361)', 'the number of atoms is 361'; not a count per
-# cell or molecule, nor one kind's ('200 atoms of type 2')
-_COUNT = re.compile(r"\b(\d+) (?:identical |lj |lennard-jones )?(?:particles|atoms)\b(?! ?(?:of (?:type|kind|species)|"
-                    r"per\b|each\b|in (?:each|every|the unit|a unit)))"
+# cell or molecule, nor one kind's ('200 atoms of type 2'), nor a term of a formula ('N+1 atoms')
+_COUNT = re.compile(r"(?<![+*/-])\b(\d+) (?:identical |lj |lennard-jones )?(?:particles|atoms)\b(?! ?(?:of "
+                    r"(?:type|kind|species)|per\b|each\b|in (?:each|every|the unit|a unit)))"
                     r"|\b(?:particles|atoms) \((\d+)\)|\bnumber of (?:particles|atoms)(?: is| of| =|:)?\s*(\d+)")
 
 
@@ -933,7 +958,12 @@ def _complete_dynamics(desc: SimulationDescription, stage: Stage, desc_text: str
                       "the LAMMPS manual recommends")
 
 
-def _minimize_stage(desc: SimulationDescription, sentence: str) -> None:
+DEFAULT_MAX_ITERATIONS = 10000  # LAMMPS requires maxiter; the stated tolerances, not this cap, should end the run
+
+
+def minimize_settings(desc: SimulationDescription, sentence: str, name: str) -> Minimize | None:
+    """The style, tolerances and limits a minimisation sentence states (None: its tolerances are missing);
+    unstated limits get documented defaults noted under `name`."""
     found = read_controls(sentence)
     style = found.get("minimizer") or "cg"
     both = re.search(r"energy and force (?:convergence )?tolerances?(?: (?:are|of|=|both))*\s*" + NUM, sentence) or \
@@ -942,16 +972,23 @@ def _minimize_stage(desc: SimulationDescription, sentence: str) -> None:
         found["etol"] = found["ftol"] = float(both.group(1))
     if "etol" not in found or "ftol" not in found:
         desc.missing.append("the minimisation tolerances (etol, ftol)")
-        return
+        return None
     maxiter = found.get("max_iterations")
     if maxiter is None:
-        desc.missing.append("the minimisation's maximum iterations")
-        return
+        maxiter = DEFAULT_MAX_ITERATIONS
+        desc.note(f"{name}.max_iterations", "default", f"{maxiter}: LAMMPS needs maxiter and the text states none; "
+                  "large enough that the stated tolerances end the minimisation (the log says which criterion did)")
     maxeval = found.get("max_evaluations")
     if maxeval is None:
         maxeval = max(DEFAULT_MAX_EVALUATIONS, 10 * maxiter)
-        desc.note(f"min{len(desc.stages) + 1}.max_evaluations", "default",
+        desc.note(f"{name}.max_evaluations", "default",
                   f"{maxeval}: LAMMPS needs maxeval; ten times the iterations, at least {DEFAULT_MAX_EVALUATIONS}")
-    desc.stages.append(Stage(name=f"min{len(desc.stages) + 1}", kind="minimize", evidence=sentence[:160],
-                             minimize=Minimize(style=style, etol=found["etol"], ftol=found["ftol"],
-                                               max_iterations=maxiter, max_evaluations=maxeval)))
+    return Minimize(style=style, etol=found["etol"], ftol=found["ftol"], max_iterations=maxiter,
+                    max_evaluations=maxeval)
+
+
+def _minimize_stage(desc: SimulationDescription, sentence: str) -> None:
+    name = f"min{len(desc.stages) + 1}"
+    minimize = minimize_settings(desc, sentence, name)
+    if minimize is not None:
+        desc.stages.append(Stage(name=name, kind="minimize", evidence=sentence[:160], minimize=minimize))
