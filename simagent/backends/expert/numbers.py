@@ -1,7 +1,7 @@
 """Numbers as people write them, rewritten the one way the reading rules expect.
 
 Shared by the request reader (reader.normalise) and the protocol-description reader
-(protocol_text): '1.0 * 10⁻⁶', '2 x 10^-4' and '10^4' become '1.0e-6', '2e-4' and '1e4'; digit
+(protocol_text): '1.0 * 10⁻⁶', '2 x 10^-4', '10^4' and '10⁻⁵' become '1.0e-6', '2e-4', '1e4' and '1e-5'; digit
 groups, Western ('100,000') or Indian ('1,00,000'), lose their commas, while a list such as
 '1,2' keeps them.
 """
@@ -24,4 +24,5 @@ def plain_numbers(text: str) -> str:
     text = re.sub(r"(-?\d+(?:\.\d+)?)\s*(?:\*|x|×|·)\s*10\s*(\^|\*\*)?\s*\(?\s*([-+⁻⁺]?\s*[\d⁰¹²³⁴⁵⁶⁷⁸⁹]+)\)?",
                  power, text)
     text = re.sub(r"\b10\s*(?:\^|\*\*)\s*\(?([-+]?\d+)\)?", r"1e\1", text)
+    text = re.sub(r"\b10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)", lambda m: "1e" + m.group(1).translate(_SUPERSCRIPT), text)  # 10⁻⁴
     return re.sub(r"\b\d{1,3}(?:,\d{2})*(?:,\d{3})+\b(?!,\d)", lambda m: m.group(0).replace(",", ""), text)
