@@ -22,7 +22,7 @@ from simagent.described.drum import GranularDrum
 from simagent.described.ellipsoids import Ellipsoids
 from simagent.described.example_system import ExampleSystem
 from simagent.described.granular import GranularPour
-from simagent.described.groups import Layout
+from simagent.described.groups import Displacement, Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
 from simagent.described.polymer import BondedChain
@@ -32,6 +32,7 @@ from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitu
 from simagent.described.special import ContactTracker, Controller
 from simagent.described.spin import SpinLattice
 from simagent.described.srd import SRDSolvent
+from simagent.described.stacking import SlipScan
 
 Source = Literal["rules", "llm", "default"]
 UnitsName = Literal["lj", "real", "metal"]
@@ -173,6 +174,8 @@ class Stage(BaseModel):
     shear: ShearFlow | None = None
     controller: Controller | None = None
     msst: MSST | None = Field(default=None, description="a shock by fix msst, which integrates this stage")
+    displace: Displacement | None = Field(default=None, description="a rigid shift of a group at the stage's start "
+                                          "(displace_atoms), before it runs or minimises")
     evidence: str = ""
 
     @model_validator(mode="after")
@@ -233,6 +236,8 @@ class SimulationDescription(BaseModel):
                                     "the run is checked against it, never resized to it")
     average_stage: int | None = Field(default=None, description="index of the stage whose thermo the metrics average")
     layout: Layout | None = Field(default=None, description="regions, groups and what acts on them")
+    scan: SlipScan | None = Field(default=None, description="a generalised stacking-fault scan: one half of the "
+                                  "crystal displaced step by step, each state minimised (simagent.described.stacking)")
     origin: dict[str, Origin] = Field(default_factory=dict)
     unsupported: list[str] = Field(default_factory=list, description="prescribed, not rendered (named)")
     missing: list[str] = Field(default_factory=list, description="needed for a literal run, not stated")

@@ -42,6 +42,7 @@ from simagent.described import (
     special,
     spin,
     srd,
+    stacking,
 )
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_types, read_mixture
@@ -163,6 +164,7 @@ def read_description(text: str) -> SimulationDescription:
     confinement.read_confinement(desc, low)
     confinement.fill_wall_example(desc, low)
     solids.attach_shear(desc, low)
+    stacking.read_scan(desc, low)  # a generalised stacking-fault scan: two halves, displacements, minimisations
     _stated_atoms(desc, low)
     spin.read_spin(desc, low)  # a spin lattice retelling examples/SPIN (before an example system is looked for)
     example_system.read_example_system(desc, low, text)  # a system whose atoms an installed LAMMPS example gives

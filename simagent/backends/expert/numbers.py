@@ -14,7 +14,8 @@ _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+"
 
 
 def plain_numbers(text: str) -> str:
-    """Numbers as the rules read them: '1.0 * 10⁻⁶' and '2 x 10^-4' -> '1.0e-6', '2e-4';
+    """Numbers as the rules read them: '1.0 * 10⁻⁶', '2 x 10^-4', '10^{-4}' and '1e^{-10}' -> '1.0e-6',
+    '2e-4', '1e-4', '1e-10';
     digit groups '100,000' and '1,00,000' -> '100000' (a list '1,2' is left alone)."""
     def power(match: re.Match) -> str:
         exponent = match.group(3).translate(_SUPERSCRIPT).replace(" ", "")
@@ -23,5 +24,7 @@ def plain_numbers(text: str) -> str:
 
     text = re.sub(r"(-?\d+(?:\.\d+)?)\s*(?:\*|x|×|·)\s*10\s*(\^|\*\*)?\s*\(?\s*([-+⁻⁺]?\s*[\d⁰¹²³⁴⁵⁶⁷⁸⁹]+)\)?",
                  power, text)
-    text = re.sub(r"\b10\s*(?:\^|\*\*)\s*\(?([-+]?\d+)\)?", r"1e\1", text)
+    text = re.sub(r"\b10\s*(?:\^|\*\*)\s*[({]?([-+]?\d+)[)}]?", r"1e\1", text)
+    # '1e^{-10}', '5e^-8': a mantissa and 'e' written with the caret of a power of ten
+    text = re.sub(r"\b(\d+(?:\.\d+)?)e\s*\^\s*[({]?\s*([-+]?\d+)(?:\s*[)}])?", r"\1e\2", text)
     return re.sub(r"\b\d{1,3}(?:,\d{2})*(?:,\d{3})+\b(?!,\d)", lambda m: m.group(0).replace(",", ""), text)
