@@ -45,3 +45,25 @@ def test_run_task_stops_before_lammps_when_the_example_is_missing(tmp_path, monk
     with pytest.raises(refs.ExampleFilesMissing):  # a RuntimeError: main() reports it and goes on
         refs.run_task(folder, lmp="/nonexistent/lmp")
     assert not (folder / "log.reference").exists()
+
+
+def test_a_local_file_is_checked_against_its_sha1_before_lammps(tmp_path):
+    """metrics.json "local_files": a potential neither LAMMPS nor its examples ship, read from a local
+    path; absent or different (sha1), the reference stops before LAMMPS starts, naming the file."""
+    import hashlib
+
+    pot = tmp_path / "X.eam.alloy"
+    pot.write_text("a setfl table\n")
+    good = hashlib.sha1(pot.read_bytes()).hexdigest()
+    assert refs.local_files({"local_files": [{"path": str(pot), "sha1": good}]}) == [pot]
+    with pytest.raises(refs.LocalFileMismatch, match=r"X.eam.alloy has sha1 .* not the verified 0+"):
+        refs.local_files({"local_files": [{"path": str(pot), "sha1": "0" * 40}]})
+    folder = tmp_path / "112_x"
+    folder.mkdir()
+    (folder / "in.lammps").write_text("pair_coeff * * Y.eam.alloy Al\n")
+    (folder / "metrics.json").write_text(json.dumps({
+        "task": "x", "metrics": {"t": {"column": "Temp"}},
+        "local_files": [{"path": str(tmp_path / "Y.eam.alloy"), "sha1": good}]}))
+    with pytest.raises(refs.LocalFileMismatch, match=r"Y.eam.alloy not found"):  # a RuntimeError, as above
+        refs.run_task(folder, lmp="/nonexistent/lmp")
+    assert not (folder / "log.reference").exists()

@@ -63,6 +63,27 @@ def example_files(spec: dict) -> list[Path]:
     return [folder / name for name in example["files"]]
 
 
+class LocalFileMismatch(RuntimeError):
+    """A reference's supplied file (metrics.json "local_files") is absent or not the verified one."""
+
+
+def local_files(spec: dict) -> list[Path]:
+    """Files a reference reads from a local path, checked against their SHA-1 before LAMMPS starts
+    (metrics.json "local_files": [{"path": "/tmp/Al99.eam.alloy", "sha1": "..."}]): potential files that
+    neither LAMMPS nor the examples ship (e.g. extracted from Debian's openkim-models); copied at run
+    time, never committed here."""
+    found = []
+    for item in spec.get("local_files", []):
+        path = Path(item["path"])
+        if not path.is_file():
+            raise LocalFileMismatch(f"{path} not found (the reference needs it; sha1 {item['sha1']})")
+        sha1 = hashlib.sha1(path.read_bytes()).hexdigest()
+        if sha1 != item["sha1"]:
+            raise LocalFileMismatch(f"{path} has sha1 {sha1}, not the verified {item['sha1']}")
+        found.append(path)
+    return found
+
+
 def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
@@ -209,11 +230,12 @@ def run_task(folder: Path, lmp: str, rerun: bool = True, seeds: dict[str, int] |
         log = (folder / f"log.{suffix}").read_text()
         return summarise(folder, spec, log, None, suffix=suffix)
     borrowed = example_files(spec)  # before any run: a missing example folder is named, not a LAMMPS error
+    supplied = local_files(spec)  # likewise a missing or different local file
     with tempfile.TemporaryDirectory(prefix=f"mdgym-ref-{folder.name}-") as tmp:
         for item in folder.iterdir():
             if item.is_file():
                 shutil.copy2(item, tmp)
-        for item in borrowed:
+        for item in borrowed + supplied:
             shutil.copy2(item, tmp)
         started = time.monotonic()
         cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -237,6 +259,8 @@ def run_task(folder: Path, lmp: str, rerun: bool = True, seeds: dict[str, int] |
     entry["cpu_s"] = round(cpu, 1)
     if borrowed:  # which example files the run read (sha256, first 16 hex digits)
         entry["example_files"] = {str(path): file_digest(path) for path in borrowed}
+    if supplied:  # which local files the run read (their full sha1, verified before the run)
+        entry["local_files"] = {str(path): hashlib.sha1(path.read_bytes()).hexdigest() for path in supplied}
     return entry
 
 
@@ -426,7 +450,7 @@ def add_seed_run(old: dict | None, run: dict, name: str) -> dict:
 def keep_seed_runs(old: dict | None, entry: dict) -> dict:
     """A rerun or reparse of the reference keeps its reseeded runs (seed_spread uses those of the same input)."""
     entry["seed_runs"] = (old or {}).get("seed_runs", [])
-    for kept in ("cpu_s", "example_files"):  # a reparse of the same input keeps what only a run records
+    for kept in ("cpu_s", "example_files", "local_files"):  # a reparse of the same input keeps what only a run records
         if kept not in entry and old and old.get("input") == entry["input"] and kept in old:
             entry[kept] = old[kept]
     return entry
