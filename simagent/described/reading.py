@@ -66,7 +66,10 @@ ATM_PER_BAR = 1.0 / 1.01325  # 1 bar in atm (LAMMPS real units' pressure is atm,
 DEFAULT_TIMESTEP = {"lj": 0.005, "real": 1.0, "metal": 0.001}  # LAMMPS `timestep` default per unit style
 DEFAULT_SEED = 87287  # the seed of LAMMPS's own examples (examples/melt)
 DEFAULT_MAX_EVALUATIONS = 100000  # LAMMPS requires maxeval; ten times the iterations of the usual 10000
-DEFAULT_PRESSURE_UNIT = {"metal": "bar", "real": "atm"}  # a barostat's pressure when the text states none: 0
+# A barostat whose pressure the text does not state holds 0 in the unit style's unit (listed as a default): a
+# condensed phase at 0 or 1 bar is the same state within any tolerance (a gas is not: NPT at 0 lets it expand). Not
+# in LJ units, where a reduced fluid at P = 0 may not exist (it can expand without bound): there it stays missing.
+DEFAULT_PRESSURE_UNIT = {"metal": "bar", "real": "atm"}
 THERMO_SAMPLES = 500  # thermo lines per run stage when the text states no output interval
 
 # Prescriptions the renderer does not write: pattern -> the name given in the refusal.
