@@ -23,6 +23,12 @@ $(STAMP): requirements.lock requirements-llm.txt pyproject.toml Makefile
 	@test -d /usr/share/lammps/examples -a -d /usr/share/lammps/potentials || (echo "installing LAMMPS examples, potentials (Debian)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	  --no-install-recommends lammps-examples lammps-data > /dev/null)
+	# OpenKIM's models: their libraries embed the original LAMMPS files of published potentials
+	# (Al99.eam.alloy, FeCuNi.eam.alloy, ...), read without loading them by tools/lammps/kim_files.py;
+	# without recommends, as above
+	@test -d /usr/lib/x86_64-linux-gnu/kim-api/portable-models || (echo "installing OpenKIM models (Debian)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	  --no-install-recommends openkim-models > /dev/null)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip setuptools wheel
 	# CPU torch first, from the machine's disk (otherwise pip pulls a multi-GB CUDA build).

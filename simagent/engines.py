@@ -66,6 +66,11 @@ NO_OUTPUT = Path("/nonexistent-simagent-precheck")
 _SUPPLIED: list[Path] = []
 
 
+def supplied_paths() -> list[Path]:
+    """The files supplied with the task being solved (empty outside `supplying`)."""
+    return list(_SUPPLIED)
+
+
 @contextmanager
 def supplying(paths: list[Path]) -> Iterator[None]:
     """Within this block, dry runs without explicit files get the task's supplied files."""

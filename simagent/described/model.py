@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from simagent.described.colloids import Cavity, NeighborMulti
+from simagent.described.defects import PointDefect
 from simagent.described.drum import GranularDrum
 from simagent.described.ellipsoids import Ellipsoids
 from simagent.described.example_system import ExampleSystem
@@ -233,6 +234,8 @@ class SimulationDescription(BaseModel):
                                     "the run is checked against it, never resized to it")
     average_stage: int | None = Field(default=None, description="index of the stage whose thermo the metrics average")
     layout: Layout | None = Field(default=None, description="regions, groups and what acts on them")
+    defect: PointDefect | None = Field(default=None, description="atoms added between the perfect crystal's "
+                                       "minimisation and the defect cell's (a formation energy)")
     origin: dict[str, Origin] = Field(default_factory=dict)
     unsupported: list[str] = Field(default_factory=list, description="prescribed, not rendered (named)")
     missing: list[str] = Field(default_factory=list, description="needed for a literal run, not stated")

@@ -105,6 +105,8 @@ POTENTIAL_FILE = re.compile(
     r"(?<![\w/.-])[\w+-]+(?:\.[\w+-]+)*\.(?:eam\.alloy|eam\.fs|eam\.he|eam|tersoff(?:\.mod|\.modc|\.zbl)?|sw(?:\.mod)?|"
     r"meam(?:\.spline)?|airebo(?:-m)?|rebo|adp|edip|vashishta|lcbop|gw(?:\.zbl)?|extep)(?![\w-])", re.IGNORECASE)
 MANYBODY_NAME = "a many-body potential"
+_COUNTED = re.compile(r"\s*(?:[+*=×]|[-−–]\s*\d)")  # after a letter that is a count in a formula: 'N+1', 'N-1', 'N ='
+
 _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
 
 
@@ -129,6 +131,8 @@ def _mentioned(text: str, allowed: list[str] | None) -> list[str]:
         if _symbol(symbol) is None or symbol in ("K", "A", "I"):  # kelvin, angstrom, 'I'
             continue
         before, after = text[max(0, hit.start() - 5):hit.start()], text[hit.end():hit.end() + 7]
+        if _COUNTED.match(after) or re.search(r"\)\s*/\s*$", before):
+            continue  # a count in a formula ('N+1 atoms', '(N+1)/N'), not an element
         if allowed is not None and symbol in allowed or re.search(r"(?:\(|for |\b(?:of|and) |[-–/])\s*$", before) or \
                 re.match(r"\s*(?:\)|atoms?\b|[-–/][A-Z])", after):
             found.append((hit.start(), symbol))
@@ -205,7 +209,7 @@ def _refuse(desc: SimulationDescription, name: str) -> None:
 def _resolve(family: str | None, file: str | None, text: str) -> tuple[PotentialFile | None, str]:
     """The potential and the words it was read from (None and what is missing when the elements
     are not stated). Raises RequestError when no shipped file fits an unnamed potential."""
-    from simagent.materials.potentials import find_potential, load_index, style_for_file
+    from simagent.materials.potentials import file_elements, find_potential, load_index, style_for_file
 
     if file is not None:
         entry = next((e for e in load_index() if e.file.lower() == file.lower()), None)
@@ -213,12 +217,14 @@ def _resolve(family: str | None, file: str | None, text: str) -> tuple[Potential
             style = style_for_file(file)
             if style is None:
                 raise RequestError(f"the pair style of potential file {file} is not known from its name")
-            elements = _mentioned(text, None)
+            where, path = _unindexed_file(file)
+            held = file_elements(path, style) if path is not None else None
+            elements = _mentioned(text.replace(file, " "), held)  # 'Ni-Al' in a file's name states no atoms
             if not elements:
                 return None, f"the elements of the potential file {file}"
-            where = "shipped" if (folder := _potentials_folder()) and (folder / file).is_file() else "supplied"
-            return PotentialFile(style=style, file=file, type_elements=elements, file_elements=elements,
-                                 found_in=where), f"{file} ({where}; {style})"
+            return PotentialFile(style=style, file=file, type_elements=elements, file_elements=held or elements,
+                                 found_in=where), f"{file} ({where}; {style}" + (
+                                     f"; it holds {', '.join(held)})" if held else ")")
     else:
         elements = _mentioned(text, None)
         if not elements:
@@ -243,6 +249,17 @@ def _resolve(family: str | None, file: str | None, text: str) -> tuple[Potential
         how += f"; the {label} entry of {entry.meam_library}, as stated"
     return PotentialFile(style=entry.pair_style, file=entry.file, type_elements=types, file_elements=entry.elements,
                          style_args=entry.pair_style_args, library=entry.meam_library, labels=labels), how
+
+
+def _unindexed_file(file: str) -> tuple[str, Path | None]:
+    """Where a potential file outside the index is: 'shipped' (the potentials folder) or 'supplied'
+    (with the task, or extracted for it), with its path when it can be read."""
+    from simagent.engines import supplied_paths
+
+    folder = _potentials_folder()
+    if folder is not None and (folder / file).is_file():
+        return "shipped", folder / file
+    return "supplied", next((p for p in supplied_paths() if p.name.lower() == file.lower() and p.is_file()), None)
 
 
 def _potentials_folder() -> Path | None:

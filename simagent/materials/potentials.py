@@ -156,6 +156,15 @@ def style_for_file(name: str) -> str | None:
 
 
 
+def file_elements(path: Path, style: str) -> list[str] | None:
+    """The elements a potential file holds, in its order, read from the file (a supplied or
+    extracted one, not in the index); None when it cannot be read."""
+    try:
+        return _elements_in(Path(path), style) or None
+    except (OSError, ValueError, IndexError, KeyError):
+        return None
+
+
 def _elements_in(path: Path, style: str) -> list[str]:
     name = path.name
     lines = path.read_text(errors="replace").splitlines()
