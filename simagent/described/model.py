@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from simagent.described.colloids import Cavity, NeighborMulti
+from simagent.described.defects import PointDefect
 from simagent.described.drum import GranularDrum
 from simagent.described.ellipsoids import Ellipsoids
 from simagent.described.example_system import ExampleSystem
@@ -238,6 +239,8 @@ class SimulationDescription(BaseModel):
     layout: Layout | None = Field(default=None, description="regions, groups and what acts on them")
     scan: SlipScan | None = Field(default=None, description="a generalised stacking-fault scan: one half of the "
                                   "crystal displaced step by step, each state minimised (simagent.described.stacking)")
+    defect: PointDefect | None = Field(default=None, description="atoms added between the perfect crystal's "
+                                       "minimisation and the defect cell's (a formation energy)")
     origin: dict[str, Origin] = Field(default_factory=dict)
     unsupported: list[str] = Field(default_factory=list, description="prescribed, not rendered (named)")
     missing: list[str] = Field(default_factory=list, description="needed for a literal run, not stated")

@@ -105,6 +105,8 @@ POTENTIAL_FILE = re.compile(
     r"(?<![\w/.-])[\w+-]+(?:\.[\w+-]+)*\.(?:eam\.alloy|eam\.fs|eam\.he|eam|tersoff(?:\.mod|\.modc|\.zbl)?|sw(?:\.mod)?|"
     r"meam(?:\.spline)?|airebo(?:-m)?|rebo|adp|edip|vashishta|lcbop|gw(?:\.zbl)?|extep)(?![\w-])", re.IGNORECASE)
 MANYBODY_NAME = "a many-body potential"
+_COUNTED = re.compile(r"\s*(?:[+*=×]|[-−–]\s*\d)")  # after a letter that is a count in a formula: 'N+1', 'N-1', 'N ='
+
 _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
 
 
@@ -129,6 +131,8 @@ def _mentioned(text: str, allowed: list[str] | None) -> list[str]:
         if _symbol(symbol) is None or symbol in ("K", "A", "I"):  # kelvin, angstrom, 'I'
             continue
         before, after = text[max(0, hit.start() - 5):hit.start()], text[hit.end():hit.end() + 7]
+        if _COUNTED.match(after) or re.search(r"\)\s*/\s*$", before):
+            continue  # a count in a formula ('N+1 atoms', '(N+1)/N'), not an element
         if allowed is not None and symbol in allowed or re.search(r"(?:\(|for |\b(?:of|and) |[-–/])\s*$", before) or \
                 re.match(r"\s*(?:\)|atoms?\b|[-–/][A-Z])", after):
             found.append((hit.start(), symbol))
@@ -426,14 +430,71 @@ def read_deform(sentence: str, units: str | None) -> tuple[Deform | None, str]:
     return Deform(axis=(axis.group(1) or axis.group(2)), style=style, rate=value), rate.group(0)  # type: ignore[arg-type]
 
 
+_AXIS_WORD = r"(?:[- ]?(?:directions?|axis|axes|dimensions?))?"
+_AXES = r"([xyz])" + _AXIS_WORD + r",?\s*(?:and|&|,)\s*(?:the )?([xyz])" + _AXIS_WORD
+_P_VALUE = r"(zero|" + NUM + r")(?:\s*(bar|atm)\b)?"
+_LATERAL = [  # (pattern, whether its axes are named (else: the two axes the deformation leaves))
+    (re.compile(r"\bpressures?(?: components?)? (?:in|along|on|of) (?:the )?" + _AXES + r"[^.;]{0,30}?\b(?:at|to|=|of|"
+                r"equal to)\s*" + _P_VALUE), True),
+    (re.compile(r"\b(?:zero|" + NUM + r"(?:\s*(?:bar|atm))?) pressures? (?:in|along|on) (?:the )?" + _AXES), True),
+    (re.compile(r"\bthe " + _AXES + r" pressures? (?:are |is |being )?(?:kept |held |maintained |fixed |set |"
+                r"controlled )?(?:at|to|=)\s*" + _P_VALUE), True),
+    (re.compile(r"\b(?:lateral|transverse) (?:directions?' )?pressures?[^.;]{0,30}?\b(?:at|to|=)\s*" + _P_VALUE),
+     False),
+    (re.compile(r"\bzero (?:lateral|transverse) pressures?|\b(?:lateral|transverse) directions? (?:are |is )?"
+                r"(?:kept |held )?(?:at )?zero pressure"), False),
+]
+
+
+def lateral_pressure(sentence: str, axis: str, units: str | None) -> tuple[str, float, str] | None:
+    """The pressure a deformation's sentence holds on other axes ('the pressure along y and z kept at
+    zero', 'zero lateral pressure'): (axes, pressure in the unit style's unit, words); None if none stated.
+    'lateral' / 'transverse' are the two axes the deformation leaves."""
+    for pattern, named in _LATERAL:
+        hit = pattern.search(sentence)
+        if not hit:
+            continue
+        groups = [g for g in hit.groups()]
+        if named:
+            axes_found = [g for g in groups if g in ("x", "y", "z")]
+            axes = "".join(sorted(set(axes_found)))
+        else:
+            axes = "".join(a for a in "xyz" if a != axis)
+        values = [g for g in groups if g is not None and g not in ("x", "y", "z", "bar", "atm")]
+        value = 0.0 if not values or values[0] == "zero" else float(values[0])
+        unit = next((g for g in groups if g in ("bar", "atm")), None)
+        if unit == "atm" and units == "metal":
+            value *= 1.01325
+        elif unit == "bar" and units == "real":
+            value /= 1.01325
+        return axes, value, hit.group(0)
+    return None
+
+
 def deform_dynamics(current: Dynamics | None, named: Dynamics | None, deform: Deform,
-                    sentence: str) -> tuple[Dynamics, str]:
+                    sentence: str, units: str | None = None) -> tuple[Dynamics, str]:
     """The dynamics during a deformation: the dynamics its sentence names, else the thermostat in
-    force at its set point; a barostat in force keeps the two other axes at its pressure when the
-    deformation is uniaxial tension or compression (a uniaxial stress, for which Young's modulus is
-    defined), else the box follows the deformation alone."""
+    force at its set point; a pressure the sentence holds on other axes puts a barostat on them
+    (fix npt with the thermostat, else nph); otherwise a barostat in force keeps the two other axes at
+    its pressure when the deformation is uniaxial tension or compression (a uniaxial stress, for
+    which Young's modulus is defined), else the box follows the deformation alone."""
     from simagent.described.model import Dynamics
 
+    lateral = lateral_pressure(sentence, deform.axis, units)
+    if lateral is not None:
+        axes, value, words = lateral
+        base = named or current
+        dyn = base.model_copy() if base is not None else Dynamics(ensemble="nve")
+        if dyn.ensemble == "nve" and dyn.thermostat is not None:
+            dyn = Dynamics(ensemble="npt", thermostat="nose-hoover", t_start=dyn.t_stop, t_stop=dyn.t_stop,
+                           t_damp=dyn.t_damp)
+            held = (f"npt (Nose-Hoover) on {', '.join(axes)} at the stated {value:g}: a barostat needs fix npt or nph, "
+                    "the temperature stays at the thermostat's set point")
+        else:
+            dyn.ensemble = "npt" if dyn.ensemble in ("nvt", "npt") else "nph"
+            held = f"{dyn.ensemble} on {', '.join(axes)} at the stated {value:g} ('{words}')"
+        dyn.p_axes, dyn.p_start, dyn.p_stop = axes, value, value
+        return dyn, held + f" and the box deformed along {deform.axis}"
     if named is not None:
         return named, "named with the deformation"
     if current is None or current.thermostat is None and current.ensemble == "nve":

@@ -486,6 +486,7 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
         lines += _example_lines(desc, index)
     if _is_srd_stage(desc, index):
         lines += srd.insert_lines(desc)
+    lines += solids.defect_lines(desc, index)
     if stage.reset_timestep:
         lines.append("reset_timestep  0")
     return lines + stacking.displace_lines(stage)

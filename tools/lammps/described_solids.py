@@ -55,6 +55,16 @@ def potential_lines(desc: SimulationDescription) -> list[str]:
     return pair_commands(entry, pot.type_elements)
 
 
+def defect_lines(desc: SimulationDescription, index: int) -> list[str]:
+    """Before the defect cell's minimisation: each stated atom added at its stated position
+    (simagent.described.defects), in box or lattice units as stated."""
+    d = desc.defect
+    if d is None or index != d.defect_stage:
+        return []
+    return [f"create_atoms    {d.atom_type} single {' '.join(_fmt(x) for x in xyz)} units {d.position_units}"
+            for xyz in d.positions]
+
+
 def substitution_lines(desc: SimulationDescription) -> list[str]:
     return [f"set             {'group all' if s.among == 'all' else f'type {s.from_type}'} type/fraction {s.to_type} "
             f"{_fmt(s.fraction)} {s.seed}" for s in desc.substitutions]

@@ -19,6 +19,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from simagent.materials.defects import formation_energy
+
 RESULTS_FILE = "results.json"
 
 
@@ -78,7 +80,7 @@ def main(path: Path) -> int:
         "a_relaxed_A": a, "cell_converged": cell_ok, "supercell_sites": n, "atoms": n - 1,
         "hop_distance_A": float(distances[hop - 1]), "e_perfect_eV": e_perfect, "e_initial_eV": e_initial,
         "e_final_eV": e_final, "endpoints_converged": endpoints_ok,
-        "formation_energy_eV": e_initial - (n - 1) / n * e_perfect, "load_s": round(load_s, 3),
+        "formation_energy_eV": formation_energy(e_initial, n - 1, e_perfect, n), "load_s": round(load_s, 3),
         "relax_s": round(relax_s, 3), "images": job.images,
     }
     if job.images:

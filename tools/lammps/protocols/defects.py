@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from simagent.defaults import Default, DefaultsLog
 from simagent.errors import CalculationFailed, RequestError
+from simagent.materials.defects import formation_energy
 from simagent.models import Job, Result, TaskSpec
 from simagent.protocols import register
 from tools.lammps.inputs import render
@@ -197,7 +198,7 @@ class PointDefects(SolidProtocol):
                 raise CalculationFailed(f"{defect.name}: {n_def:.0f} atoms, expected {n + defect.atoms_change:.0f}")
             stats = minimization_stats(dtext)
             check_minimization(stats[-1], p.max_force_eV_per_A, defect.name)
-            e_f = e_def - n_def / n * e_perfect
+            e_f = formation_energy(e_def, n_def, e_perfect, n)
             rows.append(
                 {
                     "configuration": defect.name,

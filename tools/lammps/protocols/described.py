@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from simagent.described.model import SimulationDescription
 from simagent.described.reading import read_description
 from simagent.errors import CalculationFailed, ReadError, RequestError
+from simagent.materials.defects import formation_energy
 from simagent.materials.rdf import rdf_peak_and_cn
 from simagent.models import DefaultApplied, Job, Result, TaskSpec
 from simagent.protocols import Protocol, register
@@ -65,6 +66,7 @@ from tools.lammps.described_stacking import result as gsf_result
 from tools.lammps.example_system import HBOND_COLUMN, hbond_style
 from tools.lammps.example_system import job_files as example_files
 from tools.lammps.parse import read_output
+from tools.lammps.protocols.solid_common import minimization_stats
 
 JOB_ID = "described"
 RDF_BLOCKS = 5  # the coordination number's error: the same analysis on this many blocks of g(r) snapshots
@@ -92,6 +94,8 @@ SURFACE_TENSION = "surface_tension"  # of a slab, from the pressure tensor (tool
 COULOMB = "coulomb_energy_per_atom"  # thermo ecoul + elong, per atom (and the system's total)
 HBONDS = "hydrogen_bond_count"  # of a pair style that counts them (tools.lammps.example_system.hbond_lines)
 GROUP_ONLY = frozenset({"atomic_charge", "atom_count"})  # always over a group (tools.lammps.described_metrics)
+INTERSTITIAL = "interstitial_formation_energy"  # from the two minimisations of a described point defect
+RELAXED_FORCE = 1e-3  # eV/A: a larger force left after a defect's minimisation is a warning with the number
 # the unit of each thermo quantity per unit style (LAMMPS units command)
 UNITS: dict[str, dict[str, str]] = {
     "lj": {"energy": "reduced", "temperature": "reduced", "pressure": "reduced", "volume": "reduced",
@@ -126,7 +130,7 @@ class DescribedRun(Protocol):
         frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
                                                                   SHEAR_STRESS, GYRATION, FRICTION, TENSILE,
                                                                   SURFACE_TENSION} | STRENGTHS | GROUP_ONLY | \
-        frozenset(SHOCK) | {ROTATION_ANGLE, HBONDS, COULOMB, GSF} | frozenset(SPIN)
+        frozenset(SHOCK) | {ROTATION_ANGLE, HBONDS, COULOMB, INTERSTITIAL, GSF} | frozenset(SPIN)
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -165,6 +169,10 @@ class DescribedRun(Protocol):
             return False  # the curve of a stacking-fault scan the description states
         if desc.scan is not None and any(p.name != GSF for p in spec.properties):
             return False  # a scan has no averaged run for thermo quantities
+        if any(p.name == INTERSTITIAL for p in spec.properties) and desc.defect is None:
+            return False  # from a described point defect's two minimisations only
+        if not desc.run_stages() and any(p.name not in (INTERSTITIAL, GSF) for p in spec.properties):
+            return False  # minimisations only: no thermo average to take
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
             desc.dipoles is not None or desc.ellipsoids is not None or not wants_rotation) and (
             any(s.deform for s in desc.stages) or not wants_young) and (
@@ -227,6 +235,8 @@ class DescribedRun(Protocol):
         if desc.scan is not None:  # every stage a minimisation: the scan's energies (tools.lammps.described_stacking)
             log = job_dir / "log.lammps"
             return [gsf_result(runs, desc, log.read_text() if log.is_file() else out.text, JOB_ID)]
+        if not desc.run_stages():  # minimisations only: a described point defect's formation energy
+            return [_formation_energy(runs, (job_dir / "log.lammps").read_text(errors="replace"), desc)]
         index = desc.average_stage if desc.average_stage is not None else desc.run_stages()[-1]
         stage = desc.stages[index]
         block = runs[index]
@@ -286,6 +296,36 @@ class DescribedRun(Protocol):
             results += _structure(wanted, job_dir, block, desc, units, where)
         miscount = _count_warning(out.runs[0], desc)
         return [r.model_copy(update={"warnings": [*r.warnings, miscount]}) for r in results] if miscount else results
+
+
+def _formation_energy(runs: list[dict[str, np.ndarray]], log: str, desc: SimulationDescription) -> Result:
+    """E_def - (N_def/N) E_0 (or E_def - E_0 when the text states it so) from the final energies of the perfect
+    crystal's and the defect cell's minimisations (simagent.described.defects), each energy the full-precision
+    final value of LAMMPS's minimisation summary, each count the stage's last thermo row."""
+    d = desc.defect
+    assert d is not None
+    stats = minimization_stats(log)
+    if len(stats) != len(desc.stages) or any("energy" not in s for s in stats):
+        raise ReadError(f"{len(stats)} minimisation summaries for {len(desc.stages)} minimisations in log.lammps")
+    (e0, ed), (n0, nd) = ((stats[i]["energy"] for i in (d.perfect_stage, d.defect_stage)),
+                          (int(runs[i]["Atoms"][-1]) for i in (d.perfect_stage, d.defect_stage)))
+    if nd != n0 + len(d.positions):
+        raise CalculationFailed(f"the defect cell has {nd} atoms, the perfect crystal {n0}: {len(d.positions)} "
+                                "atom(s) were to be added")
+    value = formation_energy(ed, nd, e0, n0) if d.reference == "per_atom" else ed - e0
+    formula = "E_def - (N_def/N) E_0" if d.reference == "per_atom" else "E_def - E_0 (as the text states)"
+    unit = UNITS[desc.units or "lj"]["energy"]
+    warnings = [f"the {desc.stages[i].name} minimisation stopped on '{stats[i]['stop']}' with a largest force "
+                f"component {stats[i]['fmax']:.2e} eV/A (> {RELAXED_FORCE:g}): not relaxed" for i in
+                (d.perfect_stage, d.defect_stage) if desc.units == "metal" and stats[i].get("fmax", 0) > RELAXED_FORCE]
+    steps = "; ".join(f"{desc.stages[i].name}: {stats[i]['stop']}, {stats[i].get('iterations', '?')} iterations, "
+                      f"largest force {stats[i].get('fmax', float('nan')):.2e}" for i in (d.perfect_stage,
+                                                                                          d.defect_stage))
+    return Result(quantity=INTERSTITIAL, value=value, unit=unit, job=JOB_ID, log="log.lammps", warnings=warnings,
+                  method=f"{formula} from the two minimisations the text prescribes: E_0 = {e0:.10g} {unit} "
+                         f"(perfect crystal, N = {n0}), E_def = {ed:.10g} {unit} ({nd} atoms, {len(d.positions)} "
+                         f"added at {', '.join(str(p) for p in d.positions)} {d.position_units} units); {steps}; "
+                         "0 K, box fixed as stated; deterministic")
 
 
 def _count_warning(first: dict[str, np.ndarray], desc: SimulationDescription) -> str | None:
