@@ -289,3 +289,54 @@ def test_paraphrased_rescaling_interval_and_set_point():
     assert [(s.steps, s.dynamics.thermostat, s.dynamics.t_stop, s.dynamics.rescale_every) for s in desc.stages] == [
         (200, "velocity-rescale", 0.45, 100), (400, "velocity-rescale", 0.45, 100)]
     assert desc.thermo_every == 20
+
+
+# written for these tests: the gold oxide system, its thermostat stated apart from the NVE integration, in
+# either order (simagent.described.separate_thermostat)
+AUO_THERMOSTAT_LAST = ("Real units, charge atom style: 384 gold and 576 oxygen atoms, 960 in all, interacting "
+                       "through ReaxFF (ffield.reax.AuO) with charges equilibrated by fix qeq/reax. Integrate in "
+                       "NVE for 20 steps with a 0.25 fs timestep. A Berendsen thermostat holds the temperature at "
+                       "500 K. "
+                       "Report the mean temperature.")
+AUO_THERMOSTAT_FIRST = ("Report the mean temperature. The 960-atom Au/O system (Au: 384, O: 576) uses ReaxFF from "
+                        "ffield.reax.AuO, real units and QEq charges. Berendsen rescaling keeps the temperature "
+                        "at 500 K. The atoms move under fix nve with a timestep of 0.25 fs for "
+                        "20 steps.")
+
+
+@pytest.mark.parametrize("text", [AUO_THERMOSTAT_LAST, AUO_THERMOSTAT_FIRST])
+def test_paraphrased_auo_joins_the_berendsen_sentence_to_the_nve_run(text):
+    desc = read_description(text)
+    assert desc.example_system is not None and desc.example_system.name == "reaxff/AuO", desc.unsupported
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    (stage,) = desc.stages
+    dyn = stage.dynamics
+    assert (stage.steps, dyn.ensemble, dyn.thermostat, dyn.t_stop) == (20, "nve", "berendsen", 500)
+    # the damping the text leaves out is the example's own fix temp/berendsen's, listed with its source
+    assert dyn.t_damp == 100 and "reaxff/AuO" in desc.defaults["run1.t_damp"]
+    # neither the text nor the example creates velocities: none are invented, and the reason is listed
+    assert desc.velocity is None and "in.AuO" in desc.defaults["velocity"]
+
+
+def test_dev_auo_reads_one_thermostatted_nve_stage():
+    desc = read_description(dev_text("lammps_2/23_reaxff_Au0.json"))
+    assert desc.example_system is not None and desc.example_system.name == "reaxff/AuO", desc.unsupported
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    assert [(s.dynamics.ensemble, s.dynamics.thermostat, s.dynamics.t_stop) for s in desc.stages] == [
+        ("nve", "berendsen", 500)]
+
+
+def test_rendered_auo_is_heated_from_rest_by_the_berendsen_fix(tmp_path: Path):
+    """20 steps of ReaxFF from the data file's positions at rest: the forces and the Berendsen fix (target 500 K)
+    heat it, so the temperature rises from exactly 0."""
+    from tools.lammps.described import render
+    from tools.lammps.example_system import job_files
+    from tools.lammps.parse import read_output
+
+    desc = read_description(AUO_THERMOSTAT_LAST)
+    text = render(desc)
+    assert re.search(r"^fix\s+\S+ all nve\n^fix\s+\S+ all temp/berendsen 500 500 100$", text, re.MULTILINE)
+    assert not re.search(r"^velocity", text, re.MULTILINE)
+    folder = run_inputs({"in.lammps": text, **job_files(desc.example_system)}, tmp_path / "auo")
+    (block,) = read_output(folder).runs
+    assert block["Temp"][0] == 0 and 0 < block["Temp"][-1] < 500

@@ -194,6 +194,25 @@ def test_a_quoted_barostat_pressure_is_written_into_its_stage():
     assert desc.origin["run1.p_stop"].source == "llm" and not report.rejected
 
 
+# metal units: a barostat pressure the rules leave out gets the listed default (0 bar), still asked of the LLM
+# when the text writes a pressure value the rules did not read
+PRESET = ("Metal units. Aluminium fcc lattice, lattice constant 4.05 angstrom, 3 x 3 x 3 unit cells, Al_zhou.eam.alloy "
+          "potential; velocities at 300 K. Run 1000 steps in the NPT ensemble at 300 K, the barostat's target "
+          "pressure being set in bar to 250. Report the average density.")
+
+
+def test_a_defaulted_barostat_pressure_is_asked_when_the_text_writes_one():
+    rules = read_description(PRESET)
+    assert rules.renderable and rules.origin["run1.p_stop"].source == "default" and rules.stages[0].dynamics.p_stop == 0
+    assert [g.name for g in gaps(rules, PRESET)] == ["barostat_pressure_of_run1"]
+    quote = "the barostat's target pressure being set in bar to 250"
+    with FakeOpenAIServer([answer(barostat_pressure_of_run1=(250, quote))]) as url:
+        desc, report = fill(rules, PRESET, endpoint(url))
+    assert desc.stages[0].dynamics.p_stop == 250 and desc.origin["run1.p_stop"].source == "llm", report.rejected
+    plain = PRESET.replace(", the barostat's target pressure being set in bar to 250", "")
+    assert gaps(read_description(plain), plain) == []  # no pressure written: the default stands, nothing asked
+
+
 def test_quoted_minimisation_tolerances_and_iterations_are_written_into_its_sentence():
     fields = {"minimisation_tolerances": ([1e-6, 1e-8], "stopped once successive energies agree to 1e-6 and the "
                                           "largest force drops under 1e-8"),

@@ -463,8 +463,13 @@ def use_example(desc: SimulationDescription, example: ExampleSystem, low: str) -
     desc.dimension = example.dimension  # type: ignore[assignment]
     desc.atom_types = max(1, example.atom_types)
     _example_protocol(desc, example)
-    if desc.velocity is not None and example.velocities and desc.origin.get("velocity") is not None and \
-            desc.origin["velocity"].source == "default":
+    if desc.velocity is None or desc.origin.get("velocity") is None or desc.origin["velocity"].source != "default":
+        return
+    if example.velocities:
         desc.velocity = None  # the thermostat's start (reading._velocity_for_thermostat) is not needed
         desc.note("velocity", "default", f"none: the atoms start with the velocities of {example.data_file} (the "
                   "text creates none)")
+    elif not any(re.match(r"velocity\s", line.strip()) for line in example.protocol):
+        desc.velocity = None  # off their lattice sites the atoms feel forces: the thermostat heats them from rest
+        desc.note("velocity", "default", f"none: the text creates no velocities, nor does LAMMPS example "
+                  f"{example.name} ({example.input}); the atoms start at rest at the positions of {example.data_file}")

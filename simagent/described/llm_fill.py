@@ -117,8 +117,9 @@ STAGE_CANONICAL = {
 
 
 def gaps(desc: SimulationDescription, text: str) -> list[Gap]:
-    """The fields of `desc` to ask the LLM for: its listed gaps that one value closes, and a timestep
-    the rules defaulted although the text speaks of a timestep."""
+    """The fields of `desc` to ask the LLM for: its listed gaps that one value closes, a timestep the
+    rules defaulted although the text speaks of a timestep, and likewise a barostat pressure the rules
+    defaulted although the text writes a pressure value."""
     found: list[Gap] = []
     for entry in desc.missing:
         if entry == "unit system":
@@ -165,6 +166,14 @@ def gaps(desc: SimulationDescription, text: str) -> list[Gap]:
         elif entry == "the minimisation's maximum iterations":
             found.append(Gap("minimisation_max_iterations", "the energy minimisation's maximum number of iterations",
                              int, ("minimisation.max_iterations",), entry, minimize=True))
+    low = normalise(text)
+    if re.search(r"pressur[^.;]{0,40}?\d|\d\s*(?:bar|atm|[kmg]?pa)\b", low):  # the text writes a pressure value
+        for stage in desc.stages:
+            o = desc.origin.get(f"{stage.name}.p_stop")
+            if o is not None and o.source == "default" and stage.steps:  # defaulted by the rules: asked, not missed
+                found.append(Gap(f"barostat_pressure_of_{stage.name}", f"the barostat's target pressure during the "
+                                 f"{stage.steps}-step run", float, (f"{stage.name}.p_stop",), None,
+                                 steps=stage.steps, stage=stage.name))
     origin = desc.origin.get("timestep")
     # a timestep the rules read for one stage (an SRD run's own) is not missed: the default is for the others
     read_for_a_stage = any(k.endswith(".timestep") and o.source == "rules" for k, o in desc.origin.items())

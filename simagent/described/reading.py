@@ -38,12 +38,14 @@ from simagent.described import (
     polymer,
     region_reading,
     rheo,
+    separate_thermostat,
     shock,
     solids,
     special,
     spin,
     srd,
     stacked,
+    stacking,
 )
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_types, read_mixture
@@ -68,6 +70,10 @@ ATM_PER_BAR = 1.0 / 1.01325  # 1 bar in atm (LAMMPS real units' pressure is atm,
 DEFAULT_TIMESTEP = {"lj": 0.005, "real": 1.0, "metal": 0.001}  # LAMMPS `timestep` default per unit style
 DEFAULT_SEED = 87287  # the seed of LAMMPS's own examples (examples/melt)
 DEFAULT_MAX_EVALUATIONS = 100000  # LAMMPS requires maxeval; ten times the iterations of the usual 10000
+# A barostat whose pressure the text does not state holds 0 in the unit style's unit (listed as a default): a
+# condensed phase at 0 or 1 bar is the same state within any tolerance (a gas is not: NPT at 0 lets it expand). Not
+# in LJ units, where a reduced fluid at P = 0 may not exist (it can expand without bound): there it stays missing.
+DEFAULT_PRESSURE_UNIT = {"metal": "bar", "real": "atm"}
 THERMO_SAMPLES = 500  # thermo lines per run stage when the text states no output interval
 
 # Prescriptions the renderer does not write: pattern -> the name given in the refusal.
@@ -166,6 +172,7 @@ def read_description(text: str) -> SimulationDescription:
     confinement.read_confinement(desc, low)
     confinement.fill_wall_example(desc, low)
     solids.attach_shear(desc, low)
+    stacking.read_scan(desc, low)  # a generalised stacking-fault scan: two halves, displacements, minimisations
     _stated_atoms(desc, low)
     spin.read_spin(desc, low)  # a spin lattice retelling examples/SPIN (before an example system is looked for)
     example_system.read_example_system(desc, low, text)  # a system whose atoms an installed LAMMPS example gives
@@ -247,8 +254,19 @@ def _units(desc: SimulationDescription, low: str) -> None:
     elif hit := re.search(_REDUCED + r"|lennard[- ]jones|\blj\b", low):
         desc.units = "lj"
         desc.note("units", "rules", hit.group(0))
+    elif hit := SETFL.search(low):
+        desc.units = "metal"
+        desc.note("units", "rules", f"metal: the unit system of the setfl potential the text names ('{hit.group(0)}'; "
+                  "LAMMPS's setfl format, pair_style eam/alloy and eam/fs, tabulates distances in angstrom and "
+                  "energies in eV, i.e. metal units)")
     else:
         desc.missing.append("unit system")
+
+
+# A potential file in LAMMPS's setfl format (DYNAMO multi-element EAM: *.eam.alloy, *.eam.fs), or the
+# format or its pair styles named: defined in metal units, so it states the unit system of a text that
+# names no other.
+SETFL = re.compile(r"[\w+-]+(?:\.[\w+-]+)*\.eam\.(?:alloy|fs)\b|\bsetfl\b|\beam/(?:alloy|fs)\b")
 
 
 def _boundary(desc: SimulationDescription, low: str) -> None:
@@ -692,12 +710,15 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
                          r"from " + NUM + r" to " + NUM, sentence)
         zero = re.search(r"pressure(?: control| coupling)? (?:near|at|of|to|around) zero\b|\bzero (?:external )?"
                          r"pressure", sentence)
+        ambient = re.search(r"\b(?:ambient|atmospheric|standard|normal) pressure|\b(?:one|1) atmosphere\b", sentence)
         if ramp:
             dyn.p_start, dyn.p_stop = float(ramp.group(1)), float(ramp.group(2))
         elif p:
             dyn.p_start = dyn.p_stop = float(p.group(1))
         elif zero:
             dyn.p_start = dyn.p_stop = 0.0
+        elif ambient and not reduced:  # 1 atm, in the unit style's pressure unit
+            dyn.p_start = dyn.p_stop = 1.01325 if units == "metal" else 1.0
         elif not reduced and (stated := _PRESSURE.search(sentence)):  # 'at 300 K and 1 atm', in the style's unit
             value = float(stated.group(1))
             dyn.p_start = dyn.p_stop = value / ATM_PER_BAR if stated.group(2) == "atm" and units == "metal" else (
@@ -721,10 +742,17 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
     reset_next = False
     minimized = False
     deform: solids.Deform | None = None  # stated, waiting for the run it applies to
+    pending: tuple[Dynamics, str] | None = None  # a thermostat on NVE stated in a sentence with no run of its own
+    last: tuple[str, list[Stage]] | None = None  # the last sentence that made run stages, and its stages
     for sentence in re.split(r"(?<=[.;])\s+", low):
         initial_t = desc.velocity.temperature if desc.velocity else None
         dyn = _sentence_dynamics(sentence, reduced, current, initial_t, desc.units)
         clauses = _clause_dynamics(sentence, reduced, current, initial_t, desc.units, dyn)
+        if pending is not None and dyn is not None and not clauses and not _OFF.search(sentence):
+            dyn = _join_pending(desc, pending, sentence, dyn)
+        if dyn is not None:
+            pending = None
+        made = len(desc.stages)
         if dyn is not None and not clauses and current is not None and current.thermostat == "nose-hoover" and \
                 dyn.thermostat == "nose-hoover" and dyn.ensemble == current.ensemble:
             current = dyn  # the thermostat in force goes on ('isothermal' after a Nose-Hoover NPT stage)
@@ -733,6 +761,7 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         elif current is not None:
             _later_set_points(desc, sentence, current, deform is not None)
         events: list[tuple[int, str, int]] = []
+        timed: dict[int, str] = {}  # runs stated as a time: their words and the conversion
         stated_deform, deform_words = solids.read_deform(sentence, desc.units)
         if stated_deform is not None:
             events.append((re.search(r"deform|tensile|stretch|elongat|compress|strain rate", sentence).start(),
@@ -751,6 +780,11 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                     r"\bin (?:(?:the |plain )?(?:nve|nvt|npt|nph)(?: ensemble| dynamics)?(?: for)? )?$", before)):
                 continue  # 'in N steps', 'in NVE for N steps': a run length only in a sentence naming the dynamics
             events.append((hit.start(), "run", int(round(float(hit.group(1))))))
+        stated_steps = {steps for at, kind, steps in events if kind == "run"}
+        for at, steps, words in _timed_runs(desc, sentence):
+            if steps not in stated_steps:  # ('for 20 ps (20000 steps)': one run)
+                events.append((at, "run", steps))
+                timed[at] = words
         mini = _MINIMIZE.search(sentence)
         if mini and not minimized and not re.search(r"(?:post|after|pre)[- ]?\s*(?:the )?(?:energy )?$",
                                                     sentence[max(0, mini.start() - 12):mini.start()]):
@@ -758,8 +792,10 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         for at, kind, steps in sorted(events):
             if kind == "deform":
                 deform = stated_deform
-                current, why = solids.deform_dynamics(current, dyn, deform, sentence)
+                current, why = solids.deform_dynamics(current, dyn, deform, sentence, desc.units)
                 desc.note(f"deform{len(desc.stages) + 1}", "rules", deform_words)
+                if lateral := solids.lateral_pressure(sentence, deform.axis, desc.units):
+                    desc.note(f"deform{len(desc.stages) + 1}.lateral_pressure", "rules", lateral[2])
                 desc.note(f"deform{len(desc.stages) + 1}.dynamics", "default", f"{current.ensemble}: {why}")
                 continue
             if kind == "reset":
@@ -786,6 +822,8 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                 continue
             stage = Stage(name=f"run{len(desc.stages) + 1}", steps=steps, dynamics=current.model_copy(),
                           reset_timestep=reset_next, evidence=sentence[:160], deform=deform)
+            if at in timed:
+                desc.note(f"{stage.name}.steps", "rules", timed[at])
             reset_next = False
             if deform is not None and current.ensemble in ("npt", "nph") and deform.axis in (current.p_axes or "xyz"):
                 desc.unsupported.append("a barostat on the deformed axis")
@@ -797,6 +835,16 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
             desc.stages.append(stage)
         if clauses and not any(kind == "off" and at >= clauses[-1][0] for at, kind, _ in events):
             current, unnamed = clauses[-1][1:]  # the sentence's last dynamics stays in force
+        runs = [s for s in desc.stages[made:] if s.kind == "run"]
+        if runs:
+            last = (sentence, runs)
+        elif dyn is not None and separate_thermostat.on_nve(dyn) and not clauses and not events:
+            joined = _thermostat_after(desc, dyn, sentence, last)
+            current = joined or current
+            pending = (dyn, sentence) if joined is dyn else None  # for an NVE run stated later
+            last = None
+        elif dyn is not None:
+            last = None
     if deform is not None:
         desc.missing.append("the length of the deformation run (steps)")
     if not any(s.kind == "run" for s in desc.stages) and (not desc.stages or evolution_words(low) or
@@ -812,9 +860,84 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                   "the production run the text states last")
 
 
+def _join_pending(desc: SimulationDescription, pending: tuple[Dynamics, str], sentence: str,
+                  dyn: Dynamics) -> Dynamics:
+    """The dynamics of a sentence stating NVE after a sentence that stated a thermostat on NVE and no run:
+    one run under both fixes (simagent.described.separate_thermostat), or NVE alone with the thermostat's
+    run length missing when the two are put in sequence."""
+    thermostat, before = pending
+    if dyn.ensemble != "nve" or dyn.thermostat is not None:
+        return dyn
+    words = separate_thermostat.ordered(before, sentence)
+    if words is not None:
+        desc.missing.append(separate_thermostat.unplaced(thermostat, before, words))
+        return dyn
+    if not separate_thermostat.plain_nve(sentence, dyn):
+        desc.missing.append(separate_thermostat.contradicted(thermostat, before, sentence))
+        return dyn
+    named = separate_thermostat.name(thermostat)
+    desc.note(f"run{len(desc.stages) + 1}.thermostat", "rules", f"fix nve with the {named} thermostat stated in a "
+              f"sentence of its own ('{before.strip()[:100]}'), on the NVE run of '{sentence.strip()[:100]}'")
+    return separate_thermostat.joined(thermostat, dyn)
+
+
+def _thermostat_after(desc: SimulationDescription, dyn: Dynamics, sentence: str,
+                      last: tuple[str, list[Stage]] | None) -> Dynamics | None:
+    """A sentence that states a thermostat on NVE (`dyn`) and no run, after a sentence whose one run is NVE by
+    name: the thermostat acts on that run (the stage gets both fixes; its dynamics is returned). Put in
+    sequence after it ('afterwards'), it is a stage with no run length: listed as missing (None returned).
+    Otherwise `dyn` itself: the thermostat holds for the runs stated later."""
+    if last is None or len(last[1]) != 1 or last[1][0] is not desc.stages[-1]:
+        return dyn
+    stage = last[1][0]
+    if not separate_thermostat.plain_nve(last[0], stage.dynamics):
+        return dyn
+    words = separate_thermostat.ordered(last[0], sentence)
+    if words is not None:
+        desc.missing.append(separate_thermostat.unplaced(dyn, sentence, words))
+        return None
+    assert stage.dynamics is not None
+    stage.dynamics = separate_thermostat.joined(dyn, stage.dynamics)
+    desc.note(f"{stage.name}.thermostat", "rules", f"fix nve with the {separate_thermostat.name(dyn)} thermostat "
+              f"stated in a sentence of its own ('{sentence.strip()[:100]}'), on the NVE run stated before it")
+    _complete_dynamics(desc, stage, desc_text=" ".join(s for s in (last[0], sentence)))
+    return stage.dynamics
+
+
 # where a sentence goes on to a later stage: 'N steps in NVT, then M steps in NVE', '..., followed by ...'
 _NEXT_CLAUSE = re.compile(r",?\s+(?:and\s+)?(?:then|followed by|after which|after that|afterwards|subsequently|"
                           r"before|finally)\b")
+
+
+# a run length stated as a time ('for 20 ps', 'over 0.5 ns'); not a damping, relaxation or sampling time
+_RUN_TIME = re.compile(r"\b(?:for|over|lasting)\s+(?:a (?:total )?(?:period|duration|time) of\s+)?(?:about\s+)?"
+                       + NUM + r"\s*(fs|ps|ns|femtoseconds?|picoseconds?|nanoseconds?)\b")
+_NOT_RUN_TIME = re.compile(r"(?:damp|relax|coupl|time constant|correlat|averag|every|each|sampl|output|interval|"
+                           r"window|total of|thermostat|barostat)[^.;,]{0,20}$")
+_TIME_UNIT_FS = {"fs": 1.0, "ps": 1e3, "ns": 1e6, "femtosecond": 1.0, "picosecond": 1e3, "nanosecond": 1e6}
+_UNIT_STYLE_FS = {"metal": 1e3, "real": 1.0}  # the time unit of the unit style (ps, fs), in fs
+
+
+def _timed_runs(desc: SimulationDescription, sentence: str) -> list[tuple[int, int, str]]:
+    """Runs a sentence states as a time ('equilibrate for 20 ps'): (position, steps, words with the
+    conversion). The steps are the time over the timestep (stated or defaulted; a time that is no
+    whole number of timesteps is listed as missing); only in real and metal units, whose time unit
+    is physical."""
+    if desc.units not in _UNIT_STYLE_FS or not desc.timestep:
+        return []
+    out = []
+    for hit in _RUN_TIME.finditer(sentence):
+        if _NOT_RUN_TIME.search(sentence[max(0, hit.start() - 30):hit.start()]):
+            continue
+        unit = hit.group(2).rstrip("s") if len(hit.group(2)) > 2 else hit.group(2)
+        duration = float(hit.group(1)) * _TIME_UNIT_FS[unit] / _UNIT_STYLE_FS[desc.units]  # unit style's time
+        steps = duration / desc.timestep
+        if steps < 1 or abs(steps - round(steps)) > 1e-6 * steps:
+            desc.missing.append(f"a run of {hit.group(1)} {hit.group(2)} in whole timesteps of {desc.timestep:g}")
+            continue
+        out.append((hit.start(), int(round(steps)), f"{hit.group(0)} = {int(round(steps))} steps of {desc.timestep:g}"
+                    f" {'ps' if desc.units == 'metal' else 'fs'} (the run length stated as a time, over the timestep)"))
+    return out
 
 
 def _clause_dynamics(sentence: str, reduced: bool, current: Dynamics | None, initial_t: float | None,
@@ -899,7 +1022,11 @@ def _complete_dynamics(desc: SimulationDescription, stage: Stage, desc_text: str
         desc.note(f"{stage.name}.limit", "rules", f"nve/limit {dyn.limit:g}: fix nve/limit's argument, the largest "
                   f"distance an atom moves in one step (distance units){said}")
     if dyn.ensemble in ("npt", "nph"):
-        if dyn.p_stop is None:
+        if dyn.p_stop is None and desc.units in DEFAULT_PRESSURE_UNIT:
+            dyn.p_start = dyn.p_stop = 0.0
+            desc.note(f"{stage.name}.p_stop", "default", f"0 {DEFAULT_PRESSURE_UNIT[desc.units]}: the text names a "
+                      "barostat but states no pressure; zero pressure, a stress-free box")
+        elif dyn.p_stop is None:
             desc.missing.append(f"the barostat pressure of stage {stage.name}")
         if dyn.p_damp is None:
             dyn.p_damp = 1000 * dt

@@ -339,14 +339,28 @@ def crystal_word(low: str) -> str | None:
     return hit.group(1) if hit else None
 
 
+# three directions listed, then the three axes they lie along in the same order ('[1 1 2], [-1 1 0] and
+# [-1 -1 1] along x, y and z (respectively)')
+_TRIPLE = r"\[\s*-?\d[\s,]+-?\d[\s,]+-?\d\s*\]"
+_LISTED_ORIENT = re.compile(rf"({_TRIPLE}\s*,\s*{_TRIPLE}\s*,?\s*(?:and\s+)?{_TRIPLE})(?:\s+(?:crystal(?:lographic)? )?"
+                            r"(?:directions?|axes|vectors))?\s+(?:along|parallel to|for|in)\s+(?:the\s+)?"
+                            r"([xyz]\s*,\s*[xyz]\s*,?\s*(?:and\s+)?[xyz])\b")
+
+
 def read_orientation(desc: SimulationDescription, low: str) -> None:
-    """'[1 0 0] along x, [0 1 1] along y and [0 -1 1] along z'; 'origin shift of 0.5 along x'."""
+    """'[1 0 0] along x, [0 1 1] along y and [0 -1 1] along z', or the three directions listed before the
+    axes ('[1 0 0], [0 1 1] and [0 -1 1] along x, y and z'); 'origin shift of 0.5 along x'."""
     if desc.lattice is None:
         return
     found = {}
     for hit in re.finditer(r"\[\s*(-?\d)[\s,]+(-?\d)[\s,]+(-?\d)\s*\]\s*(?:along|in|parallel to|for)?\s*(?:the )?"
                            r"([xyz])\b", low):
         found[hit.group(4)] = (int(hit.group(1)), int(hit.group(2)), int(hit.group(3)))
+    if set(found) != {"x", "y", "z"} and (listed := _LISTED_ORIENT.search(low)):  # '[a], [b] and [c] along x, y, z'
+        triples = re.findall(r"\[\s*(-?\d)[\s,]+(-?\d)[\s,]+(-?\d)\s*\]", listed.group(1))
+        axes = re.findall(r"[xyz]", listed.group(2))
+        if len(triples) == 3 and sorted(axes) == ["x", "y", "z"]:
+            found = {a: (int(t[0]), int(t[1]), int(t[2])) for a, t in zip(axes, triples, strict=True)}
     if set(found) == {"x", "y", "z"}:
         desc.lattice.orient = (found["x"], found["y"], found["z"])
         desc.note("lattice.orient", "rules", " ".join(f"{a} [{' '.join(map(str, found[a]))}]" for a in "xyz"))
@@ -416,14 +430,71 @@ def read_deform(sentence: str, units: str | None) -> tuple[Deform | None, str]:
     return Deform(axis=(axis.group(1) or axis.group(2)), style=style, rate=value), rate.group(0)  # type: ignore[arg-type]
 
 
+_AXIS_WORD = r"(?:[- ]?(?:directions?|axis|axes|dimensions?))?"
+_AXES = r"([xyz])" + _AXIS_WORD + r",?\s*(?:and|&|,)\s*(?:the )?([xyz])" + _AXIS_WORD
+_P_VALUE = r"(zero|" + NUM + r")(?:\s*(bar|atm)\b)?"
+_LATERAL = [  # (pattern, whether its axes are named (else: the two axes the deformation leaves))
+    (re.compile(r"\bpressures?(?: components?)? (?:in|along|on|of) (?:the )?" + _AXES + r"[^.;]{0,30}?\b(?:at|to|=|of|"
+                r"equal to)\s*" + _P_VALUE), True),
+    (re.compile(r"\b(?:zero|" + NUM + r"(?:\s*(?:bar|atm))?) pressures? (?:in|along|on) (?:the )?" + _AXES), True),
+    (re.compile(r"\bthe " + _AXES + r" pressures? (?:are |is |being )?(?:kept |held |maintained |fixed |set |"
+                r"controlled )?(?:at|to|=)\s*" + _P_VALUE), True),
+    (re.compile(r"\b(?:lateral|transverse) (?:directions?' )?pressures?[^.;]{0,30}?\b(?:at|to|=)\s*" + _P_VALUE),
+     False),
+    (re.compile(r"\bzero (?:lateral|transverse) pressures?|\b(?:lateral|transverse) directions? (?:are |is )?"
+                r"(?:kept |held )?(?:at )?zero pressure"), False),
+]
+
+
+def lateral_pressure(sentence: str, axis: str, units: str | None) -> tuple[str, float, str] | None:
+    """The pressure a deformation's sentence holds on other axes ('the pressure along y and z kept at
+    zero', 'zero lateral pressure'): (axes, pressure in the unit style's unit, words); None if none stated.
+    'lateral' / 'transverse' are the two axes the deformation leaves."""
+    for pattern, named in _LATERAL:
+        hit = pattern.search(sentence)
+        if not hit:
+            continue
+        groups = [g for g in hit.groups()]
+        if named:
+            axes_found = [g for g in groups if g in ("x", "y", "z")]
+            axes = "".join(sorted(set(axes_found)))
+        else:
+            axes = "".join(a for a in "xyz" if a != axis)
+        values = [g for g in groups if g is not None and g not in ("x", "y", "z", "bar", "atm")]
+        value = 0.0 if not values or values[0] == "zero" else float(values[0])
+        unit = next((g for g in groups if g in ("bar", "atm")), None)
+        if unit == "atm" and units == "metal":
+            value *= 1.01325
+        elif unit == "bar" and units == "real":
+            value /= 1.01325
+        return axes, value, hit.group(0)
+    return None
+
+
 def deform_dynamics(current: Dynamics | None, named: Dynamics | None, deform: Deform,
-                    sentence: str) -> tuple[Dynamics, str]:
+                    sentence: str, units: str | None = None) -> tuple[Dynamics, str]:
     """The dynamics during a deformation: the dynamics its sentence names, else the thermostat in
-    force at its set point; a barostat in force keeps the two other axes at its pressure when the
-    deformation is uniaxial tension or compression (a uniaxial stress, for which Young's modulus is
-    defined), else the box follows the deformation alone."""
+    force at its set point; a pressure the sentence holds on other axes puts a barostat on them
+    (fix npt with the thermostat, else nph); otherwise a barostat in force keeps the two other axes at
+    its pressure when the deformation is uniaxial tension or compression (a uniaxial stress, for
+    which Young's modulus is defined), else the box follows the deformation alone."""
     from simagent.described.model import Dynamics
 
+    lateral = lateral_pressure(sentence, deform.axis, units)
+    if lateral is not None:
+        axes, value, words = lateral
+        base = named or current
+        dyn = base.model_copy() if base is not None else Dynamics(ensemble="nve")
+        if dyn.ensemble == "nve" and dyn.thermostat is not None:
+            dyn = Dynamics(ensemble="npt", thermostat="nose-hoover", t_start=dyn.t_stop, t_stop=dyn.t_stop,
+                           t_damp=dyn.t_damp)
+            held = (f"npt (Nose-Hoover) on {', '.join(axes)} at the stated {value:g}: a barostat needs fix npt or nph, "
+                    "the temperature stays at the thermostat's set point")
+        else:
+            dyn.ensemble = "npt" if dyn.ensemble in ("nvt", "npt") else "nph"
+            held = f"{dyn.ensemble} on {', '.join(axes)} at the stated {value:g} ('{words}')"
+        dyn.p_axes, dyn.p_start, dyn.p_stop = axes, value, value
+        return dyn, held + f" and the box deformed along {deform.axis}"
     if named is not None:
         return named, "named with the deformation"
     if current is None or current.thermostat is None and current.ensemble == "nve":
