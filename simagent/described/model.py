@@ -23,16 +23,18 @@ from simagent.described.drum import GranularDrum
 from simagent.described.ellipsoids import Ellipsoids
 from simagent.described.example_system import ExampleSystem
 from simagent.described.granular import GranularPour
-from simagent.described.groups import Layout
+from simagent.described.groups import Displacement, Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
 from simagent.described.polymer import BondedChain
+from simagent.described.respa import Respa
 from simagent.described.rheo import RheoFluid
 from simagent.described.shock import MSST
 from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitution
 from simagent.described.special import ContactTracker, Controller
 from simagent.described.spin import SpinLattice
 from simagent.described.srd import SRDSolvent
+from simagent.described.stacking import SlipScan
 
 Source = Literal["rules", "llm", "default"]
 UnitsName = Literal["lj", "real", "metal"]
@@ -174,6 +176,8 @@ class Stage(BaseModel):
     shear: ShearFlow | None = None
     controller: Controller | None = None
     msst: MSST | None = Field(default=None, description="a shock by fix msst, which integrates this stage")
+    displace: Displacement | None = Field(default=None, description="a rigid shift of a group at the stage's start "
+                                          "(displace_atoms), before it runs or minimises")
     evidence: str = ""
 
     @model_validator(mode="after")
@@ -227,6 +231,8 @@ class SimulationDescription(BaseModel):
     neighbor_every: int | None = None
     velocity: Velocity | None = None
     timestep: float | None = None
+    respa: Respa | None = Field(default=None, description="multiple timestepping (run_style respa); the timestep is "
+                                "its outermost level's")
     thermo_every: int | None = None
     stages: list[Stage] = Field(default_factory=list)
     green_kubo: GreenKubo | None = None
@@ -234,6 +240,8 @@ class SimulationDescription(BaseModel):
                                     "the run is checked against it, never resized to it")
     average_stage: int | None = Field(default=None, description="index of the stage whose thermo the metrics average")
     layout: Layout | None = Field(default=None, description="regions, groups and what acts on them")
+    scan: SlipScan | None = Field(default=None, description="a generalised stacking-fault scan: one half of the "
+                                  "crystal displaced step by step, each state minimised (simagent.described.stacking)")
     defect: PointDefect | None = Field(default=None, description="atoms added between the perfect crystal's "
                                        "minimisation and the defect cell's (a formation energy)")
     origin: dict[str, Origin] = Field(default_factory=dict)

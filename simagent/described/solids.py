@@ -339,14 +339,28 @@ def crystal_word(low: str) -> str | None:
     return hit.group(1) if hit else None
 
 
+# three directions listed, then the three axes they lie along in the same order ('[1 1 2], [-1 1 0] and
+# [-1 -1 1] along x, y and z (respectively)')
+_TRIPLE = r"\[\s*-?\d[\s,]+-?\d[\s,]+-?\d\s*\]"
+_LISTED_ORIENT = re.compile(rf"({_TRIPLE}\s*,\s*{_TRIPLE}\s*,?\s*(?:and\s+)?{_TRIPLE})(?:\s+(?:crystal(?:lographic)? )?"
+                            r"(?:directions?|axes|vectors))?\s+(?:along|parallel to|for|in)\s+(?:the\s+)?"
+                            r"([xyz]\s*,\s*[xyz]\s*,?\s*(?:and\s+)?[xyz])\b")
+
+
 def read_orientation(desc: SimulationDescription, low: str) -> None:
-    """'[1 0 0] along x, [0 1 1] along y and [0 -1 1] along z'; 'origin shift of 0.5 along x'."""
+    """'[1 0 0] along x, [0 1 1] along y and [0 -1 1] along z', or the three directions listed before the
+    axes ('[1 0 0], [0 1 1] and [0 -1 1] along x, y and z'); 'origin shift of 0.5 along x'."""
     if desc.lattice is None:
         return
     found = {}
     for hit in re.finditer(r"\[\s*(-?\d)[\s,]+(-?\d)[\s,]+(-?\d)\s*\]\s*(?:along|in|parallel to|for)?\s*(?:the )?"
                            r"([xyz])\b", low):
         found[hit.group(4)] = (int(hit.group(1)), int(hit.group(2)), int(hit.group(3)))
+    if set(found) != {"x", "y", "z"} and (listed := _LISTED_ORIENT.search(low)):  # '[a], [b] and [c] along x, y, z'
+        triples = re.findall(r"\[\s*(-?\d)[\s,]+(-?\d)[\s,]+(-?\d)\s*\]", listed.group(1))
+        axes = re.findall(r"[xyz]", listed.group(2))
+        if len(triples) == 3 and sorted(axes) == ["x", "y", "z"]:
+            found = {a: (int(t[0]), int(t[1]), int(t[2])) for a, t in zip(axes, triples, strict=True)}
     if set(found) == {"x", "y", "z"}:
         desc.lattice.orient = (found["x"], found["y"], found["z"])
         desc.note("lattice.orient", "rules", " ".join(f"{a} [{' '.join(map(str, found[a]))}]" for a in "xyz"))

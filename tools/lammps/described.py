@@ -36,6 +36,7 @@ from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
 from tools.lammps import described_spin as spin
 from tools.lammps import described_srd as srd
+from tools.lammps import described_stacking as stacking
 
 THERMO = "step temp pe ke etotal press vol density atoms"
 EROT_COLUMN = "c_erot"  # rotational kinetic energy of finite spheres (compute erotate/sphere)
@@ -457,17 +458,20 @@ def _system_and_interactions(desc: SimulationDescription) -> list[str]:
 
 def _run_settings(desc: SimulationDescription) -> list[str]:
     """Timestep and thermo output (and a molecular system's preparation), then the velocities, then the
-    rigid displacements. Molecules that start as the text places them get their velocities before the
-    SHAKE constraints exist: the creation then spreads the temperature over the unconstrained degrees
-    of freedom and the constraints' first step removes the bond-direction part, leaving the rigid
-    molecules at the stated temperature (created after SHAKE, they would start at 2/3 of it)."""
+    rigid displacements and a stacking-fault scan's constraint. Molecules that start as the text places
+    them get their velocities before the SHAKE constraints exist: the creation then spreads the
+    temperature over the unconstrained degrees of freedom and the constraints' first step removes the
+    bond-direction part, leaving the rigid molecules at the stated temperature (created after SHAKE,
+    they would start at 2/3 of it)."""
     lines = [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", _thermo_modify(desc)]
+    if desc.respa is not None:  # multiple timestepping; the timestep above is its outermost level's
+        lines.append(desc.respa.command())
     if desc.molecular is not None:
         lines += molecular.preparation_lines(desc)
     lines += _velocity(desc)
     if desc.molecular is not None and not desc.molecular.prepare:
         lines += molecular.constraint_lines(desc)
-    return lines + described_groups.displacement_lines(desc.layout)
+    return lines + described_groups.displacement_lines(desc.layout) + stacking.setup_lines(desc)
 
 
 def _is_srd_stage(desc: SimulationDescription, index: int) -> bool:
@@ -477,7 +481,7 @@ def _is_srd_stage(desc: SimulationDescription, index: int) -> bool:
 
 def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active: list[str]) -> list[str]:
     """The stage's marker comment, the previous stage's fixes removed, the SRD solvent inserted before
-    its stage, and the timestep reset."""
+    its stage, the timestep reset, and the stage's rigid displacement of a group."""
     lines = ["", f"# stage {index + 1}: {stage.name}: {stage.evidence[:100]}"]
     lines += [f"unfix           {fix_id}" for fix_id in active]
     if index > 0:
@@ -487,7 +491,7 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
     lines += solids.defect_lines(desc, index)
     if stage.reset_timestep:
         lines.append("reset_timestep  0")
-    return lines
+    return lines + stacking.displace_lines(stage)
 
 
 def _minimisation(desc: SimulationDescription, stage: Stage) -> tuple[list[str], list[str]]:

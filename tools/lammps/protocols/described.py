@@ -61,6 +61,8 @@ from tools.lammps.described_spin import NORMALIZED, PER_ATOM
 from tools.lammps.described_spin import PROPERTIES as SPIN
 from tools.lammps.described_spin import files as spin_files
 from tools.lammps.described_spin import result as spin_result
+from tools.lammps.described_stacking import GSF
+from tools.lammps.described_stacking import result as gsf_result
 from tools.lammps.example_system import HBOND_COLUMN, hbond_style
 from tools.lammps.example_system import job_files as example_files
 from tools.lammps.parse import read_output
@@ -128,7 +130,7 @@ class DescribedRun(Protocol):
         frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
                                                                   SHEAR_STRESS, GYRATION, FRICTION, TENSILE,
                                                                   SURFACE_TENSION} | STRENGTHS | GROUP_ONLY | \
-        frozenset(SHOCK) | {ROTATION_ANGLE, HBONDS, COULOMB, INTERSTITIAL} | frozenset(SPIN)
+        frozenset(SHOCK) | {ROTATION_ANGLE, HBONDS, COULOMB, INTERSTITIAL, GSF} | frozenset(SPIN)
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -163,9 +165,13 @@ class DescribedRun(Protocol):
             return False  # compute spin's values exist only for a spin lattice
         if any(p.name == HBONDS for p in spec.properties) and hbond_style(desc.example_system) is None:
             return False  # counted by a hydrogen-bond pair style only
+        if any(p.name == GSF for p in spec.properties) and desc.scan is None:
+            return False  # the curve of a stacking-fault scan the description states
+        if desc.scan is not None and any(p.name != GSF for p in spec.properties):
+            return False  # a scan has no averaged run for thermo quantities
         if any(p.name == INTERSTITIAL for p in spec.properties) and desc.defect is None:
             return False  # from a described point defect's two minimisations only
-        if not desc.run_stages() and any(p.name != INTERSTITIAL for p in spec.properties):
+        if not desc.run_stages() and any(p.name not in (INTERSTITIAL, GSF) for p in spec.properties):
             return False  # minimisations only: no thermo average to take
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
             desc.dipoles is not None or desc.ellipsoids is not None or not wants_rotation) and (
@@ -226,6 +232,9 @@ class DescribedRun(Protocol):
         runs = out.runs[1:] if prepared else out.runs  # after the preparation's minimisation
         if len(runs) != len(desc.stages):
             raise ReadError(f"{len(runs)} thermo blocks for {len(desc.stages)} stages in {job_dir / 'log.lammps'}")
+        if desc.scan is not None:  # every stage a minimisation: the scan's energies (tools.lammps.described_stacking)
+            log = job_dir / "log.lammps"
+            return [gsf_result(runs, desc, log.read_text() if log.is_file() else out.text, JOB_ID)]
         if not desc.run_stages():  # minimisations only: a described point defect's formation energy
             return [_formation_energy(runs, (job_dir / "log.lammps").read_text(errors="replace"), desc)]
         index = desc.average_stage if desc.average_stage is not None else desc.run_stages()[-1]
