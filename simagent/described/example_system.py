@@ -127,9 +127,11 @@ FAMILIES: tuple[Family, ...] = (
     Family("soft repulsion", r"\bsoft\b[^.;]{0,40}potential|pair[_ ]style soft", r"^pair soft$"),
     Family("FENE", r"\bfene\b", r"^(?:bond fene|special_bonds fene)"),
     Family("rigid bodies", r"\brigid bod|fix rigid", r"^fix rigid"),
-    Family("harmonic bonds", r"harmonic", r"^(?:bond|angle|dihedral|improper) harmonic", distinctive=False),
+    # not the three-body term of nb3b/harmonic ('a three-body harmonic nb3b potential', 'harmonic nb3b')
+    Family("harmonic bonds", r"(?<!nb3b/)(?<!body )(?<!three )\bharmonic\b(?![- ](?:nb3b|three[- ]body|non-?bonded))",
+           r"^(?:bond|angle|dihedral|improper) harmonic", distinctive=False),
     Family("Coulomb", r"coulomb|electrostatic|\bcoul/", r"coul|^kspace", distinctive=False),
-    Family("hybrid/overlay", r"hybrid/overlay|overlaid", r"^pair hybrid/overlay$", distinctive=False),
+    Family("hybrid/overlay", r"hybrid[/ ]overlay|overlaid", r"^pair hybrid/overlay$", distinctive=False),
 )
 # the refusals of simagent.described.reading an example's system settles, and what in the example does
 COVERS: dict[str, str] = {
@@ -280,8 +282,14 @@ def _protocol_numbers(desc: SimulationDescription) -> list[float]:
     return [float(v) for v in values]
 
 
+# bonded neighbours named by their separation ('exclude 1-2 and 1-3 pairs', '1-4 interactions'): names, not values
+_NEIGHBOURS = re.compile(r"\b1-[234](?:(?:,|,? and|,? or)\s*1-[234])*(?= (?:\w+ )?(?:pairs?|interactions?|neighbou?rs?|"
+                         r"terms?|exclusions?|weights?|contributions?|special|bonded|intramolecular)\b)")
+
+
 def _text_numbers(low: str) -> list[str]:
     low = _POWER.sub(lambda m: f"1e{m.group(1)}", low)
+    low = _NEIGHBOURS.sub(" ", low)
     low = _OUTPUT.sub(lambda m: m.group(0)[:m.start(1) - m.start(0)], low)  # output intervals: not the system's
     return [m.group(0) for m in _NUMBER.finditer(low)]
 
@@ -373,13 +381,15 @@ def read_example_system(desc: SimulationDescription, low: str, text: str) -> Non
 _THERMOSTAT_FIX = {"nose-hoover": r"(?:nvt|npt) temp", "langevin": r"langevin", "berendsen": r"temp/berendsen"}
 
 
-def _example_protocol(desc: SimulationDescription, example: ExampleSystem) -> None:
+def _example_protocol(desc: SimulationDescription, example: ExampleSystem, low: str) -> None:
     """Run settings the text leaves out, where the example's own protocol has them for the same run: its
-    thermostat damping, timestep and velocity seed (and distribution, loop), as the example fills what a
-    text retelling it leaves out (simagent.described.example_fill); each listed with its source."""
+    thermostat damping, rescaling interval, minimisation limits, timestep and velocity seed (and distribution,
+    loop, angular momentum), as the example fills what a text retelling it leaves out
+    (simagent.described.example_fill); each listed with its source."""
     why = f"not stated; LAMMPS example {example.name}'s ({example.input}), whose system the text describes"
     _example_damping(desc, example)
     _example_rescaling(desc, example, why)
+    _example_minimisation(desc, example, why)
     steps = {float(m.group(1)) for line in example.protocol if (m := re.match(r"timestep\s+(\S+)$", line.strip()))}
     timestep = desc.origin.get("timestep")
     if len(steps) == 1 and timestep is not None and timestep.source == "default":
@@ -403,16 +413,34 @@ def _example_protocol(desc: SimulationDescription, example: ExampleSystem) -> No
     if keys.get("loop") in ("all", "local", "geom") and v.loop is None:
         v.loop = keys["loop"]  # type: ignore[assignment]
         said.append(f"loop {v.loop}")
+    if keys.get("rot") == "yes" and not v.zero_rotation and not re.search(r"angular momentum|rotation", low):
+        v.zero_rotation = True
+        said.append("rot yes")
     desc.note("velocity.seed", "default", f"{' '.join(said)}: {why}, which creates its velocities at the same "
               "temperature")
 
 
+_RESCALE = re.compile(r"fix\s+\S+\s+\S+\s+temp/rescale\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+1(?:\.0*)?$")
+
+
 def _example_rescaling(desc: SimulationDescription, example: ExampleSystem, why: str) -> None:
-    """A velocity-rescaling interval the text states without its window, the example's own for that interval."""
+    """A velocity-rescaling interval the text states without its window, the example's own for that interval;
+    rescaling stated with neither, the example's interval and window when it rescales to the same set point."""
     for stage in desc.stages:
         dyn, key = stage.dynamics, f"{stage.name}.rescale_window"
-        if dyn is None or dyn.thermostat != "velocity-rescale" or desc.origin.get(key) is None or \
-                desc.origin[key].source != "default":
+        if dyn is None or dyn.thermostat != "velocity-rescale":
+            continue
+        interval = desc.origin.get(f"{stage.name}.rescale")
+        if interval is not None and interval.source == "default" and dyn.t_start is not None:
+            own = {(int(m.group(1)), float(m.group(4))) for line in example.protocol if (m := _RESCALE.match(
+                line.strip())) and agrees(dyn.t_start, float(m.group(2))) and agrees(dyn.t_stop, float(m.group(3)))}
+            if len(own) == 1:
+                dyn.rescale_every, dyn.rescale_window = own.pop()
+                desc.note(f"{stage.name}.rescale", "default", f"every {dyn.rescale_every} steps, window "
+                          f"{dyn.rescale_window:g}: {why}, which rescales to the same temperature")
+                desc.origin.pop(key, None)
+            continue
+        if desc.origin.get(key) is None or desc.origin[key].source != "default":
             continue
         windows = {float(m.group(1)) for line in example.protocol if (m := re.match(
             rf"fix\s+\S+\s+\S+\s+temp/rescale\s+{dyn.rescale_every}\s+\S+\s+\S+\s+(\S+)\s+1(?:\.0*)?$",
@@ -420,6 +448,21 @@ def _example_rescaling(desc: SimulationDescription, example: ExampleSystem, why:
         if len(windows) == 1:
             dyn.rescale_window = windows.pop()
             desc.note(key, "default", f"{dyn.rescale_window:g}: {why}")
+
+
+def _example_minimisation(desc: SimulationDescription, example: ExampleSystem, why: str) -> None:
+    """A minimisation stated with the example's tolerances but without its iteration limits: the example's."""
+    limits = {(int(w[3]), int(w[4]), float(w[1]), float(w[2])) for w in (line.split() for line in example.protocol)
+              if len(w) == 5 and w[0] == "minimize" and all(_NUMBER.fullmatch(x) for x in w[1:])}
+    for stage in desc.stages:
+        m, key = stage.minimize, f"{stage.name}.max_iterations"
+        if m is None or desc.origin.get(key) is None or desc.origin[key].source != "default":
+            continue
+        same = [(it, ev) for it, ev, etol, ftol in limits if agrees(m.etol, etol) and agrees(m.ftol, ftol)]
+        if len(same) == 1:
+            m.max_iterations, m.max_evaluations = same[0]
+            desc.note(key, "default", f"{m.max_iterations}: {why}, which minimises to the same tolerances")
+            desc.note(f"{stage.name}.max_evaluations", "default", f"{m.max_evaluations}: {why}")
 
 
 def _example_damping(desc: SimulationDescription, example: ExampleSystem) -> None:
@@ -462,7 +505,7 @@ def use_example(desc: SimulationDescription, example: ExampleSystem, low: str) -
             setattr(desc, field, None if field != "masses" else {})
     desc.dimension = example.dimension  # type: ignore[assignment]
     desc.atom_types = max(1, example.atom_types)
-    _example_protocol(desc, example)
+    _example_protocol(desc, example, low)
     if desc.velocity is None or desc.origin.get("velocity") is None or desc.origin["velocity"].source != "default":
         return
     if example.velocities:

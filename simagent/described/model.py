@@ -27,6 +27,7 @@ from simagent.described.groups import Displacement, Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
 from simagent.described.polymer import BondedChain
+from simagent.described.respa import Respa
 from simagent.described.rheo import RheoFluid
 from simagent.described.shock import MSST
 from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitution
@@ -230,6 +231,8 @@ class SimulationDescription(BaseModel):
     neighbor_every: int | None = None
     velocity: Velocity | None = None
     timestep: float | None = None
+    respa: Respa | None = Field(default=None, description="multiple timestepping (run_style respa); the timestep is "
+                                "its outermost level's")
     thermo_every: int | None = None
     stages: list[Stage] = Field(default_factory=list)
     green_kubo: GreenKubo | None = None

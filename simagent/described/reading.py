@@ -37,6 +37,7 @@ from simagent.described import (
     molecular,
     polymer,
     region_reading,
+    respa,
     rheo,
     separate_thermostat,
     shock,
@@ -174,6 +175,7 @@ def read_description(text: str) -> SimulationDescription:
     _stated_atoms(desc, low)
     spin.read_spin(desc, low)  # a spin lattice retelling examples/SPIN (before an example system is looked for)
     example_system.read_example_system(desc, low, text)  # a system whose atoms an installed LAMMPS example gives
+    respa.read_respa(desc, low)  # after the example, whose own run_style may fill the loop factor
     examples.fill_friction_example(desc)
     examples.fill_balance_example(desc)
     examples.fill_crack_example(desc, low)
@@ -1031,6 +1033,10 @@ def minimize_settings(desc: SimulationDescription, sentence: str, name: str) -> 
     unstated limits get documented defaults noted under `name`."""
     found = read_controls(sentence)
     style = found.get("minimizer") or "cg"
+    pair = _TOLERANCE_PAIR.search(sentence)  # 'energy and force tolerances of 1e-6 and 1e-8(, respectively)'
+    if pair and "etol" not in found and "ftol" not in found:
+        first, second = float(pair.group(2)), float(pair.group(3))
+        found["etol"], found["ftol"] = (first, second) if pair.group(1) == "energy" else (second, first)
     both = re.search(r"energy and force (?:convergence )?tolerances?(?: (?:are|of|=|both))*\s*" + NUM, sentence) or \
         re.search(r"tolerances? (?:of )?" + NUM + r" (?:for|on) both (?:the )?energy and (?:the )?force", sentence)
     if both and ("etol" not in found or "ftol" not in found):  # one number for both tolerances
@@ -1050,6 +1056,12 @@ def minimize_settings(desc: SimulationDescription, sentence: str, name: str) -> 
                   f"{maxeval}: LAMMPS needs maxeval; ten times the iterations, at least {DEFAULT_MAX_EVALUATIONS}")
     return Minimize(style=style, etol=found["etol"], ftol=found["ftol"], max_iterations=maxiter,
                     max_evaluations=maxeval)
+
+
+# two tolerances in the order their quantities are named: 'energy and force tolerances of 1e-6 and 1e-8,
+# respectively', 'force and energy criteria set to 1e-8 and 1e-6'
+_TOLERANCE_PAIR = re.compile(r"\b(energy|force) and (?:energy|force) (?:convergence )?(?:tolerances|criteria|"
+                             r"thresholds)(?: (?:are|of|=|set to|equal to|at))*\s*" + NUM + r"\s*(?:and|,|/)\s*" + NUM)
 
 
 def _minimize_stage(desc: SimulationDescription, sentence: str) -> None:

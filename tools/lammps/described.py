@@ -464,6 +464,8 @@ def _run_settings(desc: SimulationDescription) -> list[str]:
     bond-direction part, leaving the rigid molecules at the stated temperature (created after SHAKE,
     they would start at 2/3 of it)."""
     lines = [f"timestep        {_fmt(desc.timestep)}", f"thermo_style    custom {THERMO}", _thermo_modify(desc)]
+    if desc.respa is not None:  # multiple timestepping; the timestep above is its outermost level's
+        lines.append(desc.respa.command())
     if desc.molecular is not None:
         lines += molecular.preparation_lines(desc)
     lines += _velocity(desc)
