@@ -27,6 +27,9 @@ STRESS_STRAIN_FILE = "stress_strain.dat"
 FIT_END = 0.005  # the modulus fit window ends at 0.5 % strain at the least (the tensile protocol's DEFAULT_FIT_END)
 FIT_SAMPLES = 20  # samples at least inside [0, FIT_END] when the rate allows
 SMALL_STRAIN = 0.01  # a modulus from samples too coarse for the linearity test is fitted within 1 % strain
+# A fit whose standard error exceeds this fraction of its slope (thermal noise of a small box at a slow rate)
+# doubles its window, up to SMALL_STRAIN, while the longer window passes the same linearity test.
+NOISY_FIT = 0.05
 
 
 def _fmt(x: float) -> str:
@@ -178,8 +181,19 @@ def _modulus_fit(desc: SimulationDescription, stage: Stage, strain: np.ndarray, 
         return _coarse_fit(strain, stress, small)
     per_sample = abs(stage.deform.rate) * desc.timestep * sample_every(desc, stage)
     end = max(FIT_END, 2 * MIN_POINTS * per_sample)
-    return fit_linear_region(strain, stress, 0.0, end, min_window=max(0.001, MIN_POINTS * per_sample),
-                             tolerance=LINEARITY_TOLERANCE)
+    min_window = max(0.001, MIN_POINTS * per_sample)
+    fit = fit_linear_region(strain, stress, 0.0, end, min_window=min_window, tolerance=LINEARITY_TOLERANCE)
+    while fit["se"] > NOISY_FIT * fit["slope"] and fit["end"] < SMALL_STRAIN * (1 - 1e-9) and \
+            not fit["shrunk"] and strain.max() >= min(2 * fit["end"], SMALL_STRAIN):
+        try:  # thermal noise: a longer window within the small-strain limit, if it is linear too
+            longer = fit_linear_region(strain, stress, 0.0, min(2 * fit["end"], SMALL_STRAIN), min_window=min_window,
+                                       tolerance=LINEARITY_TOLERANCE)
+        except CalculationFailed:
+            break
+        if longer["shrunk"] or longer["se"] >= fit["se"]:
+            break
+        fit = {**longer, "extended_from": fit.get("extended_from", (fit["end"], fit["se"] / fit["slope"]))}
+    return fit
 
 
 def _coarse_fit(strain: np.ndarray, stress: np.ndarray, small: np.ndarray) -> dict:
@@ -210,6 +224,10 @@ def _fit_words(fit: dict) -> str:
                 f"{fit['coarse']:.3g} strain apart: fewer than {MIN_POINTS} within the small-strain limit "
                 f"{SMALL_STRAIN:g}, so the window's linearity was not tested)")
     shrunk = ", shrunk until its halves agree within 5 %" if fit["shrunk"] else ""
+    if "extended_from" in fit:
+        first_end, first_se = fit["extended_from"]
+        shrunk = (f", extended from {first_end:.4g}, where the slope's standard error was {first_se:.1%} (over "
+                  f"{NOISY_FIT:.0%}): windows double up to {SMALL_STRAIN:g} strain while their halves agree")
     return (f"fit window strain {fit['start']:g} to {fit['end']:.4g} ({fit['points']} samples{shrunk}; half-window "
             f"slopes {fit['half_slopes'][0]:.4g} and {fit['half_slopes'][1]:.4g})")
 
