@@ -476,6 +476,11 @@ def _label(target: MetricTarget, words: str, elastic_example: bool) -> None:
                     f"{target.metric!r}: a cubic crystal has shear moduli 1 (C44) and 2 ((C11-C12)/2) only")
                 return
             target.label = CUBIC_SHEAR_LABELS[n - 1]
+    elif target.property == "generalized_stacking_fault_energy":  # one point of the curve, not its mean
+        point = re.search(r"\b(?:max(?:imum)?|peak|highest|unstable|usf)\b|\b(?:intrinsic|isf|min(?:imum)?|lowest)\b",
+                          words)
+        if point:
+            target.label = "unstable" if re.match(r"max|peak|highest|unstable|usf", point.group(0)) else "intrinsic"
     elif target.property in ("magnetization", "magnetic_energy"):  # the total unless per atom or normalised
         if re.search(r"\bper (?:atom|spin|site|particle)\b|/ ?atom\b", words):
             target.label = "per_atom"

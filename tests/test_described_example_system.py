@@ -340,3 +340,34 @@ def test_rendered_auo_is_heated_from_rest_by_the_berendsen_fix(tmp_path: Path):
     folder = run_inputs({"in.lammps": text, **job_files(desc.example_system)}, tmp_path / "auo")
     (block,) = read_output(folder).runs
     assert block["Temp"][0] == 0 and 0 < block["Temp"][-1] < 500
+
+
+# AIREBO's LJ and torsion switches decide between examples/airebo's in.airebo (1 1) and in.airebo-0-0 (0 0)
+POLYETHYLENE = ("Polyethylene of 60 atoms (20 C, 40 H) replicated 17 x 16 x 2, the AIREBO potential in metal units "
+                "with a 3.0 LJ cutoff{switches}; velocities at 300 K, NVE for 10 steps with a 0.0005 ps timestep.")
+
+
+@pytest.mark.parametrize("switches, example", [
+    (" and the Lennard-Jones and torsion terms both switched on", "in.airebo"),
+    (", torsional and LJ interactions included", "in.airebo"),
+    (" and with the LJ and torsion contributions turned off", "in.airebo-0-0"),
+    (", disabling the LJ and torsion terms", "in.airebo-0-0"),
+])  # fmt: skip
+def test_stated_airebo_switches_choose_the_example(switches, example):
+    desc = read_description(POLYETHYLENE.format(switches=switches))
+    assert desc.example_system is not None and desc.example_system.input == example, desc.unsupported
+    assert desc.renderable, (desc.unsupported, desc.missing)
+
+
+def test_airebo_switches_no_example_has_are_refused_by_name():
+    """Torsion off with LJ left on (LAMMPS's default): in.airebo-0-0 also turns LJ off, which the text does not."""
+    desc = read_description(POLYETHYLENE.format(switches=", without the torsion terms"))
+    assert desc.example_system is None
+    (refusal,) = [u for u in desc.unsupported if u.startswith("AIREBO with torsion off")]
+    assert "in.airebo: lj on, torsion on" in refusal and "in.airebo-0-0: lj off, torsion off" in refusal
+
+
+def test_dev_airebo_states_both_switches_on():
+    desc = read_description(dev_text("lammps_2/36_airebo.json"))
+    assert desc.example_system is not None and desc.example_system.input == "in.airebo", desc.unsupported
+    assert desc.renderable, (desc.unsupported, desc.missing)

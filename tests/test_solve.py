@@ -133,6 +133,10 @@ def test_metric_names(metric, prop, unit, at):
     ("c_44", "elastic_constants", "C44"),
     ("rdf first peak position", "rdf", "first_peak"),
     ("Young's_modulus", "youngs_modulus", None),
+    ("mean_GSF_energy_J_m2", "generalized_stacking_fault_energy", None),  # the scan's average
+    ("maximum generalised stacking fault energy", "generalized_stacking_fault_energy", "unstable"),
+    ("GSFE-peak", "generalized_stacking_fault_energy", "unstable"),
+    ("lowest_gsf_value", "generalized_stacking_fault_energy", "intrinsic"),
 ])  # fmt: skip
 def test_metric_labels(metric, prop, label):
     target = read_metric(metric)

@@ -267,6 +267,58 @@ def _named_files_fit(text: str, example: ExampleSystem, others: list[ExampleSyst
     return named <= set(example.files)
 
 
+# AIREBO's switches (LAMMPS manual, pair airebo: pair_style airebo cutoff LJ_flag TORSION_flag, both 1 when
+# omitted), as a text states them: 'with both the LJ and torsion terms enabled', 'torsion switched off'
+_SWITCH_NAME = r"(?:lj|lennard-jones|torsion(?:al)?)"
+_SWITCH_NAMES = rf"(?:both )?(?:the )?{_SWITCH_NAME}(?:(?: and |/| & )(?:the )?{_SWITCH_NAME})?"
+_ON = r"enabled|included|switched on|turned on|active|on|kept"
+_OFF_WORDS = r"disabled|excluded|switched off|turned off|omitted|off|neglected|removed|dropped"
+_SWITCH = re.compile(rf"(?P<names>{_SWITCH_NAMES})(?: (?:terms?|interactions?|contributions?|parts?|energ(?:y|ies)))?"
+                     rf"(?: (?:are|is|being|both|set))*(?P<negated> not)? (?P<state>{_ON}|{_OFF_WORDS})\b|"
+                     rf"\b(?P<prefix>without|with no|enabling|disabling|excluding|including) "
+                     rf"(?P<names2>{_SWITCH_NAMES})(?: (?:terms?|interactions?|contributions?))")
+
+
+def stated_switches(low: str) -> dict[str, bool]:
+    """AIREBO's LJ and torsion switches a text states ('lj' / 'torsion' -> on), from the first statement of each."""
+    out: dict[str, bool] = {}
+    for m in _SWITCH.finditer(low):
+        if m.group("names"):
+            names, on = m.group("names"), m.group("state") not in _OFF_WORDS.split("|")
+            on = on != bool(m.group("negated"))
+        else:
+            names, on = m.group("names2"), m.group("prefix") in ("enabling", "including")
+        for key, word in (("lj", r"\blj\b|lennard-jones"), ("torsion", r"torsion")):
+            if re.search(word, names):
+                out.setdefault(key, on)
+    return out
+
+
+def _airebo_switches(example: ExampleSystem) -> dict[str, bool] | None:
+    for line in example.kept:
+        words = line.text.split()
+        if len(words) >= 3 and words[0] == "pair_style" and words[1] in ("airebo", "airebo/morse"):
+            flags = [*words[3:5], "1", "1"][:2]
+            return {"lj": flags[0] != "0", "torsion": flags[1] != "0"}
+    return None
+
+
+def _switches_fit(low: str, example: ExampleSystem) -> bool:
+    """The AIREBO switches a text states are the example's, and a switch the text leaves out is on in the example
+    (LAMMPS's default: an example that turns it off is not the text's unless the text says so). A text stating
+    no switch fits every example (which one it describes is then open)."""
+    own = _airebo_switches(example)
+    stated = stated_switches(low) if own is not None else {}
+    if own is None or not stated:
+        return True
+    return all(stated.get(k, True) == v for k, v in own.items())
+
+
+def _switches_said(example: ExampleSystem) -> str:
+    own = _airebo_switches(example) or {}
+    return f"{example.input}: " + ", ".join(f"{k} {'on' if v else 'off'}" for k, v in own.items())
+
+
 def _protocol_numbers(desc: SimulationDescription) -> list[float]:
     """The numbers the rules read into the run protocol (stages, velocities, timestep, output)."""
     values: list[float] = []
@@ -350,6 +402,13 @@ def read_example_system(desc: SimulationDescription, low: str, text: str) -> Non
         return
     stated = _stated_setup(desc, low, text)
     found = [e for e in found if _named_files_fit(text, e, found) and _named_styles_fit(low, e, found)] or found
+    switched = [e for e in found if _switches_fit(low, e)]
+    if not switched:
+        said = ", ".join(f"{k} {'on' if v else 'off'}" for k, v in stated_switches(low).items())
+        desc.unsupported.append(f"AIREBO with {said} (the other switches on, LAMMPS's default), which no installed "
+                                f"LAMMPS example runs (" + "; ".join(_switches_said(e) for e in found) + ")")
+        return
+    found = switched
     agreeing = [e for e in found if not _differences(stated, e)]
     if not agreeing:
         desc.unsupported.append("the system of LAMMPS example " + "; ".join(

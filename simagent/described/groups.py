@@ -71,6 +71,9 @@ class RegionFill(BaseModel):
 
     atom_type: int = Field(ge=1)
     region: str
+    lattice_style: str | None = Field(default=None, description="a lattice of this fill's own (LAMMPS lattice "
+                                      "command before its create_atoms); None: the description's lattice")
+    lattice_scale: float | None = Field(default=None, gt=0)
 
 
 class GroupVelocity(BaseModel):

@@ -133,7 +133,7 @@ def read_mixture(desc: SimulationDescription, low: str, sentence_dynamics: Calla
     placed = [p for s in sentences if (p := _placement(desc, s))]
     _deposition(desc, low, sentences)
     if desc.lattice is None and desc.box is not None and not desc.placements and desc.molecular is None and \
-            desc.chain is None:
+            desc.chain is None and (desc.layout is None or not desc.layout.fills):  # (fills: lattices of their own)
         desc.missing.append("the atoms placed at random (how many, of which type)")
     if desc.deposition is not None and desc.layout is not None and desc.layout.thermostat_group:
         _group_thermostat(desc, low, sentences, sentence_dynamics, complete)

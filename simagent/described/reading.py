@@ -45,6 +45,7 @@ from simagent.described import (
     special,
     spin,
     srd,
+    stacked,
     stacking,
 )
 from simagent.described.group_reading import read_boundary, read_layout
@@ -160,6 +161,7 @@ def read_description(text: str) -> SimulationDescription:
     _stages(desc, low, reduced)
     read_boundary(desc, low)
     polymer.note_recenter(desc)
+    stacked.read_stacked_blocks(desc, low)  # two crystals stacked: before slabs and layers
     region_reading.read_built_solid(desc, low, _sentence_dynamics, _complete_dynamics)  # slabs: before layers
     read_layout(desc, low, _sentence_dynamics, _complete_dynamics)
     read_mixture(desc, low, _sentence_dynamics, _complete_dynamics)
@@ -731,6 +733,11 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
     return dyn
 
 
+# words of a text that speaks of dynamics: with them, minimisations alone are not the whole protocol
+_DYNAMICS_WORDS = re.compile(r"\bheat|\bcool|equilibrat|anneal|molecular dynamics|\bmd\b|time ?step|thermostat|"
+                             r"velocit|ensemble|\b(?:nve|nvt|npt|nph)\b|\bsteps?\b|temperature|\d\s*k\b")
+
+
 def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
     current: Dynamics | None = None
     unnamed: str | None = None  # the words of current's thermostat when they name none (a default)
@@ -845,8 +852,12 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
             last = None
     if deform is not None:
         desc.missing.append("the length of the deformation run (steps)")
-    if not any(s.kind == "run" for s in desc.stages):
+    if not any(s.kind == "run" for s in desc.stages) and (not desc.stages or evolution_words(low) or
+                                                           _DYNAMICS_WORDS.search(low) or desc.velocity is not None):
         desc.missing.append("a run length (steps)")
+    elif not any(s.kind == "run" for s in desc.stages):
+        desc.note("stages", "rules", "minimisation only: the text states no dynamics (no run, ensemble, thermostat, "
+                  "temperature or velocities); the metrics are the minimised state's")
     elif desc.average_stage is None:
         desc.average_stage = desc.run_stages()[-1]
         name = desc.stages[desc.average_stage].name
@@ -1040,7 +1051,8 @@ def minimize_settings(desc: SimulationDescription, sentence: str, name: str) -> 
     if pair and "etol" not in found and "ftol" not in found:
         first, second = float(pair.group(2)), float(pair.group(3))
         found["etol"], found["ftol"] = (first, second) if pair.group(1) == "energy" else (second, first)
-    both = re.search(r"energy and force (?:convergence )?tolerances?(?: (?:are|of|=|both))*\s*" + NUM, sentence) or \
+    both = re.search(r"energy and force (?:convergence )?tolerances?(?: (?:are|of|=|both|values?))*\s*" + NUM,
+                     sentence) or \
         re.search(r"tolerances? (?:of )?" + NUM + r" (?:for|on) both (?:the )?energy and (?:the )?force", sentence)
     if both and ("etol" not in found or "ftol" not in found):  # one number for both tolerances
         found["etol"] = found["ftol"] = float(both.group(1))

@@ -68,7 +68,8 @@ def _fmt(x: float) -> str:
 def _box(desc: SimulationDescription) -> list[str]:
     """units, dimension, boundary, atom_style, the lattice and the box region with create_box."""
     assert desc.box is not None and desc.units is not None
-    assert desc.lattice is not None or desc.placements, "no lattice and no atoms placed at random"
+    assert desc.lattice is not None or desc.placements or (desc.layout is not None and desc.layout.fills), \
+        "no lattice, no region fills and no atoms placed at random"
     box = desc.box
     extents = " ".join(f"{_fmt(lo)} {_fmt(hi)}" for lo, hi in zip(box.lo, box.hi, strict=True))
     style = "hybrid sphere dipole" if desc.dipoles else desc.atom_style
@@ -90,11 +91,11 @@ def _box(desc: SimulationDescription) -> list[str]:
 def _lattice_atoms(desc: SimulationDescription) -> tuple[list[str], set[str]]:
     """create_atoms on the lattice, and the names of the regions these lines define (the box's included
     when a solid is built out of parts)."""
-    if desc.lattice is None:  # every atom is placed at random
-        return [], set()
-    if desc.layout is not None and desc.layout.fills:  # a solid built out of parts, each of its type
+    if desc.layout is not None and desc.layout.fills:  # a solid built out of parts, each of its type (and lattice)
         lines = described_groups.fill_lines(desc.layout)
         return lines, {"box", *(line.split()[1] for line in lines if line.startswith("region "))}
+    if desc.lattice is None:  # every atom is placed at random
+        return [], set()
     if desc.layout is not None and desc.layout.create_in:  # the region must exist before atoms fill it
         region = next(r for r in desc.layout.regions if r.name == desc.layout.create_in)
         return [described_groups.region_line(region), f"create_atoms    {desc.lattice_type} region {region.name}"], {

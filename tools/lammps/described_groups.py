@@ -108,8 +108,12 @@ def fill_lines(layout: Layout) -> list[str]:
     for fill in layout.fills:
         need(fill.region)
     regions = {r.name: r for r in layout.regions}
-    return [region_line(regions[n]) for n in needed] + [
-        f"create_atoms    {f.atom_type} region {f.region}" for f in layout.fills]
+    lines = [region_line(regions[n]) for n in needed]
+    for f in layout.fills:  # a fill with a lattice of its own sets it first
+        if f.lattice_style is not None:
+            lines.append(f"lattice         {f.lattice_style} {_fmt(f.lattice_scale or 1.0)}")
+        lines.append(f"create_atoms    {f.atom_type} region {f.region}")
+    return lines
 
 
 def velocity_lines(layout: Layout) -> list[str]:

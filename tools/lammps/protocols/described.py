@@ -96,6 +96,7 @@ HBONDS = "hydrogen_bond_count"  # of a pair style that counts them (tools.lammps
 GROUP_ONLY = frozenset({"atomic_charge", "atom_count"})  # always over a group (tools.lammps.described_metrics)
 INTERSTITIAL = "interstitial_formation_energy"  # from the two minimisations of a described point defect
 RELAXED_FORCE = 1e-3  # eV/A: a larger force left after a defect's minimisation is a warning with the number
+MINIMISED = ("potential_energy_per_atom",)  # what a description of minimisations alone measures: the final state's
 # the unit of each thermo quantity per unit style (LAMMPS units command)
 UNITS: dict[str, dict[str, str]] = {
     "lj": {"energy": "reduced", "temperature": "reduced", "pressure": "reduced", "volume": "reduced",
@@ -171,8 +172,8 @@ class DescribedRun(Protocol):
             return False  # a scan has no averaged run for thermo quantities
         if any(p.name == INTERSTITIAL for p in spec.properties) and desc.defect is None:
             return False  # from a described point defect's two minimisations only
-        if not desc.run_stages() and any(p.name not in (INTERSTITIAL, GSF) for p in spec.properties):
-            return False  # minimisations only: no thermo average to take
+        if not desc.run_stages() and any(p.name not in (INTERSTITIAL, GSF, *MINIMISED) for p in spec.properties):
+            return False  # minimisations only: no thermo average to take, the minimised state's energy only
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
             desc.dipoles is not None or desc.ellipsoids is not None or not wants_rotation) and (
             any(s.deform for s in desc.stages) or not wants_young) and (
@@ -235,8 +236,11 @@ class DescribedRun(Protocol):
         if desc.scan is not None:  # every stage a minimisation: the scan's energies (tools.lammps.described_stacking)
             log = job_dir / "log.lammps"
             return [gsf_result(runs, desc, log.read_text() if log.is_file() else out.text, JOB_ID)]
-        if not desc.run_stages():  # minimisations only: a described point defect's formation energy
+        if desc.defect is not None:  # minimisations only: a described point defect's formation energy
             return [_formation_energy(runs, (job_dir / "log.lammps").read_text(errors="replace"), desc)]
+        if not desc.run_stages():  # minimisations only: the minimised state's energies
+            log = (job_dir / "log.lammps").read_text(errors="replace")
+            return [r for name in p.properties for r in _minimised(name, runs[-1], log, desc)]
         index = desc.average_stage if desc.average_stage is not None else desc.run_stages()[-1]
         stage = desc.stages[index]
         block = runs[index]
@@ -296,6 +300,31 @@ class DescribedRun(Protocol):
             results += _structure(wanted, job_dir, block, desc, units, where)
         miscount = _count_warning(out.runs[0], desc)
         return [r.model_copy(update={"warnings": [*r.warnings, miscount]}) for r in results] if miscount else results
+
+
+def _minimised(name: str, block: dict[str, np.ndarray], log: str, desc: SimulationDescription) -> list[Result]:
+    """The potential energy of the minimised state, per atom and (outside LJ units) the system's total: the
+    final energy of the last minimisation's summary (full precision; thermo rows carry 8 digits), over the atoms
+    of its last thermo row."""
+    column = THERMO_PROPERTIES[name][0]
+    stats = minimization_stats(log)
+    if column not in block or "Atoms" not in block or not stats or "energy" not in stats[-1]:
+        raise ReadError(f"thermo column {column}, Atoms or the minimisation summary missing")
+    energy, atoms = float(stats[-1]["energy"]), int(block["Atoms"][-1])
+    if not np.isclose(energy, float(block[column][-1]), rtol=1e-6, atol=1e-6):
+        raise ReadError(f"the minimisation summary's final energy {energy:g} is not the last thermo {column} "
+                        f"{float(block[column][-1]):g}")
+    unit = UNITS[desc.units or "lj"]["energy"]
+    where = (f"the final state of the last minimisation (stage {len(desc.stages)}, {desc.stages[-1].name}): "
+             f"thermo {column} = {energy:.10g} {unit} over {atoms} atoms")
+    out = [Result(quantity=name, property=name, value=energy / atoms, job=JOB_ID, log="log.lammps",
+                  unit=unit if unit == "reduced" else f"{unit}/atom", method=f"{column} / atoms of {where}; "
+                  "deterministic (0 K)")]
+    if desc.units != "lj":
+        out.append(Result(quantity="total_" + name.removesuffix("_per_atom"), property=name, value=energy,
+                          unit=unit, job=JOB_ID, log="log.lammps", label="total",
+                          method=f"{column} (the total over the system) of {where}; deterministic (0 K)"))
+    return out
 
 
 def _formation_energy(runs: list[dict[str, np.ndarray]], log: str, desc: SimulationDescription) -> Result:
