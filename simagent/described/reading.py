@@ -734,8 +734,9 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
 
 
 # words of a text that speaks of dynamics: with them, minimisations alone are not the whole protocol
-_DYNAMICS_WORDS = re.compile(r"\bheat|\bcool|equilibrat|anneal|molecular dynamics|\bmd\b|time ?step|thermostat|"
-                             r"velocit|ensemble|\b(?:nve|nvt|npt|nph)\b|\bsteps?\b|temperature|\d\s*k\b")
+_DYNAMICS_WORDS = re.compile(r"\bheat|\bcool|equilibrat|anneal|dynamics|\bmd\b|time ?step|thermostat|velocit|"
+                             r"ensemble|\b(?:nve|nvt|npt|nph)\b|\bsteps?\b|temperature|\d\s*k\b|\bruns?\b|"
+                             r"\brunning\b|\bevolv|integrat|trajector|diffus|\bsimulat(?!\w* (?:box|cell|domain))")
 
 
 def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
