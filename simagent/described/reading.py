@@ -799,6 +799,9 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                 desc.note(f"deform{len(desc.stages) + 1}", "rules", deform_words)
                 if lateral := solids.lateral_pressure(sentence, deform.axis, desc.units):
                     desc.note(f"deform{len(desc.stages) + 1}.lateral_pressure", "rules", lateral[2])
+                    if current.p_axes != lateral[0]:
+                        desc.unsupported.append(f"a barostat on {', '.join(lateral[0])} beside the "
+                                                f"{current.thermostat} thermostat")
                 desc.note(f"deform{len(desc.stages) + 1}.dynamics", "default", f"{current.ensemble}: {why}")
                 continue
             if kind == "reset":

@@ -475,7 +475,8 @@ def deform_dynamics(current: Dynamics | None, named: Dynamics | None, deform: De
                     sentence: str, units: str | None = None) -> tuple[Dynamics, str]:
     """The dynamics during a deformation: the dynamics its sentence names, else the thermostat in
     force at its set point; a pressure the sentence holds on other axes puts a barostat on them
-    (fix npt with the thermostat, else nph); otherwise a barostat in force keeps the two other axes at
+    (fix npt with a Nose-Hoover thermostat in force, nph without one; beside another thermostat it is
+    left to the caller to refuse); otherwise a barostat in force keeps the two other axes at
     its pressure when the deformation is uniaxial tension or compression (a uniaxial stress, for
     which Young's modulus is defined), else the box follows the deformation alone."""
     from simagent.described.model import Dynamics
@@ -485,14 +486,12 @@ def deform_dynamics(current: Dynamics | None, named: Dynamics | None, deform: De
         axes, value, words = lateral
         base = named or current
         dyn = base.model_copy() if base is not None else Dynamics(ensemble="nve")
-        if dyn.ensemble == "nve" and dyn.thermostat is not None:
-            dyn = Dynamics(ensemble="npt", thermostat="nose-hoover", t_start=dyn.t_stop, t_stop=dyn.t_stop,
-                           t_damp=dyn.t_damp)
-            held = (f"npt (Nose-Hoover) on {', '.join(axes)} at the stated {value:g}: a barostat needs fix npt or nph, "
-                    "the temperature stays at the thermostat's set point")
-        else:
-            dyn.ensemble = "npt" if dyn.ensemble in ("nvt", "npt") else "nph"
-            held = f"{dyn.ensemble} on {', '.join(axes)} at the stated {value:g} ('{words}')"
+        if dyn.ensemble == "nve" and dyn.thermostat is not None:  # (fix nph beside fix langevin: not rendered)
+            return dyn, (f"{dyn.ensemble} with the {dyn.thermostat} thermostat in force: the stated pressure on "
+                         f"{', '.join(axes)} is not rendered beside it (never replaced by Nose-Hoover)")
+        dyn.ensemble = "npt" if dyn.ensemble in ("nvt", "npt") else "nph"
+        kept = f"the thermostat in force ({dyn.t_stop:g}) continues, " if dyn.thermostat else ""
+        held = f"{kept}the barostat on {', '.join(axes)} at the stated {value:g} ('{words}')"
         dyn.p_axes, dyn.p_start, dyn.p_stop = axes, value, value
         return dyn, held + f" and the box deformed along {deform.axis}"
     if named is not None:
