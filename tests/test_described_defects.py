@@ -91,6 +91,7 @@ def test_without_the_perfect_crystal_no_defect_calculation_is_read():
     ("the simulation domain runs from -5 to 5 unit cells in each direction", -5, 5, True),
     ("the periodic cell spans -3 to 3 lattice spacings along every axis", -3, 3, True),
     ("the box extends from -20 to 20 angstrom in all three dimensions", -20, 20, False),
+    ("the cell runs from -6 to 6 unit cells on each axis", -6, 6, True),  # not 0 to 6: the lower bound kept
 ])  # fmt: skip
 def test_one_span_for_every_axis_is_the_box(words, lo, hi, lattice):
     text = (f"Copper in metal units on an fcc lattice with a lattice constant of 3.615 Å; {words}. The EAM file "

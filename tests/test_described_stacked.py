@@ -76,3 +76,9 @@ def test_dev_task_116_reads_the_two_blocks_and_the_minimisation():
         (4.05, "Al"), (3.52, "Ni")]
     assert [r.bounds[4:] for r in d.layout.regions] == [(0, 6.5), (6.0, 13.0)]
     assert d.example_system is None and [s.minimize.etol for s in d.stages] == [1e-15]
+
+
+def test_minimisation_then_an_unmeasured_simulation_is_not_minimisation_alone():
+    for tail in (", and then simulate the bilayer.", ", then let the system evolve.", " before the production run."):
+        d = read_description(CU_ON_NI.replace("1e-10.", "1e-10" + tail))
+        assert "a run length (steps)" in d.missing and not d.renderable, tail

@@ -177,7 +177,8 @@ def gaps(desc: SimulationDescription, text: str) -> list[Gap]:
     origin = desc.origin.get("timestep")
     # a timestep the rules read for one stage (an SRD run's own) is not missed: the default is for the others
     read_for_a_stage = any(k.endswith(".timestep") and o.source == "rules" for k, o in desc.origin.items())
-    if origin is not None and origin.source == "default" and not read_for_a_stage and \
+    # (minimisations only, as a stacking-fault scan's 'incremental displacements': no timestep is used)
+    if origin is not None and origin.source == "default" and not read_for_a_stage and desc.run_stages() and \
             _speaks_of_a_timestep(normalise(text)):
         found.append(Gap("timestep", f"the integration timestep (in the {desc.units} unit style's time unit)", float,
                          ("timestep",), None))
