@@ -55,6 +55,9 @@ def test_stated_respa_is_read_and_rendered(respa, loops, forces):
     # no loop factor, and no example whose own could stand for it
     ("Use a two-level rRESPA integrator, pair forces at the inner level.", "the RESPA loop factor"),
     ("Integrate with r-RESPA.", "the number of RESPA levels"),
+    # a loop factor of nothing: LAMMPS would refuse 'run_style respa 2 0'
+    ("Use a two-level rRESPA integrator with a loop factor of 0, pair forces at the inner level.",
+     "the RESPA loop factor (at least 1"),
 ])  # fmt: skip
 def test_respa_without_what_it_needs_is_missing_never_guessed(respa, missing):
     desc = read_description(LJ.format(respa=respa))
