@@ -51,6 +51,12 @@ def test_an_overlap_without_a_distance_is_missing():
     assert "the overlap of the two blocks (a distance)" in d.missing and not d.renderable
 
 
+def test_an_overlap_as_thick_as_a_block_is_refused():
+    d = read_description(CU_ON_NI.replace("with an overlap of 0.3 Å", "with an overlap of 9 Å"))
+    assert not d.renderable and d.layout is None
+    assert any("overlap of 9 Å" in u and "7.04 Å thick" in u for u in d.unsupported), d.unsupported
+
+
 def test_minimisation_alone_is_not_the_protocol_when_the_text_speaks_of_dynamics():
     d = read_description(CU_ON_NI.replace("1e-10.", "1e-10, then heat the bilayer to 600 K."))
     assert "a run length (steps)" in d.missing and not d.renderable

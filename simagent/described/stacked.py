@@ -86,6 +86,10 @@ def read_stacked_blocks(desc: SimulationDescription, low: str) -> None:
             desc.missing.append(f"the atom type of the {side} block's {c.group(3)} (not an element of the potential)")
             return
         dims = [float(s.group(i)) for i in (2, 3, 4)]
+        if -gap >= dims[k]:
+            desc.unsupported.append(f"an overlap of {-gap:g} Å with a {side} block {dims[k]:g} Å thick along "
+                                    f"{axis.group(1)}: the blocks would pass through each other, not be stacked")
+            return
         bounds = [0.0, dims[0], 0.0, dims[1], 0.0, dims[2]]
         bounds[2 * k], bounds[2 * k + 1] = start, start + dims[k]
         regions.append(Region(name=f"{side}_block", style="block", bounds=tuple(bounds), box_units=True))

@@ -174,6 +174,10 @@ def read_scan(desc: SimulationDescription, low: str) -> None:
         gaps.append("the step each displacement moves the half by (in Å)")
     if count is None:
         gaps.append("how many displacements are made")
+    elif int(count.group(1) or count.group(2)) < 1:
+        gaps.append(f"how many displacements are made ('{count.group(0).strip()}' makes none)")
+    if step is not None and float(step.group(1)) == 0:
+        gaps.append(f"the step each displacement moves the half by ('{step.group(0).strip()}' moves nothing)")
     if thick is None:
         gaps.append("the thickness of each half (in Å)")
     if tols is None and (etol is None or ftol is None):
