@@ -117,6 +117,8 @@ def test_a_setfl_potential_states_metal_units(words, units):
 @pytest.mark.parametrize("words, pressure, source", [
     ("at 400 K in the NPT ensemble", 0.0, "default"),
     ("at 400 K and ambient pressure in the NPT ensemble", 1.01325, "rules"),  # 1 atm in bar
+    ("at 400 K under atmospheric pressure in the NPT ensemble", 1.01325, "rules"),
+    ("in the NPT ensemble at 400 K and one atmosphere", 1.01325, "rules"),
     ("at 400 K and 5 bar in the NPT ensemble", 5.0, "rules"),
 ])
 def test_an_unstated_barostat_pressure_is_a_listed_default(words, pressure, source):

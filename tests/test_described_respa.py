@@ -76,6 +76,7 @@ def test_no_respa_stated_renders_no_run_style():
     ("Minimise first, with energy and force tolerances of 1e-5 and 1e-7, respectively.", 1e-5, 1e-7),
     ("The structure is relaxed by energy minimisation, force and energy criteria set to 1e-9 and 1e-4.", 1e-4, 1e-9),
     ("Minimize with energy and force tolerances of 1e-6.", 1e-6, 1e-6),  # one number for both, as before
+    ("A conjugate-gradient minimisation is run to energy and force tolerance values of 1e-7.", 1e-7, 1e-7),
 ])  # fmt: skip
 def test_two_minimisation_tolerances_in_the_order_named(sentence, etol, ftol):
     desc = read_description(LJ.format(respa=sentence))
