@@ -91,5 +91,6 @@ def result(runs: list[dict[str, np.ndarray]], desc: SimulationDescription, log: 
                          f"energy after the minimisation that follows the n-th displacement of the {scan.moved} half "
                          f"by {scan.step:g} Å along {scan.axis}, E_0 that of the undisplaced crystal after the same "
                          f"minimisation, A = {slip_area(desc):.6g} Å^2 the box's x-y face; "
-                         f"{J_PER_M2_PER_EV_PER_A2:.9g} J/m^2 per eV/Å^2. Curve (displacement Å: J/m^2): {shown}; maximum {gsf[peak]:.4f} at "
+                         f"{J_PER_M2_PER_EV_PER_A2:.9g} J/m^2 per eV/Å^2. Curve (displacement Å: J/m^2): {shown}; "
+                         f"maximum {gsf[peak]:.4f} at "
                          f"{shifts[peak]:g} Å, minimum {gsf.min():.4f}")
