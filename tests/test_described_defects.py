@@ -5,6 +5,8 @@ The dev task that prompted them is read from ../shared/mdgym when present (not c
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from described_helpers import dev_text, run_job
 
@@ -91,6 +93,7 @@ def test_without_the_perfect_crystal_no_defect_calculation_is_read():
     ("the simulation domain runs from -5 to 5 unit cells in each direction", -5, 5, True),
     ("the periodic cell spans -3 to 3 lattice spacings along every axis", -3, 3, True),
     ("the box extends from -20 to 20 angstrom in all three dimensions", -20, 20, False),
+    ("the cell runs from -6 to 6 unit cells on each axis", -6, 6, True),  # not 0 to 6: the lower bound kept
 ])  # fmt: skip
 def test_one_span_for_every_axis_is_the_box(words, lo, hi, lattice):
     text = (f"Copper in metal units on an fcc lattice with a lattice constant of 3.615 Å; {words}. The EAM file "
@@ -144,6 +147,16 @@ def test_a_small_cu_interstitial_runs_and_costs_a_few_ev(tmp_path):
     # EAM self-interstitials in Cu cost a few eV (about 3 eV for published Cu EAMs); a 257-atom cell
     assert 1.0 < result.value < 6.0 and not result.warnings
     assert "N = 256" in result.method and "257 atoms" in result.method
+    # independently of the analysis: the two minimised energies read here from the log, by hand. The perfect
+    # crystal at the stated 3.615 A is Foiles-Baskes-Daw Cu at its own lattice constant, so its energy per atom
+    # is that potential's published cohesive energy, 3.54 eV (Foiles, Baskes, Daw, Phys. Rev. B 33, 7983 (1986),
+    # Table I); the answer is E_def - (257/256) E_perfect, the formula the text states
+    finals = [float(block.split()[2]) for block in
+              re.findall(r"Energy initial, next-to-last, final =\s*\n\s*(\S+\s+\S+\s+\S+)",
+                         (folder / "log.lammps").read_text())]
+    e_perfect, e_defect = finals
+    assert e_perfect / 256 == pytest.approx(-3.54, abs=0.005)
+    assert result.value == pytest.approx(e_defect - 257 / 256 * e_perfect, abs=1e-6)
 
 
 def test_dev_task_118_reads_the_box_the_site_and_the_two_minimisations():

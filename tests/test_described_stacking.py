@@ -114,6 +114,17 @@ def test_missing_pieces_are_named():
     assert any("directions the atoms relax" in m for m in d.missing)
 
 
+@pytest.mark.parametrize("old, new, named", [
+    ("repeated 3 times", "repeated 0 times", "makes none"),
+    ("shifted by 0.7 Å", "shifted by 0 Å", "moves nothing"),
+])  # fmt: skip
+def test_a_scan_that_makes_no_displacement_is_named_not_run(old, new, named):
+    """Nonsense numbers are no scan: a clear gap, never a validation error or a curve of one point."""
+    d = read_description(COPPER_SCAN.replace(old, new))
+    assert d.scan is None and not d.renderable
+    assert any(named in m for m in d.missing), d.missing
+
+
 def test_rendered_input_states_the_scan():
     text = render(read_description(dev_text("lammps_1/114_SFG_cal_Al.json")))
     assert "lattice         fcc 4.05 orient x 1 1 2 orient y -1 1 0 orient z -1 -1 1" in text

@@ -1,7 +1,7 @@
 """A point defect made between two minimisations of a described crystal: an interstitial formation energy.
 
 A text that prescribes the calculation itself ("minimise the perfect crystal, add one atom at
-(x, y, z), minimise again, E_i = E_f - ((N+1)/N) E_0") is held here and run literally: the crystal is
+(x, y, z), minimise again, E_def - ((N+1)/N) E_perfect") is held here and run literally: the crystal is
 minimised (stage 'perfect'), the stated atoms are added at the stated positions (create_atoms single),
 the system is minimised again (stage 'defect') with the same stated settings, and the formation energy
 is computed from the two minimised energies by the stated formula (simagent.materials.defects).

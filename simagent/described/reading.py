@@ -294,12 +294,12 @@ def _axes(low: str) -> tuple[list[float], list[float]] | None:
     return (lo, hi) if found & 3 == 3 else None
 
 
-# one span for every axis: 'the box extends from -4 to 4 unit cells in all directions', 'spanning -3 to 3
+# one span for every axis: 'the cell runs from -6 to 6 unit cells on each axis', 'spanning -3 to 3
 # lattice spacings along each axis'
 _SPAN = re.compile(rf"\b(?:box|cell|domain)\b[^.;]{{0,60}}?\b(?:from|spans?|spanning|extends?|extending|runs?|"
                    rf"running)\s*(?:from\s*)?{NUM}\s*to\s*{NUM}\s*(unit cells?|lattice (?:units?|spacings?|"
-                   rf"constants?|cells?)|cells?|angstroms?)?[^.;0-9]{{0,30}}?\b(?:in|along|for) (?:all|every|each)"
-                   rf"(?: (?:three|3))? (?:directions?|dimensions?|axes|axis)\b")
+                   rf"constants?|cells?)|cells?|angstroms?)?[^.;0-9]{{0,30}}?\b(?:in|along|for|on|across) "
+                   rf"(?:all|every|each)(?: (?:three|3))? (?:directions?|dimensions?|axes|axis)\b")
 
 
 def _span_all_axes(low: str) -> tuple[list[float], list[float], bool | None, str] | None:
@@ -734,8 +734,9 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
 
 
 # words of a text that speaks of dynamics: with them, minimisations alone are not the whole protocol
-_DYNAMICS_WORDS = re.compile(r"\bheat|\bcool|equilibrat|anneal|molecular dynamics|\bmd\b|time ?step|thermostat|"
-                             r"velocit|ensemble|\b(?:nve|nvt|npt|nph)\b|\bsteps?\b|temperature|\d\s*k\b")
+_DYNAMICS_WORDS = re.compile(r"\bheat|\bcool|equilibrat|anneal|dynamics|\bmd\b|time ?step|thermostat|velocit|"
+                             r"ensemble|\b(?:nve|nvt|npt|nph)\b|\bsteps?\b|temperature|\d\s*k\b|\bruns?\b|"
+                             r"\brunning\b|\bevolv|integrat|trajector|diffus|\bsimulat(?!\w* (?:box|cell|domain))")
 
 
 def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:

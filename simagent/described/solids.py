@@ -424,6 +424,8 @@ def read_deform(sentence: str, units: str | None) -> tuple[Deform | None, str]:
     if units not in TIME_UNIT_S:
         return None, "a strain rate in reduced units (stated per physical time)"
     value = float(rate.group(1)) * TIME_UNIT_S[units] / RATE_UNIT_S[unit]
+    if value == 0:
+        return None, f"a non-zero strain rate ('{rate.group(0).strip()}' deforms nothing)"
     if re.search(r"compress", sentence) and not re.search(r"tensile|stretch|elongat", sentence):
         value = -abs(value)
     style: Literal["erate", "trate"] = "trate" if re.search(r"\btrue strain", sentence) else "erate"
