@@ -68,6 +68,18 @@ def test_the_formula_is_the_stated_one_or_the_documented_default(text, reference
     assert d.defect.reference == reference and d.origin["defect.formula"].source == source
 
 
+def test_relaxations_that_never_say_minimise_are_the_two_minimisations():
+    """'Relax' at 0 K with a minimiser and tolerances is the minimisation: the stated calculation, not the
+    named point-defect protocol with its own supercell and tolerances."""
+    text = ("Find the interstitial formation energy in eV of copper in metal units. The crystal is fcc with a lattice "
+            "constant of 3.615 Å and the periodic box spans -2 to 2 lattice spacings along every axis. Forces come "
+            "from the EAM file Cu_u3.eam. Relax the perfect crystal first; then add one Cu atom at (1.8075, 0, 0) Å "
+            "and relax again. Both relaxations use conjugate gradients with energy and force tolerances of 1e-10.")
+    d = read_description(text)
+    assert d.renderable and d.defect is not None, (d.missing, d.unsupported)
+    assert [(s.minimize.style, s.minimize.etol, s.minimize.ftol) for s in d.stages] == [("cg", 1e-10, 1e-10)] * 2
+
+
 def test_an_unnamed_added_atom_is_the_crystals_own_type():
     d = read_description(PLAIN_DIFFERENCE)
     assert d.defect.atom_type == 1 and d.origin["defect.atom_type"].source == "default"

@@ -57,6 +57,8 @@ _PERFECT = re.compile(r"\b(?:perfect|pristine|defect-free|ideal|undefected|defec
 _RATIO = re.compile(r"\(\s*n\s*\+\s*1\s*\)\s*/\s*n\b|\bn_\{?def\w*\}?\s*/\s*n\b")
 # a formula stated: 'e_f - e_0', 'e_i = e_def - ...'
 _FORMULA = re.compile(r"\be_\{?\w+\}?\s*=\s*e_\{?\w+\}?\s*-|\be_\{?(?:f|d|def\w*)\}?\s*-\s*e_?\{?(?:0|₀|p\w*)")
+# a minimisation, or a relaxation (at 0 K: no run is stated beside it): 'relax the perfect crystal', 'both relaxations'
+_MINIMISATION = re.compile(r"minimi[sz]|\brelax(?:e|es|ed|ing|ations?)?\b")
 _ATOM_ELEMENT = re.compile(r"\b(?:an?|one|single|extra|additional)\s+(?:single |extra |additional )?(\w+) atom\b")
 
 
@@ -86,7 +88,7 @@ def read_point_defect(desc: SimulationDescription, low: str,
         return
     sentences = re.split(r"(?<=[.;])\s+", low)
     insertion = next((s for s in sentences if _ADD.search(s) and _POSITION.search(s[_ADD.search(s).start():])), None)
-    if insertion is None or not _PERFECT.search(low) or not re.search(r"minimi[sz]", low):
+    if insertion is None or not _PERFECT.search(low) or not _MINIMISATION.search(low):
         return
     from simagent.described.model import Stage
 
@@ -101,7 +103,7 @@ def read_point_defect(desc: SimulationDescription, low: str,
     if typed is None:
         desc.missing.append("the atom type of the interstitial atom (the element named is no type of the potential)")
         return
-    settings_sentence = next((s for s in sentences if re.search(r"minimi[sz]", s) and re.search(r"toleran", s)),
+    settings_sentence = next((s for s in sentences if _MINIMISATION.search(s) and re.search(r"toleran", s)),
                              None)
     for gap in ("a run length (steps)", "the minimisation tolerances (etol, ftol)"):
         while gap in desc.missing:
