@@ -29,7 +29,6 @@ from simagent.backends.expert.vocabulary import ELEMENT_NAMES
 if TYPE_CHECKING:
     from simagent.described.model import Minimize, SimulationDescription
 
-REGION_NAME = "regions, walls and groups of atoms"  # the name reading.UNSUPPORTED gives any region
 PERFECT, DEFECT = "perfect_crystal", "defect_cell"  # the two minimisation stages
 
 
@@ -139,7 +138,9 @@ def read_point_defect(desc: SimulationDescription, low: str,
     elsewhere = [s for s in sentences if s is not insertion and re.search(r"\bregion|\bwall\b|cylind|cluster|"
                                                                          r"obstacle|slab\b", s)]
     if region and not elsewhere and desc.layout is None:
-        desc.unsupported = [u for u in desc.unsupported if u != REGION_NAME]
+        from simagent.described.group_reading import LAYOUT_UNSUPPORTED
+
+        desc.unsupported = [u for u in desc.unsupported if u != LAYOUT_UNSUPPORTED]
         desc.missing = [m for m in desc.missing if not m.startswith("the radius of the")]
         desc.note("defect.region", "rules", f"'{region.group(0)}' around the site: read as one atom placed at the "
                   "stated site (create_atoms single); the region only locates it")
