@@ -96,6 +96,16 @@ def test_a_position_in_lattice_units_is_rendered_in_lattice_units():
     assert "create_atoms    1 single 0.5 0 0 units lattice" in render(d)
 
 
+@pytest.mark.parametrize("site, named", [
+    ("(9.0, 0, 0) Å", "outside the box (-7.23 to 7.23 Å along x)"),  # the box is -2..2 spacings of 3.615 Å
+    ("(0, 0, 2.5) lattice units", "outside the box (-2 to 2 lattice units along z)"),
+])  # fmt: skip
+def test_a_site_outside_the_box_is_refused_before_any_run(site, named):
+    d = read_description(CU_OCTAHEDRAL.replace("(1.8075, 0, 0) Å", site))
+    assert not d.renderable and d.defect is None
+    assert any(named in u for u in d.unsupported), d.unsupported
+
+
 def test_without_the_perfect_crystal_no_defect_calculation_is_read():
     d = read_description(CU_OCTAHEDRAL.replace("Relax the pristine crystal first; then insert", "Insert"))
     assert d.defect is None and not d.renderable

@@ -79,6 +79,29 @@ def _element_type(desc: SimulationDescription, sentence: str) -> tuple[int, str]
     return None
 
 
+def _outside_box(desc: SimulationDescription, found: list[re.Match], lattice: bool) -> str | None:
+    """A stated position outside the box (LAMMPS's create_atoms single would not place the atom), in words;
+    None when every position is inside or the units cannot be compared (an oriented or non-cubic lattice)."""
+    box = desc.box
+    if box is None:
+        return None
+    spacing = desc.lattice.scale if desc.lattice is not None and desc.lattice.scale_is == "constant" and \
+        desc.lattice.orient is None and desc.lattice.style in ("sc", "bcc", "fcc", "diamond") else None
+    factor = 1.0 if box.lattice_units == lattice else None  # the box's length unit in the positions' unit
+    if factor is None and spacing is not None:
+        factor = spacing if box.lattice_units else 1.0 / spacing
+    if factor is None:
+        return None
+    unit = "lattice units" if lattice else "Å"
+    for m in found:
+        for k, axis in enumerate("xyz"):
+            value, lo, hi = float(m.group(k + 1)), box.lo[k] * factor, box.hi[k] * factor
+            if not lo <= value <= hi:
+                return (f"an atom added at {m.group(0).strip()}, outside the box ({lo:g} to {hi:g} {unit} along "
+                        f"{axis}): LAMMPS's create_atoms single would not place it")
+    return None
+
+
 def read_point_defect(desc: SimulationDescription, low: str,
                       minimize_settings: Callable[[SimulationDescription, str, str], Minimize | None]) -> None:
     """A 0 K interstitial made between two minimisations (see the module docstring); `minimize_settings`
@@ -114,6 +137,10 @@ def read_point_defect(desc: SimulationDescription, low: str,
         del desc.origin[key]  # notes of the stages read before, which the two minimisations replace
     minimize = minimize_settings(desc, settings_sentence, PERFECT)
     if minimize is None:
+        return
+    outside = _outside_box(desc, found, lattice)
+    if outside:
+        desc.unsupported.append(outside)
         return
     ratio, formula = _RATIO.search(low), _FORMULA.search(low)
     reference: Literal["per_atom", "total"] = "total" if formula and not ratio else "per_atom"
