@@ -68,6 +68,18 @@ def test_the_formula_is_the_stated_one_or_the_documented_default(text, reference
     assert d.defect.reference == reference and d.origin["defect.formula"].source == source
 
 
+def test_relaxations_that_never_say_minimise_are_the_two_minimisations():
+    """'Relax' at 0 K with a minimiser and tolerances is the minimisation: the stated calculation, not the
+    named point-defect protocol with its own supercell and tolerances."""
+    text = ("Find the interstitial formation energy in eV of copper in metal units. The crystal is fcc with a lattice "
+            "constant of 3.615 Å and the periodic box spans -2 to 2 lattice spacings along every axis. Forces come "
+            "from the EAM file Cu_u3.eam. Relax the perfect crystal first; then add one Cu atom at (1.8075, 0, 0) Å "
+            "and relax again. Both relaxations use conjugate gradients with energy and force tolerances of 1e-10.")
+    d = read_description(text)
+    assert d.renderable and d.defect is not None, (d.missing, d.unsupported)
+    assert [(s.minimize.style, s.minimize.etol, s.minimize.ftol) for s in d.stages] == [("cg", 1e-10, 1e-10)] * 2
+
+
 def test_an_unnamed_added_atom_is_the_crystals_own_type():
     d = read_description(PLAIN_DIFFERENCE)
     assert d.defect.atom_type == 1 and d.origin["defect.atom_type"].source == "default"
@@ -82,6 +94,16 @@ def test_a_position_in_lattice_units_is_rendered_in_lattice_units():
     d = read_description(CU_OCTAHEDRAL.replace("(1.8075, 0, 0) Å", "(0.5, 0, 0) lattice units"))
     assert d.defect.position_units == "lattice"
     assert "create_atoms    1 single 0.5 0 0 units lattice" in render(d)
+
+
+@pytest.mark.parametrize("site, named", [
+    ("(9.0, 0, 0) Å", "outside the box (-7.23 to 7.23 Å along x)"),  # the box is -2..2 spacings of 3.615 Å
+    ("(0, 0, 2.5) lattice units", "outside the box (-2 to 2 lattice units along z)"),
+])  # fmt: skip
+def test_a_site_outside_the_box_is_refused_before_any_run(site, named):
+    d = read_description(CU_OCTAHEDRAL.replace("(1.8075, 0, 0) Å", site))
+    assert not d.renderable and d.defect is None
+    assert any(named in u for u in d.unsupported), d.unsupported
 
 
 def test_without_the_perfect_crystal_no_defect_calculation_is_read():

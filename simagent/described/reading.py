@@ -51,6 +51,8 @@ from simagent.described import (
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_types, read_mixture
 from simagent.described.model import (
+    DEFAULT_MAX_EVALUATIONS,
+    DEFAULT_MAX_ITERATIONS,
     Box,
     Dipoles,
     Dynamics,
@@ -70,7 +72,6 @@ from simagent.models import Quantity
 ATM_PER_BAR = 1.0 / 1.01325  # 1 bar in atm (LAMMPS real units' pressure is atm, metal's bar)
 DEFAULT_TIMESTEP = {"lj": 0.005, "real": 1.0, "metal": 0.001}  # LAMMPS `timestep` default per unit style
 DEFAULT_SEED = 87287  # the seed of LAMMPS's own examples (examples/melt)
-DEFAULT_MAX_EVALUATIONS = 100000  # LAMMPS requires maxeval; ten times the iterations of the usual 10000
 # A barostat whose pressure the text does not state holds 0 in the unit style's unit (listed as a default): a
 # condensed phase at 0 or 1 bar is the same state within any tolerance (a gas is not: NPT at 0 lets it expand). Not
 # in LJ units, where a reduced fluid at P = 0 may not exist (it can expand without bound): there it stays missing.
@@ -1039,8 +1040,6 @@ def _complete_dynamics(desc: SimulationDescription, stage: Stage, desc_text: str
             desc.note(f"{stage.name}.p_damp", "default", f"{dyn.p_damp:g}: 1000 timesteps, the barostat damping "
                       "the LAMMPS manual recommends")
 
-
-DEFAULT_MAX_ITERATIONS = 10000  # LAMMPS requires maxiter; the stated tolerances, not this cap, should end the run
 
 
 def minimize_settings(desc: SimulationDescription, sentence: str, name: str) -> Minimize | None:
