@@ -874,6 +874,10 @@ def _join_pending(desc: SimulationDescription, pending: tuple[Dynamics, str], se
     run length missing when the two are put in sequence."""
     thermostat, before = pending
     if dyn.ensemble != "nve" or dyn.thermostat is not None:
+        if dyn.thermostat != thermostat.thermostat:  # never dropped in silence for another thermostat
+            words = separate_thermostat.ordered(before, sentence)
+            desc.missing.append(separate_thermostat.unplaced(thermostat, before, words) if words is not None else
+                                separate_thermostat.other_thermostat(thermostat, before, sentence, dyn))
         return dyn
     words = separate_thermostat.ordered(before, sentence)
     if words is not None:
