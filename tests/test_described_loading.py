@@ -117,6 +117,8 @@ def test_a_setfl_potential_states_metal_units(words, units):
 @pytest.mark.parametrize("words, pressure, source", [
     ("at 400 K in the NPT ensemble", 0.0, "default"),
     ("at 400 K and ambient pressure in the NPT ensemble", 1.01325, "rules"),  # 1 atm in bar
+    ("at 400 K under atmospheric pressure in the NPT ensemble", 1.01325, "rules"),
+    ("in the NPT ensemble at 400 K and one atmosphere", 1.01325, "rules"),
     ("at 400 K and 5 bar in the NPT ensemble", 5.0, "rules"),
 ])
 def test_an_unstated_barostat_pressure_is_a_listed_default(words, pressure, source):
@@ -140,3 +142,27 @@ def test_the_al_loading_dev_tasks_read_completely(task, rate):
     assert (equilibrate.steps, equilibrate.dynamics.ensemble, equilibrate.dynamics.p_stop) == (20000, "npt", 0.0)
     assert load.steps == 20000 and load.deform.axis == "x" and load.deform.rate == pytest.approx(rate)
     assert (load.dynamics.ensemble, load.dynamics.p_axes, load.dynamics.p_stop) == ("npt", "yz", 0.0)
+
+
+def test_a_lateral_pressure_beside_a_langevin_thermostat_is_refused_not_replaced():
+    """fix nph beside fix langevin is not rendered; the Langevin thermostat is never swapped for Nose-Hoover.
+    Without any thermostat the stated pressure is fix nph on the two axes."""
+    start = ("Metal units. Nickel fcc lattice, lattice constant 3.52 angstrom, 4 x 4 x 4 unit cells. Ni_u3.eam "
+             "potential. Velocities at 300 K. ")
+    pull = "then stretch it along x at a strain rate of 1e10 /s with zero lateral pressure, for 200 steps."
+    langevin = read_description(start + "Run 100 steps of NVE with a Langevin thermostat at 300 K; " + pull)
+    assert not langevin.renderable
+    assert any("beside the langevin thermostat" in u for u in langevin.unsupported), langevin.unsupported
+    plain = read_description(start + "Run 100 steps of NVE; " + pull)
+    assert plain.renderable, (plain.missing, plain.unsupported)
+    assert (plain.stages[-1].dynamics.ensemble, plain.stages[-1].dynamics.p_axes) == ("nph", "yz")
+    assert "fix             dyn1 all nph y 0 0 1 z 0 0 1" in render(plain)
+
+
+def test_a_deformation_at_a_zero_strain_rate_is_named_not_rendered():
+    """A rate of 0 deforms nothing: a named gap (it once reached the renderer and divided by zero)."""
+    text = ("Metal units. Nickel fcc lattice, lattice constant 3.52 angstrom, 4 x 4 x 4 unit cells. Ni_u3.eam "
+            "potential. Velocities at 300 K. Hold the crystal at 300 K in the NVT ensemble for 100 steps; then "
+            "pull it along x at a strain rate of 0 /ps with zero lateral pressure, for 200 steps.")
+    d = read_description(text)
+    assert not d.renderable and any("non-zero strain rate" in m for m in d.missing), d.missing

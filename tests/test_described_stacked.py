@@ -5,6 +5,9 @@ seconds). The dev task that prompted them is read from ../shared/mdgym when pres
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from described_helpers import dev_text, run_job
 
 from simagent.described.reading import read_description
@@ -51,6 +54,12 @@ def test_an_overlap_without_a_distance_is_missing():
     assert "the overlap of the two blocks (a distance)" in d.missing and not d.renderable
 
 
+def test_an_overlap_as_thick_as_a_block_is_refused():
+    d = read_description(CU_ON_NI.replace("with an overlap of 0.3 Å", "with an overlap of 9 Å"))
+    assert not d.renderable and d.layout is None
+    assert any("overlap of 9 Å" in u and "7.04 Å thick" in u for u in d.unsupported), d.unsupported
+
+
 def test_minimisation_alone_is_not_the_protocol_when_the_text_speaks_of_dynamics():
     d = read_description(CU_ON_NI.replace("1e-10.", "1e-10, then heat the bilayer to 600 K."))
     assert "a run length (steps)" in d.missing and not d.renderable
@@ -67,6 +76,11 @@ def test_the_minimised_bilayer_gives_its_potential_energy_per_atom(tmp_path):
     # EAM Cu and Ni bind by 3.5-4.5 eV per atom; close pairs in the overlap and at the periodic faces cost some
     assert -5.0 < per_atom.value < -2.0 and per_atom.unit == "eV/atom" and total.label == "total"
     assert "final state of the last minimisation" in per_atom.method
+    # by hand from the log: the minimisation summary's final energy over the atoms LAMMPS reports
+    log = (folder / "log.lammps").read_text()
+    final = float(re.search(r"Energy initial, next-to-last, final =\s*\n\s*\S+\s+\S+\s+(\S+)", log).group(1))
+    atoms = int(re.findall(r"^Loop time of .* with (\d+) atoms", log, re.MULTILINE)[-1])
+    assert total.value == pytest.approx(final, abs=1e-6) and per_atom.value == pytest.approx(final / atoms, abs=1e-9)
 
 
 def test_dev_task_116_reads_the_two_blocks_and_the_minimisation():
@@ -76,3 +90,9 @@ def test_dev_task_116_reads_the_two_blocks_and_the_minimisation():
         (4.05, "Al"), (3.52, "Ni")]
     assert [r.bounds[4:] for r in d.layout.regions] == [(0, 6.5), (6.0, 13.0)]
     assert d.example_system is None and [s.minimize.etol for s in d.stages] == [1e-15]
+
+
+def test_minimisation_then_an_unmeasured_simulation_is_not_minimisation_alone():
+    for tail in (", and then simulate the bilayer.", ", then let the system evolve.", " before the production run."):
+        d = read_description(CU_ON_NI.replace("1e-10.", "1e-10" + tail))
+        assert "a run length (steps)" in d.missing and not d.renderable, tail

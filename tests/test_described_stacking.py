@@ -91,6 +91,16 @@ def test_second_paraphrase_loop_sign_and_caret_tolerances():
     assert len(d.stages) == 6
 
 
+def test_no_timestep_is_asked_of_a_scan():
+    """A scan minimises only: words such as 'increments' do not make the LLM fill a timestep."""
+    from simagent.described.llm_fill import gaps
+
+    text = COPPER_SCAN.replace("repeated 3 times", "in 3 equal increments")
+    d = read_description(text)
+    assert d.scan is not None and d.scan.count == 3
+    assert [g.name for g in gaps(d, text)] == []
+
+
 def test_an_unread_number_stops_the_scan():
     d = read_description(COPPER_SCAN.replace("Forces are zeroed", "The crystal is held at 300 K and forces are zeroed"))
     assert d.scan is None and any("300" in m and "not understood" in m for m in d.missing)
@@ -102,6 +112,17 @@ def test_missing_pieces_are_named():
     assert d.scan is None
     assert any("how many displacements" in m for m in d.missing)
     assert any("directions the atoms relax" in m for m in d.missing)
+
+
+@pytest.mark.parametrize("old, new, named", [
+    ("repeated 3 times", "repeated 0 times", "makes none"),
+    ("shifted by 0.7 Å", "shifted by 0 Å", "moves nothing"),
+])  # fmt: skip
+def test_a_scan_that_makes_no_displacement_is_named_not_run(old, new, named):
+    """Nonsense numbers are no scan: a clear gap, never a validation error or a curve of one point."""
+    d = read_description(COPPER_SCAN.replace(old, new))
+    assert d.scan is None and not d.renderable
+    assert any(named in m for m in d.missing), d.missing
 
 
 def test_rendered_input_states_the_scan():

@@ -177,3 +177,16 @@ def test_every_indexed_file_loads_in_lammps(tmp_path):
         if done.returncode or errors:
             failures.append(f"{entry.file}: {errors[:1] or done.returncode}")
     assert not failures
+
+
+def test_a_supplied_file_outside_the_index_is_named_as_supplied(tmp_path):
+    """A named protocol chooses only among shipped potentials: a file supplied with the task (or extracted
+    from OpenKIM for it) gets a message saying so, not 'not among the shipped potentials' with close names."""
+    from simagent.engines import supplying
+
+    own = tmp_path / "Own_Al_2031.eam.alloy"
+    own.write_text("made for this test\n")
+    with supplying([own]), pytest.raises(RequestError, match="was supplied with the task .*runs only shipped"):
+        find_potential(["Al"], file=own.name)
+    with pytest.raises(RequestError, match="not among the shipped potentials"):  # outside a solve: as before
+        find_potential(["Al"], file=own.name)

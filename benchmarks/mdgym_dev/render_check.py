@@ -22,21 +22,26 @@ sys.path.insert(0, str(HERE))
 
 
 def rendered(path: Path) -> dict[str, str]:
+    from triage import task_files
+
     from agents.input_writer import render_plan
     from agents.planner import plan_runs
     from simagent.backends.expert import ExpertBackend
-    from simagent.solve import TaskBackend, _shipped_potentials, load_task, read_metrics
+    from simagent.engines import supplying
+    from simagent.solve import TaskBackend, load_task, read_metrics
 
     task = load_task(path)
+    known, provided = task_files(task)
 
     def targets_for(spec):
         reduced = spec.units_style == "lj" or (spec.system is not None and spec.system.kind == "lj_fluid")
         return read_metrics(task, reduced)
 
-    backend = TaskBackend(ExpertBackend(), targets_for, _shipped_potentials(), task.engine)
-    runs, _, _ = plan_runs(backend.task_spec(task.problem_description), SimpleNamespace(backend=backend))
-    return {f"{job.id}/{name}": hashlib.sha256(text.encode()).hexdigest()[:16]
-            for job in render_plan(runs, 600).jobs for name, text in sorted(job.inputs.items())}
+    backend = TaskBackend(ExpertBackend(), targets_for, known, task.engine)
+    with supplying(provided):
+        runs, _, _ = plan_runs(backend.task_spec(task.problem_description), SimpleNamespace(backend=backend))
+        return {f"{job.id}/{name}": hashlib.sha256(text.encode()).hexdigest()[:16]
+                for job in render_plan(runs, 600).jobs for name, text in sorted(job.inputs.items())}
 
 
 def snapshot(out: Path, mdgym: Path) -> None:

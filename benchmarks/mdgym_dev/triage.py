@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
@@ -31,15 +32,38 @@ def no_file_tasks(mdgym: Path, engine: str = "lammps") -> list[Path]:
     return sorted(p for p in mdgym.glob(f"{engine}*/*.json") if json.loads(p.read_text())["id"] not in supplied)
 
 
+def task_files(task) -> tuple[list[str], list[Path]]:
+    """The file names a task can use and the files every job would get, as `simagent solve` finds
+    them with no data root: the shipped potentials plus the named files an installed OpenKIM item
+    embeds (extracted, SHA-1 checked, into a scratch folder of this process)."""
+    import tempfile
+
+    from simagent.solve import _shipped_potentials, published_files
+
+    known = _shipped_potentials()
+    folder = Path(tempfile.gettempdir()) / f"mdgym-triage-{os.getpid()}" / task.id
+    published = published_files(task, known, folder, [])
+    return known + [f.path.name for f in published], [f.path for f in published]
+
+
 def triage(path: Path) -> dict:
+    from simagent.engines import supplying
+    from simagent.solve import load_task
+
+    task = load_task(path)
+    known, provided = task_files(task)
+    with supplying(provided):
+        return _triage(task, path, known, provided)
+
+
+def _triage(task, path: Path, known: list[str], provided: list[Path]) -> dict:
     from agents.planner import plan_runs
     from simagent.backends.expert import ExpertBackend
     from simagent.errors import SimagentError
-    from simagent.solve import TaskBackend, _shipped_potentials, load_task, missing_files, read_metrics
+    from simagent.solve import TaskBackend, missing_files, read_metrics
 
-    task = load_task(path)
     row = {"id": task.id, "level": str(task.level), "metrics": len(task.metrics), "folder": path.parent.name}
-    absent = missing_files(task, _shipped_potentials())
+    absent = missing_files(task, known, provided)
     if absent:
         return {**row, "stage": "file", "detail": "named files not supplied/shipped: " + ", ".join(absent)}
 
@@ -47,7 +71,7 @@ def triage(path: Path) -> dict:
         reduced = spec.units_style == "lj" or (spec.system is not None and spec.system.kind == "lj_fluid")
         return read_metrics(task, reduced)
 
-    backend = TaskBackend(ExpertBackend(), targets_for, _shipped_potentials(), task.engine)
+    backend = TaskBackend(ExpertBackend(), targets_for, known, task.engine)
     try:
         spec = backend.task_spec(task.problem_description)
     except SimagentError as err:

@@ -51,6 +51,8 @@ from simagent.described import (
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_types, read_mixture
 from simagent.described.model import (
+    DEFAULT_MAX_EVALUATIONS,
+    DEFAULT_MAX_ITERATIONS,
     Box,
     Dipoles,
     Dynamics,
@@ -70,7 +72,6 @@ from simagent.models import Quantity
 ATM_PER_BAR = 1.0 / 1.01325  # 1 bar in atm (LAMMPS real units' pressure is atm, metal's bar)
 DEFAULT_TIMESTEP = {"lj": 0.005, "real": 1.0, "metal": 0.001}  # LAMMPS `timestep` default per unit style
 DEFAULT_SEED = 87287  # the seed of LAMMPS's own examples (examples/melt)
-DEFAULT_MAX_EVALUATIONS = 100000  # LAMMPS requires maxeval; ten times the iterations of the usual 10000
 # A barostat whose pressure the text does not state holds 0 in the unit style's unit (listed as a default): a
 # condensed phase at 0 or 1 bar is the same state within any tolerance (a gas is not: NPT at 0 lets it expand). Not
 # in LJ units, where a reduced fluid at P = 0 may not exist (it can expand without bound): there it stays missing.
@@ -294,12 +295,12 @@ def _axes(low: str) -> tuple[list[float], list[float]] | None:
     return (lo, hi) if found & 3 == 3 else None
 
 
-# one span for every axis: 'the box extends from -4 to 4 unit cells in all directions', 'spanning -3 to 3
+# one span for every axis: 'the cell runs from -6 to 6 unit cells on each axis', 'spanning -3 to 3
 # lattice spacings along each axis'
 _SPAN = re.compile(rf"\b(?:box|cell|domain)\b[^.;]{{0,60}}?\b(?:from|spans?|spanning|extends?|extending|runs?|"
                    rf"running)\s*(?:from\s*)?{NUM}\s*to\s*{NUM}\s*(unit cells?|lattice (?:units?|spacings?|"
-                   rf"constants?|cells?)|cells?|angstroms?)?[^.;0-9]{{0,30}}?\b(?:in|along|for) (?:all|every|each)"
-                   rf"(?: (?:three|3))? (?:directions?|dimensions?|axes|axis)\b")
+                   rf"constants?|cells?)|cells?|angstroms?)?[^.;0-9]{{0,30}}?\b(?:in|along|for|on|across) "
+                   rf"(?:all|every|each)(?: (?:three|3))? (?:directions?|dimensions?|axes|axis)\b")
 
 
 def _span_all_axes(low: str) -> tuple[list[float], list[float], bool | None, str] | None:
@@ -734,8 +735,9 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
 
 
 # words of a text that speaks of dynamics: with them, minimisations alone are not the whole protocol
-_DYNAMICS_WORDS = re.compile(r"\bheat|\bcool|equilibrat|anneal|molecular dynamics|\bmd\b|time ?step|thermostat|"
-                             r"velocit|ensemble|\b(?:nve|nvt|npt|nph)\b|\bsteps?\b|temperature|\d\s*k\b")
+_DYNAMICS_WORDS = re.compile(r"\bheat|\bcool|equilibrat|anneal|dynamics|\bmd\b|time ?step|thermostat|velocit|"
+                             r"ensemble|\b(?:nve|nvt|npt|nph)\b|\bsteps?\b|temperature|\d\s*k\b|\bruns?\b|"
+                             r"\brunning\b|\bevolv|integrat|trajector|diffus|\bsimulat(?!\w* (?:box|cell|domain))")
 
 
 def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
@@ -798,6 +800,9 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                 desc.note(f"deform{len(desc.stages) + 1}", "rules", deform_words)
                 if lateral := solids.lateral_pressure(sentence, deform.axis, desc.units):
                     desc.note(f"deform{len(desc.stages) + 1}.lateral_pressure", "rules", lateral[2])
+                    if current.p_axes != lateral[0]:
+                        desc.unsupported.append(f"a barostat on {', '.join(lateral[0])} beside the "
+                                                f"{current.thermostat} thermostat")
                 desc.note(f"deform{len(desc.stages) + 1}.dynamics", "default", f"{current.ensemble}: {why}")
                 continue
             if kind == "reset":
@@ -1035,8 +1040,6 @@ def _complete_dynamics(desc: SimulationDescription, stage: Stage, desc_text: str
             desc.note(f"{stage.name}.p_damp", "default", f"{dyn.p_damp:g}: 1000 timesteps, the barostat damping "
                       "the LAMMPS manual recommends")
 
-
-DEFAULT_MAX_ITERATIONS = 10000  # LAMMPS requires maxiter; the stated tolerances, not this cap, should end the run
 
 
 def minimize_settings(desc: SimulationDescription, sentence: str, name: str) -> Minimize | None:

@@ -4,8 +4,8 @@ LAMMPS's `run_style respa N n1 ... n(N-1) keyword level ...` splits the forces o
 `timestep` is the outermost level's, each level k below it takes n_k steps per step of the level above,
 and keywords put force kinds (pair, kspace, bond, ...) on levels; a kind not put anywhere stays at
 LAMMPS's default level (LAMMPS manual, run_style). A text states the number of levels ('a two-level
-r-RESPA scheme'), which forces go where ('short-range forces at the inner level, k-space forces at the
-outer level') and, sometimes, the loop factors ('two inner steps per outer step', 'an inner timestep
+r-RESPA scheme'), which forces go where ('pairwise forces at the inner level, k-space at the outer
+one') and, sometimes, the loop factors ('two inner steps per outer step', 'an inner timestep
 of 0.5 fs'). What it leaves out, a described example fills when its own run_style line has the same
 levels and puts the stated forces where the text does (listed in report.md); otherwise the loop
 factor is missing, never guessed.
@@ -68,7 +68,7 @@ def _level(word: str | None, digit: str | None, levels: int) -> int | None:
 
 
 def stated_forces(part: str, levels: int) -> dict[str, int]:
-    """The level each force kind is put on ('short-range forces at the inner level' -> pair 1)."""
+    """The level each force kind is put on ('pairwise forces at the inner level' -> pair 1)."""
     out: dict[str, int] = {}
     for kind, words in KINDS.items():
         hit = re.search(rf"(?:{words})[^.;,]{{0,40}}?(?:{_LEVEL_WORD})", part)
@@ -143,6 +143,10 @@ def read_respa(desc: SimulationDescription, low: str) -> None:
                   f"example {example[1]}'s run_style respa, whose system the text describes")
     if loops is None:
         desc.missing.append("the RESPA loop factor (inner steps per outer step; run_style respa N n1 ...)")
+        return
+    if any(n < 1 for n in loops):
+        desc.missing.append(f"the RESPA loop factor (at least 1 inner step per outer step; the text states "
+                            f"{' '.join(map(str, loops))})")
         return
     if fits:
         assert example is not None

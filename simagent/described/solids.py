@@ -339,8 +339,8 @@ def crystal_word(low: str) -> str | None:
     return hit.group(1) if hit else None
 
 
-# three directions listed, then the three axes they lie along in the same order ('[1 1 2], [-1 1 0] and
-# [-1 -1 1] along x, y and z (respectively)')
+# three directions listed, then the three axes they lie along in the same order ('[1 -1 0], [1 1 -2] and
+# [1 1 1] parallel to x, y and z respectively')
 _TRIPLE = r"\[\s*-?\d[\s,]+-?\d[\s,]+-?\d\s*\]"
 _LISTED_ORIENT = re.compile(rf"({_TRIPLE}\s*,\s*{_TRIPLE}\s*,?\s*(?:and\s+)?{_TRIPLE})(?:\s+(?:crystal(?:lographic)? )?"
                             r"(?:directions?|axes|vectors))?\s+(?:along|parallel to|for|in)\s+(?:the\s+)?"
@@ -348,8 +348,8 @@ _LISTED_ORIENT = re.compile(rf"({_TRIPLE}\s*,\s*{_TRIPLE}\s*,?\s*(?:and\s+)?{_TR
 
 
 def read_orientation(desc: SimulationDescription, low: str) -> None:
-    """'[1 0 0] along x, [0 1 1] along y and [0 -1 1] along z', or the three directions listed before the
-    axes ('[1 0 0], [0 1 1] and [0 -1 1] along x, y and z'); 'origin shift of 0.5 along x'."""
+    """'[1 -1 0] along x, [1 1 -2] along y and [1 1 1] along z', or the three directions listed before the
+    axes ('[1 1 -2], [1 1 1] and [1 -1 0] along y, z and x'); 'the lattice origin offset by 0.25 in y'."""
     if desc.lattice is None:
         return
     found = {}
@@ -424,6 +424,8 @@ def read_deform(sentence: str, units: str | None) -> tuple[Deform | None, str]:
     if units not in TIME_UNIT_S:
         return None, "a strain rate in reduced units (stated per physical time)"
     value = float(rate.group(1)) * TIME_UNIT_S[units] / RATE_UNIT_S[unit]
+    if value == 0:
+        return None, f"a non-zero strain rate ('{rate.group(0).strip()}' deforms nothing)"
     if re.search(r"compress", sentence) and not re.search(r"tensile|stretch|elongat", sentence):
         value = -abs(value)
     style: Literal["erate", "trate"] = "trate" if re.search(r"\btrue strain", sentence) else "erate"
@@ -475,7 +477,8 @@ def deform_dynamics(current: Dynamics | None, named: Dynamics | None, deform: De
                     sentence: str, units: str | None = None) -> tuple[Dynamics, str]:
     """The dynamics during a deformation: the dynamics its sentence names, else the thermostat in
     force at its set point; a pressure the sentence holds on other axes puts a barostat on them
-    (fix npt with the thermostat, else nph); otherwise a barostat in force keeps the two other axes at
+    (fix npt with a Nose-Hoover thermostat in force, nph without one; beside another thermostat it is
+    left to the caller to refuse); otherwise a barostat in force keeps the two other axes at
     its pressure when the deformation is uniaxial tension or compression (a uniaxial stress, for
     which Young's modulus is defined), else the box follows the deformation alone."""
     from simagent.described.model import Dynamics
@@ -485,14 +488,12 @@ def deform_dynamics(current: Dynamics | None, named: Dynamics | None, deform: De
         axes, value, words = lateral
         base = named or current
         dyn = base.model_copy() if base is not None else Dynamics(ensemble="nve")
-        if dyn.ensemble == "nve" and dyn.thermostat is not None:
-            dyn = Dynamics(ensemble="npt", thermostat="nose-hoover", t_start=dyn.t_stop, t_stop=dyn.t_stop,
-                           t_damp=dyn.t_damp)
-            held = (f"npt (Nose-Hoover) on {', '.join(axes)} at the stated {value:g}: a barostat needs fix npt or nph, "
-                    "the temperature stays at the thermostat's set point")
-        else:
-            dyn.ensemble = "npt" if dyn.ensemble in ("nvt", "npt") else "nph"
-            held = f"{dyn.ensemble} on {', '.join(axes)} at the stated {value:g} ('{words}')"
+        if dyn.ensemble == "nve" and dyn.thermostat is not None:  # (fix nph beside fix langevin: not rendered)
+            return dyn, (f"{dyn.ensemble} with the {dyn.thermostat} thermostat in force: the stated pressure on "
+                         f"{', '.join(axes)} is not rendered beside it (never replaced by Nose-Hoover)")
+        dyn.ensemble = "npt" if dyn.ensemble in ("nvt", "npt") else "nph"
+        kept = f"the thermostat in force ({dyn.t_stop:g}) continues, " if dyn.thermostat else ""
+        held = f"{kept}the barostat on {', '.join(axes)} at the stated {value:g} ('{words}')"
         dyn.p_axes, dyn.p_start, dyn.p_stop = axes, value, value
         return dyn, held + f" and the box deformed along {deform.axis}"
     if named is not None:

@@ -1,7 +1,7 @@
 """Two crystal blocks of different lattices stacked along one axis (a bilayer), read into the layout.
 
-A text may build its system as two blocks, each its own crystal ('the upper layer is fcc Ni with a
-lattice parameter of 3.52 A, the lower fcc Al with 4.05 A'), each of a stated size ('54 x 54 x 7 A'),
+A text may build its system as two blocks, each its own crystal ('the top film: bcc Fe, lattice constant
+2.87 A; below it a Cu slab, fcc, 3.615 A'), each of a stated size ('20 x 20 x 9 A'),
 stacked along an axis with a stated overlap. Each block becomes a region (box units) filled with its
 own lattice and atom type (simagent.described.groups.RegionFill with its lattice); the lower block
 starts at 0 along the stacking axis, the upper one where the lower ends minus the overlap. Atoms of
@@ -24,14 +24,13 @@ from simagent.described.groups import Layout, Region, RegionFill
 if TYPE_CHECKING:
     from simagent.described.model import SimulationDescription
 
-REGION_NAME = "regions, walls and groups of atoms"  # the name reading.UNSUPPORTED gives any region
 _SIDE = {"upper": "upper", "top": "upper", "lower": "lower", "bottom": "lower"}
 _BLOCK = r"(?:block|layer|slab|film|region)"
-# a block's crystal: 'the upper layer ... an fcc Ni structure with a lattice parameter of 3.52 A'
+# a block's crystal: 'the top slab ... a bcc Fe crystal whose lattice constant is 2.87 A'
 _CRYSTAL = re.compile(rf"\b(upper|top|lower|bottom) {_BLOCK}\b[^.;]{{0,50}}?\b(fcc|bcc|diamond|sc)\s+(\w+)"
                       rf"(?:\s+(?:structure|crystal|lattice))?[^.;]{{0,40}}?\blattice (?:parameter|constant)s?\s*"
                       rf"(?:of|=|:|is)?\s*{NUM}")
-# a block's size: 'the upper block (Ni region) ... dimensions of 54*54*7 A^3'
+# a block's size: 'the bottom film ... measures 20 x 20 x 9 A', 'the top slab has a size of 30*30*8'
 _SIZE = re.compile(rf"\b(upper|top|lower|bottom) {_BLOCK}\b[^.;]{{0,60}}?\b(?:(?:dimensions?|size|extent)s?\s*"
                    rf"(?:of|=|:|is)?|measur\w*)\s*{NUM}\s*[x*]\s*{NUM}\s*[x*]\s*{NUM}")
 _AXIS = re.compile(r"\bstack\w*\s+(?:along|in)\s+(?:the\s+)?([xyz])(?:[- ](?:direction|axis))?")
@@ -86,6 +85,10 @@ def read_stacked_blocks(desc: SimulationDescription, low: str) -> None:
             desc.missing.append(f"the atom type of the {side} block's {c.group(3)} (not an element of the potential)")
             return
         dims = [float(s.group(i)) for i in (2, 3, 4)]
+        if -gap >= dims[k]:
+            desc.unsupported.append(f"an overlap of {-gap:g} Å with a {side} block {dims[k]:g} Å thick along "
+                                    f"{axis.group(1)}: the blocks would pass through each other, not be stacked")
+            return
         bounds = [0.0, dims[0], 0.0, dims[1], 0.0, dims[2]]
         bounds[2 * k], bounds[2 * k + 1] = start, start + dims[k]
         regions.append(Region(name=f"{side}_block", style="block", bounds=tuple(bounds), box_units=True))
@@ -110,4 +113,6 @@ def read_stacked_blocks(desc: SimulationDescription, low: str) -> None:
               "both blocks (the text states the blocks, not the box)")
     desc.missing = [m for m in desc.missing if not m.startswith(("initial configuration", "box size", "lattice scale"))]
     if not _OTHER_LAYOUT.search(low):
-        desc.unsupported = [u for u in desc.unsupported if u != REGION_NAME]
+        from simagent.described.group_reading import LAYOUT_UNSUPPORTED
+
+        desc.unsupported = [u for u in desc.unsupported if u != LAYOUT_UNSUPPORTED]

@@ -389,6 +389,13 @@ def find_potential(
         if file not in by_name:
             close = difflib.get_close_matches(file, list(by_name), n=5, cutoff=0.5)
             hint = f"; close names: {', '.join(close)}" if close else ""
+            from simagent.engines import supplied_paths
+
+            if any(p.name == file for p in supplied_paths()):
+                raise RequestError(
+                    f"potential file {file!r} was supplied with the task (or extracted for it), but this protocol "
+                    "runs only shipped potentials; a supplied file is used by a run of the task's own description "
+                    "(the report says whether it was run and what it lacks)")
             raise RequestError(f"potential file {file!r} is not among the shipped potentials{hint}")
         entry = by_name[file]
         if not wanted <= set(entry.elements):

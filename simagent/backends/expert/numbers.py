@@ -15,16 +15,17 @@ _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+"
 
 
 def plain_numbers(text: str) -> str:
-    """Numbers as the rules read them: '1.0 * 10⁻⁶', '2 x 10^-4', '10^{-4}' and '1e^{-10}' -> '1.0e-6',
-    '2e-4', '1e-4', '1e-10';
+    """Numbers as the rules read them: '1.0 * 10⁻⁶', '2 x 10^-4', '3 x 10^{8}', '10^{-4}', '1e^{-10}' and
+    '1e{-2}' -> '1.0e-6', '2e-4', '3e8', '1e-4', '1e-10', '1e-2';
     digit groups '100,000' and '1,00,000' -> '100000' (a list '1,2' is left alone)."""
     def power(match: re.Match) -> str:
         exponent = match.group(3).translate(_SUPERSCRIPT).replace(" ", "")
         written_as_power = match.group(2) or not exponent.isdigit()  # '^', '**', a sign or superscripts
         return f"{match.group(1)}e{exponent}" if written_as_power else match.group(0)
 
-    # a braced exponent, as typeset (LaTeX): '10^{-2}', '1e{-2}', '1.0e^{-2}' -> '10^-2', '1e-2', '1.0e-2'
-    text = re.sub(r"\b(\d+(?:\.\d+)?)e\s*\^?\s*\{\s*([-+]?\d+)\s*\}", r"\1e\2", text)
+    # braces of a typeset (LaTeX) exponent without a caret, '1e{-2}', and of a power of ten before the mantissa
+    # rule below reads it, '3 x 10^{8}' (the caret forms '1e^{-2}' are read at the end)
+    text = re.sub(r"\b(\d+(?:\.\d+)?)e\s*\{\s*([-+]?\d+)\s*\}", r"\1e\2", text)
     text = re.sub(r"\b10\s*(\^|\*\*)\s*\{\s*([-+]?\d+)\s*\}", r"10\1\2", text)
     text = re.sub(r"(-?\d+(?:\.\d+)?)\s*(?:\*|x|×|·)\s*10\s*(\^|\*\*)?\s*\(?\s*([-+⁻⁺]?\s*[\d⁰¹²³⁴⁵⁶⁷⁸⁹]+)\)?",
                  power, text)
