@@ -344,3 +344,13 @@ def test_a_thermostat_sentence_before_a_run_with_its_own_thermostat_is_asked_abo
     assert not desc.renderable
     assert any(m.startswith(("which thermostat holds the", "the run length of the stage under the"))
                for m in desc.missing), desc.missing
+
+
+@pytest.mark.parametrize("text, named", [
+    ("A Berendsen thermostat with a damping time of 0 keeps the temperature at 1.5. The atoms are propagated in "
+     "the NVE ensemble for 3000 steps.", "a physical thermostat damping for run1 (the text states 0)"),
+    ("Run 3000 steps in the NVT ensemble at a temperature of -1.5.", "a physical target temperature for run1"),
+])  # fmt: skip
+def test_a_damping_of_zero_or_a_negative_temperature_is_named_not_rendered(text, named):
+    desc = read_description(SYSTEM + text + REPORT)
+    assert not desc.renderable and any(m.startswith(named) for m in desc.missing), desc.missing
