@@ -1145,12 +1145,15 @@ def published_files(task: MDGymTask, known: list[str], folder: Path, notes: list
 
 
 def _kim_hint(task: MDGymTask) -> str:
-    """Where else a published LAMMPS file would have been looked for, when that collection is absent."""
+    """Where else a published LAMMPS file was looked for (OpenKIM's installed items), or would have been
+    when that collection is absent."""
     if task.engine != "lammps":
         return ""
     from tools.lammps import kim_files
 
-    return "" if kim_files.kim_models_dir() is not None else f" (nor in OpenKIM's models: {kim_files.INSTALL_HINT})"
+    if kim_files.kim_models_dir() is not None:
+        return " nor embedded in any installed OpenKIM item"
+    return f" (nor in OpenKIM's models: {kim_files.INSTALL_HINT})"
 
 
 def missing_files(task: MDGymTask, known: list[str], supplied: list[Path] | None = None) -> list[str]:

@@ -5,6 +5,8 @@ The dev task that prompted them is read from ../shared/mdgym when present (not c
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from described_helpers import dev_text, run_job
 
@@ -66,6 +68,18 @@ def test_the_formula_is_the_stated_one_or_the_documented_default(text, reference
     assert d.defect.reference == reference and d.origin["defect.formula"].source == source
 
 
+def test_relaxations_that_never_say_minimise_are_the_two_minimisations():
+    """'Relax' at 0 K with a minimiser and tolerances is the minimisation: the stated calculation, not the
+    named point-defect protocol with its own supercell and tolerances."""
+    text = ("Find the interstitial formation energy in eV of copper in metal units. The crystal is fcc with a lattice "
+            "constant of 3.615 Å and the periodic box spans -2 to 2 lattice spacings along every axis. Forces come "
+            "from the EAM file Cu_u3.eam. Relax the perfect crystal first; then add one Cu atom at (1.8075, 0, 0) Å "
+            "and relax again. Both relaxations use conjugate gradients with energy and force tolerances of 1e-10.")
+    d = read_description(text)
+    assert d.renderable and d.defect is not None, (d.missing, d.unsupported)
+    assert [(s.minimize.style, s.minimize.etol, s.minimize.ftol) for s in d.stages] == [("cg", 1e-10, 1e-10)] * 2
+
+
 def test_an_unnamed_added_atom_is_the_crystals_own_type():
     d = read_description(PLAIN_DIFFERENCE)
     assert d.defect.atom_type == 1 and d.origin["defect.atom_type"].source == "default"
@@ -80,6 +94,16 @@ def test_a_position_in_lattice_units_is_rendered_in_lattice_units():
     d = read_description(CU_OCTAHEDRAL.replace("(1.8075, 0, 0) Å", "(0.5, 0, 0) lattice units"))
     assert d.defect.position_units == "lattice"
     assert "create_atoms    1 single 0.5 0 0 units lattice" in render(d)
+
+
+@pytest.mark.parametrize("site, named", [
+    ("(9.0, 0, 0) Å", "outside the box (-7.23 to 7.23 Å along x)"),  # the box is -2..2 spacings of 3.615 Å
+    ("(0, 0, 2.5) lattice units", "outside the box (-2 to 2 lattice units along z)"),
+])  # fmt: skip
+def test_a_site_outside_the_box_is_refused_before_any_run(site, named):
+    d = read_description(CU_OCTAHEDRAL.replace("(1.8075, 0, 0) Å", site))
+    assert not d.renderable and d.defect is None
+    assert any(named in u for u in d.unsupported), d.unsupported
 
 
 def test_without_the_perfect_crystal_no_defect_calculation_is_read():
@@ -145,6 +169,16 @@ def test_a_small_cu_interstitial_runs_and_costs_a_few_ev(tmp_path):
     # EAM self-interstitials in Cu cost a few eV (about 3 eV for published Cu EAMs); a 257-atom cell
     assert 1.0 < result.value < 6.0 and not result.warnings
     assert "N = 256" in result.method and "257 atoms" in result.method
+    # independently of the analysis: the two minimised energies read here from the log, by hand. The perfect
+    # crystal at the stated 3.615 A is Foiles-Baskes-Daw Cu at its own lattice constant, so its energy per atom
+    # is that potential's published cohesive energy, 3.54 eV (Foiles, Baskes, Daw, Phys. Rev. B 33, 7983 (1986),
+    # Table I); the answer is E_def - (257/256) E_perfect, the formula the text states
+    finals = [float(block.split()[2]) for block in
+              re.findall(r"Energy initial, next-to-last, final =\s*\n\s*(\S+\s+\S+\s+\S+)",
+                         (folder / "log.lammps").read_text())]
+    e_perfect, e_defect = finals
+    assert e_perfect / 256 == pytest.approx(-3.54, abs=0.005)
+    assert result.value == pytest.approx(e_defect - 257 / 256 * e_perfect, abs=1e-6)
 
 
 def test_dev_task_118_reads_the_box_the_site_and_the_two_minimisations():

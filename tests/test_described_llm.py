@@ -85,6 +85,11 @@ def test_a_quoted_answer_fills_the_gap_and_records_its_origin(text, fields, chec
     # an ensemble the quote does not name
     (NEWTON, {"dynamics_of_2000_step_run": ("nvt", "Let the atoms evolve for 2000 steps")}, "does not name nvt"),
     (NEWTON, {"dynamics_of_2000_step_run": ("nve", "")}, "no quote"),
+    # a factor of a formula is no stated value (paraphrase written for this test)
+    (INCREMENTS + " A finer timestep would be 0.01*sigma/3.",
+     {"timestep": (0.01, "A finer timestep would be 0.01*sigma/3")}, "factor of a formula"),
+    (INCREMENTS + " A finer timestep would be 0.01*sigma/3.",
+     {"timestep": (3, "A finer timestep would be 0.01*sigma/3")}, "factor of a formula"),
 ])  # fmt: skip
 def test_an_answer_the_text_does_not_contain_is_rejected(text, fields, why):
     rules = read_description(text)

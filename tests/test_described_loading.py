@@ -117,6 +117,8 @@ def test_a_setfl_potential_states_metal_units(words, units):
 @pytest.mark.parametrize("words, pressure, source", [
     ("at 400 K in the NPT ensemble", 0.0, "default"),
     ("at 400 K and ambient pressure in the NPT ensemble", 1.01325, "rules"),  # 1 atm in bar
+    ("at 400 K under atmospheric pressure in the NPT ensemble", 1.01325, "rules"),
+    ("in the NPT ensemble at 400 K and one atmosphere", 1.01325, "rules"),
     ("at 400 K and 5 bar in the NPT ensemble", 5.0, "rules"),
 ])
 def test_an_unstated_barostat_pressure_is_a_listed_default(words, pressure, source):
@@ -155,3 +157,12 @@ def test_a_lateral_pressure_beside_a_langevin_thermostat_is_refused_not_replaced
     assert plain.renderable, (plain.missing, plain.unsupported)
     assert (plain.stages[-1].dynamics.ensemble, plain.stages[-1].dynamics.p_axes) == ("nph", "yz")
     assert "fix             dyn1 all nph y 0 0 1 z 0 0 1" in render(plain)
+
+
+def test_a_deformation_at_a_zero_strain_rate_is_named_not_rendered():
+    """A rate of 0 deforms nothing: a named gap (it once reached the renderer and divided by zero)."""
+    text = ("Metal units. Nickel fcc lattice, lattice constant 3.52 angstrom, 4 x 4 x 4 unit cells. Ni_u3.eam "
+            "potential. Velocities at 300 K. Hold the crystal at 300 K in the NVT ensemble for 100 steps; then "
+            "pull it along x at a strain rate of 0 /ps with zero lateral pressure, for 200 steps.")
+    d = read_description(text)
+    assert not d.renderable and any("non-zero strain rate" in m for m in d.missing), d.missing

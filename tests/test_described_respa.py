@@ -55,6 +55,9 @@ def test_stated_respa_is_read_and_rendered(respa, loops, forces):
     # no loop factor, and no example whose own could stand for it
     ("Use a two-level rRESPA integrator, pair forces at the inner level.", "the RESPA loop factor"),
     ("Integrate with r-RESPA.", "the number of RESPA levels"),
+    # a loop factor of nothing: LAMMPS would refuse 'run_style respa 2 0'
+    ("Use a two-level rRESPA integrator with a loop factor of 0, pair forces at the inner level.",
+     "the RESPA loop factor (at least 1"),
 ])  # fmt: skip
 def test_respa_without_what_it_needs_is_missing_never_guessed(respa, missing):
     desc = read_description(LJ.format(respa=respa))
@@ -73,6 +76,7 @@ def test_no_respa_stated_renders_no_run_style():
     ("Minimise first, with energy and force tolerances of 1e-5 and 1e-7, respectively.", 1e-5, 1e-7),
     ("The structure is relaxed by energy minimisation, force and energy criteria set to 1e-9 and 1e-4.", 1e-4, 1e-9),
     ("Minimize with energy and force tolerances of 1e-6.", 1e-6, 1e-6),  # one number for both, as before
+    ("A conjugate-gradient minimisation is run to energy and force tolerance values of 1e-7.", 1e-7, 1e-7),
 ])  # fmt: skip
 def test_two_minimisation_tolerances_in_the_order_named(sentence, etol, ftol):
     desc = read_description(LJ.format(respa=sentence))

@@ -5,6 +5,9 @@ seconds). The dev task that prompted them is read from ../shared/mdgym when pres
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from described_helpers import dev_text, run_job
 
 from simagent.described.reading import read_description
@@ -73,6 +76,11 @@ def test_the_minimised_bilayer_gives_its_potential_energy_per_atom(tmp_path):
     # EAM Cu and Ni bind by 3.5-4.5 eV per atom; close pairs in the overlap and at the periodic faces cost some
     assert -5.0 < per_atom.value < -2.0 and per_atom.unit == "eV/atom" and total.label == "total"
     assert "final state of the last minimisation" in per_atom.method
+    # by hand from the log: the minimisation summary's final energy over the atoms LAMMPS reports
+    log = (folder / "log.lammps").read_text()
+    final = float(re.search(r"Energy initial, next-to-last, final =\s*\n\s*\S+\s+\S+\s+(\S+)", log).group(1))
+    atoms = int(re.findall(r"^Loop time of .* with (\d+) atoms", log, re.MULTILINE)[-1])
+    assert total.value == pytest.approx(final, abs=1e-6) and per_atom.value == pytest.approx(final / atoms, abs=1e-9)
 
 
 def test_dev_task_116_reads_the_two_blocks_and_the_minimisation():

@@ -123,11 +123,16 @@ def test_a_formula_with_dt_or_a_2d_system_asks_no_timestep():
             "NVE ensemble. ")
     for tail in ("The diffusion coefficient is the MSD slope divided by (4*dt) for this 2D fluid.",
                  "Take D as slope/(2*d*dt) with d the dimension of the 2-d system.",
-                 "Every dt of the 2D run counts as one sample."):
+                 "Every dt of the 2D run counts as one sample.",
+                 # a timestep given by a formula: its numbers are factors, not the value (nothing to quote)
+                 "The time step is set to dt = 0.25*r_c/v with v the sound speed.",
+                 "Choose the integration step as 0.5/omega_max for the stiffest mode.",
+                 "Use a timestep of h/4 with h the smoothing length."):
         text = base + tail
         assert [g.name for g in gaps(read_description(text), text)] == [], tail
     for tail in ("Advance the clock with dt set to 0.004 in this 2D fluid.",  # a value: asked
-                 "The integration step (dt) is 0.002 for the 2D fluid."):
+                 "The integration step (dt) is 0.002 for the 2D fluid.",
+                 "The time step is 1×10^(-3) tau for the 2D fluid."):  # a power of ten is a plain value
         text = base + tail
         desc = read_description(text)
         if desc.origin["timestep"].source == "default":

@@ -110,6 +110,7 @@ def test_solve_takes_a_named_published_file_from_openkim(tmp_path):
         PROVIDED,
         MDGymTask,
         SolveOutcome,
+        _kim_hint,
         _provided_lines,
         _shipped_potentials,
         missing_files,
@@ -125,6 +126,8 @@ def test_solve_takes_a_named_published_file_from_openkim(tmp_path):
     assert [f.path.name for f in published] == [AL99] and notes == []
     assert published[0].sha1 == AL99_SHA1 and kim_files.sha1_of(published[0].path) == AL99_SHA1
     assert missing_files(task, shipped + [AL99]) == []
+    # a file no item embeds: the message for it says the installed collection was searched too
+    assert "nor embedded in any installed OpenKIM item" in _kim_hint(task)
     # report.md's list of the files every job folder gets names the item, the SHA-1 and the source
     outcome = SolveOutcome(task=task, workdir=tmp_path, metrics=[], answer=None, spec=None, published=published)
     line = "\n".join(_provided_lines(outcome))

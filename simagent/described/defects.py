@@ -29,7 +29,6 @@ from simagent.backends.expert.vocabulary import ELEMENT_NAMES
 if TYPE_CHECKING:
     from simagent.described.model import Minimize, SimulationDescription
 
-REGION_NAME = "regions, walls and groups of atoms"  # the name reading.UNSUPPORTED gives any region
 PERFECT, DEFECT = "perfect_crystal", "defect_cell"  # the two minimisation stages
 
 
@@ -57,6 +56,8 @@ _PERFECT = re.compile(r"\b(?:perfect|pristine|defect-free|ideal|undefected|defec
 _RATIO = re.compile(r"\(\s*n\s*\+\s*1\s*\)\s*/\s*n\b|\bn_\{?def\w*\}?\s*/\s*n\b")
 # a formula stated: 'e_f - e_0', 'e_i = e_def - ...'
 _FORMULA = re.compile(r"\be_\{?\w+\}?\s*=\s*e_\{?\w+\}?\s*-|\be_\{?(?:f|d|def\w*)\}?\s*-\s*e_?\{?(?:0|₀|p\w*)")
+# a minimisation, or a relaxation (at 0 K: no run is stated beside it): 'relax the perfect crystal', 'both relaxations'
+_MINIMISATION = re.compile(r"minimi[sz]|\brelax(?:e|es|ed|ing|ations?)?\b")
 _ATOM_ELEMENT = re.compile(r"\b(?:an?|one|single|extra|additional)\s+(?:single |extra |additional )?(\w+) atom\b")
 
 
@@ -78,6 +79,29 @@ def _element_type(desc: SimulationDescription, sentence: str) -> tuple[int, str]
     return None
 
 
+def _outside_box(desc: SimulationDescription, found: list[re.Match], lattice: bool) -> str | None:
+    """A stated position outside the box (LAMMPS's create_atoms single would not place the atom), in words;
+    None when every position is inside or the units cannot be compared (an oriented or non-cubic lattice)."""
+    box = desc.box
+    if box is None:
+        return None
+    spacing = desc.lattice.scale if desc.lattice is not None and desc.lattice.scale_is == "constant" and \
+        desc.lattice.orient is None and desc.lattice.style in ("sc", "bcc", "fcc", "diamond") else None
+    factor = 1.0 if box.lattice_units == lattice else None  # the box's length unit in the positions' unit
+    if factor is None and spacing is not None:
+        factor = spacing if box.lattice_units else 1.0 / spacing
+    if factor is None:
+        return None
+    unit = "lattice units" if lattice else "Å"
+    for m in found:
+        for k, axis in enumerate("xyz"):
+            value, lo, hi = float(m.group(k + 1)), box.lo[k] * factor, box.hi[k] * factor
+            if not lo <= value <= hi:
+                return (f"an atom added at {m.group(0).strip()}, outside the box ({lo:g} to {hi:g} {unit} along "
+                        f"{axis}): LAMMPS's create_atoms single would not place it")
+    return None
+
+
 def read_point_defect(desc: SimulationDescription, low: str,
                       minimize_settings: Callable[[SimulationDescription, str, str], Minimize | None]) -> None:
     """A 0 K interstitial made between two minimisations (see the module docstring); `minimize_settings`
@@ -86,7 +110,7 @@ def read_point_defect(desc: SimulationDescription, low: str,
         return
     sentences = re.split(r"(?<=[.;])\s+", low)
     insertion = next((s for s in sentences if _ADD.search(s) and _POSITION.search(s[_ADD.search(s).start():])), None)
-    if insertion is None or not _PERFECT.search(low) or not re.search(r"minimi[sz]", low):
+    if insertion is None or not _PERFECT.search(low) or not _MINIMISATION.search(low):
         return
     from simagent.described.model import Stage
 
@@ -101,7 +125,7 @@ def read_point_defect(desc: SimulationDescription, low: str,
     if typed is None:
         desc.missing.append("the atom type of the interstitial atom (the element named is no type of the potential)")
         return
-    settings_sentence = next((s for s in sentences if re.search(r"minimi[sz]", s) and re.search(r"toleran", s)),
+    settings_sentence = next((s for s in sentences if _MINIMISATION.search(s) and re.search(r"toleran", s)),
                              None)
     for gap in ("a run length (steps)", "the minimisation tolerances (etol, ftol)"):
         while gap in desc.missing:
@@ -113,6 +137,10 @@ def read_point_defect(desc: SimulationDescription, low: str,
         del desc.origin[key]  # notes of the stages read before, which the two minimisations replace
     minimize = minimize_settings(desc, settings_sentence, PERFECT)
     if minimize is None:
+        return
+    outside = _outside_box(desc, found, lattice)
+    if outside:
+        desc.unsupported.append(outside)
         return
     ratio, formula = _RATIO.search(low), _FORMULA.search(low)
     reference: Literal["per_atom", "total"] = "total" if formula and not ratio else "per_atom"
@@ -137,7 +165,9 @@ def read_point_defect(desc: SimulationDescription, low: str,
     elsewhere = [s for s in sentences if s is not insertion and re.search(r"\bregion|\bwall\b|cylind|cluster|"
                                                                          r"obstacle|slab\b", s)]
     if region and not elsewhere and desc.layout is None:
-        desc.unsupported = [u for u in desc.unsupported if u != REGION_NAME]
+        from simagent.described.group_reading import LAYOUT_UNSUPPORTED
+
+        desc.unsupported = [u for u in desc.unsupported if u != LAYOUT_UNSUPPORTED]
         desc.missing = [m for m in desc.missing if not m.startswith("the radius of the")]
         desc.note("defect.region", "rules", f"'{region.group(0)}' around the site: read as one atom placed at the "
                   "stated site (create_atoms single); the region only locates it")

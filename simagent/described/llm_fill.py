@@ -196,16 +196,23 @@ def _minimize_sentence(low: str) -> str:
 def _speaks_of_a_timestep(low: str) -> bool:
     """A timestep word with a number soon after it, not a run length ('1000 timesteps') nor a reset.
 
-    A word multiplied or divided in a formula ('slope/(10*dt)') is a symbol, not a value, and a
+    A word multiplied or divided in a formula ('slope/(10*dt)') is a symbol, not a value, a number
+    multiplied or divided in a formula ('dt = 0.2*h/c') is a factor, not the timestep, and a
     dimension ('2D', '3-d') is no number."""
     for hit in re.finditer(FIELD_WORDS["timestep"], low):
         before = low[max(0, hit.start() - 20):hit.start()]
         if re.search(r"\d[\d,]*\s*(?:md |more |additional )?$|reset\w*\s+(?:the\s+)?$|[*/×·]\s*$", before):
             continue
-        after = re.match(r"[^.;]{0,30}", low[hit.end():]).group(0)
-        if re.search(r"\d", re.sub(r"\b[123] ?-?d\b", " ", after)):
+        after = re.match(r"(?:[^.;]|\.(?=\d)){0,30}", low[hit.end():]).group(0)  # (a decimal point goes on)
+        if re.search(r"\d", FORMULA_NUMBER.sub(" ", re.sub(r"\b[123] ?-?d\b", " ", after))):
             return True
     return False
+
+
+# A number that is an operand of a formula ('0.2*h', 'h/3', '2^k'): a factor, not a stated value
+# (normalise() has already made '1×10^(-3)' and '5 × 10⁻⁴' plain numbers, 1e-3 and 5e-4).
+_NUMBER = r"\d+(?:\.\d*)?(?:e[-+]?\d+)?"
+FORMULA_NUMBER = re.compile(rf"[*/×·^]\s*{_NUMBER}|(?<![\w.]){_NUMBER}(?=\s*[*/×·^])")
 
 
 def answer_model(asked: list[Gap]) -> type[BaseModel]:
@@ -239,8 +246,11 @@ def _numbers(text: str) -> list[float]:
     return [float(n) for n in re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", text)]
 
 
-def _written(value: float, quote: str) -> bool:
-    return any(_same(value, n) for n in _numbers(quote))
+def _written(value: float, quote: str, *, alone: bool = True) -> bool:
+    """`value` is written in `quote`; `alone`: as a number of its own, not as a factor of a formula
+    (a list of edges may be written '20*20*10')."""
+    low = normalise(quote)
+    return any(_same(value, n) for n in _numbers(FORMULA_NUMBER.sub(" ", low) if alone else low))
 
 
 def check(gap: Gap, value: Any, quote: str, text: str) -> str | None:
@@ -266,9 +276,12 @@ def check(gap: Gap, value: Any, quote: str, text: str) -> str | None:
         return "a box needs one to three edges"
     if gap.name == "minimisation_tolerances" and len(values) != 2:
         return "the tolerances are two numbers (etol, ftol)"
-    absent = [v for v in values if not _written(float(v), q)]
+    absent = [v for v in values if not _written(float(v), q, alone=not isinstance(value, list))]
     if absent:
-        return f"{', '.join(f'{v:g}' for v in absent)} is not written in the quote"
+        shown = ", ".join(f"{v:g}" for v in absent)
+        if all(_written(float(v), q, alone=False) for v in absent):
+            return f"{shown} is a factor of a formula in the quote, not a stated value (the LLM never computes)"
+        return f"{shown} is not written in the quote"
     if key == "pressure":  # any sign: zero or a tension is a valid set point
         return None
     if gap.name == "minimisation_tolerances":  # LAMMPS allows a zero tolerance (that criterion off)

@@ -121,6 +121,12 @@ class Velocity(BaseModel):
                                                         "assigned to atoms (velocity ... loop); None: LAMMPS's all")
 
 
+# a minimisation's limits when the text states none (LAMMPS requires both): the stated tolerances, not these
+# caps, should end it (the analysis warns when one stops at a cap); maxeval ten times maxiter, at least this
+DEFAULT_MAX_ITERATIONS = 10000
+DEFAULT_MAX_EVALUATIONS = 100000
+
+
 class Minimize(BaseModel):
     style: Literal["cg", "sd", "fire", "hftn", "quickmin"] = "cg"
     etol: float = Field(ge=0)

@@ -51,6 +51,8 @@ from simagent.described import (
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_types, read_mixture
 from simagent.described.model import (
+    DEFAULT_MAX_EVALUATIONS,
+    DEFAULT_MAX_ITERATIONS,
     Box,
     Dipoles,
     Dynamics,
@@ -70,7 +72,6 @@ from simagent.models import Quantity
 ATM_PER_BAR = 1.0 / 1.01325  # 1 bar in atm (LAMMPS real units' pressure is atm, metal's bar)
 DEFAULT_TIMESTEP = {"lj": 0.005, "real": 1.0, "metal": 0.001}  # LAMMPS `timestep` default per unit style
 DEFAULT_SEED = 87287  # the seed of LAMMPS's own examples (examples/melt)
-DEFAULT_MAX_EVALUATIONS = 100000  # LAMMPS requires maxeval; ten times the iterations of the usual 10000
 # A barostat whose pressure the text does not state holds 0 in the unit style's unit (listed as a default): a
 # condensed phase at 0 or 1 bar is the same state within any tolerance (a gas is not: NPT at 0 lets it expand). Not
 # in LJ units, where a reduced fluid at P = 0 may not exist (it can expand without bound): there it stays missing.
@@ -200,7 +201,23 @@ def read_description(text: str) -> SimulationDescription:
     special.read_controller(desc, low)
     defects.read_point_defect(desc, low, minimize_settings)
     check_made_types(desc)
+    _check_run_values(desc)
     return desc
+
+
+def _check_run_values(desc: SimulationDescription) -> None:
+    """Stated values no run can have (a damping of 0, a temperature below 0) are named as missing, before
+    LAMMPS would refuse them (or, for a temperature, run something else)."""
+    for stage in (desc.stages[i] for i in desc.run_stages()):
+        dyn = stage.dynamics
+        if dyn is None:
+            continue
+        for label, value, wrong in (("thermostat damping", dyn.t_damp, dyn.t_damp is not None and dyn.t_damp <= 0),
+                                    ("barostat damping", dyn.p_damp, dyn.p_damp is not None and dyn.p_damp <= 0),
+                                    ("target temperature", dyn.t_stop, dyn.t_stop is not None and dyn.t_stop < 0),
+                                    ("starting temperature", dyn.t_start, dyn.t_start is not None and dyn.t_start < 0)):
+            if wrong:
+                desc.missing.append(f"a physical {label} for {stage.name} (the text states {value:g})")
 
 
 # what LAMMPS's prd command needs besides its step count (prd N t_event n_dephase t_dephase t_correlate ...)
@@ -873,6 +890,10 @@ def _join_pending(desc: SimulationDescription, pending: tuple[Dynamics, str], se
     run length missing when the two are put in sequence."""
     thermostat, before = pending
     if dyn.ensemble != "nve" or dyn.thermostat is not None:
+        if dyn.thermostat != thermostat.thermostat:  # never dropped in silence for another thermostat
+            words = separate_thermostat.ordered(before, sentence)
+            desc.missing.append(separate_thermostat.unplaced(thermostat, before, words) if words is not None else
+                                separate_thermostat.other_thermostat(thermostat, before, sentence, dyn))
         return dyn
     words = separate_thermostat.ordered(before, sentence)
     if words is not None:
@@ -1039,8 +1060,6 @@ def _complete_dynamics(desc: SimulationDescription, stage: Stage, desc_text: str
             desc.note(f"{stage.name}.p_damp", "default", f"{dyn.p_damp:g}: 1000 timesteps, the barostat damping "
                       "the LAMMPS manual recommends")
 
-
-DEFAULT_MAX_ITERATIONS = 10000  # LAMMPS requires maxiter; the stated tolerances, not this cap, should end the run
 
 
 def minimize_settings(desc: SimulationDescription, sentence: str, name: str) -> Minimize | None:

@@ -144,6 +144,10 @@ def read_respa(desc: SimulationDescription, low: str) -> None:
     if loops is None:
         desc.missing.append("the RESPA loop factor (inner steps per outer step; run_style respa N n1 ...)")
         return
+    if any(n < 1 for n in loops):
+        desc.missing.append(f"the RESPA loop factor (at least 1 inner step per outer step; the text states "
+                            f"{' '.join(map(str, loops))})")
+        return
     if fits:
         assert example is not None
         unstated = {k: v for k, v in example[0].forces.items() if k not in forces}

@@ -339,8 +339,8 @@ def crystal_word(low: str) -> str | None:
     return hit.group(1) if hit else None
 
 
-# three directions listed, then the three axes they lie along in the same order ('[1 1 2], [-1 1 0] and
-# [-1 -1 1] along x, y and z (respectively)')
+# three directions listed, then the three axes they lie along in the same order ('[1 -1 0], [1 1 -2] and
+# [1 1 1] parallel to x, y and z respectively')
 _TRIPLE = r"\[\s*-?\d[\s,]+-?\d[\s,]+-?\d\s*\]"
 _LISTED_ORIENT = re.compile(rf"({_TRIPLE}\s*,\s*{_TRIPLE}\s*,?\s*(?:and\s+)?{_TRIPLE})(?:\s+(?:crystal(?:lographic)? )?"
                             r"(?:directions?|axes|vectors))?\s+(?:along|parallel to|for|in)\s+(?:the\s+)?"
@@ -348,8 +348,8 @@ _LISTED_ORIENT = re.compile(rf"({_TRIPLE}\s*,\s*{_TRIPLE}\s*,?\s*(?:and\s+)?{_TR
 
 
 def read_orientation(desc: SimulationDescription, low: str) -> None:
-    """'[1 0 0] along x, [0 1 1] along y and [0 -1 1] along z', or the three directions listed before the
-    axes ('[1 0 0], [0 1 1] and [0 -1 1] along x, y and z'); 'origin shift of 0.5 along x'."""
+    """'[1 -1 0] along x, [1 1 -2] along y and [1 1 1] along z', or the three directions listed before the
+    axes ('[1 1 -2], [1 1 1] and [1 -1 0] along y, z and x'); 'the lattice origin offset by 0.25 in y'."""
     if desc.lattice is None:
         return
     found = {}
@@ -424,6 +424,8 @@ def read_deform(sentence: str, units: str | None) -> tuple[Deform | None, str]:
     if units not in TIME_UNIT_S:
         return None, "a strain rate in reduced units (stated per physical time)"
     value = float(rate.group(1)) * TIME_UNIT_S[units] / RATE_UNIT_S[unit]
+    if value == 0:
+        return None, f"a non-zero strain rate ('{rate.group(0).strip()}' deforms nothing)"
     if re.search(r"compress", sentence) and not re.search(r"tensile|stretch|elongat", sentence):
         value = -abs(value)
     style: Literal["erate", "trate"] = "trate" if re.search(r"\btrue strain", sentence) else "erate"

@@ -24,7 +24,6 @@ from simagent.described.groups import Layout, Region, RegionFill
 if TYPE_CHECKING:
     from simagent.described.model import SimulationDescription
 
-REGION_NAME = "regions, walls and groups of atoms"  # the name reading.UNSUPPORTED gives any region
 _SIDE = {"upper": "upper", "top": "upper", "lower": "lower", "bottom": "lower"}
 _BLOCK = r"(?:block|layer|slab|film|region)"
 # a block's crystal: 'the top slab ... a bcc Fe crystal whose lattice constant is 2.87 A'
@@ -114,4 +113,6 @@ def read_stacked_blocks(desc: SimulationDescription, low: str) -> None:
               "both blocks (the text states the blocks, not the box)")
     desc.missing = [m for m in desc.missing if not m.startswith(("initial configuration", "box size", "lattice scale"))]
     if not _OTHER_LAYOUT.search(low):
-        desc.unsupported = [u for u in desc.unsupported if u != REGION_NAME]
+        from simagent.described.group_reading import LAYOUT_UNSUPPORTED
+
+        desc.unsupported = [u for u in desc.unsupported if u != LAYOUT_UNSUPPORTED]

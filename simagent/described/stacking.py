@@ -11,7 +11,7 @@ along the plane normal only (LAMMPS fix setforce 0 0 NULL). The description hold
   displacement (Stage.displace, then the minimisation): a scan of N steps is N + 1 minimisations;
 - `scan` (SlipScan): which half moves and by what step, the count, the relaxed direction.
 The metric (tools.lammps.described_stacking): GSF_n = (E_n - E_0) / A for n = 1..N, A the slip-plane
-area (the box's x-y face), in J/m^2 (16.0217663 J/m^2 per eV/Å^2); the scan's average is their mean.
+area (the box's x-y face), in J/m^2 (16.0217662 J/m^2 per eV/Å^2); the scan's average is their mean.
 
 Reading rules (each records the words it read): the scan's words ('stacking fault', 'slip plane');
 the moved half ('the lower half is shifted'; top/bottom, upper/lower) and its step with its sign
@@ -38,17 +38,15 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from simagent.described.example_fill import StatedNumbers
+from simagent.units import convert
 
 if TYPE_CHECKING:
     from simagent.described.model import SimulationDescription
 
 NUM = r"(-?\d+(?:\.\d+)?)"
 NUM_E = r"(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)"
-DEFAULT_MAX_ITERATIONS = 10000  # each minimisation's cap when the text states none (a guard: the analysis
-DEFAULT_MAX_EVALUATIONS = 100000  # warns when a minimisation stops at it instead of at its tolerance)
-J_PER_M2_PER_EV_PER_A2 = 16.0217663  # 1 eV/Å^2 in J/m^2 (CODATA 2018 electron volt)
+J_PER_M2_PER_EV_PER_A2 = convert(1.0, "eV/angstrom^2", "J/m^2")  # 16.0217662 (simagent.units' conversion)
 PERIOD_TOLERANCE = 0.001  # a periodic box edge this close (relative) to whole lattice periods is those periods
-REGION_NAME = "regions, walls and groups of atoms"  # simagent.described.reading.UNSUPPORTED's name
 
 
 class SlipScan(BaseModel):
@@ -154,7 +152,7 @@ def _moved(low: str) -> tuple[str, str, str] | None:
 def read_scan(desc: SimulationDescription, low: str) -> None:
     """A generalised stacking-fault scan the text states (module docstring); anything else stays as read."""
     from simagent.described.groups import Displacement, Group, Layout, Region, RegionFill
-    from simagent.described.model import Minimize, Stage
+    from simagent.described.model import DEFAULT_MAX_EVALUATIONS, DEFAULT_MAX_ITERATIONS, Minimize, Stage
 
     moved = _moved(low) if SCAN_WORDS.search(low) else None
     if moved is None:
@@ -363,7 +361,9 @@ def _clear_gaps(desc: SimulationDescription, low: str) -> None:
     """What the general reader listed that the scan states: its regions, its minimisations' settings, its
     'run' (the scan has no MD run)."""
     if not re.search(r"cylind|cluster|obstacle|\bwall\b|sphere|indent", low):
-        desc.unsupported = [u for u in desc.unsupported if u != REGION_NAME]
+        from simagent.described.group_reading import LAYOUT_UNSUPPORTED
+
+        desc.unsupported = [u for u in desc.unsupported if u != LAYOUT_UNSUPPORTED]
     desc.missing = [m for m in desc.missing if m not in ("the minimisation tolerances (etol, ftol)",
                                                          "the minimisation's maximum iterations",
                                                          "a run length (steps)")]

@@ -6,7 +6,7 @@ with displace_atoms of the moved half (units box) before its minimisation; the s
 displace/minimise block per displacement, so that each minimisation's thermo block is its own.
 
 Analysis: E_k is the potential energy of the last thermo row of minimisation k (stage 1 the undisplaced
-crystal, stage n + 1 the n-th displacement); GSF_n = (E_{n+1} - E_1) / A x 16.0217663 J/m^2 per eV/Å^2,
+crystal, stage n + 1 the n-th displacement); GSF_n = (E_{n+1} - E_1) / A x 16.0217662 J/m^2 per eV/Å^2,
 A the box's x-y area (the slip plane; the x and y edges do not change in a minimisation without a box
 relaxation); the metric is the mean of GSF_1 .. GSF_N.
 """
@@ -90,6 +90,7 @@ def result(runs: list[dict[str, np.ndarray]], desc: SimulationDescription, log: 
                   method=f"mean over the {scan.count} displaced states of GSF_n = (E_n - E_0) / A: E_n the potential "
                          f"energy after the minimisation that follows the n-th displacement of the {scan.moved} half "
                          f"by {scan.step:g} Å along {scan.axis}, E_0 that of the undisplaced crystal after the same "
-                         f"minimisation, A = {slip_area(desc):.6g} Å^2 the box's x-y face; {J_PER_M2_PER_EV_PER_A2} "
-                         f"J/m^2 per eV/Å^2. Curve (displacement Å: J/m^2): {shown}; maximum {gsf[peak]:.4f} at "
+                         f"minimisation, A = {slip_area(desc):.6g} Å^2 the box's x-y face; "
+                         f"{J_PER_M2_PER_EV_PER_A2:.9g} J/m^2 per eV/Å^2. Curve (displacement Å: J/m^2): {shown}; "
+                         f"maximum {gsf[peak]:.4f} at "
                          f"{shifts[peak]:g} Å, minimum {gsf.min():.4f}")
