@@ -329,3 +329,28 @@ def test_a_thermostat_and_a_run_kept_at_constant_energy_are_asked_about(text):
     desc = read_description(SYSTEM + text + REPORT)
     assert not desc.renderable
     assert any(m.startswith("whether the run of") for m in desc.missing), desc.missing
+
+
+@pytest.mark.parametrize("text", [
+    "A Langevin thermostat at 1.5 with a damping of 2.0 is applied. The atoms are then propagated in the NVT "
+    "ensemble for 3000 steps.",
+    "Temperature control: a Berendsen thermostat at 1.5. The system evolves in the NPT ensemble at a pressure of "
+    "1.0 for 3000 steps.",
+])  # fmt: skip
+def test_a_thermostat_sentence_before_a_run_with_its_own_thermostat_is_asked_about(text):
+    """The run's ensemble brings a thermostat of its own (Nose-Hoover): which one holds the temperature is
+    listed, never settled by dropping the other sentence's thermostat (before: the Langevin/Berendsen vanished)."""
+    desc = read_description(SYSTEM + text + REPORT)
+    assert not desc.renderable
+    assert any(m.startswith(("which thermostat holds the", "the run length of the stage under the"))
+               for m in desc.missing), desc.missing
+
+
+@pytest.mark.parametrize("text, named", [
+    ("A Berendsen thermostat with a damping time of 0 keeps the temperature at 1.5. The atoms are propagated in "
+     "the NVE ensemble for 3000 steps.", "a physical thermostat damping for run1 (the text states 0)"),
+    ("Run 3000 steps in the NVT ensemble at a temperature of -1.5.", "a physical target temperature for run1"),
+])  # fmt: skip
+def test_a_damping_of_zero_or_a_negative_temperature_is_named_not_rendered(text, named):
+    desc = read_description(SYSTEM + text + REPORT)
+    assert not desc.renderable and any(m.startswith(named) for m in desc.missing), desc.missing

@@ -201,7 +201,23 @@ def read_description(text: str) -> SimulationDescription:
     special.read_controller(desc, low)
     defects.read_point_defect(desc, low, minimize_settings)
     check_made_types(desc)
+    _check_run_values(desc)
     return desc
+
+
+def _check_run_values(desc: SimulationDescription) -> None:
+    """Stated values no run can have (a damping of 0, a temperature below 0) are named as missing, before
+    LAMMPS would refuse them (or, for a temperature, run something else)."""
+    for stage in (desc.stages[i] for i in desc.run_stages()):
+        dyn = stage.dynamics
+        if dyn is None:
+            continue
+        for label, value, wrong in (("thermostat damping", dyn.t_damp, dyn.t_damp is not None and dyn.t_damp <= 0),
+                                    ("barostat damping", dyn.p_damp, dyn.p_damp is not None and dyn.p_damp <= 0),
+                                    ("target temperature", dyn.t_stop, dyn.t_stop is not None and dyn.t_stop < 0),
+                                    ("starting temperature", dyn.t_start, dyn.t_start is not None and dyn.t_start < 0)):
+            if wrong:
+                desc.missing.append(f"a physical {label} for {stage.name} (the text states {value:g})")
 
 
 # what LAMMPS's prd command needs besides its step count (prd N t_event n_dephase t_dephase t_correlate ...)
@@ -874,6 +890,10 @@ def _join_pending(desc: SimulationDescription, pending: tuple[Dynamics, str], se
     run length missing when the two are put in sequence."""
     thermostat, before = pending
     if dyn.ensemble != "nve" or dyn.thermostat is not None:
+        if dyn.thermostat != thermostat.thermostat:  # never dropped in silence for another thermostat
+            words = separate_thermostat.ordered(before, sentence)
+            desc.missing.append(separate_thermostat.unplaced(thermostat, before, words) if words is not None else
+                                separate_thermostat.other_thermostat(thermostat, before, sentence, dyn))
         return dyn
     words = separate_thermostat.ordered(before, sentence)
     if words is not None:

@@ -72,6 +72,14 @@ def unplaced(dyn: Dynamics, sentence: str, words: str) -> str:
             f"(a stage of its own, '{words}', with no steps stated)")
 
 
+def other_thermostat(dyn: Dynamics, before: str, sentence: str, run: Dynamics) -> str:
+    """What is missing when a thermostat's sentence is followed by a run of an ensemble with a thermostat of
+    its own ('the NPT ensemble'): which of the two holds the temperature is not the reader's to choose."""
+    own = name(run) or run.thermostat or "its own"
+    return (f"which thermostat holds the {run.ensemble.upper()} run of '{sentence.strip()[:120]}': the {name(dyn)} "
+            f"thermostat stated in '{before.strip()[:120]}' or the ensemble's {own} thermostat")
+
+
 def contradicted(dyn: Dynamics, before: str, sentence: str) -> str:
     """What is missing when a thermostat's sentence is followed by a run that its words keep at constant energy."""
     stated = sentence_ensemble(sentence)
