@@ -49,8 +49,7 @@ class Settings(BaseModel):
         default=None, description="cores of each job of an engine that runs in parallel, when its "
         "protocol chooses none (the engine adapter decides: LAMMPS MPI ranks, GROMACS OpenMP threads); "
         "'idle': the cores this process may use that are free, measured over half a second when the inputs "
-        "are rendered (time of processes niced below this one counts as free); None: 1 for `ask`/`run`, "
-        "'idle' for `solve`")
+        "are rendered; None: 1 for `ask`/`run`, 'idle' for `solve`")
     max_repairs: int = Field(default=2, ge=0, description="repair-and-rerun attempts per job")
     gate_extensions: bool = Field(
         default=True, description="a gate that finds a run unconverged may lengthen it; False (solve: the "
@@ -117,10 +116,10 @@ def idle_cores(sample_s: float = IDLE_SAMPLE_S) -> int:
 
     Measured, not inferred from the load average (which lags by a minute: a just-finished job or solve's
     own start-up kept it near 1 on an idle 2-core machine and gave a 1-rank job): each usable core's idle
-    share over `sample_s` seconds, summed and rounded. Time spent by processes at a lower priority (a
-    positive nice value) counts as free when this process is not niced itself, since the scheduler gives
-    its job those cores. On a loaded machine a job spread over busy cores runs slower and burns more CPU
-    than on one (MPI ranks and OpenMP threads wait for each other)."""
+    share over `sample_s` seconds, summed and rounded. Time of niced processes counts as busy: with
+    autogroup scheduling (the default of most Linux distributions) a niced process in another session
+    gets its full share against this one's job. On a loaded machine a job spread over busy cores runs
+    slower and burns more CPU than on one (MPI ranks and OpenMP threads wait for each other)."""
     import psutil  # imported here: settings are loaded far more often than cores are counted
 
     try:
@@ -130,7 +129,6 @@ def idle_cores(sample_s: float = IDLE_SAMPLE_S) -> int:
     before = psutil.cpu_times(percpu=True)
     time.sleep(sample_s)
     after = psutil.cpu_times(percpu=True)
-    yields_to_us = os.nice(0) == 0
     free = 0.0
     for cpu in usable:
         if cpu >= min(len(before), len(after)):
@@ -141,10 +139,7 @@ def idle_cores(sample_s: float = IDLE_SAMPLE_S) -> int:
         total = sum(spent.values())
         if total <= 0:
             continue
-        available = spent.get("idle", 0.0) + spent.get("iowait", 0.0)
-        if yields_to_us:
-            available += spent.get("nice", 0.0)
-        free += available / total
+        free += (spent.get("idle", 0.0) + spent.get("iowait", 0.0)) / total
     return max(1, min(len(usable), round(free)))
 
 

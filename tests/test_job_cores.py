@@ -29,28 +29,26 @@ def cpu(**spent) -> CpuTimes:
     return CpuTimes(**{field: float(spent.get(field, 0.0)) for field in CPU_FIELDS.split()})
 
 
-def watch(monkeypatch, spent: list[CpuTimes], own_nice: int = 0) -> None:
+def watch(monkeypatch, spent: list[CpuTimes]) -> None:
     """The processors spend `spent` (seconds per field and core) while idle_cores() watches them."""
     samples = iter([[cpu() for _ in spent], spent])
     monkeypatch.setattr(psutil, "cpu_times", lambda percpu: next(samples))
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(len(spent))))
     monkeypatch.setattr(config.time, "sleep", lambda seconds: None)
-    monkeypatch.setattr(os, "nice", lambda increment: own_nice)
 
 
-@pytest.mark.parametrize("spent, own_nice, free", [
-    ([cpu(idle=50), cpu(idle=50)], 0, 2),                      # an idle 2-core machine: both
-    ([cpu(user=48, system=2), cpu(idle=49, user=1)], 0, 1),     # one core busy
-    ([cpu(user=50), cpu(user=45, idle=5)], 0, 1),               # both busy: still one
-    ([cpu(nice=50), cpu(nice=40, idle=10)], 0, 2),              # niced work yields to a job at nice 0
-    ([cpu(nice=50), cpu(nice=40, idle=10)], 10, 1),             # ... but not to a niced job
-    ([cpu(user=50)] + [cpu(idle=50)] * 7, 0, 7),
+@pytest.mark.parametrize("spent, free", [
+    ([cpu(idle=50), cpu(idle=50)], 2),                   # an idle 2-core machine: both
+    ([cpu(user=48, system=2), cpu(idle=49, user=1)], 1),  # one core busy
+    ([cpu(user=50), cpu(user=45, idle=5)], 1),            # both busy: still one
+    ([cpu(nice=50), cpu(nice=40, idle=10)], 1),           # niced work keeps its share (autogroups)
+    ([cpu(user=50)] + [cpu(idle=50)] * 7, 7),
     # guest time is inside user time (Linux): 3 x (50 user incl. 50 guest, 50 idle) leaves 1.5 cores
-    ([cpu(user=50, guest=50, idle=50)] * 3, 0, 2),
-    ([cpu(iowait=30, idle=20)], 0, 1),
+    ([cpu(user=50, guest=50, idle=50)] * 3, 2),
+    ([cpu(iowait=30, idle=20)], 1),
 ])
-def test_idle_cores_are_the_cores_measured_free(monkeypatch, spent, own_nice, free):
-    watch(monkeypatch, spent, own_nice)
+def test_idle_cores_are_the_cores_measured_free(monkeypatch, spent, free):
+    watch(monkeypatch, spent)
     assert idle_cores() == free
 
 
