@@ -61,6 +61,8 @@ def test_the_dev_task_runs_parallel_replica_dynamics_as_stated():
     assert "delete_atoms    group removed2" in stage_two and "\nrun " not in stage_two
     assert "dyn1 all nvt temp 1800 1800 0.1" in stage_two  # the thermostat in force runs the replicas
     assert text.index("atom_modify     sort 0 0.0") < text.index("create_box")
+    # prd never ends at a timer timeout: no clean stop, the runner's limit ends it
+    assert not re.search(r"^\s*(?:timer|if .*timer)", text, flags=re.M)
 
 
 @pytest.mark.parametrize(("text", "expected"), [

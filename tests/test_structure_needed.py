@@ -99,3 +99,41 @@ def test_stated_counts_are_labelled_once(text: str, said: list[str], unsaid: lis
     need = _need(text)
     assert need is not None and "structure or LAMMPS data file is needed" in need
     assert all(s in need for s in said) and not any(u in need for u in unsaid)
+
+
+# a start read from a data file the text names only by kind (our own wordings)
+CORE_SHELL = ("Report the mean number of type 2 atoms inside the tube for a binary LJ mixture of 900 atoms in reduced "
+              "units (cutoff 3.0) in a periodic box from -15 to 15 on each side, starting from the previously "
+              "minimised data file. A cylindrical region along x holds the type 2 atoms; type 1 atoms inside it are "
+              "deleted. Run NVE with a Langevin thermostat at T = 1.2 for 20000 steps, timestep 0.005.")
+
+
+@pytest.mark.parametrize("start", ["starting from the previously minimised data file",
+                                   "read from an energy-minimized data file",
+                                   "whose initial coordinates come from a pre-minimised LAMMPS data file"])
+def test_a_data_file_named_only_by_kind_is_the_missing_file(start: str, tmp_path):
+    from simagent.described.structure import required_file
+    from simagent.solve import MDGymTask, missing_files
+
+    text = CORE_SHELL.replace("starting from the previously minimised data file", start)
+    need = required_file(text, read_description(text))
+    assert need is not None and "data file the text requires" in need and "no file name" in need
+    assert "900 atoms" in need and "2 atoms" not in need  # 'type 2 atoms' is no count
+    assert "radius of the cylindrical region" in need  # what else it leaves out, so it cannot be rebuilt
+    task = MDGymTask(id="zz_tube", engine="lammps", level="3", time_limit=10, problem_description=text,
+                     metrics=["average_number_of_type_2_atoms_inside_cylinder"])
+    assert missing_files(task, [], []) == [need]
+    assert missing_files(task, [], [tmp_path / "start.data"]) == []  # supplied: nothing missing
+
+
+def test_a_built_start_or_a_data_file_named_by_name_asks_for_no_unnamed_file():
+    from simagent.described.structure import required_file
+    from simagent.solve import MDGymTask, missing_files
+
+    built = CORE_SHELL.replace("starting from the previously minimised data file", "with the atoms put on an fcc "
+                               "lattice of density 0.8")
+    assert required_file(built, read_description(built)) is None
+    named = CORE_SHELL.replace("the previously minimised data file", "the data file tube.data")
+    task = MDGymTask(id="zz_tube", engine="lammps", level="3", time_limit=10, problem_description=named,
+                     metrics=["average_temperature"])
+    assert missing_files(task, [], []) == ["tube.data"]  # by its name, not as an unnamed file

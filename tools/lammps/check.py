@@ -6,7 +6,9 @@ connections, or read or write files outside its job folder. Rejected (nothing ru
   * commands `shell`, `python`, `plugin`, `geturl`, `mdi`, `message`, `server`, `kim*`;
   * styles that call host code or talk to other programs: `python*` (fix python/invoke,
     python/move, pair python), `mdi/*`, `ipi`, `imd`, `client/md`, `external`, `dump movie`;
-  * variables of style `python`, `getenv`, `internal`-free reading of host state;
+  * variables of style `python`, `getenv`, `internal`-free reading of host state (one exception: a
+    getenv of the runner's own CLEAN_STOP_ENV, the number of seconds after which the engine should stop
+    itself, simagent.executor);
   * absolute, home (`~`) or parent-directory (`..`) paths anywhere, compressed files (LAMMPS
     reads them through an external program), file names with shell metacharacters;
   * `include`/`jump` of a file that is not an input of the job; commands or file names built
@@ -25,6 +27,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from simagent.executor import CLEAN_STOP_ENV
 from simagent.handlers import Finding
 from tools.lammps import engine
 
@@ -244,7 +247,8 @@ def _command_problems(cmd: Command, variables: dict[str, str], inputs: dict[str,
         bad = [w for w in cmd.words[2:] if _FORBIDDEN_STYLE.match(w)]
         if bad:
             return [f"pair style `{bad[0]}` runs host code and is not allowed: {cmd.text}"]
-    if name == "variable" and len(cmd.words) > 2 and cmd.words[2] in ("python", "getenv"):
+    if name == "variable" and len(cmd.words) > 2 and cmd.words[2] in ("python", "getenv") and \
+            cmd.words[2:] != ["getenv", CLEAN_STOP_ENV]:
         return [f"variable style `{cmd.words[2]}` reads the host environment or runs Python and is not "
                 f"allowed: {cmd.text}"]
     problems = []

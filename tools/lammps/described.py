@@ -6,7 +6,8 @@ coefficients and modifiers, the timestep, the velocity creation, then every stag
 integrator and fixes, or a minimisation). Thermo output is always `step temp pe ke etotal press vol
 density atoms` with `thermo_modify norm no` (extensive energies; the analysis divides by `atoms`
 where a metric is per atom), so every unit style is read the same way. Nothing is added that the
-description does not state, except the output needed to measure the metrics.
+description does not state, except the output needed to measure the metrics, and LAMMPS's own
+wall-time limit from the job's time budget (tools.lammps.described_budget).
 
 The input is made of named sections: _system_and_interactions (by the kind of system: molecular,
 chain, granular, drum, else _system + _interactions), _run_settings, then _stages (each a
@@ -38,6 +39,7 @@ from tools.lammps import described_special as special
 from tools.lammps import described_spin as spin
 from tools.lammps import described_srd as srd
 from tools.lammps import described_stacking as stacking
+from tools.lammps.described_budget import clean_stop_lines
 
 THERMO = "step temp pe ke etotal press vol density atoms"
 EROT_COLUMN = "c_erot"  # rotational kinetic energy of finite spheres (compute erotate/sphere)
@@ -593,5 +595,10 @@ def render(desc: SimulationDescription, **requested: Any) -> str:
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
     lines = ["# simagent lammps/described: the task's description, rendered literally",
              "# (the defaults applied where the text is silent are listed in report.md)", ""]
+    if replica.uses_prd(desc):  # prd's loop ignores LAMMPS's timer: once it expired, every run inside returns at
+        # once and the loop never ends; the runner's time limit ends such a run instead
+        lines += ["# no clean stop at the time budget: prd does not end at a LAMMPS timer timeout", ""]
+    else:
+        lines += ["# a clean stop at the job's time budget (tools.lammps.described_budget)", *clean_stop_lines(), ""]
     lines += _system_and_interactions(desc) + _run_settings(desc) + _stages(desc, want)
     return "\n".join(lines) + "\n"

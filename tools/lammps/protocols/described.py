@@ -39,6 +39,7 @@ from tools.lammps.described import (
     render,
     runaway_stop,
 )
+from tools.lammps.described_budget import BudgetStop, budget_stop
 from tools.lammps.described_drum import ROTATION_ANGLE, angle_result
 from tools.lammps.described_ellipsoids import rotation_result
 from tools.lammps.described_groups import averaged_forces, force_columns, wall_force_variables
@@ -66,7 +67,7 @@ from tools.lammps.described_stacking import GSF
 from tools.lammps.described_stacking import result as gsf_result
 from tools.lammps.example_system import HBOND_COLUMN, hbond_style
 from tools.lammps.example_system import job_files as example_files
-from tools.lammps.parse import read_output
+from tools.lammps.parse import LammpsOutput, read_output
 from tools.lammps.protocols.solid_common import minimization_stats
 
 JOB_ID = "described"
@@ -233,6 +234,9 @@ class DescribedRun(Protocol):
         runaway = runaway_stop(out.text)
         if runaway:
             raise CalculationFailed(runaway)
+        stop = budget_stop(out, desc)
+        if stop is not None:  # only a number whose record ended before the stop (tools.lammps.described_budget)
+            return _after_budget_stop(p, desc, stop, job_dir, out)
         prepared = desc.molecular is not None and desc.molecular.prepare
         runs = out.runs[1:] if prepared else out.runs  # after the preparation's minimisation
         prd = next((i for i, s in enumerate(desc.stages) if s.prd is not None), None)
@@ -347,6 +351,20 @@ def _prd_results(p: DescribedParams, desc: SimulationDescription, index: int, ru
         if THERMO_PROPERTIES[name][1] and desc.units != "lj":
             results.append(_thermo(name, block, units, where, total=True))
     return results
+
+
+def _after_budget_stop(p: DescribedParams, desc: SimulationDescription, stop: BudgetStop, job_dir: Path,
+                       out: LammpsOutput) -> list[Result]:
+    """A run the time budget ended: the Young's modulus when its fit window was recorded whole (with the
+    stop as a warning); any other metric averages over or reads the end of a stage, which a part of the
+    run does not give, so the analysis fails with the stop's words."""
+    others = [name for name in p.properties if name != YOUNG] + [m.property for m in p.measures]
+    if others:
+        raise CalculationFailed(f"{stop.words(desc)}: {', '.join(dict.fromkeys(others))} need the whole prescribed "
+                                "run (averages over a stage, or its final state); no number is taken from a part of it")
+    results = [youngs_modulus(job_dir, desc, JOB_ID, stop)]
+    miscount = _count_warning(out.runs[0], desc)
+    return [r.model_copy(update={"warnings": [*r.warnings, miscount]}) for r in results] if miscount else results
 
 
 def _minimised(name: str, block: dict[str, np.ndarray], log: str, desc: SimulationDescription) -> list[Result]:
