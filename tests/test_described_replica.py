@@ -19,6 +19,7 @@ from simagent.models import PropertyRequest, TaskSpec
 from tools.lammps import engine
 from tools.lammps.check import dry_run
 from tools.lammps.described import render
+from tools.lammps.handlers import run_data
 from tools.lammps.parse import read_output
 from tools.lammps.protocols.described import DescribedRun
 
@@ -153,7 +154,8 @@ def _by_loop_lines(log: str, t_event: int) -> list[float]:
     return kept
 
 
-def test_a_short_prd_run_on_two_replicas_averages_their_dynamics(tmp_path):
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_a_short_prd_run_averages_the_dynamics_of_its_replicas(tmp_path, ranks: int):
     desc = read_description(SMALL)
     assert desc.renderable, (desc.unsupported, desc.missing)
     spec = TaskSpec(request=SMALL, engine="lammps", properties=[PropertyRequest(name="potential_energy_per_atom")],
@@ -168,16 +170,20 @@ def test_a_short_prd_run_on_two_replicas_averages_their_dynamics(tmp_path):
     folder.mkdir()
     for name, text in job.inputs.items():
         (folder / name).write_text(text)
-    done = subprocess.run(engine.command("in.lammps", ranks=2, partitions=job.partitions), cwd=folder,
+    job = job.model_copy(update={"ranks": ranks})  # as the runner spreads it over the job's cores
+    done = subprocess.run(engine.command("in.lammps", ranks=ranks, partitions=job.partitions), cwd=folder,
                           capture_output=True, text=True, timeout=120, env=engine.environment())
     assert done.returncode == 0, done.stdout[-2000:]
     out = read_output(folder)
-    assert len(out.replicas) == 2 and out.finished and not out.errors
+    assert len(out.replicas) == ranks and out.finished and not out.errors
     result = next(r for r in protocol.analyze(params, {job.id: folder}, spec) if r.label is None)
     expected = [v for text in out.replicas for v in _by_loop_lines(text, 100)]
-    assert len(expected) == 2 * 200  # each replica: 200 steps of dynamics printed every step, first rows left out
+    assert len(expected) == ranks * 200  # each replica: 200 steps of dynamics printed every step, first rows left out
     assert result.value == pytest.approx(np.mean(expected), rel=1e-12)
-    assert result.unit == "eV/atom" and "2 replica(s)" in result.method and "replica 1: 2 blocks" in result.method
+    assert result.unit == "eV/atom" and f"{ranks} replica(s)" in result.method
+    assert f"replica {ranks - 1}: 2 blocks" in result.method
+    gated = run_data(folder, job)  # the physics gates judge the same dynamics, with the thermostat's target
+    assert gated.series["potential_energy"].size == ranks * 200 and gated.target_temperature == 1500
     quenched = [float(m) for m in re.findall(r"^\s+\d+\s+\S+\s+(-\d+\.\d+)", out.replicas[0].split("\nprd ")[1],
                                              flags=re.M)]
     assert result.value > min(quenched) / 63  # a thermal average lies above the quenched minimum per atom
