@@ -28,6 +28,7 @@ from simagent.described.groups import Displacement, Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
 from simagent.described.polymer import BondedChain
+from simagent.described.replica import ParallelReplica
 from simagent.described.respa import Respa
 from simagent.described.rheo import RheoFluid
 from simagent.described.shock import MSST
@@ -189,6 +190,9 @@ class Stage(BaseModel):
                                        "remapped (change_box), before it runs")
     keep_fixes: bool = Field(default=False, description="the previous run stage's fixes go on through this stage "
                              "(same dynamics; the thermostat's and barostat's state carried over)")
+    prd: ParallelReplica | None = Field(default=None, description="the run is parallel replica dynamics (LAMMPS prd) "
+                                        "with the stage's dynamics")
+    delete_ids: list[int] = Field(default_factory=list, description="atoms removed by ID at the stage's start")
     evidence: str = ""
 
     @model_validator(mode="after")
