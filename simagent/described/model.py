@@ -27,6 +27,7 @@ from simagent.described.groups import Displacement, Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
 from simagent.described.polymer import BondedChain
+from simagent.described.replica import ParallelReplica
 from simagent.described.respa import Respa
 from simagent.described.rheo import RheoFluid
 from simagent.described.shock import MSST
@@ -184,6 +185,9 @@ class Stage(BaseModel):
     msst: MSST | None = Field(default=None, description="a shock by fix msst, which integrates this stage")
     displace: Displacement | None = Field(default=None, description="a rigid shift of a group at the stage's start "
                                           "(displace_atoms), before it runs or minimises")
+    prd: ParallelReplica | None = Field(default=None, description="the run is parallel replica dynamics (LAMMPS prd) "
+                                        "with the stage's dynamics")
+    delete_ids: list[int] = Field(default_factory=list, description="atoms removed by ID at the stage's start")
     evidence: str = ""
 
     @model_validator(mode="after")

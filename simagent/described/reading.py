@@ -37,6 +37,7 @@ from simagent.described import (
     molecular,
     polymer,
     region_reading,
+    replica,
     respa,
     rheo,
     separate_thermostat,
@@ -81,8 +82,6 @@ THERMO_SAMPLES = 500  # thermo lines per run stage when the text states no outpu
 # Prescriptions the renderer does not write: pattern -> the name given in the refusal.
 UNSUPPORTED: list[tuple[str, str]] = [
     (r"fix controller|feedback controller", "fix controller (feedback temperature control)"),
-    (r"parallel replica|\bprd\b", "parallel replica dynamics (prd; each replica's thermo output interleaves "
-     "dephasing, event checks and quench minimisations, so a text must say which states an average covers)"),
     (r"\bsrd\b|stochastic rotation", "stochastic rotation dynamics (fix srd)"),
     (r"\bdeposit", "fix deposit"),
     (r"\bpour(?:ing|ed)?\b", "fix pour"),
@@ -137,7 +136,6 @@ def read_description(text: str) -> SimulationDescription:
         if hit and name not in desc.unsupported:
             desc.unsupported.append(name)
     ctl = read_controls(low)
-    _replica_gaps(desc, low)
     _units(desc, low)
     reduced = desc.units == "lj"
     if ctl.get("dimension"):
@@ -200,6 +198,8 @@ def read_description(text: str) -> SimulationDescription:
     special.read_tracker(desc, low)
     special.read_controller(desc, low)
     defects.read_point_defect(desc, low, minimize_settings)
+    replica.read_prd(desc, low, minimize_settings)  # parallel replica dynamics: after the stages and minimisations
+    replica.read_removed_atoms(desc, low)
     check_made_types(desc)
     _check_run_values(desc)
     return desc
@@ -218,23 +218,6 @@ def _check_run_values(desc: SimulationDescription) -> None:
                                     ("starting temperature", dyn.t_start, dyn.t_start is not None and dyn.t_start < 0)):
             if wrong:
                 desc.missing.append(f"a physical {label} for {stage.name} (the text states {value:g})")
-
-
-# what LAMMPS's prd command needs besides its step count (prd N t_event n_dephase t_dephase t_correlate ...)
-_PRD_SETTINGS = [
-    (r"event[- ]check|t_event|check(?:ed|ing)? for (?:transition )?events every", "its event-check interval (t_event)"),
-    (r"dephas\w* (?:for|over|of|with|runs?)? ?\d|n_dephase|t_dephase", "its dephasing runs (n_dephase, t_dephase)"),
-    (r"correlat\w* (?:time|period|interval)|t_correlate", "its correlation time (t_correlate)"),
-    (r"\b\d+ (?:replicas|partitions)\b|replicas? count", "the number of replicas (partitions)")]
-
-
-def _replica_gaps(desc: SimulationDescription, low: str) -> None:
-    """Parallel replica dynamics is not rendered (UNSUPPORTED); the refusal also names the prd settings
-    the text leaves out, so that it says what a literal PRD run would need (LAMMPS's REPLICA package is
-    compiled in here and runs on several partitions: mpirun -np M lmp -partition Mx1)."""
-    if re.search(r"parallel replica|\bprd\b", low):
-        desc.missing += [f"for parallel replica dynamics, {name}" for pattern, name in _PRD_SETTINGS
-                         if not re.search(pattern, low)]
 
 
 def _green_kubo(desc: SimulationDescription, low: str) -> None:

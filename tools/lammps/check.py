@@ -911,6 +911,13 @@ DRY_RUN_ARTEFACTS = ("was not tallied on needed timestep", "is not current", "no
                      "Variable evaluation before simulation box is defined")
 
 
+def _skipped_prd(text: str) -> str:
+    """The text with every `prd N ...` made `prd 0 ...` for the dry run: under -skiprun no step advances, so
+    prd's loop, which ends after N steps of dynamics, would never end; with N = 0 LAMMPS still checks all of the
+    command's arguments (the event compute, the keywords) and runs on one partition."""
+    return re.sub(r"^(\s*prd\s+)\S+", r"\g<1>0", text, flags=re.M)
+
+
 def dry_run(inputs: dict[str, str], main: str = engine.MAIN_INPUT, time_limit_s: float = 60,
             files: dict[str, Path] | None = None) -> list[str]:
     """ERROR lines from `lmp -skiprun` on a scratch copy of the inputs (empty list: parses).
@@ -920,7 +927,7 @@ def dry_run(inputs: dict[str, str], main: str = engine.MAIN_INPUT, time_limit_s:
     scratch = Path(tempfile.mkdtemp(prefix="simagent-dryrun-"))
     try:
         for name, text in inputs.items():
-            (scratch / name).write_text(text)
+            (scratch / name).write_text(_skipped_prd(text))
         for name, path in (files or {}).items():
             shutil.copy2(path, scratch / name)
         command = engine.command(main) + ["-skiprun", "-screen", "screen.txt"]

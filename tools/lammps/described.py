@@ -31,6 +31,7 @@ from tools.lammps import described_groups, example_system
 from tools.lammps import described_metrics as group_metrics
 from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_molecular as molecular
+from tools.lammps import described_replica as replica
 from tools.lammps import described_rheo as rheo
 from tools.lammps import described_shock as shock
 from tools.lammps import described_solids as solids
@@ -80,6 +81,7 @@ def _box(desc: SimulationDescription) -> list[str]:
              *(["atom_modify     first big"] if desc.srd else []),  # the big particles first: neigh_modify include
              *rheo.preamble(desc),  # before the box: newton can no longer change after it
              *spin.preamble(desc),
+             *replica.preamble(desc),  # atoms mapped by ID, never sorted: before the box (prd)
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
              f"create_box      {desc.atom_types} box"]
     if desc.lattice is not None:
@@ -492,6 +494,7 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
     if _is_srd_stage(desc, index):
         lines += srd.insert_lines(desc)
     lines += solids.defect_lines(desc, index)
+    lines += replica.removal_lines(stage, index)
     if stage.reset_timestep:
         lines.append("reset_timestep  0")
     return lines + stacking.displace_lines(stage)
@@ -561,6 +564,8 @@ def _run_stage(desc: SimulationDescription, index: int, stage: Stage, want: Meas
         active += [w.split()[1] for w in extra if w.startswith("fix ")]
     if stage.shear is not None:  # after thermo_style, which resets thermo_modify
         lines += solids.shear_thermostat(fixes)
+    if stage.prd is not None:  # parallel replica dynamics with the stage's fixes, in place of `run`
+        return lines + [f"thermo          {every}", *replica.prd_lines(stage)], active
     return lines + [f"thermo          {every}", f"run             {stage.steps}"], active
 
 
@@ -589,7 +594,11 @@ def render(desc: SimulationDescription, **requested: Any) -> str:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
     lines = ["# simagent lammps/described: the task's description, rendered literally",
-             "# (the defaults applied where the text is silent are listed in report.md)", "",
-             "# a clean stop at the job's time budget (tools.lammps.described_budget)", *clean_stop_lines(), ""]
+             "# (the defaults applied where the text is silent are listed in report.md)", ""]
+    if replica.uses_prd(desc):  # prd's loop ignores LAMMPS's timer: once it expired, every run inside returns at
+        # once and the loop never ends; the runner's time limit ends such a run instead
+        lines += ["# no clean stop at the time budget: prd does not end at a LAMMPS timer timeout", ""]
+    else:
+        lines += ["# a clean stop at the job's time budget (tools.lammps.described_budget)", *clean_stop_lines(), ""]
     lines += _system_and_interactions(desc) + _run_settings(desc) + _stages(desc, want)
     return "\n".join(lines) + "\n"

@@ -58,6 +58,7 @@ class LammpsOutput:
     finished: bool = False  # the input ran to its end ("Total wall time")
     dangerous_builds: int = 0
     exists: bool = False  # the folder holds any LAMMPS output
+    replicas: list[str] = field(default_factory=list)  # each partition's log (log.lammps.K), a multi-replica run
     wall_stop: WallStop | None = None  # the run `timer timeout` ended, if it did
 
     @property
@@ -162,6 +163,11 @@ def read_output(job_dir: Path, missing_ok: bool = False) -> LammpsOutput:
     out = LammpsOutput()
     texts = {name: (job_dir / name).read_text(errors="replace") for name in (SCREEN, STDERR, LOG)
              if (job_dir / name).is_file()}
+    out.replicas = [path.read_text(errors="replace") for path in _numbered(job_dir, LOG)]
+    # a run on partitions (-partition): log.lammps holds the method's summary, each replica its own log and
+    # screen; the thermo and the end of the input are replica 0's, the errors and warnings every replica's
+    texts |= {path.name: path.read_text(errors="replace") for path in _numbered(job_dir, "screen")}
+    texts |= {f"{LOG}.{k}": text for k, text in enumerate(out.replicas)}
     if not texts:
         if missing_ok:
             return out
@@ -176,7 +182,7 @@ def read_output(job_dir: Path, missing_ok: bool = False) -> LammpsOutput:
             out.warnings.append(stripped)
     lasts = re.findall(r"^Last (?:input )?(?:command|line): (.*)$", out.text, flags=re.M)
     out.last_line = lasts[-1].strip() if lasts else None
-    source = texts.get(LOG, next(iter(texts.values())))  # the log, else the screen output
+    source = out.replicas[0] if out.replicas else texts.get(LOG, next(iter(texts.values())))  # else the screen
     out.thermo = parse_thermo(source)
     timeout_s: int | None = None
     stopped = False
@@ -195,3 +201,9 @@ def read_output(job_dir: Path, missing_ok: bool = False) -> LammpsOutput:
     builds = [int(n) for n in re.findall(r"^Dangerous builds = (\d+)", source, flags=re.M)]
     out.dangerous_builds = max(builds) if builds else 0
     return out
+
+
+def _numbered(job_dir: Path, stem: str) -> list[Path]:
+    """stem.0, stem.1, ... in the folder, in partition order."""
+    found = [(int(p.name[len(stem) + 1:]), p) for p in job_dir.glob(f"{stem}.*") if p.name[len(stem) + 1:].isdigit()]
+    return [p for _, p in sorted(found)]

@@ -54,6 +54,7 @@ from tools.lammps.described_metrics import (
 )
 from tools.lammps.described_molecular import files as molecule_files
 from tools.lammps.described_regions import FRICTION, TENSILE, friction_coefficient, pull_axis, tensile_stress
+from tools.lammps.described_replica import dynamics_block
 from tools.lammps.described_shock import PROPERTIES as SHOCK
 from tools.lammps.described_shock import result as shock_result
 from tools.lammps.described_shock import shock_stage
@@ -173,6 +174,9 @@ class DescribedRun(Protocol):
             return False  # a scan has no averaged run for thermo quantities
         if any(p.name == INTERSTITIAL for p in spec.properties) and desc.defect is None:
             return False  # from a described point defect's two minimisations only
+        if any(s.prd is not None for s in desc.stages) and any(p.name not in THERMO_PROPERTIES
+                                                              for p in spec.properties):
+            return False  # parallel replica dynamics: thermo averages over its dynamics only
         if not desc.run_stages() and any(p.name not in (INTERSTITIAL, GSF, *MINIMISED) for p in spec.properties):
             return False  # minimisations only: no thermo average to take, the minimised state's energy only
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
@@ -218,7 +222,7 @@ class DescribedRun(Protocol):
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text, **molecule_files(p.description), **spin_files(p.description),
                             **(example_files(p.description.example_system) if p.description.example_system
-                               else {})}, time_limit_s=p.time_limit_s)]
+                               else {})}, time_limit_s=p.time_limit_s, partitions=_partitions(p.description))]
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
         p = self.as_params(params)
@@ -235,6 +239,9 @@ class DescribedRun(Protocol):
             return _after_budget_stop(p, desc, stop, job_dir, out)
         prepared = desc.molecular is not None and desc.molecular.prepare
         runs = out.runs[1:] if prepared else out.runs  # after the preparation's minimisation
+        prd = next((i for i, s in enumerate(desc.stages) if s.prd is not None), None)
+        if prd is not None:  # the stages before prd, one block each; prd's own blocks follow in each replica's log
+            return _prd_results(p, desc, prd, runs, out.replicas)
         if len(runs) != len(desc.stages):
             raise ReadError(f"{len(runs)} thermo blocks for {len(desc.stages)} stages in {job_dir / 'log.lammps'}")
         if desc.scan is not None:  # every stage a minimisation: the scan's energies (tools.lammps.described_stacking)
@@ -304,6 +311,46 @@ class DescribedRun(Protocol):
             results += _structure(wanted, job_dir, block, desc, units, where)
         miscount = _count_warning(out.runs[0], desc)
         return [r.model_copy(update={"warnings": [*r.warnings, miscount]}) for r in results] if miscount else results
+
+
+def _partitions(desc: SimulationDescription) -> int | str:
+    """LAMMPS partitions of the run: one per replica of a parallel replica dynamics stage (a stated count, or
+    one per core the job is spread over), else none."""
+    prd = next((s.prd for s in desc.stages if s.prd is not None), None)
+    if prd is None:
+        return 1
+    return prd.replicas or "ranks"
+
+
+def _prd_results(p: DescribedParams, desc: SimulationDescription, index: int, runs: list[dict[str, np.ndarray]],
+                 replicas: list[str]) -> list[Result]:
+    """Thermo averages over the parallel replica dynamics of every replica (tools.lammps.described_replica):
+    the stage must be the averaged one and the last; the blocks before it are one per stage."""
+    stage = desc.stages[index]
+    prd = stage.prd
+    assert prd is not None
+    averaged = desc.average_stage if desc.average_stage is not None else desc.run_stages()[-1]
+    if averaged != index or index != len(desc.stages) - 1:
+        raise ReadError("parallel replica dynamics is read as the last, averaged stage only")
+    if not replicas:
+        raise ReadError("no replica logs (log.lammps.0, ...): the run was not started on partitions")
+    if len(runs) < index:
+        raise ReadError(f"{len(runs)} thermo blocks for the {index} stages before parallel replica dynamics")
+    block, counts = dynamics_block(replicas, prd.t_event)
+    units = UNITS[desc.units or "lj"]
+    where = (f"stage {index + 1} ({stage.name}, parallel replica dynamics of {prd.steps} steps per replica on "
+             f"{len(replicas)} replica(s)): the rows of its dynamics blocks of t_event = {prd.t_event} steps, "
+             f"each without its first row, pooled over the replicas' logs log.lammps.0-{len(replicas) - 1} ("
+             + ", ".join(f"{k}: {n} blocks" for k, n in counts.items())
+             + "; not the dephasing runs, not the quench minimisations)")
+    results = []
+    for name in p.properties:
+        if name not in THERMO_PROPERTIES:
+            raise ReadError(f"{name} is not measured over parallel replica dynamics (thermo averages only)")
+        results.append(_thermo(name, block, units, where))
+        if THERMO_PROPERTIES[name][1] and desc.units != "lj":
+            results.append(_thermo(name, block, units, where, total=True))
+    return results
 
 
 def _after_budget_stop(p: DescribedParams, desc: SimulationDescription, stop: BudgetStop, job_dir: Path,
