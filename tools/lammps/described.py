@@ -298,7 +298,7 @@ def _motion(desc: SimulationDescription, stage: Stage, want: Measures, every: in
     lines = []
     if want.rdf:
         snapshot = max(1, stage.steps // RDF_SNAPSHOTS)
-        pair = f" {molecular.rdf_pair(desc)}" if desc.molecular else ""
+        pair = f" {molecular.rdf_pair(desc)}".rstrip() if desc.molecular else ""
         bins = (desc.molecular.rdf_bins if desc.molecular else None) or RDF_BINS
         lines += [f"compute         rdf all rdf {bins}{pair}",
                   f"fix             rdf all ave/time {snapshot} 1 {snapshot} c_rdf[*] file {RDF_FILE} mode vector"]
@@ -488,7 +488,8 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
     """The stage's marker comment, the previous stage's fixes removed, the SRD solvent inserted before
     its stage, the timestep reset, and the stage's rigid displacement of a group."""
     lines = ["", f"# stage {index + 1}: {stage.name}: {stage.evidence[:100]}"]
-    lines += [f"unfix           {fix_id}" for fix_id in active]
+    if not stage.keep_fixes:  # (a stage that continues the previous one's fixes keeps them running)
+        lines += [f"unfix           {fix_id}" for fix_id in active]
     if index > 0:
         lines += _example_lines(desc, index)
     if _is_srd_stage(desc, index):
@@ -497,6 +498,10 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
     lines += replica.removal_lines(stage, index)
     if stage.reset_timestep:
         lines.append("reset_timestep  0")
+    if stage.scale_box is not None:  # the box edges scaled, the atoms remapped with them
+        scale = stage.scale_box
+        lines.append("change_box      all " + " ".join(f"{axis} scale {_fmt(scale.factor)}" for axis in scale.axes)
+                     + " remap")
     return lines + stacking.displace_lines(stage)
 
 
@@ -547,16 +552,17 @@ def _stage_fixes(desc: SimulationDescription, stage: Stage, index: int) -> list[
     return fixes + example_system.thermostat_modify(desc.example_system, fixes)
 
 
-def _run_stage(desc: SimulationDescription, index: int, stage: Stage, want: Measures) -> tuple[list[str], list[str]]:
+def _run_stage(desc: SimulationDescription, index: int, stage: Stage, want: Measures,
+               kept: list[str] = ()) -> tuple[list[str], list[str]]:  # type: ignore[assignment]
     """A run stage's lines (its fixes, the averaged stage's measurements, thermo and run) and the fixes
-    it leaves active."""
+    it leaves active. `kept`: the previous stage's fixes, which a stage that keeps them runs on."""
     assert stage.dynamics is not None
     lines = [*drum.stage_lines(desc, index)] if desc.drum is not None else []
     if stage.shear is not None:
         lines += solids.shear_lines(desc, stage)
-    fixes = _stage_fixes(desc, stage, index) + runaway_guard(stage, index)
-    lines += fixes + described_groups.partial_thermostat(desc.layout, fixes)
-    active = [f.split()[1] for f in fixes if f.startswith("fix ")]
+    fixes = [] if stage.keep_fixes else _stage_fixes(desc, stage, index) + runaway_guard(stage, index)
+    lines += fixes + (described_groups.partial_thermostat(desc.layout, fixes) if fixes else [])
+    active = [*kept] * stage.keep_fixes + [f.split()[1] for f in fixes if f.startswith("fix ")]
     every = _thermo_interval(desc, stage, index, want)
     if index == desc.average_stage:
         extra = _measured(desc, stage, want, every)
@@ -582,7 +588,7 @@ def _stages(desc: SimulationDescription, want: Measures) -> list[str]:
             if stage.controller is not None and not controlled:
                 lines += special.set_point_variable(stage)
                 controlled = True
-            more, active = _run_stage(desc, index, stage, want)
+            more, active = _run_stage(desc, index, stage, want, active)
         lines += more
     return lines
 

@@ -25,10 +25,12 @@ CLEAN_STOP_VARIABLE = "cleanstop"
 
 def clean_stop_lines() -> list[str]:
     """LAMMPS's wall-time limit from the runner's environment; none when the variable is not set (a run
-    by hand): a getenv variable of an unset name is the empty string."""
+    by hand): a getenv variable of an unset name is the empty string. The limit is checked every step
+    (LAMMPS's default is every 10: ten steps of a large many-body system under load can outlast the
+    margin; a check costs one clock read and broadcast)."""
     v = CLEAN_STOP_VARIABLE
     return [f"variable        {v} getenv {CLEAN_STOP_ENV}",
-            f'if              "x${{{v}}} != x" then "timer timeout ${{{v}}}"']
+            f'if              "x${{{v}}} != x" then "timer timeout ${{{v}}} every 1"']
 
 
 @dataclass(frozen=True)

@@ -178,31 +178,41 @@ def force_strain(strain: np.ndarray, stress: np.ndarray, deform: Deform, dt: flo
 
 
 class WindowNotRecorded(CalculationFailed):
-    """A record cut short (its run stopped by the time budget) ends inside a strain window that the fit
-    of the complete record would read: `end`, the window's end; `recorded`, the strain the record reached."""
+    """A record cut short (its run stopped by the time budget) does not decide a window that the fit of the
+    complete record would read: it ends inside the window, or its highest stress so far lies inside it (the
+    fit refuses a curve that peaks inside its window; whether the complete curve does is then not known).
+    `end`, the window's end; `recorded`, the strain the record reached; `peak`, the strain of its highest stress."""
 
-    def __init__(self, end: float, recorded: float) -> None:
-        self.end, self.recorded = end, recorded
-        super().__init__(f"the record ends at strain {recorded:.4g}, inside the fit window [0, {end:.4g}] that the "
-                         "complete run's record would be fitted over")
+    def __init__(self, end: float, recorded: float, peak: float) -> None:
+        self.end, self.recorded, self.peak = end, recorded, peak
+        where = f"it ends at strain {recorded:.4g}" if recorded < end else \
+            f"its highest stress so far, at strain {peak:.4g}, lies inside the window"
+        super().__init__(f"the record does not decide the fit window [0, {end:.4g}] the complete run's record would "
+                         f"be fitted over: {where}")
 
 
 def _modulus_fit(desc: SimulationDescription, stage: Stage, strain: np.ndarray, stress: np.ndarray,
                  reach: float | None = None) -> dict:
     """The fit of the record's initial linear part. `reach`: for a record cut short, the strain the
-    complete record would have reached; every window the complete record's fit would read must then lie
-    within what was recorded, else WindowNotRecorded (the decisions below read only the samples inside
-    the windows they test, so on a record that covers them they are the complete record's)."""
+    complete record would have reached; every window the complete record's fit would read must then be
+    decided by what was recorded, else WindowNotRecorded. The decisions below read the samples inside the
+    windows they test, and whether the curve's maximum lies inside the window: on a cut record that holds
+    the window and whose highest stress so far lies beyond it, both are the complete record's (a later,
+    higher stress lies beyond it too)."""
     from tools.lammps.protocols.tensile import MIN_POINTS, fit_linear_region  # the protocols import this module
 
     assert stage.deform is not None and desc.timestep
     recorded = float(strain.max())
     complete = recorded if reach is None else max(reach, recorded)
+    peak = float(strain[int(np.argmax(stress))])
 
     def covered(end: float) -> None:
-        """WindowNotRecorded unless the samples up to `end` that the complete record has are all recorded."""
-        if recorded < min(end, complete) * (1 - 1e-9):
-            raise WindowNotRecorded(min(end, complete), recorded)
+        """WindowNotRecorded unless the record decides the window [0, end] as the complete record would."""
+        if reach is None:
+            return
+        end = min(end, complete)
+        if recorded < end * (1 - 1e-9) or peak < end * (1 - 1e-9):
+            raise WindowNotRecorded(end, recorded, peak)
 
     small = (strain >= 0.0) & (strain <= SMALL_STRAIN * (1 + 1e-6))
     if np.count_nonzero(small) < MIN_POINTS:
@@ -298,9 +308,12 @@ def youngs_modulus(job_dir: Path, desc: SimulationDescription, job: str, stop: B
         fit = _modulus_fit(desc, stage, strain, stress, reach=_planned_reach(desc, stage) if cut else None)
     except WindowNotRecorded as short:
         assert stop is not None
-        raise CalculationFailed(f"{stop.words(desc)}, at strain {short.recorded:.4g}: before the end of the fit window "
-                                f"(strain 0 to {short.end:.4g}) the complete run's record would be fitted over, so no "
-                                "Young's modulus is taken from it") from None
+        window = f"the fit window (strain 0 to {short.end:.4g}) the complete run's record would be fitted over"
+        why = f"before the end of {window}" if short.recorded < short.end else (
+            f"past {window}, but with its highest stress so far inside it (at strain {short.peak:.4g}): whether the "
+            "complete curve peaks there (the fit refuses a window the curve peaks in) is not known")
+        raise CalculationFailed(f"{stop.words(desc)}, at strain {short.recorded:.4g}, {why}; no Young's modulus is "
+                                "taken from it") from None
     d = stage.deform
     assert d is not None
     warnings, provenance = [], ""

@@ -257,6 +257,10 @@ class DescribedRun(Protocol):
         block = runs[index]
         units = UNITS[desc.units or "lj"]
         where = f"stage {index + 1} ({stage.name}, {stage.steps} steps)"
+        if desc.average_from is not None and desc.average_from < index:  # the thermo rows of several stages
+            block = joined_blocks(runs[desc.average_from:index + 1])
+            steps = sum(s.steps for s in desc.stages[desc.average_from:index + 1])
+            where = f"stages {desc.average_from + 1}-{index + 1} ({steps} steps, every thermo row of each)"
         results = [_group_result(m, block, desc, units, where) for m in p.measures]
         for name in p.properties:
             if name in GROUP_ONLY:
@@ -311,6 +315,13 @@ class DescribedRun(Protocol):
             results += _structure(wanted, job_dir, block, desc, units, where)
         miscount = _count_warning(out.runs[0], desc)
         return [r.model_copy(update={"warnings": [*r.warnings, miscount]}) for r in results] if miscount else results
+
+
+def joined_blocks(blocks: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The thermo rows of consecutive runs as one block, in order (the columns every run has); each run's first
+    row (its setup, e.g. just after a change_box) is a state of its own and is kept."""
+    names = [n for n in blocks[0] if all(n in b for b in blocks[1:])]
+    return {n: np.concatenate([np.asarray(b[n]) for b in blocks]) for n in names}
 
 
 def _partitions(desc: SimulationDescription) -> int | str:
