@@ -85,6 +85,18 @@ def test_paraphrases_make_a_prd_stage(text: str, expected: dict):
     assert {k: getattr(p, k) for k in expected} == expected
 
 
+@pytest.mark.parametrize(("replicas", "launch"), [(None, ("ranks", 1)), (3, (3, 3)), (1, (1, 1))])
+def test_a_stated_replica_count_sets_the_partitions_and_ranks(replicas, launch):
+    stated = SMALL + (f" Use {replicas} replicas." if replicas else "")
+    desc = read_description(stated)
+    assert _prd(desc).prd.replicas == replicas
+    spec = TaskSpec(request=stated, engine="lammps", properties=[PropertyRequest(name="potential_energy_per_atom")],
+                    described=desc.model_dump(mode="json"))
+    protocol = DescribedRun()
+    (job,) = protocol.jobs(protocol.parameters(spec)[0])
+    assert (job.partitions, job.ranks) == launch
+
+
 @pytest.mark.parametrize("text", [
     "Metal units. The unit cell is replicated 3 x 3 x 3 and equilibrated under NVT at 300 K for 1000 steps.",
     "Metal units. Eight replicas of the simulation box are run independently under NVT at 300 K for 1000 steps, "
@@ -127,6 +139,7 @@ def test_partitions_reach_the_command_line():
     two = engine.command("in.lammps", ranks=2, partitions="ranks")
     assert two[1:3] == ["-n", "2"] and two[-2:] == ["-partition", "2x1"]
     assert "-partition" not in engine.command("in.lammps", ranks=2)
+    assert engine.command("in.lammps", ranks=2, partitions=1)[-2:] == ["-partition", "1x2"]  # one replica, 2 ranks
     with pytest.raises(InputError, match="evenly"):
         engine.command("in.lammps", ranks=2, partitions=3)
 
