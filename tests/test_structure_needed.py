@@ -1,7 +1,7 @@
 """A task that names a system but does not say where its atoms are needs a structure (or data) file:
 solve refuses in the "file" category, naming the structure by the text's own words, before any other
-blocker. Also: force-field files named 'ffield.<...>' are read whole, and parallel replica dynamics is
-refused with the prd settings the text leaves out. All wordings are written for these tests."""
+blocker. Also: force-field files named 'ffield.<...>' are read whole (parallel replica dynamics, refused here
+before, is read in tests/test_described_replica.py). All wordings are written for these tests."""
 
 from __future__ import annotations
 
@@ -56,16 +56,6 @@ def test_built_or_inserted_atoms_need_no_structure_file(text: str):
 ])
 def test_force_field_files_are_named_whole(text: str, names: list[str]):
     assert [m.group(0) for m in NAMED_FILE.finditer(text)] == names
-
-
-def test_parallel_replica_dynamics_names_the_settings_the_text_leaves_out():
-    desc = read_description("Bulk silicon with a Stillinger-Weber potential in metal units, diamond lattice 5.431 A, "
-                            "4 x 4 x 4 cells. Use parallel replica dynamics for 5000 steps with 4 replicas, checking "
-                            "for events every 100 steps.")
-    assert any("parallel replica" in u for u in desc.unsupported)
-    gaps = [m for m in desc.missing if "parallel replica" in m]
-    assert any("n_dephase" in g for g in gaps) and any("t_correlate" in g for g in gaps)
-    assert not any("t_event" in g or "number of replicas" in g for g in gaps)  # both stated
 
 
 def test_solve_names_the_missing_structure_before_an_unknown_metric(tmp_path):
