@@ -133,6 +133,12 @@ def test_no_removal_without_an_id(text: str):
     assert all(not s.delete_ids for s in read_description(text).stages)
 
 
+def test_a_range_of_removed_ids_is_named_not_cut_to_its_first():
+    desc = read_description("Metal units. Atoms with IDs 1 to 40 are deleted. NVT at 300 K for 100 steps.")
+    assert all(not s.delete_ids for s in desc.stages)
+    assert any("range of IDs" in m for m in desc.missing)
+
+
 def test_partitions_reach_the_command_line():
     one = engine.command("in.lammps", ranks=1, partitions="ranks")
     assert one[-2:] == ["-partition", "1x1"] and "mpiexec" not in one[0]  # one replica still writes log.lammps.0
