@@ -353,6 +353,25 @@ def read_dynamics(low: str, reduced: bool) -> dict[str, Any]:
     return _dynamics(plain_numbers(low), reduced)
 
 
+_PAIRED_DAMPING = re.compile(
+    r"\b(?:damping|relaxation|coupling)(?: (?:parameters?|constants?|times?|factors?))?\s*(?:of|=|:|are|is)?\s*"
+    + NUM + r"\s*(?:" + TIME_UNIT + r")?\s*(?:for|on) (?:the )?(temperature|thermostat|pressure|barostat)(?: control)?"
+    r",?\s*and\s*" + NUM + r"\s*(?:" + TIME_UNIT + r")?\s*(?:for|on) (?:the )?"
+    r"(temperature|thermostat|pressure|barostat)")
+
+
+def _paired_dampings(low: str) -> list[tuple[str, float, str | None]]:
+    """Two dampings stated in one phrase, each with what it damps ('damping parameters of 0.05 ps for
+    temperature and 0.5 ps for pressure'): (key, value, unit) for each."""
+    out = []
+    for hit in _PAIRED_DAMPING.finditer(low):
+        for value, unit, what in ((hit.group(1), hit.group(2), hit.group(3)), (hit.group(4), hit.group(5),
+                                                                               hit.group(6))):
+            key = "barostat_damping" if what in ("pressure", "barostat") else "thermostat_damping"
+            out.append((key, float(value), unit))
+    return out
+
+
 def _dynamics(low: str, reduced: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if re.search(r"velocity[- ]verlet|\bverlet\b", low):
@@ -372,6 +391,8 @@ def _dynamics(low: str, reduced: bool) -> dict[str, Any]:
                          r"time constant|[tp]damp|tau_?[tp])\s*(?:of|=|:|is)?\s*" + NUM + r"\s*(?:" + TIME_UNIT + ")?")
     baro_words = r"barostat|pdamp|tau_?p\b|pressure (?:coupling|damping|relaxation)|parrinello"
     thermo_words = r"thermostat|tdamp|tau_?t\b|temperature (?:coupling|damping)|nos[eé]|langevin|berendsen|\bnvt\b"
+    for key, value, unit in _paired_dampings(low):  # 'damping of 0.1 ps for temperature and 1 ps for pressure'
+        out.setdefault(key, _time(value, unit, reduced))
     for match in damping.finditer(low):
         # the nearest thermostat or barostat word before the number, in the same sentence
         start = max((m.end() for m in re.finditer(r"[.;!?]\s", low[:match.start()])), default=0)
