@@ -90,6 +90,8 @@ def test_what_a_sheet_lacks_is_named(text, gap):
     "Metal units. A graphene sheet of 384 atoms read from the data file sheet.data, AIREBO, NVT at 300 K for 100 "
     "steps.",
     "Metal units. A carbon nanotube of 400 atoms with AIREBO, NVT at 300 K for 100 steps.",
+    "Metal units. Hydrogenated graphene-H lying on a nickel surface, 500 atoms in all, NVE for 100 steps.",
+    "Metal units. Graphene functionalised with hydroxyl groups, 3 atom types and 620 atoms, NVE for 100 steps.",
 ])
 def test_no_sheet_is_built_for_layers_tubes_or_a_data_file(text):
     assert read_description(text).sheet is None

@@ -66,10 +66,12 @@ class Sheet(BaseModel):
 
 _GRAPHENE = re.compile(r"\bgraphene\b|\bhoneycomb\b[^.;]{0,40}\b(?:carbon|c atoms)\b|"
                        r"\bcarbon\b[^.;]{0,40}\bhoneycomb\b")
-# several layers, tubes or ribbons: not one flat periodic sheet
+# several layers, tubes or ribbons, or graphene that is part of something else (functionalised, on a
+# surface, with other atom types): not one flat periodic sheet of carbon
 _NOT_ONE_SHEET = re.compile(r"\b(?:bilayer|multi-?layer|few-?layer|graphite|nanotubes?|cnts?|nanoribbons?|"
                             r"two graphene|graphene (?:sheets|layers)|(?:two|three|four|\d+) (?:graphene )?(?:sheets|"
-                            r"layers)|oxide)\b")
+                            r"layers)|oxide|functionali[sz]\w*|graphene-\w+|surface|substrate|adsorb\w*|doped|"
+                            r"(?:two|three|four|five|six|\d+) (?:atom |particle )?types|charges?)\b")
 _BOND = re.compile(r"\b(?:c-c |carbon-carbon |c-c bond |interatomic )?bond (?:length|distance)\s*(?:of|=|:|is)?\s*"
                    + NUM + r"\s*(?:angstroms?|a\b)")
 _LATTICE_CONSTANT = re.compile(r"\blattice (?:constant|parameter)\s*(?:of|=|:|is)?\s*" + NUM + r"\s*(?:angstroms?|a\b)")
