@@ -19,6 +19,7 @@ from simagent.models import PropertyRequest, TaskSpec
 from tools.lammps import engine
 from tools.lammps.check import dry_run
 from tools.lammps.described import render
+from tools.lammps.handlers import run_data
 from tools.lammps.parse import read_output
 from tools.lammps.protocols.described import DescribedRun
 
@@ -84,6 +85,18 @@ def test_paraphrases_make_a_prd_stage(text: str, expected: dict):
     assert {k: getattr(p, k) for k in expected} == expected
 
 
+@pytest.mark.parametrize(("replicas", "launch"), [(None, ("ranks", 1)), (3, (3, 3)), (1, (1, 1))])
+def test_a_stated_replica_count_sets_the_partitions_and_ranks(replicas, launch):
+    stated = SMALL + (f" Use {replicas} replicas." if replicas else "")
+    desc = read_description(stated)
+    assert _prd(desc).prd.replicas == replicas
+    spec = TaskSpec(request=stated, engine="lammps", properties=[PropertyRequest(name="potential_energy_per_atom")],
+                    described=desc.model_dump(mode="json"))
+    protocol = DescribedRun()
+    (job,) = protocol.jobs(protocol.parameters(spec)[0])
+    assert (job.partitions, job.ranks) == launch
+
+
 @pytest.mark.parametrize("text", [
     "Metal units. The unit cell is replicated 3 x 3 x 3 and equilibrated under NVT at 300 K for 1000 steps.",
     "Metal units. Eight replicas of the simulation box are run independently under NVT at 300 K for 1000 steps, "
@@ -120,12 +133,19 @@ def test_no_removal_without_an_id(text: str):
     assert all(not s.delete_ids for s in read_description(text).stages)
 
 
+def test_a_range_of_removed_ids_is_named_not_cut_to_its_first():
+    desc = read_description("Metal units. Atoms with IDs 1 to 40 are deleted. NVT at 300 K for 100 steps.")
+    assert all(not s.delete_ids for s in desc.stages)
+    assert any("range of IDs" in m for m in desc.missing)
+
+
 def test_partitions_reach_the_command_line():
     one = engine.command("in.lammps", ranks=1, partitions="ranks")
     assert one[-2:] == ["-partition", "1x1"] and "mpiexec" not in one[0]  # one replica still writes log.lammps.0
     two = engine.command("in.lammps", ranks=2, partitions="ranks")
     assert two[1:3] == ["-n", "2"] and two[-2:] == ["-partition", "2x1"]
     assert "-partition" not in engine.command("in.lammps", ranks=2)
+    assert engine.command("in.lammps", ranks=2, partitions=1)[-2:] == ["-partition", "1x2"]  # one replica, 2 ranks
     with pytest.raises(InputError, match="evenly"):
         engine.command("in.lammps", ranks=2, partitions=3)
 
@@ -153,7 +173,8 @@ def _by_loop_lines(log: str, t_event: int) -> list[float]:
     return kept
 
 
-def test_a_short_prd_run_on_two_replicas_averages_their_dynamics(tmp_path):
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_a_short_prd_run_averages_the_dynamics_of_its_replicas(tmp_path, ranks: int):
     desc = read_description(SMALL)
     assert desc.renderable, (desc.unsupported, desc.missing)
     spec = TaskSpec(request=SMALL, engine="lammps", properties=[PropertyRequest(name="potential_energy_per_atom")],
@@ -168,16 +189,20 @@ def test_a_short_prd_run_on_two_replicas_averages_their_dynamics(tmp_path):
     folder.mkdir()
     for name, text in job.inputs.items():
         (folder / name).write_text(text)
-    done = subprocess.run(engine.command("in.lammps", ranks=2, partitions=job.partitions), cwd=folder,
+    job = job.model_copy(update={"ranks": ranks})  # as the runner spreads it over the job's cores
+    done = subprocess.run(engine.command("in.lammps", ranks=ranks, partitions=job.partitions), cwd=folder,
                           capture_output=True, text=True, timeout=120, env=engine.environment())
     assert done.returncode == 0, done.stdout[-2000:]
     out = read_output(folder)
-    assert len(out.replicas) == 2 and out.finished and not out.errors
+    assert len(out.replicas) == ranks and out.finished and not out.errors
     result = next(r for r in protocol.analyze(params, {job.id: folder}, spec) if r.label is None)
     expected = [v for text in out.replicas for v in _by_loop_lines(text, 100)]
-    assert len(expected) == 2 * 200  # each replica: 200 steps of dynamics printed every step, first rows left out
+    assert len(expected) == ranks * 200  # each replica: 200 steps of dynamics printed every step, first rows left out
     assert result.value == pytest.approx(np.mean(expected), rel=1e-12)
-    assert result.unit == "eV/atom" and "2 replica(s)" in result.method and "replica 1: 2 blocks" in result.method
+    assert result.unit == "eV/atom" and f"{ranks} replica(s)" in result.method
+    assert f"replica {ranks - 1}: 2 blocks" in result.method
+    gated = run_data(folder, job)  # the physics gates judge the same dynamics, with the thermostat's target
+    assert gated.series["potential_energy"].size == ranks * 200 and gated.target_temperature == 1500
     quenched = [float(m) for m in re.findall(r"^\s+\d+\s+\S+\s+(-\d+\.\d+)", out.replicas[0].split("\nprd ")[1],
                                              flags=re.M)]
     assert result.value > min(quenched) / 63  # a thermal average lies above the quenched minimum per atom

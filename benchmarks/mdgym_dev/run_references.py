@@ -134,6 +134,17 @@ def thermo_runs(log: str) -> list[dict[str, list[float]]]:
     return runs
 
 
+def joined_runs(runs: list[dict[str, list[float]]], first: int, last: int) -> tuple[dict[str, list[float]], str]:
+    """The thermo rows of runs first..last (inclusive, 0-based; last -1: the log's last run) as one block, each
+    run's rows in order (its first row kept), and the words that say which runs."""
+    chosen = runs[first:None if last == -1 else last + 1]
+    if not chosen:
+        raise ValueError(f"no thermo runs {first}..{last} in a log of {len(runs)}")
+    names = [n for n in chosen[0] if all(n in r for r in chosen[1:])]
+    end = len(runs) - 1 if last == -1 else last
+    return {n: [v for r in chosen for v in r[n]] for n in names}, f"runs {first}-{end} (0-based, joined)"
+
+
 def rdf_blocks(text: str) -> list[list[list[float]]]:
     """Blocks of a fix ave/time mode vector file of compute rdf: each a list of rows
     [index, r, g(r), coord(r), ...]."""
@@ -355,6 +366,9 @@ def summarise(folder: Path, spec: dict, log: str, wall: float | None, suffix: st
             }
             continue
         block = runs[how.get("run", -1)]
+        which = f"run {how.get('run', -1)}"
+        if "runs" in how:  # consecutive runs as one record: [first, last] (0-based, inclusive; -1 the log's last)
+            block, which = joined_runs(runs, *how["runs"])
         if "slope" in how:  # a modulus: least-squares slope of y against x over a stated window of x
             fit = how["slope"]
             pairs = [(x, y) for x, y in zip(block[fit["x"]], block[fit["y"]], strict=True)
@@ -383,7 +397,7 @@ def summarise(folder: Path, spec: dict, log: str, wall: float | None, suffix: st
             continue
         values[metric] = {
             "value": fmean(column) * scale,
-            "how": f"mean of {how['column']} over the {len(column)} thermo rows of run {how.get('run', -1)}"
+            "how": f"mean of {how['column']} over the {len(column)} thermo rows of {which}"
                    + (f" on steps that are multiples of {every}" if every else "")
                    + (f" (first {skip} skipped)" if skip else "")
                    + (f", x {scale}" if scale != 1.0 else "") + f" of benchmarks/mdgym_dev/{folder.name}/in.lammps",

@@ -26,6 +26,7 @@ from simagent.backends.expert.protocol_text import (
     read_dynamics,
 )
 from simagent.described import (
+    box_scaling,
     colloids,
     confinement,
     defects,
@@ -34,6 +35,7 @@ from simagent.described import (
     example_system,
     examples,
     granular,
+    ionic_crystal,
     molecular,
     polymer,
     region_reading,
@@ -41,6 +43,7 @@ from simagent.described import (
     respa,
     rheo,
     separate_thermostat,
+    sheet,
     shock,
     solids,
     special,
@@ -97,7 +100,9 @@ UNSUPPORTED: list[tuple[str, str]] = [
     (r"granular|hertz|jkr\b|nve/sphere", "granular contact models"),
     (r"\btracker\b|tracking (?:potential|pair)|track(?:s|ing)? (?:the )?(?:pair(?:wise)? )?contacts?|contact[- ]track",
      "pair_style tracker"),
-    (r"\bdeform|shear(?:ed|ing)? (?:flow|rate|velocity)|strain rate|compress", "box or flow deformation"),
+    (r"\bdeform|shear(?:ed|ing)? (?:flow|rate|velocity)|strain rate|compress|\b(?:re)?scal\w* (?:the )?(?:simulation "
+     r"|periodic )?(?:box|cell)\b|\b(?:box|cell)(?: length| edge| size)?(?: \w+){0,5}? (?:scaled|rescaled|shrunk|"
+     r"stretched|dilated|multiplied)\b", "box or flow deformation"),
     (r"\bregion|cylind|cluster|obstacle|\bwall\b|slab\b", "regions, walls and groups of atoms"),
     (r"\breplicate", "replicate"),
     (r"\bmsst\b|shock", "shock methods (fix msst)"),
@@ -143,6 +148,7 @@ def read_description(text: str) -> SimulationDescription:
         desc.note("dimension", "rules", f"{ctl['dimension']}D")
     _boundary(desc, low)
     _lattice_and_box(desc, low, ctl)
+    sheet.read_sheet(desc, low, stated_counts(low))  # a graphene sheet: its cell, replication and box
     solids.read_orientation(desc, low)
     solids.read_potential(desc, low, text)
     solids.read_atom_style(desc, low)
@@ -151,6 +157,7 @@ def read_description(text: str) -> SimulationDescription:
         _pair(desc, low, ctl)
     _dipoles(desc, low)
     molecular.read_molecular(desc, low)
+    ionic_crystal.read_ionic_crystal(desc, low)  # Na+/Cl- on the rock-salt lattice (no water)
     polymer.read_chain(desc, low)
     _velocity(desc, low, ctl)
     _timestep(desc, ctl, low)
@@ -158,7 +165,9 @@ def read_description(text: str) -> SimulationDescription:
         desc.thermo_every = ctl["thermo_every"]
         desc.note("thermo_every", "rules", f"every {desc.thermo_every} steps")
     _stages(desc, low, reduced)
+    box_scaling.read_box_scaling(desc, low)  # a scaling loop: its run stage unrolled, one per cycle
     read_boundary(desc, low)
+    sheet.read_sheet_box(desc, low)  # the sheet's boundary, in-plane barostats and stress record
     polymer.note_recenter(desc)
     stacked.read_stacked_blocks(desc, low)  # two crystals stacked: before slabs and layers
     region_reading.read_built_solid(desc, low, _sentence_dynamics, _complete_dynamics)  # slabs: before layers
@@ -598,7 +607,7 @@ def _timestep(desc: SimulationDescription, ctl: dict, low: str) -> None:
 
 # a stated run length: '1000 steps', '50000 timesteps', '10000 md steps' (not intervals or windows)
 _RUN = re.compile(rf"\b{COUNT}[- ](?:more |additional )?(?:(?:production|equilibration|sampling|nve|nvt|npt|md) )?"
-                  rf"(?:{STEP_WORD}|timessteps|stps)\b")
+                  rf"(?:{STEP_WORD}|timessteps|stps)\b(?![- ](?:time[- ]|running )?(?:averag|window|block|interval))")
 _NOT_RUN = re.compile(r"\b(?:every|each|damp\w*|last|final|interval|frequency|window|correlation|up to|"
                       r"within|iterations?|in)\b[^.;,]{0,12}$")
 _MINIMIZE = re.compile(r"minimi[sz](?:e|ed|ation)|energy minimi")
@@ -655,6 +664,17 @@ def unnamed_thermostat(sentence: str) -> str | None:
     return stated.words
 
 
+_FS = {"fs": 1.0, "ps": 1.0e3, "ns": 1.0e6}
+_STYLE_TIME_FS = {"real": 1.0, "metal": 1.0e3}  # LAMMPS's time unit of the style, in fs
+
+
+def style_time(q: Quantity, units: str | None) -> float:
+    """A stated time in the unit style's time unit (real: fs, metal: ps): '0.1 ps' in real units is 100."""
+    if q.unit in _FS and units in _STYLE_TIME_FS:
+        return q.value * _FS[q.unit] / _STYLE_TIME_FS[units]
+    return q.value
+
+
 def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
                        initial_t: float | None = None, units: str | None = None) -> Dynamics | None:
     """The dynamics a sentence names (None: it names none). `initial_t`: the velocity temperature,
@@ -702,7 +722,7 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         dyn.t_start = dyn.t_stop = t_value
         damp = found.get("thermostat_damping")
         if damp is not None and damp.unit != "steps":
-            dyn.t_damp = damp.value
+            dyn.t_damp = style_time(damp, units)
     limit = _LIMIT.search(sentence)
     if limit and dyn.ensemble == "nve":
         dyn.limit = float(limit.group(1))
@@ -710,8 +730,8 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         p = re.search(r"pressure\s*(?:of|=|at)?\s*" + NUM, sentence)
         ramp = re.search(r"pressure(?: control| coupling)?(?: ranging| going| goes| ramped| ramps| rises| rising)? "
                          r"from " + NUM + r" to " + NUM, sentence)
-        zero = re.search(r"pressure(?: control| coupling)? (?:near|at|of|to|around) zero\b|\bzero (?:external )?"
-                         r"pressure", sentence)
+        zero = re.search(r"pressure(?: control| coupling)? (?:near|at|of|to|around) zero\b|\bzero "
+                         r"(?:external |in-plane )?pressure", sentence)
         ambient = re.search(r"\b(?:ambient|atmospheric|standard|normal) pressure|\b(?:one|1) atmosphere\b", sentence)
         if ramp:
             dyn.p_start, dyn.p_stop = float(ramp.group(1)), float(ramp.group(2))
@@ -729,7 +749,7 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
             dyn.p_coupling = "aniso"
         pd = found.get("barostat_damping")
         if pd is not None and pd.unit != "steps":
-            dyn.p_damp = pd.value
+            dyn.p_damp = style_time(pd, units)
     return dyn
 
 
@@ -826,6 +846,8 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
             if current is None:
                 desc.missing.append(unread_dynamics(steps, low))
                 continue
+            if deform is None and dyn is None and (going := _loading_goes_on(desc, sentence)) is not None:
+                deform = going
             stage = Stage(name=f"run{len(desc.stages) + 1}", steps=steps, dynamics=current.model_copy(),
                           reset_timestep=reset_next, evidence=sentence[:160], deform=deform)
             if at in timed:
@@ -864,6 +886,24 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         name = desc.stages[desc.average_stage].name
         desc.note("average_stage", "default", f"{name}: the metrics average the thermo output of the last run stage, "
                   "the production run the text states last")
+
+
+# words that end or change a loading: a run stated with them is not more of the same deformation
+_LOADING_ENDS = re.compile(r"relax|unload|releas|\bhold|\bheld|stop|equilibrat|anneal|\bcool|\bheat|minimi|revers|"
+                           r"\bfix(?:ed)? (?:the )?(?:strain|box)|constant (?:strain|volume)|\bnve\b|\bnvt\b")
+
+
+def _loading_goes_on(desc: SimulationDescription, sentence: str) -> solids.Deform | None:
+    """A run stated right after a deformation stage, in a sentence that names no dynamics and nothing
+    that ends the loading ('the simulation then runs for N steps'): the deformation goes on, as LAMMPS's
+    fix deform stays in force over later runs until it is removed (None: the run is not loaded)."""
+    if not desc.stages or desc.stages[-1].deform is None or _LOADING_ENDS.search(sentence):
+        return None
+    before = desc.stages[-1]
+    desc.note(f"run{len(desc.stages) + 1}.deform", "default", f"the deformation of {before.name} goes on (the same fix "
+              "and stress-strain record): the run is stated after it and nothing stated ends the loading (LAMMPS's "
+              "fix deform stays in force over later runs until it is removed)")
+    return before.deform.model_copy(update={"continued": True})
 
 
 def _join_pending(desc: SimulationDescription, pending: tuple[Dynamics, str], sentence: str,

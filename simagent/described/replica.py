@@ -227,6 +227,9 @@ def read_removed_atoms(desc: SimulationDescription, low: str) -> None:
     it)."""
     for hit in _REMOVED.finditer(low):
         ids = [int(x) for x in re.findall(r"\d+", hit.group(1) or hit.group(2))]
+        if re.match(r"\s*(?:to|-|through|until)\s*\d", low[hit.end(1) if hit.group(1) else hit.end(2):]):
+            desc.missing.append(f"which atoms are removed ('{hit.group(0)}...': a range of IDs, not read)")
+            continue
         after = [s for s in desc.stages if (at := low.find(s.evidence[:80])) >= 0 and at > hit.start()]
         if not after:
             desc.missing.append(f"a stage after the removal of atom(s) {', '.join(map(str, ids))}")

@@ -33,6 +33,7 @@ from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_molecular as molecular
 from tools.lammps import described_replica as replica
 from tools.lammps import described_rheo as rheo
+from tools.lammps import described_sheet as sheet
 from tools.lammps import described_shock as shock
 from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
@@ -298,7 +299,7 @@ def _motion(desc: SimulationDescription, stage: Stage, want: Measures, every: in
     lines = []
     if want.rdf:
         snapshot = max(1, stage.steps // RDF_SNAPSHOTS)
-        pair = f" {molecular.rdf_pair(desc)}" if desc.molecular else ""
+        pair = f" {molecular.rdf_pair(desc)}".rstrip() if desc.molecular else ""
         bins = (desc.molecular.rdf_bins if desc.molecular else None) or RDF_BINS
         lines += [f"compute         rdf all rdf {bins}{pair}",
                   f"fix             rdf all ave/time {snapshot} 1 {snapshot} c_rdf[*] file {RDF_FILE} mode vector"]
@@ -458,6 +459,8 @@ def _system_and_interactions(desc: SimulationDescription) -> list[str]:
         return _system(desc) + rheo.interaction_lines(desc)
     if desc.spin is not None:  # spins on the atoms, the magnetic pair terms (simagent.described.spin)
         return _system(desc) + spin.interaction_lines(desc)
+    if desc.sheet is not None:  # a graphene sheet: its own cell, replication and box (simagent.described.sheet)
+        return sheet.system_lines(desc) + _interactions(desc)
     return _system(desc) + _interactions(desc)
 
 
@@ -488,7 +491,8 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
     """The stage's marker comment, the previous stage's fixes removed, the SRD solvent inserted before
     its stage, the timestep reset, and the stage's rigid displacement of a group."""
     lines = ["", f"# stage {index + 1}: {stage.name}: {stage.evidence[:100]}"]
-    lines += [f"unfix           {fix_id}" for fix_id in active]
+    if not stage.keep_fixes:  # (a stage that continues the previous one's fixes keeps them running)
+        lines += [f"unfix           {fix_id}" for fix_id in active]
     if index > 0:
         lines += _example_lines(desc, index)
     if _is_srd_stage(desc, index):
@@ -497,6 +501,10 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
     lines += replica.removal_lines(stage, index)
     if stage.reset_timestep:
         lines.append("reset_timestep  0")
+    if stage.scale_box is not None:  # the box edges scaled, the atoms remapped with them
+        scale = stage.scale_box
+        lines.append("change_box      all " + " ".join(f"{axis} scale {_fmt(scale.factor)}" for axis in scale.axes)
+                     + " remap")
     return lines + stacking.displace_lines(stage)
 
 
@@ -547,16 +555,17 @@ def _stage_fixes(desc: SimulationDescription, stage: Stage, index: int) -> list[
     return fixes + example_system.thermostat_modify(desc.example_system, fixes)
 
 
-def _run_stage(desc: SimulationDescription, index: int, stage: Stage, want: Measures) -> tuple[list[str], list[str]]:
+def _run_stage(desc: SimulationDescription, index: int, stage: Stage, want: Measures,
+               kept: list[str] = ()) -> tuple[list[str], list[str]]:  # type: ignore[assignment]
     """A run stage's lines (its fixes, the averaged stage's measurements, thermo and run) and the fixes
-    it leaves active."""
+    it leaves active. `kept`: the previous stage's fixes, which a stage that keeps them runs on."""
     assert stage.dynamics is not None
     lines = [*drum.stage_lines(desc, index)] if desc.drum is not None else []
     if stage.shear is not None:
         lines += solids.shear_lines(desc, stage)
-    fixes = _stage_fixes(desc, stage, index) + runaway_guard(stage, index)
-    lines += fixes + described_groups.partial_thermostat(desc.layout, fixes)
-    active = [f.split()[1] for f in fixes if f.startswith("fix ")]
+    fixes = [] if stage.keep_fixes else _stage_fixes(desc, stage, index) + runaway_guard(stage, index)
+    lines += fixes + (described_groups.partial_thermostat(desc.layout, fixes) if fixes else [])
+    active = [*kept] * stage.keep_fixes + [f.split()[1] for f in fixes if f.startswith("fix ")]
     every = _thermo_interval(desc, stage, index, want)
     if index == desc.average_stage:
         extra = _measured(desc, stage, want, every)
@@ -569,12 +578,30 @@ def _run_stage(desc: SimulationDescription, index: int, stage: Stage, want: Meas
     return lines + [f"thermo          {every}", f"run             {stage.steps}"], active
 
 
+def _goes_on(desc: SimulationDescription, index: int) -> bool:
+    """The stage continues the previous stage's deformation with the same dynamics and measures nothing
+    of its own: one loading split over run commands, its fixes (and record) left in place."""
+    stage = desc.stages[index]
+    if index == 0 or stage.deform is None or not stage.deform.continued:
+        return False
+    before = desc.stages[index - 1]
+    return before.kind == "run" and before.dynamics == stage.dynamics and before.deform is not None and \
+        before.deform.model_copy(update={"continued": True}) == stage.deform and not stage.reset_timestep
+
+
 def _stages(desc: SimulationDescription, want: Measures) -> list[str]:
     """Every stage in order; each removes the fixes of the one before."""
     lines: list[str] = []
     active: list[str] = []
     controlled = False  # the controller's set-point variable is defined once, before its first stage
     for index, stage in enumerate(desc.stages):
+        if _goes_on(desc, index):  # the same loading, another run command: every fix stays as it is
+            every = _thermo_interval(desc, stage, index, want)
+            extra = _measured(desc, stage, want, every) if index == desc.average_stage else []
+            active += [w.split()[1] for w in extra if w.startswith("fix ")]
+            lines += ["", f"# stage {index + 1}: {stage.name}: {stage.evidence[:100]}", *extra,
+                      f"thermo          {every}", f"run             {stage.steps}"]
+            continue
         lines += _stage_opening(desc, index, stage, active)
         if stage.kind == "minimize":
             more, active = _minimisation(desc, stage)
@@ -582,7 +609,7 @@ def _stages(desc: SimulationDescription, want: Measures) -> list[str]:
             if stage.controller is not None and not controlled:
                 lines += special.set_point_variable(stage)
                 controlled = True
-            more, active = _run_stage(desc, index, stage, want)
+            more, active = _run_stage(desc, index, stage, want, active)
         lines += more
     return lines
 

@@ -56,18 +56,19 @@ def mpi_launcher(lmp: Path) -> Path:
                          f"ranks; {INSTALL_HINT}")
 
 
-def command(input_name: str = MAIN_INPUT, ranks: int = 1, threads: int = 1, partitions: int | str = 1) -> list[str]:
+def command(input_name: str = MAIN_INPUT, ranks: int = 1, threads: int = 1,
+            partitions: int | str | None = None) -> list[str]:
     """Command line run inside the job folder. Screen output goes to the executor's stdout file.
     ranks > 1: started by the MPI launcher (`mpiexec -n ranks`); threads > 1: the OPENMP package's
     styles (`-sf omp -pk omp threads`; styles without an /omp variant run as written). `partitions`
     (a multi-replica command such as prd): LAMMPS's `-partition PxN` with P = partitions ('ranks': one
-    per rank, also for a single rank, so that every replica writes its own log.lammps.K and screen.K
-    and log.lammps keeps the method's own summary)."""
+    per rank), also a single one (1xN), so that every replica writes its own log.lammps.K and screen.K
+    and log.lammps keeps the method's own summary."""
     lmp = lmp_binary()
     argv = [str(lmp), "-in", input_name, "-log", "log.lammps", "-nocite"]
     if threads > 1:
         argv += ["-sf", "omp", "-pk", "omp", str(threads)]
-    if partitions != 1:
+    if partitions is not None:
         count = ranks if partitions == "ranks" else int(partitions)
         if count < 1 or ranks % count:
             raise InputError(f"{count} LAMMPS partitions cannot share {ranks} MPI rank(s) evenly")

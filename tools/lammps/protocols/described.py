@@ -222,7 +222,7 @@ class DescribedRun(Protocol):
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text, **molecule_files(p.description), **spin_files(p.description),
                             **(example_files(p.description.example_system) if p.description.example_system
-                               else {})}, time_limit_s=p.time_limit_s, partitions=_partitions(p.description))]
+                               else {})}, time_limit_s=p.time_limit_s, **_partitions(p.description))]
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
         p = self.as_params(params)
@@ -257,6 +257,10 @@ class DescribedRun(Protocol):
         block = runs[index]
         units = UNITS[desc.units or "lj"]
         where = f"stage {index + 1} ({stage.name}, {stage.steps} steps)"
+        if desc.average_from is not None and desc.average_from < index:  # the thermo rows of several stages
+            block = joined_blocks(runs[desc.average_from:index + 1])
+            steps = sum(s.steps for s in desc.stages[desc.average_from:index + 1])
+            where = f"stages {desc.average_from + 1}-{index + 1} ({steps} steps, every thermo row of each)"
         results = [_group_result(m, block, desc, units, where) for m in p.measures]
         for name in p.properties:
             if name in GROUP_ONLY:
@@ -313,13 +317,24 @@ class DescribedRun(Protocol):
         return [r.model_copy(update={"warnings": [*r.warnings, miscount]}) for r in results] if miscount else results
 
 
-def _partitions(desc: SimulationDescription) -> int | str:
-    """LAMMPS partitions of the run: one per replica of a parallel replica dynamics stage (a stated count, or
-    one per core the job is spread over), else none."""
+def joined_blocks(blocks: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The thermo rows of consecutive runs as one block, in order (the columns every run has); each run's first
+    row (its setup, e.g. just after a change_box) is a state of its own and is kept."""
+    names = [n for n in blocks[0] if all(n in b for b in blocks[1:])]
+    return {n: np.concatenate([np.asarray(b[n]) for b in blocks]) for n in names}
+
+
+def _partitions(desc: SimulationDescription) -> dict[str, int | str]:
+    """The job's partitions (and ranks): one partition per replica of a parallel replica dynamics stage. A
+    stated count of M replicas runs on M ranks (more than the cores: MPI shares them) and M partitions;
+    one stated replica keeps the ranks the job is spread over (one partition of them); none stated: one
+    replica per rank, as many as the cores the job is spread over. No prd: no partitions."""
     prd = next((s.prd for s in desc.stages if s.prd is not None), None)
     if prd is None:
-        return 1
-    return prd.replicas or "ranks"
+        return {}
+    if prd.replicas is None:
+        return {"partitions": "ranks"}
+    return {"partitions": prd.replicas, **({"ranks": prd.replicas} if prd.replicas > 1 else {})}
 
 
 def _prd_results(p: DescribedParams, desc: SimulationDescription, index: int, runs: list[dict[str, np.ndarray]],
