@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
@@ -47,7 +48,7 @@ class Settings(BaseModel):
     job_cores: Annotated[int, Field(ge=1)] | Literal["idle"] | None = Field(
         default=None, description="cores of each job of an engine that runs in parallel, when its "
         "protocol chooses none (the engine adapter decides: LAMMPS MPI ranks, GROMACS OpenMP threads); "
-        "'idle': the cores this process may use less the 1-minute load average, decided when the inputs "
+        "'idle': the cores this process may use that are free, measured over half a second when the inputs "
         "are rendered; None: 1 for `ask`/`run`, 'idle' for `solve`")
     max_repairs: int = Field(default=2, ge=0, description="repair-and-rerun attempts per job")
     gate_extensions: bool = Field(
@@ -107,19 +108,39 @@ class Settings(BaseModel):
             return False
 
 
-def idle_cores() -> int:
-    """Cores this process may run on (its CPU affinity) that are idle now: that count less the
-    1-minute load average, rounded, at least 1. On a loaded machine a job spread over busy cores
-    runs slower and burns more CPU than on one (MPI ranks and OpenMP threads wait for each other)."""
+IDLE_SAMPLE_S = 0.5  # how long idle_cores() watches the processors
+
+
+def idle_cores(sample_s: float = IDLE_SAMPLE_S) -> int:
+    """Cores this process may run on (its CPU affinity) that are free now, at least 1.
+
+    Measured, not inferred from the load average (which lags by a minute: a just-finished job or solve's
+    own start-up kept it near 1 on an idle 2-core machine and gave a 1-rank job): each usable core's idle
+    share over `sample_s` seconds, summed and rounded. Time of niced processes counts as busy: with
+    autogroup scheduling (the default of most Linux distributions) a niced process in another session
+    gets its full share against this one's job. On a loaded machine a job spread over busy cores runs
+    slower and burns more CPU than on one (MPI ranks and OpenMP threads wait for each other)."""
+    import psutil  # imported here: settings are loaded far more often than cores are counted
+
     try:
-        usable = len(os.sched_getaffinity(0))
+        usable = sorted(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
-        usable = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except OSError:
-        load = 0.0
-    return max(1, min(usable, round(usable - load)))
+        usable = list(range(os.cpu_count() or 1))
+    before = psutil.cpu_times(percpu=True)
+    time.sleep(sample_s)
+    after = psutil.cpu_times(percpu=True)
+    free = 0.0
+    for cpu in usable:
+        if cpu >= min(len(before), len(after)):
+            continue
+        was, now = before[cpu]._asdict(), after[cpu]._asdict()
+        # Linux counts guest time inside user and nice time as well: left out of the total
+        spent = {field: now[field] - was[field] for field in now if not field.startswith("guest")}
+        total = sum(spent.values())
+        if total <= 0:
+            continue
+        free += (spent.get("idle", 0.0) + spent.get("iowait", 0.0)) / total
+    return max(1, min(len(usable), round(free)))
 
 
 _ENV = {

@@ -205,7 +205,7 @@ class EngineAdapter(ABC):
         The job's MPI ranks and OpenMP threads are passed to the engine (`protocol_command` and
         `user_command` read them from the job) and reported to the executor as cores = ranks x threads;
         an engine that cannot use them refuses the job rather than running it on one core."""
-        if (job.ranks > 1 or job.threads > 1) and not self.parallel:
+        if (job.ranks > 1 or job.threads > 1 or job.partitions is not None) and not self.parallel:
             raise InputError(f"{self.label} runs each job on one core; it cannot use {job.ranks} MPI rank(s) x "
                              f"{job.threads} thread(s) (job {job.id}). Independent jobs, such as the points of "
                              "an isotherm, run side by side instead, up to max_parallel.")

@@ -111,6 +111,12 @@ def _limit_memory(limit_mb: int | None):
 # (a busy engine that buffers its output is never killed by this, only by the wall-time limit).
 STALL_LIMIT_S = 300.0
 _WATCH_S = 0.5
+# An engine that can end its run cleanly before a deadline (LAMMPS `timer timeout`, tools.lammps.described)
+# reads this variable: the wall seconds from its start after which it should stop, a margin before the
+# runner kills it at its time limit, so that its outputs are whole up to the step it stopped at.
+CLEAN_STOP_ENV = "SIMAGENT_CLEAN_STOP_S"
+CLEAN_STOP_MARGIN_S = 30.0  # at least (the last steps before the engine's check, writing its outputs)
+CLEAN_STOP_MARGIN = 0.05  # of the time limit, when that is more
 _OOM_SIGNS = ("bad_alloc", "MemoryError", "Cannot allocate memory", "Failed to allocate", "out of memory",
               "Out of memory", "std::length_error")
 
@@ -146,6 +152,14 @@ def _out_of_memory(job_dir: Path) -> bool:
 CANCEL_FILE = "cancel.request"
 
 
+def clean_stop_s(time_limit_s: float) -> int:
+    """Whole wall seconds after which an engine should stop itself, for a job killed at `time_limit_s`:
+    the limit less max(CLEAN_STOP_MARGIN_S, CLEAN_STOP_MARGIN of it), never less than half the limit
+    (a short limit keeps half its time), and at least 1 s."""
+    margin = min(0.5 * time_limit_s, max(CLEAN_STOP_MARGIN_S, CLEAN_STOP_MARGIN * time_limit_s))
+    return max(1, int(time_limit_s - margin))
+
+
 def supervised(job_dir: Path, command: list[str], owner: str | None = None) -> list[str]:
     """The command wrapped in the per-job supervisor (simagent.supervise), which ties the engine's
     life to its owner's and records pid, start time and boot id in the job folder."""
@@ -156,7 +170,8 @@ def supervised(job_dir: Path, command: list[str], owner: str | None = None) -> l
 class JobWatch:
     """Runs one job's command in its folder to the end and keeps status.json up to date: wall-time
     and stall limits, cancellation (in-process, or a cancel.request file from any process), the
-    final record. The local executor calls it in a thread, the Parsl executor in a worker."""
+    final record. The local executor calls it in a thread, the Parsl executor in a worker. The engine's
+    environment carries CLEAN_STOP_ENV, the time after which it should stop itself (clean_stop_s)."""
 
     def __init__(self, job_dir: Path, record: JobRecord, time_limit_s: float,
                  memory_limit_mb: int | None = None, stall_limit_s: float | None = STALL_LIMIT_S,
@@ -181,7 +196,8 @@ class JobWatch:
             with open(job_dir / STDOUT_FILE, "wb") as out, open(job_dir / STDERR_FILE, "wb") as err:
                 self.proc = subprocess.Popen(
                     supervised(job_dir, command, self.owner), cwd=job_dir, stdout=out, stderr=err,
-                    stdin=subprocess.DEVNULL, env=env, preexec_fn=_limit_memory(self.memory_limit_mb),
+                    stdin=subprocess.DEVNULL, env={**env, CLEAN_STOP_ENV: str(clean_stop_s(self.time_limit_s))},
+                    preexec_fn=_limit_memory(self.memory_limit_mb),
                 )
                 self._watch(self.proc, start)
         except OSError as exc:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
@@ -333,6 +333,10 @@ class Job(BaseModel):
     time_limit_s: float = 600.0
     ranks: int = Field(default=1, ge=1, le=1024, description="MPI ranks (GROMACS: thread-MPI ranks); 1: no launcher")
     threads: int = Field(default=1, ge=1, le=256, description="OpenMP threads per rank")
+    partitions: Annotated[int, Field(ge=1)] | Literal["ranks"] | None = Field(
+        default=None, description="independent processor partitions of one engine run, for multi-replica methods "
+        "(LAMMPS -partition: prd); a number that divides ranks, or 'ranks': one partition per MPI rank (so one "
+        "replica per core the job is spread over); None: the run is not partitioned")
     inputs: dict[str, str] = Field(default_factory=dict, description="rendered input files: name -> text")
     workdir: str | None = None
     status: JobStatus = JobStatus.pending

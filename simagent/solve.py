@@ -50,7 +50,7 @@ from simagent.described.llm_fill import fill as fill_gaps
 from simagent.described.mixture_reading import type_called
 from simagent.described.model import SimulationDescription
 from simagent.described.reading import UNREAD, read_description
-from simagent.described.structure import unstated_structure
+from simagent.described.structure import required_file, unstated_structure
 from simagent.described.summary import executed_lines
 from simagent.engines import get_engine, supplying
 from simagent.errors import RequestError, SimagentError
@@ -1167,7 +1167,7 @@ def missing_files(task: MDGymTask, known: list[str], supplied: list[Path] | None
         have |= {name.lower() for name in desc.example_system.files}
     missing = [name for name in named_files(task) if name.lower() not in have] + missing_includes(supplied or [])
     if not missing and not supplied and desc is not None:  # a structure the text names but does not build
-        structure = unstated_structure(task.problem_description, desc)
+        structure = required_file(task.problem_description, desc) or unstated_structure(task.problem_description, desc)
         missing = [structure] if structure else []
     return missing
 

@@ -88,7 +88,9 @@ def test_the_multi_example_clears_spheres_and_inserts_the_colloids():
     assert [c.center for c in desc.cavities] == [(60.0, 60.0, 0.0), (130.0, 130.0, 0.0)]
     assert {c.radius for c in desc.cavities} == {30.0} and "cavities.center" in desc.defaults
     dyn = desc.stages[0].dynamics
-    assert (dyn.p_start, dyn.p_stop) == (0.0, 0.0)  # 'near zero' is the text's; the example ramps 0 -> 1
+    # 'near zero' names no number: the example's barostat (0 -> 1), which starts there, listed with why
+    assert (dyn.p_start, dyn.p_stop) == (0.0, 1.0)
+    assert "examples/multi" in desc.defaults["run1.pressure"] and "names no number" in desc.defaults["run1.pressure"]
     assert desc.velocity.temperature == 1.5 and desc.timestep == 0.004
     assert dyn.t_stop == 2.0 and "examples/multi" in desc.defaults["run1.t_stop"]
     text = render(desc)
@@ -96,6 +98,33 @@ def test_the_multi_example_clears_spheres_and_inserts_the_colloids():
     assert "region          cavity1 sphere 60 60 0 30 units box" in text
     assert "create_atoms    5 single 130 130 0 units box" in text
     assert "pair_coeff      5 5 39.5 1 20 20 30" in text and "pair_style      colloid 20" in text
+    assert "iso 0 1 10 drag 1" in text and "halt" not in text
+
+
+@pytest.mark.parametrize(("words", "stated"), [
+    ("NPT with pressure kept close to zero and a Nose-Hoover thermostat", None),
+    ("NPT at near-zero pressure with a Nose-Hoover thermostat", None),
+    ("NPT with the pressure held around 0 and a Nose-Hoover thermostat", None),
+    ("NPT at zero pressure with a Nose-Hoover thermostat", (0.0, 0.0)),
+    ("NPT with the pressure held at zero and a Nose-Hoover thermostat", (0.0, 0.0)),
+    ("NPT with pressure going from 0.0 to 0.3 and a Nose-Hoover thermostat", (0.0, 0.3)),
+])
+def test_a_loose_zero_pressure_takes_the_examples_barostat_an_exact_one_is_run(words, stated):
+    """'near zero' (any wording) states no set point: the example's 0 -> 1 fills, listed; 'at zero
+    pressure' states 0, which is run as stated (with the runaway guard); a stated ramp is run."""
+    old = "NPT with pressure near zero and a Nose-Hoover thermostat"
+    assert old in MULTI
+    desc = read_description(MULTI.replace(old, words))
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    dyn = desc.stages[0].dynamics
+    assert (dyn.p_start, dyn.p_stop) == (stated or (0.0, 1.0))
+    assert (desc.origin["run1.pressure"].source == "default") == (stated is None)
+    assert ("halt" in render(desc)) == (stated == (0.0, 0.0))
+
+
+def test_a_loose_pressure_the_example_does_not_start_at_stops_the_fill():
+    desc = read_description(MULTI.replace("NPT with pressure near zero", "NPT with pressure near 0.5"))
+    assert not desc.renderable and any("0.5" in m for m in desc.missing)
 
 
 def _rows(log: str) -> list[list[float]]:

@@ -3,11 +3,13 @@ a number overrides, `ask` keeps one core per job; the engine adapter decides ran
 
 from __future__ import annotations
 
+import collections
 import json
 import math
 import os
 from pathlib import Path
 
+import psutil
 import pytest
 
 from agents.input_writer import render_plan
@@ -19,13 +21,39 @@ from simagent.errors import RequestError
 from simagent.models import Job, ProtocolRun
 from simagent.solve import INPUTS, REPORT, solve
 
+CPU_FIELDS = "user nice system idle iowait irq softirq steal guest guest_nice"
+CpuTimes = collections.namedtuple("CpuTimes", CPU_FIELDS)  # the fields psutil reports on Linux
 
-@pytest.mark.parametrize("load, usable, idle", [(0.0, 2, 2), (0.4, 2, 2), (0.6, 2, 1), (13.9, 2, 1),
-                                                (1.0, 8, 7), (0.0, 1, 1)])
-def test_idle_cores_are_the_usable_cores_less_the_load(monkeypatch, load, usable, idle):
-    monkeypatch.setattr(os, "getloadavg", lambda: (load, 0.0, 0.0))
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(usable)))
-    assert idle_cores() == idle
+
+def cpu(**spent) -> CpuTimes:
+    return CpuTimes(**{field: float(spent.get(field, 0.0)) for field in CPU_FIELDS.split()})
+
+
+def watch(monkeypatch, spent: list[CpuTimes]) -> None:
+    """The processors spend `spent` (seconds per field and core) while idle_cores() watches them."""
+    samples = iter([[cpu() for _ in spent], spent])
+    monkeypatch.setattr(psutil, "cpu_times", lambda percpu: next(samples))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(len(spent))))
+    monkeypatch.setattr(config.time, "sleep", lambda seconds: None)
+
+
+@pytest.mark.parametrize("spent, free", [
+    ([cpu(idle=50), cpu(idle=50)], 2),                   # an idle 2-core machine: both
+    ([cpu(user=48, system=2), cpu(idle=49, user=1)], 1),  # one core busy
+    ([cpu(user=50), cpu(user=45, idle=5)], 1),            # both busy: still one
+    ([cpu(nice=50), cpu(nice=40, idle=10)], 1),           # niced work keeps its share (autogroups)
+    ([cpu(user=50)] + [cpu(idle=50)] * 7, 7),
+    # guest time is inside user time (Linux): 3 x (50 user incl. 50 guest, 50 idle) leaves 1.5 cores
+    ([cpu(user=50, guest=50, idle=50)] * 3, 2),
+    ([cpu(iowait=30, idle=20)], 1),
+])
+def test_idle_cores_are_the_cores_measured_free(monkeypatch, spent, free):
+    watch(monkeypatch, spent)
+    assert idle_cores() == free
+
+
+def test_idle_cores_on_this_machine():
+    assert 1 <= idle_cores(sample_s=0.05) <= len(os.sched_getaffinity(0))
 
 
 def test_job_cores_from_the_environment(monkeypatch, tmp_path):

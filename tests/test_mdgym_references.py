@@ -69,3 +69,15 @@ def test_a_named_published_file_is_extracted_with_its_sha1_or_named_when_absent(
     with pytest.raises(refs.PublishedFileMissing, match=r"Al99.eam.alloy: .*openkim-models.*make setup"):
         refs.run_task(folder, lmp="/nonexistent/lmp")
     assert not (folder / "log.reference").exists()
+
+
+def test_a_metric_may_average_consecutive_runs_joined(tmp_path):
+    """metrics.json "runs": [first, last] (0-based, inclusive, -1 the last): the rows of those runs, in order."""
+    log = "\n".join(["LAMMPS (test)", "Step Temp", "0 1", "10 3", "Loop time of 1", "Step Temp", "10 5", "20 7",
+                     "Loop time of 1", "Step Temp", "20 9", "30 11", "Loop time of 1"])
+    spec = {"task": "x.json", "metrics": {"t": {"column": "Temp", "runs": [1, -1]}}}
+    entry = refs.summarise(tmp_path, spec, log, 1.0)
+    assert entry["metrics"]["t"]["value"] == pytest.approx((5 + 7 + 9 + 11) / 4)
+    assert "runs 1-2" in entry["metrics"]["t"]["how"]
+    block, _ = refs.joined_runs(refs.thermo_runs(log), 0, 1)
+    assert block["Temp"] == [1, 3, 5, 7]

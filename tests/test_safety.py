@@ -47,6 +47,8 @@ UNSAFE = {
     "external": "fix e all external pf/callback 1 1",
     "dump-movie": "dump m all movie 10 movie.mpg type type",
     "getenv": "variable h getenv HOME",
+    "getenv-simagent": "variable h getenv SIMAGENT_LMP",
+    "getenv-clean-stop-and-more": "variable h getenv SIMAGENT_CLEAN_STOP_S HOME",
     "python-variable": "variable p python f",
     "absolute-log": "log /tmp/x.log",
     "home-path": "write_data ~/x.data",
@@ -78,6 +80,15 @@ def test_unsafe_lines_are_rejected(case):
     findings = safety_findings({"in.lammps": text})
     assert findings and all(f.severity == "unsafe" for f in findings), case
     assert findings[0].line is not None and findings[0].message
+
+
+def test_the_runners_clean_stop_time_may_be_read():
+    """The one environment variable an input may read: the seconds after which the runner wants the
+    engine to stop itself (tools.lammps.described_budget writes these lines)."""
+    from tools.lammps.described_budget import clean_stop_lines
+
+    text = GOOD.replace("run 100", "\n".join(clean_stop_lines()) + "\nrun 100")
+    assert "getenv SIMAGENT_CLEAN_STOP_S" in text and safety_findings({"in.lammps": text}) == []
 
 
 def test_included_files_are_checked_too():

@@ -524,18 +524,6 @@ def test_a_described_run_blocked_by_an_unrendered_prescription_names_it_not_the_
     assert "stated, not understood" not in str(info.value)
 
 
-@pytest.mark.skipif(not (MDGYM_DEV / "lammps" / "21_prd.json").is_file(), reason="MDGym dev set not here")
-def test_a_dev_task_reports_its_real_blocker(tmp_path, settings):
-    """(44_controller, which this test used, is rendered now: tests/test_described_special.py.)"""
-    from simagent.solve import solve
-
-    outcome = solve(MDGYM_DEV / "lammps" / "21_prd.json", tmp_path / "w", settings=settings)
-    assert outcome.final_answer == {}
-    reason = next(iter(outcome.not_computed.values()))
-    assert "parallel replica" in reason and "does not render" in reason and "stated, not understood" not in reason
-    assert "parallel replica" in (tmp_path / "w" / "report.md").read_text().split("## Not computed", 1)[1]
-
-
 # Texts written for this test: an NVE run whose short unshifted cutoff makes the total energy wander
 # (measured: ~0.75 kT per atom over 1000 steps), and one whose timestep (0.03 tau) loses atoms.
 DRIFTING = ("Lennard-Jones particles in reduced units on an fcc lattice at a density of 0.8442 in a 4 x 4 x 4 box, "

@@ -1,7 +1,7 @@
 """A task that names a system but does not say where its atoms are needs a structure (or data) file:
 solve refuses in the "file" category, naming the structure by the text's own words, before any other
-blocker. Also: force-field files named 'ffield.<...>' are read whole, and parallel replica dynamics is
-refused with the prd settings the text leaves out. All wordings are written for these tests."""
+blocker. Also: force-field files named 'ffield.<...>' are read whole (parallel replica dynamics, refused here
+before, is read in tests/test_described_replica.py). All wordings are written for these tests."""
 
 from __future__ import annotations
 
@@ -58,16 +58,6 @@ def test_force_field_files_are_named_whole(text: str, names: list[str]):
     assert [m.group(0) for m in NAMED_FILE.finditer(text)] == names
 
 
-def test_parallel_replica_dynamics_names_the_settings_the_text_leaves_out():
-    desc = read_description("Bulk silicon with a Stillinger-Weber potential in metal units, diamond lattice 5.431 A, "
-                            "4 x 4 x 4 cells. Use parallel replica dynamics for 5000 steps with 4 replicas, checking "
-                            "for events every 100 steps.")
-    assert any("parallel replica" in u for u in desc.unsupported)
-    gaps = [m for m in desc.missing if "parallel replica" in m]
-    assert any("n_dephase" in g for g in gaps) and any("t_correlate" in g for g in gaps)
-    assert not any("t_event" in g or "number of replicas" in g for g in gaps)  # both stated
-
-
 def test_solve_names_the_missing_structure_before_an_unknown_metric(tmp_path):
     task = {"id": "zz_slab", "problem_description": SLAB, "level": "2", "engine": "lammps", "time_limit": 60,
             "metrics": ["average_potential_energy_per_particle", "Average_dipole_flip_rate"], "ground_truth": {}}
@@ -109,3 +99,41 @@ def test_stated_counts_are_labelled_once(text: str, said: list[str], unsaid: lis
     need = _need(text)
     assert need is not None and "structure or LAMMPS data file is needed" in need
     assert all(s in need for s in said) and not any(u in need for u in unsaid)
+
+
+# a start read from a data file the text names only by kind (our own wordings)
+CORE_SHELL = ("Report the mean number of type 2 atoms inside the tube for a binary LJ mixture of 900 atoms in reduced "
+              "units (cutoff 3.0) in a periodic box from -15 to 15 on each side, starting from the previously "
+              "minimised data file. A cylindrical region along x holds the type 2 atoms; type 1 atoms inside it are "
+              "deleted. Run NVE with a Langevin thermostat at T = 1.2 for 20000 steps, timestep 0.005.")
+
+
+@pytest.mark.parametrize("start", ["starting from the previously minimised data file",
+                                   "read from an energy-minimized data file",
+                                   "whose initial coordinates come from a pre-minimised LAMMPS data file"])
+def test_a_data_file_named_only_by_kind_is_the_missing_file(start: str, tmp_path):
+    from simagent.described.structure import required_file
+    from simagent.solve import MDGymTask, missing_files
+
+    text = CORE_SHELL.replace("starting from the previously minimised data file", start)
+    need = required_file(text, read_description(text))
+    assert need is not None and "data file the text requires" in need and "no file name" in need
+    assert "900 atoms" in need and "2 atoms" not in need  # 'type 2 atoms' is no count
+    assert "radius of the cylindrical region" in need  # what else it leaves out, so it cannot be rebuilt
+    task = MDGymTask(id="zz_tube", engine="lammps", level="3", time_limit=10, problem_description=text,
+                     metrics=["average_number_of_type_2_atoms_inside_cylinder"])
+    assert missing_files(task, [], []) == [need]
+    assert missing_files(task, [], [tmp_path / "start.data"]) == []  # supplied: nothing missing
+
+
+def test_a_built_start_or_a_data_file_named_by_name_asks_for_no_unnamed_file():
+    from simagent.described.structure import required_file
+    from simagent.solve import MDGymTask, missing_files
+
+    built = CORE_SHELL.replace("starting from the previously minimised data file", "with the atoms put on an fcc "
+                               "lattice of density 0.8")
+    assert required_file(built, read_description(built)) is None
+    named = CORE_SHELL.replace("the previously minimised data file", "the data file tube.data")
+    task = MDGymTask(id="zz_tube", engine="lammps", level="3", time_limit=10, problem_description=named,
+                     metrics=["average_temperature"])
+    assert missing_files(task, [], []) == ["tube.data"]  # by its name, not as an unnamed file

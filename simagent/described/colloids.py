@@ -78,6 +78,12 @@ MULTI_EXAMPLE = Example(
     runs=_NPT)
 EXAMPLES = (COLLOID_EXAMPLE, MULTI_EXAMPLE)
 
+# a barostat target said loosely ('near zero', 'close to 0', 'near-zero pressure') or exactly ('at zero
+# pressure', 'pressure of 0', 'zero external pressure')
+_APPROX = r"(?:near|around|close to|about|approximately|roughly|nearly|almost)"
+_HELD = r"pressure(?: control| coupling)?(?: (?:held|kept|maintained|set))?"
+_LOOSE_ZERO = re.compile(rf"{_HELD} {_APPROX} (zero|0(?:\.0+)?)(?![\w.])|\b{_APPROX}[- ](zero) (?:external )?pressure")
+_ZERO = re.compile(rf"{_HELD} (?:at|of|to|equal to) zero\b|\bzero (?:external )?pressure")
 _BIG = r"(?:large|big|colloid)\w*"
 _SMALL = r"(?:small|solvent|bath)\w*"
 
@@ -108,8 +114,13 @@ def _read(low: str) -> StatedNumbers:
     s.take("velocity", rf"(?:velocit|initiali)[^.;]{{0,60}}?temperature (?:of |= ?)?{NUM}|temperature (?:of |= ?)?"
            rf"{NUM}[^.;]{{0,40}}?(?:velocit)", groups=(1, 2))
     s.take("pressure", rf"pressure(?: control| coupling)?[^.;]{{0,20}}?from {NUM} to {NUM}", groups=(1, 2))
-    if re.search(r"pressure(?: control| coupling)? (?:near|at|of|around) zero\b|\bzero (?:external )?pressure", low):
-        s.read["pressure"] = ((0.0, 0.0), "pressure near zero")
+    loose = _LOOSE_ZERO.search(low)
+    if loose:  # 'near zero' names no number: the example's set points fill (_pressure)
+        if loose.group(1) and loose.group(1)[0].isdigit():
+            s.spans.append(loose.span(1))
+        s.read["pressure_near"] = (0.0, loose.group(0))
+    elif _ZERO.search(low):
+        s.read["pressure"] = ((0.0, 0.0), _ZERO.search(low).group(0))
     s.take("pchain", rf"\bpchain\s*{NUM}", convert=int)
     s.take("tchain", rf"\btchain\s*{NUM}", convert=int)
     s.take("t_target", rf"target temperature (?:should be |is |of |will be )?(?:maintained |held |kept |set )?"
@@ -249,10 +260,7 @@ def _build(desc: SimulationDescription, s: StatedNumbers, example: Example, why:
         desc.note(f"run1.{field}", "rules" if stated is not None else "default",
                   said[key] if stated is not None else f"{default:g}: {why}")
     dyn.t_start = dyn.t_stop
-    pressure = s.value("pressure")
-    dyn.p_start, dyn.p_stop = pressure if pressure is not None else npt["p"]
-    desc.note("run1.pressure", "rules" if pressure is not None else "default",
-              said["pressure"] if pressure is not None else f"{npt['p']}: {why}")
+    dyn.p_start, dyn.p_stop = _pressure(desc, s, example, why)
     desc.note("run1.mtk", "default", f"mtk no: {why}")
     stage = desc.stages[0]
     stage.dynamics = dyn
@@ -267,3 +275,28 @@ def _build(desc: SimulationDescription, s: StatedNumbers, example: Example, why:
     desc.missing = [m for m in desc.missing if not any(w in m for w in solved)]
     desc.unsupported = [u for u in desc.unsupported if u not in (COLLOID_NAME, "several atom types or random placement",
                                                                  "regions, walls and groups of atoms")]
+
+
+def _pressure(desc: SimulationDescription, s: StatedNumbers, example: Example, why: str) -> tuple[float, float]:
+    """The barostat's start and stop set points. Stated ones ('from 0 to 0.5', 'at zero pressure') are
+    run. A target said only loosely ('near zero') names no number: when the example's barostat starts
+    there, its set points fill, listed with why (a gas held at exactly zero pressure has no finite
+    volume, so 'exactly 0' would be a choice of ours that answers nothing); otherwise the loose value
+    is held. Unstated: the example's."""
+    npt = example.runs
+    pressure, near = s.value("pressure"), s.value("pressure_near")
+    if pressure is not None:
+        desc.note("run1.pressure", "rules", s.said("pressure"))
+        return pressure
+    p0, p1 = npt["p"]
+    if near is not None and p0 == near:
+        desc.note("run1.pressure", "default", f"{p0:g} -> {p1:g} over the run (the example's barostat, which starts at "
+                  f"{p0:g}): the text says '{s.said('pressure_near')}', which names no number; {why}. A target held at "
+                  f"exactly {near:g} is not stated either, and there a gas has no finite volume (the box grows "
+                  "without bound)")
+        return p0, p1
+    if near is not None:
+        desc.note("run1.pressure", "rules", f"{s.said('pressure_near')}: held at {near:g}")
+        return near, near
+    desc.note("run1.pressure", "default", f"{npt['p']}: {why}")
+    return p0, p1

@@ -17,6 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from simagent.described.box_scaling import BoxScale
 from simagent.described.colloids import Cavity, NeighborMulti
 from simagent.described.defects import PointDefect
 from simagent.described.drum import GranularDrum
@@ -27,6 +28,7 @@ from simagent.described.groups import Displacement, Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
 from simagent.described.polymer import BondedChain
+from simagent.described.replica import ParallelReplica
 from simagent.described.respa import Respa
 from simagent.described.rheo import RheoFluid
 from simagent.described.shock import MSST
@@ -184,6 +186,13 @@ class Stage(BaseModel):
     msst: MSST | None = Field(default=None, description="a shock by fix msst, which integrates this stage")
     displace: Displacement | None = Field(default=None, description="a rigid shift of a group at the stage's start "
                                           "(displace_atoms), before it runs or minimises")
+    scale_box: BoxScale | None = Field(default=None, description="box edges scaled at the stage's start, atoms "
+                                       "remapped (change_box), before it runs")
+    keep_fixes: bool = Field(default=False, description="the previous run stage's fixes go on through this stage "
+                             "(same dynamics; the thermostat's and barostat's state carried over)")
+    prd: ParallelReplica | None = Field(default=None, description="the run is parallel replica dynamics (LAMMPS prd) "
+                                        "with the stage's dynamics")
+    delete_ids: list[int] = Field(default_factory=list, description="atoms removed by ID at the stage's start")
     evidence: str = ""
 
     @model_validator(mode="after")
@@ -192,6 +201,8 @@ class Stage(BaseModel):
             raise ValueError(f"run stage {self.name!r} needs dynamics and a positive step count")
         if self.kind == "minimize" and self.minimize is None:
             raise ValueError(f"minimisation stage {self.name!r} needs its settings")
+        if self.keep_fixes and self.kind != "run":
+            raise ValueError(f"stage {self.name!r}: only a run stage continues the previous stage's fixes")
         return self
 
 
@@ -201,7 +212,7 @@ class SimulationDescription(BaseModel):
     boundary: tuple[str, str, str] = ("p", "p", "p")
     lattice: Lattice | None = None
     box: Box | None = None
-    atom_style: Literal["atomic", "full", "sphere", "molecular", "ellipsoid", "rheo", "spin"] = "atomic"
+    atom_style: Literal["atomic", "charge", "full", "sphere", "molecular", "ellipsoid", "rheo", "spin"] = "atomic"
     atom_types: int = Field(default=1, ge=1)
     masses: dict[int, float] = Field(default_factory=dict)
     pair: Pair | None = None
@@ -245,6 +256,8 @@ class SimulationDescription(BaseModel):
     stated_atoms: int | None = Field(default=None, ge=1, description="the number of particles the text states; "
                                     "the run is checked against it, never resized to it")
     average_stage: int | None = Field(default=None, description="index of the stage whose thermo the metrics average")
+    average_from: int | None = Field(default=None, description="with average_stage: the metrics average the thermo "
+                                     "rows of every stage from this index to average_stage")
     layout: Layout | None = Field(default=None, description="regions, groups and what acts on them")
     scan: SlipScan | None = Field(default=None, description="a generalised stacking-fault scan: one half of the "
                                   "crystal displaced step by step, each state minimised (simagent.described.stacking)")

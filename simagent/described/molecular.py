@@ -114,10 +114,26 @@ class Shake(BaseModel):
     rattle: bool = False
 
 
+class RockSalt(BaseModel):
+    """Ions on the rock-salt lattice filling the box (simagent.described.ionic_crystal): `cells` conventional
+    cubic cells of edge `constant` per axis, the lattice shifted by `origin` (fractions of a cell) so that every
+    site is a/4 from the box's faces."""
+
+    constant: float = Field(gt=0, description="conventional cubic cell edge a, angstrom")
+    cells: tuple[int, int, int]
+    origin: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+    @property
+    def n_ions(self) -> int:
+        return 8 * math.prod(self.cells)
+
+
 class MolecularSystem(BaseModel):
     water: WaterModel | None = None
     co2: LinearMolecule | None = Field(default=None, description="the CO2 model of species 'co2', each molecule a "
                                        "rigid body (simagent.described.carbon_dioxide)")
+    crystal: RockSalt | None = Field(default=None, description="the ions on a rock-salt lattice (the text's start), "
+                                     "not placed at random")
     kinds: list[AtomKind] = Field(min_length=1)
     species: list[Species] = Field(min_length=1)
     bond_style: Literal["zero", "harmonic"] = "zero"
@@ -219,9 +235,9 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
         return
     desc.note("molecular.masses", "default", "O 15.9994, H 1.008, Na 22.98977, Cl 35.453"
               + (", C 12.011" if co2 else "") + ": standard atomic weights")
-    _pair_coeffs(desc, low, kinds)
+    read_pair_coeffs(desc, low, kinds)
     system = MolecularSystem(water=model, co2=co2, kinds=kinds, species=species, cutoff=1.0, accuracy=1.0)
-    if not _interactions(desc, low, system):
+    if not read_interactions(desc, low, system):
         return
     _bonded(desc, low, system)
     bins = re.search(r"radial distribution[^.;]{0,80}?\b(\d+) bins", low)
@@ -247,7 +263,7 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     desc.atom_style = "full"
     desc.unsupported = [u for u in desc.unsupported if u not in REPLACED_UNSUPPORTED]
     desc.missing = [m for m in desc.missing if m not in REPLACED_MISSING]
-    _box(desc, low)
+    read_box(desc, low)
     _random_start(desc, low, system)
 
 
@@ -381,7 +397,7 @@ def _geometry(desc: SimulationDescription, low: str, model: WaterModel) -> None:
             desc.note(f"molecular.water.{field}", "rules", hit.group(0))
 
 
-def _pair_coeffs(desc: SimulationDescription, low: str, kinds: list[AtomKind]) -> None:
+def read_pair_coeffs(desc: SimulationDescription, low: str, kinds: list[AtomKind], report_missing: bool = True) -> None:
     """'pair_coeff 3 3 0.10755 2.31' (epsilon, sigma per type) as stated; the water oxygen's from the
     model otherwise, 'LJ ... only between oxygen atoms with epsilon = X and sigma = Y' as stated."""
     for hit in re.finditer(r"pair_coeff (\d+) (\d+) " + NUM + " " + NUM, low):
@@ -395,11 +411,13 @@ def _pair_coeffs(desc: SimulationDescription, low: str, kinds: list[AtomKind]) -
         kinds[0].epsilon, kinds[0].sigma = float(oxygen.group(1)), float(oxygen.group(2))
         desc.note("molecular.lj.1", "rules", oxygen.group(0))
     for k in kinds:
-        if k.epsilon is None or k.sigma is None:
+        if report_missing and (k.epsilon is None or k.sigma is None):
             desc.missing.append(f"the LJ epsilon and sigma of {k.element} (type {k.type})")
 
 
-def _interactions(desc: SimulationDescription, low: str, system: MolecularSystem) -> bool:
+def read_interactions(desc: SimulationDescription, low: str, system: MolecularSystem) -> bool:
+    """The cutoff, the k-space solver and its accuracy, mixing, tail and shift the text states (False: one is
+    missing, listed)."""
     cut = re.search(r"\b" + NUM + r"\s*(angstrom|a|nm)?\s*cut-?off|\bcut(?:-?off| off)? (?:distance |radius )?"
                     r"(?:of |= ?|at |is )?" + NUM + r"\s*(angstrom|a\b|nm)?", low)
     if cut is None:
@@ -479,7 +497,7 @@ def _bonded(desc: SimulationDescription, low: str, system: MolecularSystem) -> N
                   "none stated; the tolerance of LAMMPS examples/peptide, twice its 10 iterations")
 
 
-def _box(desc: SimulationDescription, low: str) -> None:
+def read_box(desc: SimulationDescription, low: str) -> None:
     """'cubic box of dimension L' / 'box ... from -a to a' / 'a 200*200*200 A^3 box', in angstrom."""
     from simagent.described.model import Box
 

@@ -26,6 +26,7 @@ from simagent.backends.expert.protocol_text import (
     read_dynamics,
 )
 from simagent.described import (
+    box_scaling,
     colloids,
     confinement,
     defects,
@@ -34,9 +35,11 @@ from simagent.described import (
     example_system,
     examples,
     granular,
+    ionic_crystal,
     molecular,
     polymer,
     region_reading,
+    replica,
     respa,
     rheo,
     separate_thermostat,
@@ -81,8 +84,6 @@ THERMO_SAMPLES = 500  # thermo lines per run stage when the text states no outpu
 # Prescriptions the renderer does not write: pattern -> the name given in the refusal.
 UNSUPPORTED: list[tuple[str, str]] = [
     (r"fix controller|feedback controller", "fix controller (feedback temperature control)"),
-    (r"parallel replica|\bprd\b", "parallel replica dynamics (prd; each replica's thermo output interleaves "
-     "dephasing, event checks and quench minimisations, so a text must say which states an average covers)"),
     (r"\bsrd\b|stochastic rotation", "stochastic rotation dynamics (fix srd)"),
     (r"\bdeposit", "fix deposit"),
     (r"\bpour(?:ing|ed)?\b", "fix pour"),
@@ -98,7 +99,9 @@ UNSUPPORTED: list[tuple[str, str]] = [
     (r"granular|hertz|jkr\b|nve/sphere", "granular contact models"),
     (r"\btracker\b|tracking (?:potential|pair)|track(?:s|ing)? (?:the )?(?:pair(?:wise)? )?contacts?|contact[- ]track",
      "pair_style tracker"),
-    (r"\bdeform|shear(?:ed|ing)? (?:flow|rate|velocity)|strain rate|compress", "box or flow deformation"),
+    (r"\bdeform|shear(?:ed|ing)? (?:flow|rate|velocity)|strain rate|compress|\b(?:re)?scal\w* (?:the )?(?:simulation "
+     r"|periodic )?(?:box|cell)\b|\b(?:box|cell)(?: length| edge| size)?(?: \w+){0,5}? (?:scaled|rescaled|shrunk|"
+     r"stretched|dilated|multiplied)\b", "box or flow deformation"),
     (r"\bregion|cylind|cluster|obstacle|\bwall\b|slab\b", "regions, walls and groups of atoms"),
     (r"\breplicate", "replicate"),
     (r"\bmsst\b|shock", "shock methods (fix msst)"),
@@ -171,7 +174,6 @@ def read_description(text: str) -> SimulationDescription:
         if hit and name not in desc.unsupported:
             desc.unsupported.append(name)
     ctl = read_controls(low)
-    _replica_gaps(desc, low)
     _units(desc, low)
     reduced = desc.units == "lj"
     if ctl.get("dimension"):
@@ -187,6 +189,7 @@ def read_description(text: str) -> SimulationDescription:
         _pair(desc, low, ctl)
     _dipoles(desc, low)
     molecular.read_molecular(desc, low)
+    ionic_crystal.read_ionic_crystal(desc, low)  # Na+/Cl- on the rock-salt lattice (no water)
     polymer.read_chain(desc, low)
     _velocity(desc, low, ctl)
     _timestep(desc, ctl, low)
@@ -194,6 +197,7 @@ def read_description(text: str) -> SimulationDescription:
         desc.thermo_every = ctl["thermo_every"]
         desc.note("thermo_every", "rules", f"every {desc.thermo_every} steps")
     _stages(desc, low, reduced)
+    box_scaling.read_box_scaling(desc, low)  # a scaling loop: its run stage unrolled, one per cycle
     read_boundary(desc, low)
     polymer.note_recenter(desc)
     stacked.read_stacked_blocks(desc, low)  # two crystals stacked: before slabs and layers
@@ -235,6 +239,8 @@ def read_description(text: str) -> SimulationDescription:
     special.read_tracker(desc, low)
     special.read_controller(desc, low)
     defects.read_point_defect(desc, low, minimize_settings)
+    replica.read_prd(desc, low, minimize_settings)  # parallel replica dynamics: after the stages and minimisations
+    replica.read_removed_atoms(desc, low)
     check_made_types(desc)
     _check_run_values(desc)
     return desc
@@ -253,23 +259,6 @@ def _check_run_values(desc: SimulationDescription) -> None:
                                     ("starting temperature", dyn.t_start, dyn.t_start is not None and dyn.t_start < 0)):
             if wrong:
                 desc.missing.append(f"a physical {label} for {stage.name} (the text states {value:g})")
-
-
-# what LAMMPS's prd command needs besides its step count (prd N t_event n_dephase t_dephase t_correlate ...)
-_PRD_SETTINGS = [
-    (r"event[- ]check|t_event|check(?:ed|ing)? for (?:transition )?events every", "its event-check interval (t_event)"),
-    (r"dephas\w* (?:for|over|of|with|runs?)? ?\d|n_dephase|t_dephase", "its dephasing runs (n_dephase, t_dephase)"),
-    (r"correlat\w* (?:time|period|interval)|t_correlate", "its correlation time (t_correlate)"),
-    (r"\b\d+ (?:replicas|partitions)\b|replicas? count", "the number of replicas (partitions)")]
-
-
-def _replica_gaps(desc: SimulationDescription, low: str) -> None:
-    """Parallel replica dynamics is not rendered (UNSUPPORTED); the refusal also names the prd settings
-    the text leaves out, so that it says what a literal PRD run would need (LAMMPS's REPLICA package is
-    compiled in here and runs on several partitions: mpirun -np M lmp -partition Mx1)."""
-    if re.search(r"parallel replica|\bprd\b", low):
-        desc.missing += [f"for parallel replica dynamics, {name}" for pattern, name in _PRD_SETTINGS
-                         if not re.search(pattern, low)]
 
 
 def _green_kubo(desc: SimulationDescription, low: str) -> None:
@@ -722,6 +711,17 @@ def unnamed_thermostat(sentence: str) -> str | None:
     return stated.words
 
 
+_FS = {"fs": 1.0, "ps": 1.0e3, "ns": 1.0e6}
+_STYLE_TIME_FS = {"real": 1.0, "metal": 1.0e3}  # LAMMPS's time unit of the style, in fs
+
+
+def style_time(q: Quantity, units: str | None) -> float:
+    """A stated time in the unit style's time unit (real: fs, metal: ps): '0.1 ps' in real units is 100."""
+    if q.unit in _FS and units in _STYLE_TIME_FS:
+        return q.value * _FS[q.unit] / _STYLE_TIME_FS[units]
+    return q.value
+
+
 def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
                        initial_t: float | None = None, units: str | None = None) -> Dynamics | None:
     """The dynamics a sentence names (None: it names none). `initial_t`: the velocity temperature,
@@ -769,7 +769,7 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         dyn.t_start = dyn.t_stop = t_value
         damp = found.get("thermostat_damping")
         if damp is not None and damp.unit != "steps":
-            dyn.t_damp = damp.value
+            dyn.t_damp = style_time(damp, units)
     limit = _LIMIT.search(sentence)
     if limit and dyn.ensemble == "nve":
         dyn.limit = float(limit.group(1))
@@ -796,7 +796,7 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
             dyn.p_coupling = "aniso"
         pd = found.get("barostat_damping")
         if pd is not None and pd.unit != "steps":
-            dyn.p_damp = pd.value
+            dyn.p_damp = style_time(pd, units)
     return dyn
 
 

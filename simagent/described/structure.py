@@ -29,7 +29,7 @@ _NAMED = [re.compile(r"\b(?:for|of) (?:an? |the )?((?:(?!\bfor\b|\bof\b)[^.;]){2
 _BUILT_BONDED = re.compile(r"kremer|bead[- ]spring|polymer melt|\bmelt of\b|\bchains?\b")
 # how many atoms the text states: 'holding 1200 atoms', element counts 'Zn: 600, O: 600' or 'Al = 864' (a count
 # ends the clause: 'P = 1 bar' is a pressure), and 'oxygen (2 atoms)'; elements from ase's table (vocabulary)
-_TOTAL = re.compile(r"\b(\d+) atoms\b")
+_TOTAL = re.compile(r"(?<!\btype )\b(\d+) atoms\b")  # not "type 1 atoms"
 _PAIR = re.compile(r"\b([A-Z][a-z]?) ?[=:] ?(\d+)(?=\s*(?:[,;)]|and\b|atoms\b|\.(?!\d)|$))")
 _NAMED_COUNT = re.compile(r"\b([A-Za-z]+) \((\d+) atoms\)")
 # atoms a fix inserts during the run need no start positions
@@ -61,6 +61,28 @@ def _structure_name(text: str) -> tuple[int, str] | None:
                 name = name[:name.rfind("(")].strip(" ,")
             return i, name
     return None
+
+
+# the reader's gap for a start read from a data file the text names by kind only ('the pre-minimised data file')
+_REQUIRED_FILE = re.compile(r"^initial configuration: the (.+?) the text requires\b")
+
+
+def required_file(text: str, desc: SimulationDescription) -> str | None:
+    """'the pre-minimized data file the text requires ...' when the text starts from a data file that it
+    names only by kind (no file name) and does not describe: the file the task needs, with the atom
+    counts the text states and what else the text leaves out (so that no one expects simagent to rebuild
+    it). None when the text has no such start, or an installed example supplies it."""
+    if desc.example_system is not None:
+        return None
+    kind = next((m.group(1) for gap in desc.missing if (m := _REQUIRED_FILE.match(gap))), None)
+    if kind is None:
+        return None
+    counts = _stated_counts(plain_numbers(re.sub(r"\s+", " ", text)))
+    other = [gap for gap in desc.missing if not gap.startswith("initial configuration")]
+    stated = f"; it states {', '.join(counts)} but not where they are" if counts else ""
+    lacks = f", and it also lacks {', '.join(other)}" if other else ""
+    return (f"the {kind} the text requires (it gives no file name{stated}{lacks}: a LAMMPS data file with the "
+            "starting positions is needed)")
 
 
 def unstated_structure(text: str, desc: SimulationDescription) -> str | None:

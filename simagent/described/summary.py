@@ -20,7 +20,7 @@ FIELDS = ("units", "dimension", "boundary", "atom_style", "atom_types", "lattice
           "potential", "chain", "substitutions", "cavities", "srd", "dipoles", "ellipsoids", "neighbor_skin",
           "neighbor_every", "neighbor_multi", "velocity", "timestep", "respa", "thermo_every", "layout", "scan",
           "green_kubo",
-          "defect", "stated_atoms", "average_stage")
+          "defect", "stated_atoms", "average_stage", "average_from")
 # origin keys recorded under another name than the field they fill
 ALIASES = {"at_rest": "layout", "thermostat_group": "layout", "walls": "layout", "indenters": "layout",
            "create_in": "layout", "velocity_add": "layout", "cluster": "layout", "group": "layout",
@@ -70,8 +70,9 @@ def _stage_number(key: str, names: list[str]) -> int | None:
 
 def _stage_text(stage: Stage) -> str:
     data = stage.model_dump(mode="json", exclude_none=True, exclude={"name", "evidence", "kind"})
-    if not data.get("reset_timestep"):
-        data.pop("reset_timestep", None)
+    for flag in ("reset_timestep", "keep_fixes"):
+        if not data.get(flag):
+            data.pop(flag, None)
     if stage.msst is not None:  # fix msst integrates the stage: no ensemble of its own
         data.pop("dynamics", None)
     dynamics = data.get("dynamics") or {}
@@ -121,7 +122,7 @@ def executed_lines(desc: SimulationDescription, input_text: str | None = None) -
         if (value is None or value == default or value in ([], {})) and not origins:
             continue
         shown = _show(value)
-        if name == "average_stage" and isinstance(value, int) and value < len(desc.stages):
+        if name in ("average_stage", "average_from") and isinstance(value, int) and value < len(desc.stages):
             shown = f"{value + 1} ({desc.stages[value].name})"
         where = "; ".join(origins) if origins else "not recorded (the model's default or a renderer's value)"
         lines.append(f"  - {name} = {shown} [{where}]")

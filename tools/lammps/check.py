@@ -6,7 +6,9 @@ connections, or read or write files outside its job folder. Rejected (nothing ru
   * commands `shell`, `python`, `plugin`, `geturl`, `mdi`, `message`, `server`, `kim*`;
   * styles that call host code or talk to other programs: `python*` (fix python/invoke,
     python/move, pair python), `mdi/*`, `ipi`, `imd`, `client/md`, `external`, `dump movie`;
-  * variables of style `python`, `getenv`, `internal`-free reading of host state;
+  * variables of style `python`, `getenv`, `internal`-free reading of host state (one exception: a
+    getenv of the runner's own CLEAN_STOP_ENV, the number of seconds after which the engine should stop
+    itself, simagent.executor);
   * absolute, home (`~`) or parent-directory (`..`) paths anywhere, compressed files (LAMMPS
     reads them through an external program), file names with shell metacharacters;
   * `include`/`jump` of a file that is not an input of the job; commands or file names built
@@ -25,6 +27,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from simagent.executor import CLEAN_STOP_ENV
 from simagent.handlers import Finding
 from tools.lammps import engine
 
@@ -244,7 +247,8 @@ def _command_problems(cmd: Command, variables: dict[str, str], inputs: dict[str,
         bad = [w for w in cmd.words[2:] if _FORBIDDEN_STYLE.match(w)]
         if bad:
             return [f"pair style `{bad[0]}` runs host code and is not allowed: {cmd.text}"]
-    if name == "variable" and len(cmd.words) > 2 and cmd.words[2] in ("python", "getenv"):
+    if name == "variable" and len(cmd.words) > 2 and cmd.words[2] in ("python", "getenv") and \
+            cmd.words[2:] != ["getenv", CLEAN_STOP_ENV]:
         return [f"variable style `{cmd.words[2]}` reads the host environment or runs Python and is not "
                 f"allowed: {cmd.text}"]
     problems = []
@@ -907,6 +911,13 @@ DRY_RUN_ARTEFACTS = ("was not tallied on needed timestep", "is not current", "no
                      "Variable evaluation before simulation box is defined")
 
 
+def _skipped_prd(text: str) -> str:
+    """The text with every `prd N ...` made `prd 0 ...` for the dry run: under -skiprun no step advances, so
+    prd's loop, which ends after N steps of dynamics, would never end; with N = 0 LAMMPS still checks all of the
+    command's arguments (the event compute, the keywords) and runs on one partition."""
+    return re.sub(r"^(\s*prd\s+)\S+", r"\g<1>0", text, flags=re.M)
+
+
 def dry_run(inputs: dict[str, str], main: str = engine.MAIN_INPUT, time_limit_s: float = 60,
             files: dict[str, Path] | None = None) -> list[str]:
     """ERROR lines from `lmp -skiprun` on a scratch copy of the inputs (empty list: parses).
@@ -916,7 +927,7 @@ def dry_run(inputs: dict[str, str], main: str = engine.MAIN_INPUT, time_limit_s:
     scratch = Path(tempfile.mkdtemp(prefix="simagent-dryrun-"))
     try:
         for name, text in inputs.items():
-            (scratch / name).write_text(text)
+            (scratch / name).write_text(_skipped_prd(text))
         for name, path in (files or {}).items():
             shutil.copy2(path, scratch / name)
         command = engine.command(main) + ["-skiprun", "-screen", "screen.txt"]

@@ -6,7 +6,8 @@ coefficients and modifiers, the timestep, the velocity creation, then every stag
 integrator and fixes, or a minimisation). Thermo output is always `step temp pe ke etotal press vol
 density atoms` with `thermo_modify norm no` (extensive energies; the analysis divides by `atoms`
 where a metric is per atom), so every unit style is read the same way. Nothing is added that the
-description does not state, except the output needed to measure the metrics.
+description does not state, except the output needed to measure the metrics, and LAMMPS's own
+wall-time limit from the job's time budget (tools.lammps.described_budget).
 
 The input is made of named sections: _system_and_interactions (by the kind of system: molecular,
 chain, granular, drum, else _system + _interactions), _run_settings, then _stages (each a
@@ -30,6 +31,7 @@ from tools.lammps import described_groups, example_system
 from tools.lammps import described_metrics as group_metrics
 from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_molecular as molecular
+from tools.lammps import described_replica as replica
 from tools.lammps import described_rheo as rheo
 from tools.lammps import described_shock as shock
 from tools.lammps import described_solids as solids
@@ -37,6 +39,7 @@ from tools.lammps import described_special as special
 from tools.lammps import described_spin as spin
 from tools.lammps import described_srd as srd
 from tools.lammps import described_stacking as stacking
+from tools.lammps.described_budget import clean_stop_lines
 
 THERMO = "step temp pe ke etotal press vol density atoms"
 EROT_COLUMN = "c_erot"  # rotational kinetic energy of finite spheres (compute erotate/sphere)
@@ -78,6 +81,7 @@ def _box(desc: SimulationDescription) -> list[str]:
              *(["atom_modify     first big"] if desc.srd else []),  # the big particles first: neigh_modify include
              *rheo.preamble(desc),  # before the box: newton can no longer change after it
              *spin.preamble(desc),
+             *replica.preamble(desc),  # atoms mapped by ID, never sorted: before the box (prd)
              f"region          box block {extents}" + ("" if box.lattice_units else " units box"),
              f"create_box      {desc.atom_types} box"]
     if desc.lattice is not None:
@@ -294,7 +298,7 @@ def _motion(desc: SimulationDescription, stage: Stage, want: Measures, every: in
     lines = []
     if want.rdf:
         snapshot = max(1, stage.steps // RDF_SNAPSHOTS)
-        pair = f" {molecular.rdf_pair(desc)}" if desc.molecular else ""
+        pair = f" {molecular.rdf_pair(desc)}".rstrip() if desc.molecular else ""
         bins = (desc.molecular.rdf_bins if desc.molecular else None) or RDF_BINS
         lines += [f"compute         rdf all rdf {bins}{pair}",
                   f"fix             rdf all ave/time {snapshot} 1 {snapshot} c_rdf[*] file {RDF_FILE} mode vector"]
@@ -484,14 +488,20 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
     """The stage's marker comment, the previous stage's fixes removed, the SRD solvent inserted before
     its stage, the timestep reset, and the stage's rigid displacement of a group."""
     lines = ["", f"# stage {index + 1}: {stage.name}: {stage.evidence[:100]}"]
-    lines += [f"unfix           {fix_id}" for fix_id in active]
+    if not stage.keep_fixes:  # (a stage that continues the previous one's fixes keeps them running)
+        lines += [f"unfix           {fix_id}" for fix_id in active]
     if index > 0:
         lines += _example_lines(desc, index)
     if _is_srd_stage(desc, index):
         lines += srd.insert_lines(desc)
     lines += solids.defect_lines(desc, index)
+    lines += replica.removal_lines(stage, index)
     if stage.reset_timestep:
         lines.append("reset_timestep  0")
+    if stage.scale_box is not None:  # the box edges scaled, the atoms remapped with them
+        scale = stage.scale_box
+        lines.append("change_box      all " + " ".join(f"{axis} scale {_fmt(scale.factor)}" for axis in scale.axes)
+                     + " remap")
     return lines + stacking.displace_lines(stage)
 
 
@@ -543,16 +553,17 @@ def _stage_fixes(desc: SimulationDescription, stage: Stage, index: int) -> list[
     return fixes + example_system.thermostat_modify(desc.example_system, fixes)
 
 
-def _run_stage(desc: SimulationDescription, index: int, stage: Stage, want: Measures) -> tuple[list[str], list[str]]:
+def _run_stage(desc: SimulationDescription, index: int, stage: Stage, want: Measures,
+               kept: list[str] = ()) -> tuple[list[str], list[str]]:  # type: ignore[assignment]
     """A run stage's lines (its fixes, the averaged stage's measurements, thermo and run) and the fixes
-    it leaves active."""
+    it leaves active. `kept`: the previous stage's fixes, which a stage that keeps them runs on."""
     assert stage.dynamics is not None
     lines = [*drum.stage_lines(desc, index)] if desc.drum is not None else []
     if stage.shear is not None:
         lines += solids.shear_lines(desc, stage)
-    fixes = _stage_fixes(desc, stage, index) + runaway_guard(stage, index)
-    lines += fixes + described_groups.partial_thermostat(desc.layout, fixes)
-    active = [f.split()[1] for f in fixes if f.startswith("fix ")]
+    fixes = [] if stage.keep_fixes else _stage_fixes(desc, stage, index) + runaway_guard(stage, index)
+    lines += fixes + (described_groups.partial_thermostat(desc.layout, fixes) if fixes else [])
+    active = [*kept] * stage.keep_fixes + [f.split()[1] for f in fixes if f.startswith("fix ")]
     every = _thermo_interval(desc, stage, index, want)
     if index == desc.average_stage:
         extra = _measured(desc, stage, want, every)
@@ -560,6 +571,8 @@ def _run_stage(desc: SimulationDescription, index: int, stage: Stage, want: Meas
         active += [w.split()[1] for w in extra if w.startswith("fix ")]
     if stage.shear is not None:  # after thermo_style, which resets thermo_modify
         lines += solids.shear_thermostat(fixes)
+    if stage.prd is not None:  # parallel replica dynamics with the stage's fixes, in place of `run`
+        return lines + [f"thermo          {every}", *replica.prd_lines(stage)], active
     return lines + [f"thermo          {every}", f"run             {stage.steps}"], active
 
 
@@ -576,7 +589,7 @@ def _stages(desc: SimulationDescription, want: Measures) -> list[str]:
             if stage.controller is not None and not controlled:
                 lines += special.set_point_variable(stage)
                 controlled = True
-            more, active = _run_stage(desc, index, stage, want)
+            more, active = _run_stage(desc, index, stage, want, active)
         lines += more
     return lines
 
@@ -589,5 +602,10 @@ def render(desc: SimulationDescription, **requested: Any) -> str:
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
     lines = ["# simagent lammps/described: the task's description, rendered literally",
              "# (the defaults applied where the text is silent are listed in report.md)", ""]
+    if replica.uses_prd(desc):  # prd's loop ignores LAMMPS's timer: once it expired, every run inside returns at
+        # once and the loop never ends; the runner's time limit ends such a run instead
+        lines += ["# no clean stop at the time budget: prd does not end at a LAMMPS timer timeout", ""]
+    else:
+        lines += ["# a clean stop at the job's time budget (tools.lammps.described_budget)", *clean_stop_lines(), ""]
     lines += _system_and_interactions(desc) + _run_settings(desc) + _stages(desc, want)
     return "\n".join(lines) + "\n"

@@ -1,5 +1,7 @@
 """A described molecular liquid (simagent.described.molecular) rendered to LAMMPS commands.
 
+Ions on a rock-salt lattice (crystal_lines) instead: atom_style charge, the lattice's 8 sites, charges per type.
+
 The system block: atom_style full, an absolute box, the atom kinds' masses, one molecule template
 file per species (water: O, H, H with charges, two bonds, one angle and its SHAKE cluster; an ion:
 one charged atom), each species placed at random with a seed and a least distance, the pair style
@@ -17,6 +19,7 @@ from __future__ import annotations
 import re
 
 from simagent.described import carbon_dioxide, polymer
+from simagent.described.ionic_crystal import CL_BASIS, NA_BASIS
 from simagent.described.model import Dynamics, SimulationDescription
 from simagent.described.molecular import PREPARATION, MolecularSystem, Species, grid, template_coordinates
 from tools.lammps import described_groups
@@ -138,14 +141,37 @@ def files(desc: SimulationDescription) -> dict[str, str]:
     if desc.chain is not None:
         return {f"{CHAIN}.mol": chain_file(desc)}
     system = desc.molecular
-    if system is None:
+    if system is None or system.crystal is not None:
         return {}
     return {f"{s.template}.mol": molecule_file(system, s) for s in system.species}
+
+
+def crystal_lines(desc: SimulationDescription) -> list[str]:
+    """Ions on the rock-salt lattice (simagent.described.ionic_crystal): the conventional cell as a custom lattice
+    with its 8 sites, the first four (fcc) of the cation's type, the other four of the anion's; charges per type."""
+    system = desc.molecular
+    assert system is not None and system.crystal is not None and desc.box is not None and desc.units is not None
+    crystal = system.crystal
+    extents = " ".join(f"{_fmt(lo)} {_fmt(hi)}" for lo, hi in zip(desc.box.lo, desc.box.hi, strict=True))
+    na, cl = system.type_of("Na"), system.type_of("Cl")
+    basis = " ".join(f"basis {x:g} {y:g} {z:g}" for x, y, z in NA_BASIS + CL_BASIS)
+    lines = [f"units           {desc.units}", "dimension       3", f"boundary        {' '.join(desc.boundary)}",
+             "atom_style      charge",
+             f"lattice         custom {_fmt(crystal.constant)} a1 1 0 0 a2 0 1 0 a3 0 0 1 {basis} origin "
+             + " ".join(f"{o:.10g}" for o in crystal.origin),
+             f"region          box block {extents} units box", f"create_box      {len(system.kinds)} box",
+             f"create_atoms    {na} box " + " ".join(f"basis {i} {cl}" for i in range(len(NA_BASIS) + 1,
+                                                                                    len(NA_BASIS) + len(CL_BASIS) + 1))]
+    lines += [f"mass            {k.type} {_fmt(k.mass)}  # {k.element}" for k in system.kinds]
+    lines += [f"set             type {k.type} charge {_fmt(k.charge)}" for k in system.kinds]
+    return lines + [f"group           {s.template} type {system.type_of(s.atoms[0])}" for s in system.species]
 
 
 def system_lines(desc: SimulationDescription) -> list[str]:
     system = desc.molecular
     assert system is not None and desc.box is not None and desc.units is not None
+    if system.crystal is not None:
+        return crystal_lines(desc)
     extents = " ".join(f"{_fmt(lo)} {_fmt(hi)}" for lo, hi in zip(desc.box.lo, desc.box.hi, strict=True))
     terms = CO2_TERMS if system.co2 is not None else 1
     lines = [f"units           {desc.units}", "dimension       3", f"boundary        {' '.join(desc.boundary)}",
@@ -268,5 +294,7 @@ def rdf_pair(desc: SimulationDescription) -> str:
     """The type pair of the coordination number: water oxygen around water oxygen."""
     system = desc.molecular
     assert system is not None
+    if system.water is None:  # ions alone: every pair
+        return ""
     o = system.type_of("O")
     return f"{o} {o}"

@@ -22,6 +22,7 @@ from simagent.described.solids import Deform, ShearFlow
 from simagent.errors import CalculationFailed, ReadError
 from simagent.materials.potentials import PotentialEntry, pair_commands
 from simagent.models import Result
+from tools.lammps.described_budget import BudgetStop
 
 STRESS_STRAIN_FILE = "stress_strain.dat"
 FIT_END = 0.005  # the modulus fit window ends at 0.5 % strain at the least (the tensile protocol's DEFAULT_FIT_END)
@@ -139,10 +140,14 @@ def read_stress_strain(path: Path) -> tuple[np.ndarray, np.ndarray]:
     return table[:, 0], table[:, 1]
 
 
+def _deform_stage(desc: SimulationDescription) -> int:
+    return max(i for i, s in enumerate(desc.stages) if s.deform is not None)
+
+
 def _curve(job_dir: Path, desc: SimulationDescription) -> tuple[int, Stage, np.ndarray, np.ndarray]:
     """The last deformation stage and its stress-strain record (stress in GPa, or reduced units;
     a compression's signs flipped so that loading is positive)."""
-    index = max(i for i, s in enumerate(desc.stages) if s.deform is not None)
+    index = _deform_stage(desc)
     stage = desc.stages[index]
     assert stage.deform is not None
     path = job_dir / STRESS_STRAIN_FILE
@@ -172,19 +177,55 @@ def force_strain(strain: np.ndarray, stress: np.ndarray, deform: Deform, dt: flo
     return earlier, stress
 
 
-def _modulus_fit(desc: SimulationDescription, stage: Stage, strain: np.ndarray, stress: np.ndarray) -> dict:
+class WindowNotRecorded(CalculationFailed):
+    """A record cut short (its run stopped by the time budget) does not decide a window that the fit of the
+    complete record would read: it ends inside the window, or its highest stress so far lies inside it (the
+    fit refuses a curve that peaks inside its window; whether the complete curve does is then not known).
+    `end`, the window's end; `recorded`, the strain the record reached; `peak`, the strain of its highest stress."""
+
+    def __init__(self, end: float, recorded: float, peak: float) -> None:
+        self.end, self.recorded, self.peak = end, recorded, peak
+        where = f"it ends at strain {recorded:.4g}" if recorded < end else \
+            f"its highest stress so far, at strain {peak:.4g}, lies inside the window"
+        super().__init__(f"the record does not decide the fit window [0, {end:.4g}] the complete run's record would "
+                         f"be fitted over: {where}")
+
+
+def _modulus_fit(desc: SimulationDescription, stage: Stage, strain: np.ndarray, stress: np.ndarray,
+                 reach: float | None = None) -> dict:
+    """The fit of the record's initial linear part. `reach`: for a record cut short, the strain the
+    complete record would have reached; every window the complete record's fit would read must then be
+    decided by what was recorded, else WindowNotRecorded. The decisions below read the samples inside the
+    windows they test, and whether the curve's maximum lies inside the window: on a cut record that holds
+    the window and whose highest stress so far lies beyond it, both are the complete record's (a later,
+    higher stress lies beyond it too)."""
     from tools.lammps.protocols.tensile import MIN_POINTS, fit_linear_region  # the protocols import this module
 
     assert stage.deform is not None and desc.timestep
+    recorded = float(strain.max())
+    complete = recorded if reach is None else max(reach, recorded)
+    peak = float(strain[int(np.argmax(stress))])
+
+    def covered(end: float) -> None:
+        """WindowNotRecorded unless the record decides the window [0, end] as the complete record would."""
+        if reach is None:
+            return
+        end = min(end, complete)
+        if recorded < end * (1 - 1e-9) or peak < end * (1 - 1e-9):
+            raise WindowNotRecorded(end, recorded, peak)
+
     small = (strain >= 0.0) & (strain <= SMALL_STRAIN * (1 + 1e-6))
     if np.count_nonzero(small) < MIN_POINTS:
+        covered(SMALL_STRAIN)  # more samples within the limit would have come, and the fit takes them all
         return _coarse_fit(strain, stress, small)
     per_sample = abs(stage.deform.rate) * desc.timestep * sample_every(desc, stage)
     end = max(FIT_END, 2 * MIN_POINTS * per_sample)
     min_window = max(0.001, MIN_POINTS * per_sample)
+    covered(end)
     fit = fit_linear_region(strain, stress, 0.0, end, min_window=min_window, tolerance=LINEARITY_TOLERANCE)
     while fit["se"] > NOISY_FIT * fit["slope"] and fit["end"] < SMALL_STRAIN * (1 - 1e-9) and \
-            not fit["shrunk"] and strain.max() >= min(2 * fit["end"], SMALL_STRAIN):
+            not fit["shrunk"] and complete >= min(2 * fit["end"], SMALL_STRAIN):
+        covered(min(2 * fit["end"], SMALL_STRAIN))
         try:  # thermal noise: a longer window within the small-strain limit, if it is linear too
             longer = fit_linear_region(strain, stress, 0.0, min(2 * fit["end"], SMALL_STRAIN), min_window=min_window,
                                        tolerance=LINEARITY_TOLERANCE)
@@ -232,21 +273,64 @@ def _fit_words(fit: dict) -> str:
             f"slopes {fit['half_slopes'][0]:.4g} and {fit['half_slopes'][1]:.4g})")
 
 
-def youngs_modulus(job_dir: Path, desc: SimulationDescription, job: str) -> Result:
+def _planned_reach(desc: SimulationDescription, stage: Stage) -> float:
+    """The force strain (loading positive) of the deformation's last step as prescribed."""
+    d = stage.deform
+    assert d is not None and desc.timestep
+    total = d.rate * desc.timestep * stage.steps
+    final = math.expm1(total) if d.style == "trate" else total
+    earlier, _ = force_strain(np.array([final]), np.zeros(1), d, desc.timestep)
+    return abs(float(earlier[-1]))
+
+
+def youngs_modulus(job_dir: Path, desc: SimulationDescription, job: str, stop: BudgetStop | None = None) -> Result:
     """E: slope of the stress-strain curve of the last deformation stage over its initial linear
     part (tools.lammps.protocols.tensile.fit_linear_region: the window [0, end] halves until its two
-    halves' slopes agree), in GPa (or reduced units)."""
-    index, stage, strain, stress = _curve(job_dir, desc)
-    fit = _modulus_fit(desc, stage, strain, stress)
+    halves' slopes agree), in GPa (or reduced units).
+
+    `stop`: the time budget ended the run early (tools.lammps.described_budget). The number is then
+    taken only when the record covers every window the complete record's fit would read (a stop after
+    the deformation stage leaves its record whole); it carries the stop as a warning and in its method.
+    Otherwise CalculationFailed says the stop came before the fit window's end."""
+    index = _deform_stage(desc)
+    if stop is not None and stop.stage < index:
+        raise CalculationFailed(f"{stop.words(desc)}, before the deformation (stage {index + 1}) began: no "
+                                "stress-strain record")
+    cut = stop is not None and stop.stage == index
+    try:
+        index, stage, strain, stress = _curve(job_dir, desc)
+    except ReadError:
+        if not cut:
+            raise
+        assert stop is not None
+        raise CalculationFailed(f"{stop.words(desc)}, before the stress-strain record held a sample") from None
+    try:
+        fit = _modulus_fit(desc, stage, strain, stress, reach=_planned_reach(desc, stage) if cut else None)
+    except WindowNotRecorded as short:
+        assert stop is not None
+        window = f"the fit window (strain 0 to {short.end:.4g}) the complete run's record would be fitted over"
+        why = f"before the end of {window}" if short.recorded < short.end else (
+            f"past {window}, but with its highest stress so far inside it (at strain {short.peak:.4g}): whether the "
+            "complete curve peaks there (the fit refuses a window the curve peaks in) is not known")
+        raise CalculationFailed(f"{stop.words(desc)}, at strain {short.recorded:.4g}, {why}; no Young's modulus is "
+                                "taken from it") from None
     d = stage.deform
     assert d is not None
+    warnings, provenance = [], ""
+    if stop is not None:
+        reached = f", at strain {float(strain.max()):.4g} of the deformation's {_planned_reach(desc, stage):.4g}" \
+            if cut else ""
+        warning = (f"{stop.words(desc)}{reached}, after the fit window: MD is causal, so the steps that did not "
+                   "run cannot change the recorded rows this number is fitted to; the rest of the prescribed run was "
+                   "not done")
+        warnings, provenance = [warning], f"; NOT the complete prescribed run: {warning}"
     return Result(quantity="youngs_modulus", value=fit["slope"], unit="GPa" if desc.units in TO_GPA else "reduced",
-                  uncertainty=fit["se"], job=job, data_file=STRESS_STRAIN_FILE, log="log.lammps",
+                  uncertainty=fit["se"], job=job, data_file=STRESS_STRAIN_FILE, log="log.lammps", warnings=warnings,
                   method=(f"least-squares slope of engineering stress (-p{d.axis}{d.axis}) against engineering strain "
                           f"of stage {index + 1} ({d.style} {d.rate:g} along {d.axis}), each stress paired with the "
                           f"strain its forces were computed at (one deformation step before the sample: fix deform "
                           f"moves the box after the forces), {_fit_words(fit)}; ± is the slope's standard error "
-                          "inflated by the residuals' correlation"))
+                          f"inflated by the residuals' correlation{provenance}"))
 
 
 PEAK_DROP = 0.05  # an ultimate stress needs the curve to fall this far (relative) after its maximum

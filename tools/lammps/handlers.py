@@ -1341,7 +1341,7 @@ def run_data(job_dir: Path, job: Job):
         return None
     model = script(job)
     last = model.last_dynamics()
-    block = _block_of(out.thermo, model, last)
+    block = _prd_block(out.replicas, job) or _block_of(out.thermo, model, last)
     data = RunData(engine="lammps", kB=model.kB, per_atom=model.per_atom_thermo, errors=list(out.errors))
     if last is None or (model.runs and model.runs[-1].kind == "minimize" and model.runs[-1].line > last.line):
         data.ensemble = "minimize"
@@ -1380,6 +1380,22 @@ def run_data(job_dir: Path, job: Job):
 # their rotational kinetic energy out.
 ROTATING_INTEGRATORS = frozenset({"nve/sphere", "nve/asphere", "nve/line", "nve/tri", "nve/body", "nve/dipole",
                                   "nve/dipole/sphere", "nvt/sphere", "nvt/asphere", "npt/sphere", "npt/asphere"})
+
+
+def _prd_block(replicas: list[str], job: Job) -> dict[str, np.ndarray] | None:
+    """A parallel replica dynamics run (a prd command, replica logs): the rows of its dynamics, pooled over
+    the replicas (tools.lammps.described_replica), with the fixes in force before prd (its dynamics); None:
+    no such run, or none of its blocks could be read."""
+    from simagent.errors import ReadError
+    from tools.lammps.described_replica import dynamics_block
+
+    command = re.search(r"^\s*prd\s+\d+\s+(\d+)\b", job.inputs.get("in.lammps", ""), flags=re.M)
+    if not replicas or command is None:
+        return None
+    try:
+        return dynamics_block(replicas, int(command.group(1)))[0]
+    except ReadError:
+        return None
 
 
 def _block_of(blocks: list[dict[str, np.ndarray]], model: check.ScriptModel,

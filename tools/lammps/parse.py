@@ -3,8 +3,9 @@ handlers (tools.lammps.handlers) and by the protocols' analyses alike.
 
 What it reads: ERROR/WARNING lines from the screen output, stderr and log.lammps (LAMMPS often prints
 an error to the screen only), the failing input line, whether the input ran to its end, dangerous
-neighbor-list builds, the loop times, and the thermo tables (one per run/minimize), also of a crashed
-run (a table ends at 'Loop time', an ERROR, or the end of the text).
+neighbor-list builds, the loop times, the thermo tables (one per run/minimize), also of a crashed
+run (a table ends at 'Loop time', an ERROR, or the end of the text), and the run a `timer timeout`
+ended (WallStop).
 
 NaN and inf in thermo are kept as they are in `thermo`, so the gates report them (the `finite` gate,
 the NonFinite handler); the analyses' view (`runs`, `last_run()`) refuses them, so a diverged run
@@ -26,8 +27,22 @@ import numpy as np
 from simagent.errors import CalculationFailed, ReadError
 
 SCREEN, LOG, STDERR = "stdout.txt", "log.lammps", "stderr.txt"
-_LOOP = re.compile(r"^Loop time of ([0-9.eE+-]+) on")
+_LOOP = re.compile(r"^Loop time of ([0-9.eE+-]+) on(?: .* for (\d+) steps)?")
+_WALL_LIMIT = "Wall time limit reached"  # LAMMPS `timer timeout` ended the run (later runs are skipped)
+_TIMEOUT_SET = re.compile(r"^New timer settings: .*timeout=(\d+):(\d+):(\d+)")
 _MEMORY = ("Per MPI rank memory allocation", "Memory usage per processor")  # the line before a thermo header
+
+
+@dataclass(frozen=True)
+class WallStop:
+    """A run LAMMPS ended at its `timer timeout` wall-time limit: the run's index among the input's
+    runs and minimisations (0-based, its thermo table's), the steps it completed, the limit in seconds.
+    Every later run or minimisation of the input was skipped (LAMMPS prints no table for it); the outputs
+    up to the stop are whole."""
+
+    run: int
+    steps: int
+    timeout_s: int | None
 
 
 @dataclass
@@ -43,6 +58,8 @@ class LammpsOutput:
     finished: bool = False  # the input ran to its end ("Total wall time")
     dangerous_builds: int = 0
     exists: bool = False  # the folder holds any LAMMPS output
+    replicas: list[str] = field(default_factory=list)  # each partition's log (log.lammps.K), a multi-replica run
+    wall_stop: WallStop | None = None  # the run `timer timeout` ended, if it did
 
     @property
     def error(self) -> str:
@@ -146,6 +163,11 @@ def read_output(job_dir: Path, missing_ok: bool = False) -> LammpsOutput:
     out = LammpsOutput()
     texts = {name: (job_dir / name).read_text(errors="replace") for name in (SCREEN, STDERR, LOG)
              if (job_dir / name).is_file()}
+    out.replicas = [path.read_text(errors="replace") for path in _numbered(job_dir, LOG)]
+    # a run on partitions (-partition): log.lammps holds the method's summary, each replica its own log and
+    # screen; the thermo and the end of the input are replica 0's, the errors and warnings every replica's
+    texts |= {path.name: path.read_text(errors="replace") for path in _numbered(job_dir, "screen")}
+    texts |= {f"{LOG}.{k}": text for k, text in enumerate(out.replicas)}
     if not texts:
         if missing_ok:
             return out
@@ -160,14 +182,28 @@ def read_output(job_dir: Path, missing_ok: bool = False) -> LammpsOutput:
             out.warnings.append(stripped)
     lasts = re.findall(r"^Last (?:input )?(?:command|line): (.*)$", out.text, flags=re.M)
     out.last_line = lasts[-1].strip() if lasts else None
-    source = texts.get(LOG, next(iter(texts.values())))  # the log, else the screen output
+    source = out.replicas[0] if out.replicas else texts.get(LOG, next(iter(texts.values())))  # else the screen
     out.thermo = parse_thermo(source)
+    timeout_s: int | None = None
+    stopped = False
     for line in source.splitlines():
         match = _LOOP.match(line)
         if match:
             out.loop_times_s.append(float(match.group(1)))
+            if stopped and out.wall_stop is None:
+                out.wall_stop = WallStop(len(out.loop_times_s) - 1, int(match.group(2) or 0), timeout_s)
         elif line.startswith("Total wall time"):
             out.finished = True
+        elif _WALL_LIMIT in line and line.startswith("WARNING"):
+            stopped = True
+        elif (hms := _TIMEOUT_SET.match(line)) is not None:
+            timeout_s = 3600 * int(hms.group(1)) + 60 * int(hms.group(2)) + int(hms.group(3))
     builds = [int(n) for n in re.findall(r"^Dangerous builds = (\d+)", source, flags=re.M)]
     out.dangerous_builds = max(builds) if builds else 0
     return out
+
+
+def _numbered(job_dir: Path, stem: str) -> list[Path]:
+    """stem.0, stem.1, ... in the folder, in partition order."""
+    found = [(int(p.name[len(stem) + 1:]), p) for p in job_dir.glob(f"{stem}.*") if p.name[len(stem) + 1:].isdigit()]
+    return [p for _, p in sorted(found)]

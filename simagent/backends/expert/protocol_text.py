@@ -346,6 +346,30 @@ def _nearest_kind(sentence: str, at: int) -> str | None:
     return best if after[best] < 10**9 else None
 
 
+_ROLE = r"(?:the )?(thermostat|barostat|temperature(?: coupling)?|pressure(?: coupling)?)"
+_ROLE_AFTER = r"\s*(?:" + TIME_UNIT + r")?\s*(?:\(\s*(?:for )?" + _ROLE + r"\s*\)|for " + _ROLE + ")"
+_PAIRED_DAMPING = re.compile(r"\b(?:damping|relaxation|coupling)(?: times?| constants?| parameters?| factors?)?"
+                             r"(?: of| =|:| are| were)?\s*" + NUM + _ROLE_AFTER + r",? and (?:of )?" + NUM
+                             + _ROLE_AFTER)
+
+
+def _paired_damping(low: str) -> list[tuple[str, float, str | None]]:
+    """'damping parameters of 100 fs (thermostat) and 1000 fs (barostat)', 'relaxation times of 0.1 ps for the
+    barostat and 0.05 ps for the thermostat': two numbers, each followed by the coupling it belongs to (the words
+    before the numbers do not say which is which). Returns (key, value, unit) pairs; a unit stated once, after
+    the second number or after its coupling, holds for both."""
+    out = []
+    for m in _PAIRED_DAMPING.finditer(low):
+        first = (m.group(1), m.group(2), m.group(3) or m.group(4))
+        second = (m.group(5), m.group(6), m.group(7) or m.group(8))
+        trailing = re.match(r"\s*(fs|ps|ns)\b", low[m.end():])  # '50 (thermostat) and 500 (barostat) fs'
+        shared = second[1] or (trailing.group(1) if trailing else None)
+        for value, unit, role in (first, second):
+            key = "barostat_damping" if role.startswith(("barostat", "pressure")) else "thermostat_damping"
+            out.append((key, float(value), unit or shared))
+    return out
+
+
 def read_dynamics(low: str, reduced: bool) -> dict[str, Any]:
     """Integrator, ensemble, thermostat/barostat with set points and damping, velocity temperature,
     timestep and seed that a (normalised, lower-case) text states; also used sentence by sentence
@@ -372,6 +396,8 @@ def _dynamics(low: str, reduced: bool) -> dict[str, Any]:
                          r"time constant|[tp]damp|tau_?[tp])\s*(?:of|=|:|is)?\s*" + NUM + r"\s*(?:" + TIME_UNIT + ")?")
     baro_words = r"barostat|pdamp|tau_?p\b|pressure (?:coupling|damping|relaxation)|parrinello"
     thermo_words = r"thermostat|tdamp|tau_?t\b|temperature (?:coupling|damping)|nos[eé]|langevin|berendsen|\bnvt\b"
+    for key, value, unit in _paired_damping(low):  # each number followed by the coupling it belongs to
+        out.setdefault(key, _time(value, unit, reduced))
     for match in damping.finditer(low):
         # the nearest thermostat or barostat word before the number, in the same sentence
         start = max((m.end() for m in re.finditer(r"[.;!?]\s", low[:match.start()])), default=0)

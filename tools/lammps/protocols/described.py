@@ -39,6 +39,7 @@ from tools.lammps.described import (
     render,
     runaway_stop,
 )
+from tools.lammps.described_budget import BudgetStop, budget_stop
 from tools.lammps.described_drum import ROTATION_ANGLE, angle_result
 from tools.lammps.described_ellipsoids import rotation_result
 from tools.lammps.described_groups import averaged_forces, force_columns, wall_force_variables
@@ -53,6 +54,7 @@ from tools.lammps.described_metrics import (
 )
 from tools.lammps.described_molecular import files as molecule_files
 from tools.lammps.described_regions import FRICTION, TENSILE, friction_coefficient, pull_axis, tensile_stress
+from tools.lammps.described_replica import dynamics_block
 from tools.lammps.described_shock import PROPERTIES as SHOCK
 from tools.lammps.described_shock import result as shock_result
 from tools.lammps.described_shock import shock_stage
@@ -65,7 +67,7 @@ from tools.lammps.described_stacking import GSF
 from tools.lammps.described_stacking import result as gsf_result
 from tools.lammps.example_system import HBOND_COLUMN, hbond_style
 from tools.lammps.example_system import job_files as example_files
-from tools.lammps.parse import read_output
+from tools.lammps.parse import LammpsOutput, read_output
 from tools.lammps.protocols.solid_common import minimization_stats
 
 JOB_ID = "described"
@@ -172,6 +174,9 @@ class DescribedRun(Protocol):
             return False  # a scan has no averaged run for thermo quantities
         if any(p.name == INTERSTITIAL for p in spec.properties) and desc.defect is None:
             return False  # from a described point defect's two minimisations only
+        if any(s.prd is not None for s in desc.stages) and any(p.name not in THERMO_PROPERTIES
+                                                              for p in spec.properties):
+            return False  # parallel replica dynamics: thermo averages over its dynamics only
         if not desc.run_stages() and any(p.name not in (INTERSTITIAL, GSF, *MINIMISED) for p in spec.properties):
             return False  # minimisations only: no thermo average to take, the minimised state's energy only
         return desc.renderable and (desc.green_kubo is not None or not wants_gk) and (
@@ -217,7 +222,7 @@ class DescribedRun(Protocol):
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text, **molecule_files(p.description), **spin_files(p.description),
                             **(example_files(p.description.example_system) if p.description.example_system
-                               else {})}, time_limit_s=p.time_limit_s)]
+                               else {})}, time_limit_s=p.time_limit_s, **_partitions(p.description))]
 
     def analyze(self, params: BaseModel, job_dirs: dict[str, Path], spec: TaskSpec) -> list[Result]:
         p = self.as_params(params)
@@ -229,8 +234,14 @@ class DescribedRun(Protocol):
         runaway = runaway_stop(out.text)
         if runaway:
             raise CalculationFailed(runaway)
+        stop = budget_stop(out, desc)
+        if stop is not None:  # only a number whose record ended before the stop (tools.lammps.described_budget)
+            return _after_budget_stop(p, desc, stop, job_dir, out)
         prepared = desc.molecular is not None and desc.molecular.prepare
         runs = out.runs[1:] if prepared else out.runs  # after the preparation's minimisation
+        prd = next((i for i, s in enumerate(desc.stages) if s.prd is not None), None)
+        if prd is not None:  # the stages before prd, one block each; prd's own blocks follow in each replica's log
+            return _prd_results(p, desc, prd, runs, out.replicas)
         if len(runs) != len(desc.stages):
             raise ReadError(f"{len(runs)} thermo blocks for {len(desc.stages)} stages in {job_dir / 'log.lammps'}")
         if desc.scan is not None:  # every stage a minimisation: the scan's energies (tools.lammps.described_stacking)
@@ -246,6 +257,10 @@ class DescribedRun(Protocol):
         block = runs[index]
         units = UNITS[desc.units or "lj"]
         where = f"stage {index + 1} ({stage.name}, {stage.steps} steps)"
+        if desc.average_from is not None and desc.average_from < index:  # the thermo rows of several stages
+            block = joined_blocks(runs[desc.average_from:index + 1])
+            steps = sum(s.steps for s in desc.stages[desc.average_from:index + 1])
+            where = f"stages {desc.average_from + 1}-{index + 1} ({steps} steps, every thermo row of each)"
         results = [_group_result(m, block, desc, units, where) for m in p.measures]
         for name in p.properties:
             if name in GROUP_ONLY:
@@ -300,6 +315,71 @@ class DescribedRun(Protocol):
             results += _structure(wanted, job_dir, block, desc, units, where)
         miscount = _count_warning(out.runs[0], desc)
         return [r.model_copy(update={"warnings": [*r.warnings, miscount]}) for r in results] if miscount else results
+
+
+def joined_blocks(blocks: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The thermo rows of consecutive runs as one block, in order (the columns every run has); each run's first
+    row (its setup, e.g. just after a change_box) is a state of its own and is kept."""
+    names = [n for n in blocks[0] if all(n in b for b in blocks[1:])]
+    return {n: np.concatenate([np.asarray(b[n]) for b in blocks]) for n in names}
+
+
+def _partitions(desc: SimulationDescription) -> dict[str, int | str]:
+    """The job's partitions (and ranks): one partition per replica of a parallel replica dynamics stage. A
+    stated count of M replicas runs on M ranks (more than the cores: MPI shares them) and M partitions;
+    one stated replica keeps the ranks the job is spread over (one partition of them); none stated: one
+    replica per rank, as many as the cores the job is spread over. No prd: no partitions."""
+    prd = next((s.prd for s in desc.stages if s.prd is not None), None)
+    if prd is None:
+        return {}
+    if prd.replicas is None:
+        return {"partitions": "ranks"}
+    return {"partitions": prd.replicas, **({"ranks": prd.replicas} if prd.replicas > 1 else {})}
+
+
+def _prd_results(p: DescribedParams, desc: SimulationDescription, index: int, runs: list[dict[str, np.ndarray]],
+                 replicas: list[str]) -> list[Result]:
+    """Thermo averages over the parallel replica dynamics of every replica (tools.lammps.described_replica):
+    the stage must be the averaged one and the last; the blocks before it are one per stage."""
+    stage = desc.stages[index]
+    prd = stage.prd
+    assert prd is not None
+    averaged = desc.average_stage if desc.average_stage is not None else desc.run_stages()[-1]
+    if averaged != index or index != len(desc.stages) - 1:
+        raise ReadError("parallel replica dynamics is read as the last, averaged stage only")
+    if not replicas:
+        raise ReadError("no replica logs (log.lammps.0, ...): the run was not started on partitions")
+    if len(runs) < index:
+        raise ReadError(f"{len(runs)} thermo blocks for the {index} stages before parallel replica dynamics")
+    block, counts = dynamics_block(replicas, prd.t_event)
+    units = UNITS[desc.units or "lj"]
+    where = (f"stage {index + 1} ({stage.name}, parallel replica dynamics of {prd.steps} steps per replica on "
+             f"{len(replicas)} replica(s)): the rows of its dynamics blocks of t_event = {prd.t_event} steps, "
+             f"each without its first row, pooled over the replicas' logs log.lammps.0-{len(replicas) - 1} ("
+             + ", ".join(f"{k}: {n} blocks" for k, n in counts.items())
+             + "; not the dephasing runs, not the quench minimisations)")
+    results = []
+    for name in p.properties:
+        if name not in THERMO_PROPERTIES:
+            raise ReadError(f"{name} is not measured over parallel replica dynamics (thermo averages only)")
+        results.append(_thermo(name, block, units, where))
+        if THERMO_PROPERTIES[name][1] and desc.units != "lj":
+            results.append(_thermo(name, block, units, where, total=True))
+    return results
+
+
+def _after_budget_stop(p: DescribedParams, desc: SimulationDescription, stop: BudgetStop, job_dir: Path,
+                       out: LammpsOutput) -> list[Result]:
+    """A run the time budget ended: the Young's modulus when its fit window was recorded whole (with the
+    stop as a warning); any other metric averages over or reads the end of a stage, which a part of the
+    run does not give, so the analysis fails with the stop's words."""
+    others = [name for name in p.properties if name != YOUNG] + [m.property for m in p.measures]
+    if others:
+        raise CalculationFailed(f"{stop.words(desc)}: {', '.join(dict.fromkeys(others))} need the whole prescribed "
+                                "run (averages over a stage, or its final state); no number is taken from a part of it")
+    results = [youngs_modulus(job_dir, desc, JOB_ID, stop)]
+    miscount = _count_warning(out.runs[0], desc)
+    return [r.model_copy(update={"warnings": [*r.warnings, miscount]}) for r in results] if miscount else results
 
 
 def _minimised(name: str, block: dict[str, np.ndarray], log: str, desc: SimulationDescription) -> list[Result]:
