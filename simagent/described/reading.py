@@ -43,6 +43,7 @@ from simagent.described import (
     respa,
     rheo,
     separate_thermostat,
+    sheet,
     shock,
     solids,
     special,
@@ -181,6 +182,7 @@ def read_description(text: str) -> SimulationDescription:
         desc.note("dimension", "rules", f"{ctl['dimension']}D")
     _boundary(desc, low)
     _lattice_and_box(desc, low, ctl)
+    sheet.read_sheet(desc, low, stated_counts(low))  # a graphene sheet: its cell, replication and box
     solids.read_orientation(desc, low)
     solids.read_potential(desc, low, text)
     solids.read_atom_style(desc, low)
@@ -199,6 +201,7 @@ def read_description(text: str) -> SimulationDescription:
     _stages(desc, low, reduced)
     box_scaling.read_box_scaling(desc, low)  # a scaling loop: its run stage unrolled, one per cycle
     read_boundary(desc, low)
+    sheet.read_sheet_box(desc, low)  # the sheet's boundary, in-plane barostats and stress record
     polymer.note_recenter(desc)
     stacked.read_stacked_blocks(desc, low)  # two crystals stacked: before slabs and layers
     region_reading.read_built_solid(desc, low, _sentence_dynamics, _complete_dynamics)  # slabs: before layers
@@ -639,7 +642,7 @@ def _timestep(desc: SimulationDescription, ctl: dict, low: str) -> None:
 
 # a stated run length: '1000 steps', '50000 timesteps', '10000 md steps' (not intervals or windows)
 _RUN = re.compile(rf"\b{COUNT}[- ](?:more |additional )?(?:(?:production|equilibration|sampling|nve|nvt|npt|md) )?"
-                  rf"(?:{STEP_WORD}|timessteps|stps)\b")
+                  rf"(?:{STEP_WORD}|timessteps|stps)\b(?![- ](?:time[- ]|running )?(?:averag|window|block|interval))")
 _NOT_RUN = re.compile(r"\b(?:every|each|damp\w*|last|final|interval|frequency|window|correlation|up to|"
                       r"within|iterations?|in)\b[^.;,]{0,12}$")
 _MINIMIZE = re.compile(r"minimi[sz](?:e|ed|ation)|energy minimi")
@@ -776,8 +779,8 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
     if dyn.ensemble in ("npt", "nph"):
         p = re.search(r"pressure\s*(?:of|=|at)?\s*" + NUM, sentence)
         ramp = _PRESSURE_RAMP.search(sentence)
-        zero = re.search(r"pressure(?: control| coupling)? (?:near|at|of|to|around) zero\b|\bzero (?:external )?"
-                         r"pressure", sentence)
+        zero = re.search(r"pressure(?: control| coupling)? (?:near|at|of|to|around) zero\b|\bzero "
+                         r"(?:external |in-plane )?pressure", sentence)
         ambient = re.search(r"\b(?:ambient|atmospheric|standard|normal) pressure|\b(?:one|1) atmosphere\b", sentence)
         if ramp:
             unit = ramp.group(4) or ramp.group(2)  # 'from 100 to 1 atm', 'from 100 atm to 1 atm'
@@ -893,6 +896,8 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
             if current is None:
                 desc.missing.append(unread_dynamics(steps, low))
                 continue
+            if deform is None and dyn is None and (going := _loading_goes_on(desc, sentence)) is not None:
+                deform = going
             stage = Stage(name=f"run{len(desc.stages) + 1}", steps=steps, dynamics=current.model_copy(),
                           reset_timestep=reset_next, evidence=sentence[:160], deform=deform)
             if at in timed:
@@ -931,6 +936,24 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         name = desc.stages[desc.average_stage].name
         desc.note("average_stage", "default", f"{name}: the metrics average the thermo output of the last run stage, "
                   "the production run the text states last")
+
+
+# words that end or change a loading: a run stated with them is not more of the same deformation
+_LOADING_ENDS = re.compile(r"relax|unload|releas|\bhold|\bheld|stop|equilibrat|anneal|\bcool|\bheat|minimi|revers|"
+                           r"\bfix(?:ed)? (?:the )?(?:strain|box)|constant (?:strain|volume)|\bnve\b|\bnvt\b")
+
+
+def _loading_goes_on(desc: SimulationDescription, sentence: str) -> solids.Deform | None:
+    """A run stated right after a deformation stage, in a sentence that names no dynamics and nothing
+    that ends the loading ('the simulation then runs for N steps'): the deformation goes on, as LAMMPS's
+    fix deform stays in force over later runs until it is removed (None: the run is not loaded)."""
+    if not desc.stages or desc.stages[-1].deform is None or _LOADING_ENDS.search(sentence):
+        return None
+    before = desc.stages[-1]
+    desc.note(f"run{len(desc.stages) + 1}.deform", "default", f"the deformation of {before.name} goes on (the same fix "
+              "and stress-strain record): the run is stated after it and nothing stated ends the loading (LAMMPS's "
+              "fix deform stays in force over later runs until it is removed)")
+    return before.deform.model_copy(update={"continued": True})
 
 
 def _join_pending(desc: SimulationDescription, pending: tuple[Dynamics, str], sentence: str,

@@ -105,8 +105,11 @@ def shear_thermostat(fixes: list[str]) -> list[str]:
 
 
 def sample_every(desc: SimulationDescription, stage: Stage) -> int:
-    """Steps between stress-strain samples: FIT_SAMPLES inside the fit window, at least one step."""
+    """Steps between stress-strain samples: the stated averaging window, else FIT_SAMPLES inside the fit
+    window, at least one step."""
     assert stage.deform is not None and desc.timestep
+    if stage.deform.average_every is not None:
+        return stage.deform.average_every
     strain_per_step = abs(stage.deform.rate) * desc.timestep
     return max(1, math.floor(FIT_END / strain_per_step / FIT_SAMPLES))
 
@@ -117,11 +120,17 @@ def deform_lines(desc: SimulationDescription, stage: Stage) -> list[str]:
     assert d is not None
     every = sample_every(desc, stage)
     length = f"l{d.axis}"
-    return [f"fix             deform all deform 1 {d.axis} {d.style} {_fmt(d.rate)} remap x",
-            f"variable        ssL0 equal $({length})",
-            f"variable        ssstrain equal ({length}-v_ssL0)/v_ssL0",
-            f"variable        ssstress equal -p{d.axis}{d.axis}",
-            f"fix             sscurve all ave/time {every} 1 {every} v_ssstrain v_ssstress file {STRESS_STRAIN_FILE}"]
+    lines = [f"fix             deform all deform 1 {d.axis} {d.style} {_fmt(d.rate)} remap x",
+             f"variable        ssL0 equal $({length})",
+             f"variable        ssstrain equal ({length}-v_ssL0)/v_ssL0"]
+    if d.thickness is not None:  # a sheet's stress: its per-atom stresses over its area times the stated thickness
+        k = "xyz".index(d.axis) + 1
+        lines += ["compute         ssatom all stress/atom NULL", f"compute         sssum all reduce sum c_ssatom[{k}]",
+                  f"variable        ssstress equal c_sssum/(lx*ly*{_fmt(d.thickness)})"]
+    else:
+        lines.append(f"variable        ssstress equal -p{d.axis}{d.axis}")
+    window = f"1 {every} {every}" if d.average_every is not None else f"{every} 1 {every}"  # stated: the mean of each
+    return lines + [f"fix             sscurve all ave/time {window} v_ssstrain v_ssstress file {STRESS_STRAIN_FILE}"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -149,6 +158,10 @@ def _curve(job_dir: Path, desc: SimulationDescription) -> tuple[int, Stage, np.n
     a compression's signs flipped so that loading is positive)."""
     index = _deform_stage(desc)
     stage = desc.stages[index]
+    assert stage.deform is not None
+    while index > 0 and stage.deform is not None and stage.deform.continued:  # the loading's record starts at its
+        index -= 1  # first stage (later run commands of the same loading continue the record)
+        stage = desc.stages[index]
     assert stage.deform is not None
     path = job_dir / STRESS_STRAIN_FILE
     if not path.is_file():
