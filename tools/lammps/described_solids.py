@@ -214,7 +214,11 @@ def _modulus_fit(desc: SimulationDescription, stage: Stage, strain: np.ndarray, 
     windows they test, and whether the curve's maximum lies inside the window: on a cut record that holds
     the window and whose highest stress so far lies beyond it, both are the complete record's (a later,
     higher stress lies beyond it too)."""
-    from tools.lammps.protocols.tensile import MIN_POINTS, fit_linear_region  # the protocols import this module
+    from tools.lammps.protocols.tensile import (  # the protocols import this module
+        MIN_POINTS,
+        NoLinearRegion,
+        fit_linear_region,
+    )
 
     assert stage.deform is not None and desc.timestep
     recorded = float(strain.max())
@@ -237,7 +241,11 @@ def _modulus_fit(desc: SimulationDescription, stage: Stage, strain: np.ndarray, 
     end = max(FIT_END, 2 * MIN_POINTS * per_sample)
     min_window = max(0.001, MIN_POINTS * per_sample)
     covered(end)
-    fit = fit_linear_region(strain, stress, 0.0, end, min_window=min_window, tolerance=LINEARITY_TOLERANCE)
+    try:
+        fit = fit_linear_region(strain, stress, 0.0, end, min_window=min_window, tolerance=LINEARITY_TOLERANCE)
+    except NoLinearRegion as bent:
+        covered(SMALL_STRAIN)
+        return _bent_fit(strain, stress, small, str(bent))
     while fit["se"] > NOISY_FIT * fit["slope"] and fit["end"] < SMALL_STRAIN * (1 - 1e-9) and \
             not fit["shrunk"] and complete >= min(2 * fit["end"], SMALL_STRAIN):
         covered(min(2 * fit["end"], SMALL_STRAIN))
@@ -272,9 +280,29 @@ def _coarse_fit(strain: np.ndarray, stress: np.ndarray, small: np.ndarray) -> di
             "coarse": float(np.median(np.diff(np.sort(strain[small]))))}
 
 
+def _bent_fit(strain: np.ndarray, stress: np.ndarray, small: np.ndarray, finding: str) -> dict:
+    """The prescribed loading bends within the small-strain limit (at a very high stated rate the halves
+    of every window down to the smallest disagree): a prescribed protocol is not refused for it. The
+    slope is the least-squares line over the samples within SMALL_STRAIN, as for a coarse record, and
+    the finding (the halves' slopes) goes with it as a warning."""
+    from simagent.stats import linear_fit
+
+    fit = _coarse_fit(strain, stress, small)
+    middle = SMALL_STRAIN / 2
+    halves = [strain[small] <= middle, strain[small] >= middle]
+    slopes = tuple(linear_fit(strain[small][h], stress[small][h])[0] for h in halves)
+    return {**fit, "coarse": None, "half_slopes": slopes,
+            "bent": (f"{finding.split(' (', 1)[0]}: the slopes of the halves of [0, {SMALL_STRAIN:g}] are "
+                     f"{slopes[0]:.4g} and {slopes[1]:.4g}; the number is the least-squares line over the whole "
+                     f"[0, {SMALL_STRAIN:g}] (the small-strain convention), kept because the loading is the one "
+                     "the description prescribes")}
+
+
 def _fit_words(fit: dict) -> str:
     from tools.lammps.protocols.tensile import MIN_POINTS  # the protocols import this module
 
+    if fit.get("bent"):
+        return (f"fit window strain {fit['start']:g} to {fit['end']:.4g} ({fit['points']} samples; {fit['bent']})")
     if fit.get("coarse"):
         return (f"fit window strain {fit['start']:g} to {fit['end']:.4g} ({fit['points']} samples, "
                 f"{fit['coarse']:.3g} strain apart: fewer than {MIN_POINTS} within the small-strain limit "
@@ -332,14 +360,14 @@ def youngs_modulus(job_dir: Path, desc: SimulationDescription, job: str, stop: B
                                 "taken from it") from None
     d = stage.deform
     assert d is not None
-    warnings, provenance = [], ""
+    warnings, provenance = ([fit["bent"]] if fit.get("bent") else []), ""
     if stop is not None:
         reached = f", at strain {float(strain.max()):.4g} of the deformation's {_planned_reach(desc, loading):.4g}" \
             if cut else ""
         warning = (f"{stop.words(desc)}{reached}, after the fit window: MD is causal, so the steps that did not "
                    "run cannot change the recorded rows this number is fitted to; the rest of the prescribed run was "
                    "not done")
-        warnings, provenance = [warning], f"; NOT the complete prescribed run: {warning}"
+        warnings, provenance = [*warnings, warning], f"; NOT the complete prescribed run: {warning}"
     return Result(quantity="youngs_modulus", value=fit["slope"], unit="GPa" if desc.units in TO_GPA else "reduced",
                   uncertainty=fit["se"], job=job, data_file=STRESS_STRAIN_FILE, log="log.lammps", warnings=warnings,
                   method=(f"least-squares slope of engineering stress (-p{d.axis}{d.axis}) against engineering strain "
