@@ -31,6 +31,7 @@ from simagent.described.polymer import BondedChain
 from simagent.described.replica import ParallelReplica
 from simagent.described.respa import Respa
 from simagent.described.rheo import RheoFluid
+from simagent.described.sheet import Sheet
 from simagent.described.shock import MSST
 from simagent.described.solids import Deform, PotentialFile, ShearFlow, Substitution
 from simagent.described.special import ContactTracker, Controller
@@ -212,6 +213,8 @@ class SimulationDescription(BaseModel):
     boundary: tuple[str, str, str] = ("p", "p", "p")
     lattice: Lattice | None = None
     box: Box | None = None
+    sheet: Sheet | None = Field(default=None, description="a graphene sheet in the xy plane (it holds its own cell, "
+                                "replication and box; simagent.described.sheet)")
     atom_style: Literal["atomic", "charge", "full", "sphere", "molecular", "ellipsoid", "rheo", "spin"] = "atomic"
     atom_types: int = Field(default=1, ge=1)
     masses: dict[int, float] = Field(default_factory=dict)

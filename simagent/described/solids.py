@@ -67,6 +67,12 @@ class Deform(BaseModel):
     axis: Literal["x", "y", "z"]
     style: Literal["erate", "trate"] = "erate"
     rate: float = Field(description="signed: > 0 stretches, < 0 compresses")
+    thickness: float | None = Field(default=None, gt=0, description="a sheet's stated thickness (distance units): "
+                                    "the stress is the per-atom stresses' sum over lx ly thickness")
+    average_every: int | None = Field(default=None, gt=0, description="each stress-strain sample is the mean over "
+                                      "this many steps (stated); None: instantaneous samples")
+    continued: bool = Field(default=False, description="the previous stage's deformation goes on (the same fix and "
+                            "record; a later run command of one loading)")
 
 
 class ShearFlow(BaseModel):
@@ -441,6 +447,12 @@ _LATERAL = [  # (pattern, whether its axes are named (else: the two axes the def
     (re.compile(r"\b(?:zero|" + NUM + r"(?:\s*(?:bar|atm))?) pressures? (?:in|along|on) (?:the )?" + _AXES), True),
     (re.compile(r"\bthe " + _AXES + r" pressures? (?:are |is |being )?(?:kept |held |maintained |fixed |set |"
                 r"controlled )?(?:at|to|=)\s*" + _P_VALUE), True),
+    # one axis: 'zero pressure in the transverse (x-axis) direction', 'the x pressure held at 0 bar'
+    (re.compile(r"\b" + _P_VALUE + r" pressures? (?:in|along|on) (?:the )?(?:(?:transverse|"
+                r"lateral|in-plane|other|perpendicular) )*\(?([xyz])(?:[- ](?:axis|direction))?\)?(?! ?(?:and|,|&) ?"
+                r"(?:the )?[xyz]\b)"), True),
+    (re.compile(r"\bthe ([xyz])(?:[- ](?:axis|direction))? pressure (?:is |being )?(?:kept |held |maintained |"
+                r"fixed |set )?(?:at|to|=)\s*" + _P_VALUE), True),
     (re.compile(r"\b(?:lateral|transverse) (?:directions?' )?pressures?[^.;]{0,30}?\b(?:at|to|=)\s*" + _P_VALUE),
      False),
     (re.compile(r"\bzero (?:lateral|transverse) pressures?|\b(?:lateral|transverse) directions? (?:are |is )?"

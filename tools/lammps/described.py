@@ -33,6 +33,7 @@ from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_molecular as molecular
 from tools.lammps import described_replica as replica
 from tools.lammps import described_rheo as rheo
+from tools.lammps import described_sheet as sheet
 from tools.lammps import described_shock as shock
 from tools.lammps import described_solids as solids
 from tools.lammps import described_special as special
@@ -458,6 +459,8 @@ def _system_and_interactions(desc: SimulationDescription) -> list[str]:
         return _system(desc) + rheo.interaction_lines(desc)
     if desc.spin is not None:  # spins on the atoms, the magnetic pair terms (simagent.described.spin)
         return _system(desc) + spin.interaction_lines(desc)
+    if desc.sheet is not None:  # a graphene sheet: its own cell, replication and box (simagent.described.sheet)
+        return sheet.system_lines(desc) + _interactions(desc)
     return _system(desc) + _interactions(desc)
 
 
@@ -535,6 +538,7 @@ def _integrator_fixes(desc: SimulationDescription, stage: Stage, index: int) -> 
         t_variable=special.SET_POINT if stage.controller is not None else None,
         moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
     fixes = example_system.own_integrators(desc.example_system, fixes)
+    fixes = molecular.rigid_fixes(desc, stage.dynamics, fixes)  # rigid molecules (CO2): their own fix first
     return ellipsoids.asphere_fixes(desc, fixes) + (srd.fix_lines(desc) if srd_stage else [])
 
 
@@ -575,12 +579,30 @@ def _run_stage(desc: SimulationDescription, index: int, stage: Stage, want: Meas
     return lines + [f"thermo          {every}", f"run             {stage.steps}"], active
 
 
+def _goes_on(desc: SimulationDescription, index: int) -> bool:
+    """The stage continues the previous stage's deformation with the same dynamics and measures nothing
+    of its own: one loading split over run commands, its fixes (and record) left in place."""
+    stage = desc.stages[index]
+    if index == 0 or stage.deform is None or not stage.deform.continued:
+        return False
+    before = desc.stages[index - 1]
+    return before.kind == "run" and before.dynamics == stage.dynamics and before.deform is not None and \
+        before.deform.model_copy(update={"continued": True}) == stage.deform and not stage.reset_timestep
+
+
 def _stages(desc: SimulationDescription, want: Measures) -> list[str]:
     """Every stage in order; each removes the fixes of the one before."""
     lines: list[str] = []
     active: list[str] = []
     controlled = False  # the controller's set-point variable is defined once, before its first stage
     for index, stage in enumerate(desc.stages):
+        if _goes_on(desc, index):  # the same loading, another run command: every fix stays as it is
+            every = _thermo_interval(desc, stage, index, want)
+            extra = _measured(desc, stage, want, every) if index == desc.average_stage else []
+            active += [w.split()[1] for w in extra if w.startswith("fix ")]
+            lines += ["", f"# stage {index + 1}: {stage.name}: {stage.evidence[:100]}", *extra,
+                      f"thermo          {every}", f"run             {stage.steps}"]
+            continue
         lines += _stage_opening(desc, index, stage, active)
         if stage.kind == "minimize":
             more, active = _minimisation(desc, stage)
