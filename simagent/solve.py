@@ -579,8 +579,9 @@ class TaskBackend(DecisionBackend):
                 spec.missing = [m for m in spec.missing if not m.startswith("ensemble (")] + unread
         if described is not None:  # every stage is placed and the system is stated: run it as written
             spec.engine, spec.units_style, spec.missing = "lammps", described.units, []
-            if described.example_system is not None:  # the example's own lines run its potential (ReaxFF, COMB)
-                spec.unsupported = [u for u in spec.unsupported if u.capability != "potential"]
+            # the description's own pair style runs (an example's ReaxFF or COMB lines, AIREBO on a sheet): that
+            # no protocol has the potential's family does not matter to a run rendered as written
+            spec.unsupported = [u for u in spec.unsupported if u.capability != "potential"]
             if self.fill.filled or described.example_system is not None:  # what was read is what runs (the
                 spec.described = described.model_dump(mode="json")  # LLM's quotes, an example's system)
         elif (spec.missing or spec.unsupported) and self.description is not None and self.description.unsupported:

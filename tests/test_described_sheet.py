@@ -186,3 +186,18 @@ def test_the_dev_task_reads_as_the_sheet_it_describes():
     assert [s.steps for s in d.stages] == [50000, 100, 500000]
     assert d.stages[0].dynamics.p_axes == "xy" and d.stages[1].dynamics.p_axes == "x"
     assert d.stages[1].deform.thickness == pytest.approx(3.4) and d.stages[2].deform.continued
+
+
+def test_a_sheet_run_with_airebo_is_not_refused_for_the_potential_family():
+    """AIREBO has no protocol of its own (a free request naming it is refused with what simagent can do
+    instead); a described run that renders it as stated runs it. (32_graphene_sheet's solve ended with
+    that refusal although its description rendered: only a retold example's system was let through.)"""
+    from simagent.backends.expert import ExpertBackend
+    from simagent.solve import TaskBackend
+
+    backend = TaskBackend(ExpertBackend(), lambda spec: [], [], "lammps")
+    spec = backend.task_spec(PULLED)
+    assert backend.description is not None and backend.description.renderable
+    assert not [u for u in spec.unsupported if u.capability == "potential"]
+    free = ExpertBackend().task_spec("Young's modulus of a graphene sheet with the AIREBO potential at 300 K")
+    assert [u for u in free.unsupported if u.capability == "potential"]  # a free request: still refused
