@@ -60,8 +60,9 @@ def query(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["cla
                         detail=f"confidence {spec.confidence:.2f}" + (f"; {why}" if why else ""))
     update = {"spec": spec, "decisions": [*state.decisions, decision]}
     if not spec.unsupported:  # whichever backend read it, a word of method is never dropped
-        # (a potential an installed engine example's system runs with its own files is not missing)
-        covered = {"potential"} if (spec.described or {}).get("example_system") else set()
+        # (a potential that a described run renders as written, e.g. with an installed engine example's
+        # own files, is not missing)
+        covered = {"potential"} if spec.described is not None else set()
         spec.unsupported = [u for u in unsupported_words(normalise(state.request))
                             if not (spec.properties and property_only(u)) and u.capability not in covered]
     named = method_engine(normalise(state.request).lower())

@@ -277,9 +277,10 @@ class TaskSpec(BaseModel):
         default_factory=list, description="method/scope words simagent cannot honour (never substituted)"
     )
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
-    # The typed simulation description (simagent.described.model.SimulationDescription, as JSON) when
-    # the reading went beyond the rules (the LLM filled gaps, simagent.described.llm_fill); None: the
-    # described protocol reads `request` itself. Not part of any LLM's answer schema.
+    # The typed simulation description (simagent.described.model.SimulationDescription, as JSON) that
+    # `solve` read and runs as written (rules, the LLM's quotes for its gaps: simagent.described.llm_fill);
+    # None: not a described run, or the described protocol reads `request` itself. Not part of any
+    # LLM's answer schema.
     described: SkipJsonSchema[dict[str, Any] | None] = None
 
 

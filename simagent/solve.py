@@ -582,8 +582,8 @@ class TaskBackend(DecisionBackend):
             # the description's own pair style runs (an example's ReaxFF or COMB lines, AIREBO on a sheet): that
             # no protocol has the potential's family does not matter to a run rendered as written
             spec.unsupported = [u for u in spec.unsupported if u.capability != "potential"]
-            if self.fill.filled or described.example_system is not None:  # what was read is what runs (the
-                spec.described = described.model_dump(mode="json")  # LLM's quotes, an example's system)
+            spec.described = described.model_dump(mode="json")  # what was read is what runs (with the LLM's
+            # quotes, an example's system)
         elif (spec.missing or spec.unsupported) and self.description is not None and self.description.unsupported:
             # the question (or the old reader's refusal) would not help: the run prescribed needs something
             # simagent does not render

@@ -199,5 +199,6 @@ def test_a_sheet_run_with_airebo_is_not_refused_for_the_potential_family():
     spec = backend.task_spec(PULLED)
     assert backend.description is not None and backend.description.renderable
     assert not [u for u in spec.unsupported if u.capability == "potential"]
+    assert spec.described is not None  # the query agent lets the described run's potential through on it
     free = ExpertBackend().task_spec("Young's modulus of a graphene sheet with the AIREBO potential at 300 K")
     assert [u for u in free.unsupported if u.capability == "potential"]  # a free request: still refused

@@ -347,8 +347,11 @@ def test_time_budget_leaves_the_metric_out(tmp_path, settings):
     answer, report = read_outputs(out)
     assert answer == {} and outcome.exit_code == 1
     assert time.monotonic() - started < 120
-    for reason in outcome.not_computed.values():  # stopped at its time limit, or never started
-        assert "job described-described was" in reason and "time budget of 3 s" in reason  # run as described
+    for reason in outcome.not_computed.values():  # run as described; killed at its time limit, never started,
+        # or (when LAMMPS got going within the limit's clean-stop half) stopped by its own timer: no average
+        killed = "job described-described was" in reason and "time budget of 3 s" in reason
+        stopped = "stopped by the task's time budget" in reason and "no number is taken from a part of it" in reason
+        assert killed or stopped, reason
     assert "time budget of 3 s" in report
 
 
