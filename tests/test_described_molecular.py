@@ -95,7 +95,7 @@ def test_stated_geometry_and_oxygen_lj_win_over_the_model():
 
 @pytest.mark.parametrize("words, refused", [
     ("with 40 ethanol molecules mixed in", "ethanol"),
-    ("with 40 carbon dioxide molecules mixed in", "CO2"),
+    ("with 40 carbon dioxide molecules of the EPM2 model mixed in", "CO2"),  # TraPPE's: tests/test_described_co2.py
 ])
 def test_molecules_without_a_template_are_refused_by_name(words, refused):
     desc = read_description(SPCE_BOX.replace("at 310 K,", f"at 310 K {words},"))

@@ -9,8 +9,11 @@ constraints, and long-range electrostatics (the parts of simagent.described.mode
   its accuracy.
 - `read_molecular(desc, low)`: the reading rules. A number the task states wins over the model's
   published one (pair_coeff lines, bond length, angle, O-M distance); what it leaves out gets a
-  documented default (origin 'default', listed in report.md); a molecule the module does not know
-  (ethanol, PEG, TraPPE CO2) is refused by name.
+  documented default (origin 'default', listed in report.md); TraPPE CO2 is read beside the water
+  (simagent.described.carbon_dioxide: rigid bodies); a molecule the module does not know (ethanol,
+  PEG, another CO2 model) is refused by name.
+- `_random_start`: a sentence placing every molecule at random in the box (no region) is the text's
+  own start: create_atoms random for each species, no grid, no preparation minimisation.
 
 Sources: H. J. C. Berendsen, J. R. Grigera, T. P. Straatsma, J. Phys. Chem. 91, 6269 (1987) (SPC/E);
 W. L. Jorgensen, J. Chandrasekhar, J. D. Madura, R. W. Impey, M. L. Klein, J. Chem. Phys. 79, 926
@@ -26,6 +29,8 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from simagent.backends.expert.protocol_text import NUM
+from simagent.described import carbon_dioxide
+from simagent.described.carbon_dioxide import LinearMolecule
 from simagent.described.mixtures import DEFAULT_MAX_TRIES, DEFAULT_PLACEMENT_SEED, RandomPlacement
 
 if TYPE_CHECKING:
@@ -81,18 +86,26 @@ class AtomKind(BaseModel):
 
     type: int = Field(ge=1)
     element: str
+    site: str | None = Field(default=None, description="the label of a site whose element another kind shares "
+                             "(a CO2 oxygen beside a water oxygen); None: the element")
     mass: float = Field(gt=0)
     charge: float
     epsilon: float | None = Field(default=None, ge=0)
     sigma: float | None = Field(default=None, ge=0)
 
 
+    @property
+    def label(self) -> str:
+        return self.site or self.element
+
+
 class Species(BaseModel):
-    """`count` molecules of a template: 'water' (the system's water model) or one ion ('Na', 'Cl')."""
+    """`count` molecules of a template: 'water' (the system's water model), one ion ('Na', 'Cl') or
+    'co2' (the system's CO2 model)."""
 
     template: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     count: int = Field(gt=0)
-    atoms: list[str] = Field(min_length=1, description="the element of each template atom, in order")
+    atoms: list[str] = Field(min_length=1, description="the label (AtomKind.label) of each template atom, in order")
 
 
 class Shake(BaseModel):
@@ -117,6 +130,8 @@ class RockSalt(BaseModel):
 
 class MolecularSystem(BaseModel):
     water: WaterModel | None = None
+    co2: LinearMolecule | None = Field(default=None, description="the CO2 model of species 'co2', each molecule a "
+                                       "rigid body (simagent.described.carbon_dioxide)")
     crystal: RockSalt | None = Field(default=None, description="the ions on a rock-salt lattice (the text's start), "
                                      "not placed at random")
     kinds: list[AtomKind] = Field(min_length=1)
@@ -144,8 +159,13 @@ class MolecularSystem(BaseModel):
                           "the first stage; False: the text's own start (waters inserted at random, desc.placements), "
                           "velocities created before the constraints")
 
-    def type_of(self, element: str) -> int:
-        return next(k.type for k in self.kinds if k.element == element)
+    def type_of(self, label: str) -> int:
+        return next(k.type for k in self.kinds if k.label == label)
+
+    @property
+    def rigid(self) -> list[str]:
+        """The templates whose molecules are rigid bodies (fix rigid/small), not SHAKE clusters."""
+        return [s.template for s in self.species if s.template == carbon_dioxide.CO2_TEMPLATE]
 
     def count_of(self, template: str) -> int:
         return sum(s.count for s in self.species if s.template == template)
@@ -183,7 +203,7 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     if name is None or desc.units != "real" or desc.lattice is not None:
         return
     for pattern, what in UNKNOWN_MOLECULES:
-        if re.search(pattern, low):
+        if re.search(pattern, low) and what != "CO2":
             desc.unsupported.append(f"a molecule simagent has no template for ({what})")
     recenter = re.search(r"\b(ions?|salt ions|solute|water)\b[^.;]{0,40}\brecent(?:er|red|ering)\w*[^.;]{0,30}"
                          r"(?:initial|original|starting) (?:position|centre|center)", low)
@@ -204,15 +224,19 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     for element, count, charge in ions:
         kinds.append(AtomKind(type=len(kinds) + 1, element=element, mass=MASSES[element], charge=charge))
         species.append(Species(template=element.lower(), count=count, atoms=[element]))
+    co2 = _carbon_dioxide(desc, low, kinds, species) if carbon_dioxide.names_co2(low) else None
+    if carbon_dioxide.names_co2(low) and co2 is None:
+        return
     placed = sum(sp.count * len(sp.atoms) for sp in species)
     stated = re.search(r"total (?:number )?of (\d+) atoms|(\d+) atoms in (?:all|total)", low)
     if stated and int(stated.group(1) or stated.group(2)) != placed:  # other molecules are stated: never dropped
         desc.unsupported.append(f"the rest of the stated {int(stated.group(1) or stated.group(2))} atoms (the "
                                 f"reading places only the {placed} atoms of the waters and ions)")
         return
-    desc.note("molecular.masses", "default", "O 15.9994, H 1.008, Na 22.98977, Cl 35.453: standard atomic weights")
+    desc.note("molecular.masses", "default", "O 15.9994, H 1.008, Na 22.98977, Cl 35.453"
+              + (", C 12.011" if co2 else "") + ": standard atomic weights")
     read_pair_coeffs(desc, low, kinds)
-    system = MolecularSystem(water=model, kinds=kinds, species=species, cutoff=1.0, accuracy=1.0)
+    system = MolecularSystem(water=model, co2=co2, kinds=kinds, species=species, cutoff=1.0, accuracy=1.0)
     if not read_interactions(desc, low, system):
         return
     _bonded(desc, low, system)
@@ -240,6 +264,87 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     desc.unsupported = [u for u in desc.unsupported if u not in REPLACED_UNSUPPORTED]
     desc.missing = [m for m in desc.missing if m not in REPLACED_MISSING]
     read_box(desc, low)
+    _random_start(desc, low, system)
+
+
+RANDOM_NAME = "several atom types or random placement"  # reading.UNSUPPORTED's
+_PLACE = r"(?:insert|plac|creat|put|add|distribut|position)\w*"
+_RANDOM_START = re.compile(rf"\b(?:random(?:ly)?|at random)\b[^.;]{{0,40}}?\b{_PLACE}|\b{_PLACE}\b[^.;]{{0,60}}?"
+                           r"\b(?:at random|randomly|random (?:positions?|locations?|places?))\b")
+_WHOLE_BOX = re.compile(r"\b(?:region|block|slab|sub-?volume|sphere|cylinder|layer)\b|(?:\(|\[|\bfrom |\bbetween |"
+                        r"\bspanning )\s*-?\d")  # a sentence that names any of these places them elsewhere
+_MOLECULE_WORDS = re.compile(r"\bmolecules?\b|\bwaters?\b|\bions?\b|carbon dioxide|\bco2\b|\bspecies\b")
+_MIN_DISTANCE = re.compile(r"(?:closer than|minimum (?:separation|distance)(?: of)?|at least|no nearer than|overlap "
+                           r"(?:distance|cutoff|radius)(?: of)?)\s*" + NUM + r"\s*(angstrom|a\b|nm)")
+
+
+def _random_start(desc: SimulationDescription, low: str, system: MolecularSystem) -> None:
+    """'the molecules were placed at random in the box, avoiding overlaps', 'CO2 and water inserted
+    randomly without overlapping atoms': every species is inserted at random in the whole box
+    (create_atoms random, random orientations, an overlap check; no grid, no preparation minimisation:
+    the text states its own start). A sentence that names a region, block or span is
+    simagent.described.confinement's (insertion in a region)."""
+    for sentence in re.split(r"(?<=[.;])\s+", low):
+        hit = _RANDOM_START.search(sentence)
+        if hit is None or _WHOLE_BOX.search(sentence) or not _MOLECULE_WORDS.search(sentence):
+            continue
+        distance = _MIN_DISTANCE.search(sentence)
+        if distance:
+            system.overlap = float(distance.group(1)) * (10.0 if distance.group(2) == "nm" else 1.0)
+        desc.placements = [RandomPlacement(atom_type=0, count=sp.count, seed=system.seed + 2 * i,
+                                           overlap=system.overlap, max_tries=DEFAULT_MAX_TRIES, molecule=sp.template)
+                           for i, sp in enumerate(system.species)]
+        system.prepare = False
+        desc.origin.pop("molecular.preparation", None)
+        names = ", ".join(f"{sp.count} {sp.template}" for sp in system.species)
+        desc.note("molecular.placement", "rules", f"{hit.group(0)}: {names} inserted at random in the whole box "
+                  "(create_atoms random, random orientations); no grid and no minimisation before the first stage (the "
+                  "text states its own start)" + (f"; {distance.group(0)}" if distance else ""))
+        desc.note("molecular.insertion", "default", f"seeds {system.seed}, {system.seed + 2}, ... (one per species, in "
+                  "the order water, ions, CO2)" + ("" if distance else f", no atom closer than {system.overlap:g} A to "
+                  "another molecule's") + f", {DEFAULT_MAX_TRIES} attempts per molecule: none stated")
+        if RANDOM_NAME in desc.unsupported:
+            desc.unsupported.remove(RANDOM_NAME)
+        return
+
+
+def check_rigid_dynamics(desc: SimulationDescription) -> None:
+    """Rigid molecules (CO2) are integrated by fix rigid/*/small, whose thermostat is Nose-Hoover: a
+    stage with another thermostat (Langevin, Berendsen, rescaling) is refused by name, never swapped."""
+    system = desc.molecular
+    if system is None or not system.rigid:
+        return
+    for stage in desc.stages:
+        dyn = stage.dynamics
+        if dyn is not None and dyn.thermostat not in (None, "nose-hoover"):
+            desc.unsupported.append(f"a {dyn.thermostat} thermostat on rigid CO2 molecules (stage {stage.name}: "
+                                    "simagent integrates them with fix rigid/nvt/small, a Nose-Hoover thermostat)")
+
+
+def _carbon_dioxide(desc: SimulationDescription, low: str, kinds: list[AtomKind], species: list[Species]
+                    ) -> LinearMolecule | None:
+    """The CO2 of a water + CO2 text: its model (TraPPE, or refused/missing by name) and count; its
+    carbon and oxygen become two atom kinds after the others (module carbon_dioxide)."""
+    model, words = carbon_dioxide.co2_model(low)
+    if model is None:
+        (desc.unsupported if words.startswith("unsupported") else desc.missing).append(words.split(": ", 1)[1])
+        return None
+    count = carbon_dioxide.co2_count(low)
+    if count is None:
+        desc.missing.append("the number of CO2 molecules")
+        return None
+    desc.note("molecular.co2", "rules", f"{words}: {model.name}, {model.citation}; {count[1]}")
+    desc.note("molecular.co2_rigid", "default", "each CO2 a rigid body (fix rigid/small; thermostatted by fix "
+              "rigid/nvt/small at the stage's temperature and damping, the other molecules by the stage's own fix, "
+              "whose barostat dilates the bodies too): the text does not say how the linear molecule is kept "
+              "straight; SHAKE cannot hold its 180 degree angle, and LAMMPS examples/gcmc keeps TraPPE CO2 rigid so")
+    for site, (element, mass, charge, epsilon, sigma) in ((carbon_dioxide.CARBON, model.centre),
+                                                          (carbon_dioxide.OXYGEN, model.end)):
+        kinds.append(AtomKind(type=len(kinds) + 1, element=element, site=site, mass=mass, charge=charge,
+                              epsilon=epsilon, sigma=sigma))
+    species.append(Species(template=carbon_dioxide.CO2_TEMPLATE, count=count[0],
+                           atoms=[carbon_dioxide.CARBON, carbon_dioxide.OXYGEN, carbon_dioxide.OXYGEN]))
+    return model
 
 
 def _model_word(name: str) -> str:

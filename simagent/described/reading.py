@@ -123,10 +123,44 @@ UNSUPPORTED: list[tuple[str, str]] = [
 _REDUCED = r"\blj units?\b|\(lj\)|units lj|\breduced\b|lennard[- ]jones units|in lj unit"
 
 
+def _edits(a: str, b: str) -> int:
+    """The optimal-string-alignment distance: insertions, deletions, substitutions and swaps of two
+    neighbouring letters, each counting 1."""
+    d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[-1][-1]
+
+
+_AFTER_COUNT = re.compile(r"(?<=\d )([a-z]{4,12})\b")
+_REAL_WORDS = {"stops", "stems", "seeps", "sets", "sleeps", "sweeps", "setups", "tiles", "times", "timers",
+               "timestamps", "timestamp"}
+
+
+def step_typos(low: str) -> str:
+    """A misspelt run-length word right after a count, as users type it ('5000 timestspes', '2000
+    stpes', '100 tmesteps'), written 'timesteps' / 'steps': a word of 7 or more letters within two
+    edits of 'timesteps', or of 4 to 6 letters within one edit of 'steps' that is no English word."""
+    def fix(match: re.Match) -> str:
+        word = match.group(1)
+        if word in ("steps", "timesteps", "step", "timestep") or word in _REAL_WORDS:
+            return word
+        if len(word) >= 7 and word[0] == "t" and _edits(word, "timesteps") <= 2:
+            return "timesteps"
+        if 4 <= len(word) <= 6 and word[0] == "s" and _edits(word, "steps") <= 1:
+            return "steps"
+        return word
+
+    return _AFTER_COUNT.sub(fix, low)
+
+
 def normalise(text: str) -> str:
     low = text.lower().replace("−", "-").replace("–", "-").replace("ε", "epsilon ").replace("ϵ", "epsilon ")
     low = low.replace("σ", " sigma").replace("×", " x ").replace("å", " angstrom")
-    low = plain_numbers(re.sub(r"\s+", " ", low))
+    low = step_typos(plain_numbers(re.sub(r"\s+", " ", low)))
     # 'r_c = 2^(1/6) sigma = 1.12246': a power and its worked value; the value stands for both
     return re.sub(r"\b\d+(?:\.\d+)?\s*\^\s*\(?\s*[\d.]+\s*(?:/\s*[\d.]+\s*)?\)?\s*(?:sigma\s*)?(?:=|≈|~)\s*(?="
                   + NUM + ")", "", low)
@@ -177,6 +211,7 @@ def read_description(text: str) -> SimulationDescription:
     region_reading.read_exclusions(desc, low)
     region_reading.read_unstated_temperature(desc, low)
     molecular.read_slab(desc, low)
+    molecular.check_rigid_dynamics(desc)
     _velocity_for_thermostat(desc)
     confinement.read_confinement(desc, low)
     confinement.fill_wall_example(desc, low)
@@ -624,6 +659,21 @@ _OFF = re.compile(r"thermostat\w*[^.;]{0,30}\b(?:switched off|turned off|removed
 _HELD_AT = re.compile(r"\b(?:held|kept|maintained|fixed|regulated|controlled|thermostatt?ed|clamped) (?:constant )?"
                       r"(?:at|to|near) (?:a (?:reduced )?temperature of )?(?:t ?= ?)?" + NUM + r"(?!\s*(?:%|atm|bar|pa|"
                       r"gpa|mpa|steps?|timesteps?|fs|ps|ns)\b)(?![\d.])")
+# a pressure ramp: 'pressure ramp from 100 to 1 atm', 'the pressure ramped from 100 atm down to 1 atm', 'the
+# barostat's target lowered from 50 bar to 1 bar' (no temperature or kelvin between the anchor and 'from')
+_PRESSURE_RAMP = re.compile(r"\b(?:pressure|barostat)(?:(?!temperature|\d\s*k\b)[^.;]){0,40}?\bfrom " + NUM
+                            + r"\s*(atm|bar)?\s*(?:down |up )?to " + NUM + r"\s*(atm|bar)?")
+
+
+def _in_style_pressure(value: float, unit: str | None, units: str | None) -> float:
+    """A pressure stated in atm or bar, in the unit style's own unit (real: atm, metal: bar)."""
+    if unit == "atm" and units == "metal":
+        return value / ATM_PER_BAR
+    if unit == "bar" and units == "real":
+        return value * ATM_PER_BAR
+    return value
+
+
 # a thermostat's own seed, stated after it in its sentence ('a Langevin thermostat ... and seed 777')
 _THERMOSTAT_SEED = re.compile(r"\bseed\s*(?:of|=|:|is)?\s*(\d+)")
 # an ensemble the sentence removes names no dynamics of its own: 'the NPT fix is removed and the system runs in NVE'
@@ -728,13 +778,13 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
         dyn.limit = float(limit.group(1))
     if dyn.ensemble in ("npt", "nph"):
         p = re.search(r"pressure\s*(?:of|=|at)?\s*" + NUM, sentence)
-        ramp = re.search(r"pressure(?: control| coupling)?(?: ranging| going| goes| ramped| ramps| rises| rising)? "
-                         r"from " + NUM + r" to " + NUM, sentence)
+        ramp = _PRESSURE_RAMP.search(sentence)
         zero = re.search(r"pressure(?: control| coupling)? (?:near|at|of|to|around) zero\b|\bzero "
                          r"(?:external |in-plane )?pressure", sentence)
         ambient = re.search(r"\b(?:ambient|atmospheric|standard|normal) pressure|\b(?:one|1) atmosphere\b", sentence)
         if ramp:
-            dyn.p_start, dyn.p_stop = float(ramp.group(1)), float(ramp.group(2))
+            unit = ramp.group(4) or ramp.group(2)  # 'from 100 to 1 atm', 'from 100 atm to 1 atm'
+            dyn.p_start, dyn.p_stop = (_in_style_pressure(float(ramp.group(k)), unit, units) for k in (1, 3))
         elif p:
             dyn.p_start = dyn.p_stop = float(p.group(1))
         elif zero:

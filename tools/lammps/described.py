@@ -538,6 +538,7 @@ def _integrator_fixes(desc: SimulationDescription, stage: Stage, index: int) -> 
         t_variable=special.SET_POINT if stage.controller is not None else None,
         moved="big" if srd_stage else described_groups.integrated_group(desc.layout))
     fixes = example_system.own_integrators(desc.example_system, fixes)
+    fixes = molecular.rigid_fixes(desc, stage.dynamics, fixes)  # rigid molecules (CO2): their own fix first
     return ellipsoids.asphere_fixes(desc, fixes) + (srd.fix_lines(desc) if srd_stage else [])
 
 

@@ -8,18 +8,27 @@ one charged atom), each species placed at random with a seed and a least distanc
 (lj/cut/coul/long, lj/cut/tip4p/long or lj/cut/coul/cut) with every type's epsilon/sigma, mixing,
 tail, the bond and angle styles, the k-space solver and SHAKE. Then the preparation the description
 lists as a default: a minimisation that removes the close contacts of the random insertion.
+
+CO2 (simagent.described.carbon_dioxide) is a rigid body per molecule: its template's bonds and angle
+(type 2, no energy) only exclude its own pairs; `rigid_fixes` gives each run stage the bodies' fix
+(rigid/nvt/small or rigid/nve/small) before the stage's own, which then moves the other atoms only.
 """
 
 from __future__ import annotations
 
-from simagent.described import polymer
+import re
+
+from simagent.described import carbon_dioxide, polymer
 from simagent.described.ionic_crystal import CL_BASIS, NA_BASIS
-from simagent.described.model import SimulationDescription
+from simagent.described.model import Dynamics, SimulationDescription
 from simagent.described.molecular import PREPARATION, MolecularSystem, Species, grid, template_coordinates
 from tools.lammps import described_groups
 from tools.lammps import described_mixtures as mixtures
 
 SHAKE_FIX = "shake"
+CO2 = carbon_dioxide.CO2_TEMPLATE
+CO2_TERMS = 2  # the bond and angle type of a CO2 (the water's are 1: lj/cut/tip4p/long names them)
+RIGID_FIX, OTHERS = "bodies", "nonrigid"  # the rigid bodies' fix; the group of every atom not in one
 CHAIN = polymer.CHAIN_TEMPLATE
 CHAIN_SEED = 4321  # create_atoms needs a seed with a template; unused without random rotation or placement
 
@@ -32,9 +41,9 @@ def template_text(title: str, coords: list[tuple[float, float, float]], types: l
                   charges: list[float] | None = None, bonds: list[tuple[int, int]] = (),  # type: ignore[assignment]
                   angles: list[tuple[int, int, int]] = (),  # type: ignore[assignment]
                   dihedrals: list[tuple[int, int, int, int]] = (),  # type: ignore[assignment]
-                  extra: list[str] = ()) -> str:  # type: ignore[assignment]
+                  extra: list[str] = (), term_type: int = 1) -> str:  # type: ignore[assignment]
     """A LAMMPS molecule-template file: coordinates, types, charges (if any) and the bonded terms
-    (atom indices from 1, every term of type 1), then `extra` lines (e.g. SHAKE sections)."""
+    (atom indices from 1, every term of type `term_type`), then `extra` lines (e.g. SHAKE sections)."""
     counts = [(len(coords), "atoms"), (len(bonds), "bonds"), (len(angles), "angles"), (len(dihedrals), "dihedrals")]
     lines = [f"# {title}", ""] + [f"{n} {what}" for n, what in counts if n] + ["", "Coords", ""]
     lines += [f"{i + 1} {x:.6f} {y:.6f} {z:.6f}" for i, (x, y, z) in enumerate(coords)]
@@ -43,7 +52,8 @@ def template_text(title: str, coords: list[tuple[float, float, float]], types: l
         lines += ["", "Charges", ""] + [f"{i + 1} {_fmt(q)}" for i, q in enumerate(charges)]
     for name, terms in (("Bonds", bonds), ("Angles", angles), ("Dihedrals", dihedrals)):
         if terms:
-            lines += ["", name, ""] + [f"{i + 1} 1 " + " ".join(map(str, atoms)) for i, atoms in enumerate(terms)]
+            lines += ["", name, ""] + [f"{i + 1} {term_type} " + " ".join(map(str, atoms))
+                                       for i, atoms in enumerate(terms)]
     if extra:
         lines += ["", *extra]
     return "\n".join(lines) + "\n"
@@ -51,6 +61,13 @@ def template_text(title: str, coords: list[tuple[float, float, float]], types: l
 
 def molecule_file(system: MolecularSystem, species: Species) -> str:
     """The LAMMPS molecule-template file of one species."""
+    if species.template == CO2:  # a rigid body: its bonds and angle (type 2, no energy) only exclude its own pairs
+        co2 = system.co2
+        assert co2 is not None
+        c, o = system.type_of(carbon_dioxide.CARBON), system.type_of(carbon_dioxide.OXYGEN)
+        return template_text(f"{co2.name} ({co2.citation}), a rigid body (fix rigid/small)", co2.coordinates(),
+                             [c, o, o], [co2.centre[2], co2.end[2], co2.end[2]], bonds=[(1, 2), (1, 3)],
+                             angles=[(2, 1, 3)], term_type=CO2_TERMS)
     if species.template != "water":
         kind = next(k for k in system.kinds if k.element == species.atoms[0])
         return template_text(f"{species.template} ion", [(0.0, 0.0, 0.0)], [kind.type], [kind.charge])
@@ -156,11 +173,12 @@ def system_lines(desc: SimulationDescription) -> list[str]:
     if system.crystal is not None:
         return crystal_lines(desc)
     extents = " ".join(f"{_fmt(lo)} {_fmt(hi)}" for lo, hi in zip(desc.box.lo, desc.box.hi, strict=True))
+    terms = CO2_TERMS if system.co2 is not None else 1
     lines = [f"units           {desc.units}", "dimension       3", f"boundary        {' '.join(desc.boundary)}",
              "atom_style      full", f"region          box block {extents} units box",
-             f"create_box      {len(system.kinds)} box bond/types 1 angle/types 1 extra/bond/per/atom 2 "
+             f"create_box      {len(system.kinds)} box bond/types {terms} angle/types {terms} extra/bond/per/atom 2 "
              "extra/angle/per/atom 1 extra/special/per/atom 2"]
-    lines += [f"mass            {k.type} {_fmt(k.mass)}  # {k.element}" for k in system.kinds]
+    lines += [f"mass            {k.type} {_fmt(k.mass)}  # {k.label}" for k in system.kinds]
     lines += [f"molecule        {s.template} {s.template}.mol" for s in system.species]
     waters = system.count_of("water")
     if waters and any(p.molecule == "water" for p in desc.placements):
@@ -180,6 +198,8 @@ def system_lines(desc: SimulationDescription) -> list[str]:
     for s in system.species:
         lines.append(f"group           {s.template} type " + " ".join(str(system.type_of(e)) for e in
                                                                        dict.fromkeys(s.atoms)))
+    if system.rigid:  # the atoms the stage's own integrator moves
+        lines.append(f"group           {OTHERS} subtract all {' '.join(system.rigid)}")
     if desc.layout is not None:  # regions, groups, walls on regions (before SHAKE: the forces it constrains)
         lines += described_groups.setup(desc.layout, made)
     return lines
@@ -206,9 +226,35 @@ def interaction_lines(desc: SimulationDescription) -> list[str]:
     elif water is not None:
         lines += ["bond_style      zero", f"bond_coeff      1 {_fmt(water.bond)}", "angle_style     zero",
                   f"angle_coeff     1 {_fmt(water.angle)}"]
+    if system.co2 is not None:  # no energy: the rigid body holds the geometry (harmonic styles: a zero constant)
+        k = "0 " if system.bond_style == "harmonic" else ""
+        lines.insert(next(i for i, line in enumerate(lines) if line.startswith("angle_style")),
+                     f"bond_coeff      {CO2_TERMS} {k}{_fmt(system.co2.bond)}")
+        lines.append(f"angle_coeff     {CO2_TERMS} {k}180")
     if system.kspace != "none":
         lines.append(f"kspace_style    {system.kspace} {_fmt(system.accuracy or 0.0)}")
     return lines
+
+
+def rigid_fixes(desc: SimulationDescription, dyn: Dynamics, fixes: list[str]) -> list[str]:
+    """A stage's integrator fixes with rigid molecules (module carbon_dioxide): the bodies' own fix
+    first (LAMMPS requires a rigid fix before a barostat's), thermostatted as the stage states
+    (rigid/nvt/small) or not (rigid/nve/small); then the stage's fixes, moving every other atom and,
+    with a barostat, dilating every atom (fix npt's default 'dilate all': the bodies' centres too).
+    A thermostat that is not Nose-Hoover is refused at reading (molecular.check_rigid_dynamics)."""
+    system = desc.molecular
+    if system is None or not system.rigid:
+        return fixes
+    bodies = " ".join(system.rigid)
+    if len(system.rigid) > 1:
+        raise ValueError("one rigid species only")
+    if dyn.ensemble in ("nvt", "npt") and dyn.t_stop is not None:
+        rigid = (f"fix             {RIGID_FIX} {bodies} rigid/nvt/small molecule temp {_fmt(dyn.t_start)} "
+                 f"{_fmt(dyn.t_stop)} {_fmt(dyn.t_damp)}")
+    else:
+        rigid = f"fix             {RIGID_FIX} {bodies} rigid/nve/small molecule"
+    moved = [re.sub(r"^(fix\s+\S+\s+)all\b", rf"\g<1>{OTHERS}", f) for f in fixes]
+    return [rigid, *moved]
 
 
 def constraint_lines(desc: SimulationDescription) -> list[str]:
@@ -218,7 +264,7 @@ def constraint_lines(desc: SimulationDescription) -> list[str]:
     assert system is not None
     lines = []
     if system.recenter == "ions":
-        ions = [str(k.type) for k in system.kinds if k.element not in ("O", "H")]
+        ions = [str(system.type_of(s.atoms[0])) for s in system.species if s.template not in ("water", CO2)]
         lines += [f"group           ions type {' '.join(ions)}",
                   "fix             recenter ions recenter INIT INIT INIT"]
     elif system.recenter == "water":
@@ -237,8 +283,11 @@ def preparation_lines(desc: SimulationDescription) -> list[str]:
     if not desc.molecular.prepare:
         return []
     etol, ftol, iterations, evaluations = PREPARATION
-    return ["# preparation (a listed default): relax the random insertion's close contacts",
-            f"minimize        {etol:g} {ftol:g} {iterations} {evaluations}", "reset_timestep  0"]
+    held = desc.molecular.rigid  # rigid bodies do not exist during a minimisation: held in place instead
+    return (["# preparation (a listed default): relax the random insertion's close contacts"]
+            + [f"fix             held {' '.join(held)} setforce 0 0 0"] * bool(held)
+            + [f"minimize        {etol:g} {ftol:g} {iterations} {evaluations}"] + ["unfix           held"] * bool(held)
+            + ["reset_timestep  0"])
 
 
 def rdf_pair(desc: SimulationDescription) -> str:
