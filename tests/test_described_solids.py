@@ -236,6 +236,35 @@ def test_a_coarse_rate_gives_the_small_strain_slope_at_the_strain_the_forces_saw
     assert "3 samples" in result.method and "linearity was not tested" in result.method
 
 
+def test_a_prescribed_loading_that_bends_within_one_percent_is_fitted_there_with_a_warning(tmp_path: Path):
+    """At 1e12 /s and 1 fs a sample every 0.1 % strain: sigma(e) = 240 e - 3000 e^2 GPa bends so fast that
+    the halves of every window down to the smallest (0.8 %) differ by more than 5 % (216 vs 168 GPa over
+    1.6 %, 228 vs 204 over 0.8 %). A tensile request of our own would be refused; a prescribed loading is
+    not: the slope is the least-squares line over the samples within 1 % strain, and the finding goes with
+    it. For a parabola that slope is the derivative at the samples' mean strain m: 240 - 6000 m, with m the
+    mean of the force strains 0, 0.001, ... 0.01 (the lag-free first record row left out), here 0.005: 210."""
+    from tools.lammps.described_solids import youngs_modulus
+    from tools.lammps.protocols.tensile import NoLinearRegion, fit_linear_region
+
+    d = read_description(FAST_PULL.replace("4e12", "1e12").replace("200 steps", "400 steps"))
+    recorded = 0.001 * np.arange(300)
+    seen = np.concatenate([[0.0], recorded[:-1]])
+    stress_gpa = 240 * seen - 3000 * seen**2
+    with pytest.raises(NoLinearRegion):  # what the tensile protocol's own test says of this curve
+        fit_linear_region(seen[1:], stress_gpa[1:], 0.0, 0.016, min_window=0.008, tolerance=0.05)
+    write_record(tmp_path / "job", recorded, stress_gpa * 1e4)
+    result = youngs_modulus(tmp_path / "job", d, "described")
+    fitted = seen[1:][seen[1:] <= 0.01 + 1e-12]
+    assert len(fitted) == 11 and np.mean(fitted) == pytest.approx(0.005)
+    assert result.value == pytest.approx(240 - 6000 * np.mean(fitted), rel=1e-9)
+    assert result.value == pytest.approx(np.polyfit(fitted, 240 * fitted - 3000 * fitted**2, 1)[0], rel=1e-9)
+    assert len(result.warnings) == 1 and "no linear region" in result.warnings[0]
+    assert "kept because the loading is the one the description prescribes" in result.method
+    # a straight record keeps the tested window and no warning
+    write_record(tmp_path / "straight", recorded, 180 * seen * 1e4)
+    assert not youngs_modulus(tmp_path / "straight", d, "described").warnings
+
+
 def test_the_lag_free_first_sample_is_not_in_a_fine_fit(tmp_path: Path):
     """A fine rate (0.1 % strain per step): E = 180 GPa exactly, lagged one step as LAMMPS records it.
     Keeping the first (lag-free) sample in the 17-sample fit (0-1.6 %) gives 180 x (1 - 8/408) = 176.5 GPa."""

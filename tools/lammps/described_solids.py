@@ -149,19 +149,21 @@ def read_stress_strain(path: Path) -> tuple[np.ndarray, np.ndarray]:
     return table[:, 0], table[:, 1]
 
 
-def _deform_stage(desc: SimulationDescription) -> int:
-    return max(i for i, s in enumerate(desc.stages) if s.deform is not None)
+def _loading(desc: SimulationDescription) -> range:
+    """The stages of the last loading: its last deformation stage and the ones before it that it continues
+    (one fix deform and one stress-strain record over several run commands)."""
+    last = max(i for i, s in enumerate(desc.stages) if s.deform is not None)
+    first = last
+    while first > 0 and (d := desc.stages[first].deform) is not None and d.continued:
+        first -= 1
+    return range(first, last + 1)
 
 
 def _curve(job_dir: Path, desc: SimulationDescription) -> tuple[int, Stage, np.ndarray, np.ndarray]:
     """The last deformation stage and its stress-strain record (stress in GPa, or reduced units;
     a compression's signs flipped so that loading is positive)."""
-    index = _deform_stage(desc)
+    index = _loading(desc)[0]  # the loading's record starts at its first stage (later run commands continue it)
     stage = desc.stages[index]
-    assert stage.deform is not None
-    while index > 0 and stage.deform is not None and stage.deform.continued:  # the loading's record starts at its
-        index -= 1  # first stage (later run commands of the same loading continue the record)
-        stage = desc.stages[index]
     assert stage.deform is not None
     path = job_dir / STRESS_STRAIN_FILE
     if not path.is_file():
@@ -212,7 +214,11 @@ def _modulus_fit(desc: SimulationDescription, stage: Stage, strain: np.ndarray, 
     windows they test, and whether the curve's maximum lies inside the window: on a cut record that holds
     the window and whose highest stress so far lies beyond it, both are the complete record's (a later,
     higher stress lies beyond it too)."""
-    from tools.lammps.protocols.tensile import MIN_POINTS, fit_linear_region  # the protocols import this module
+    from tools.lammps.protocols.tensile import (  # the protocols import this module
+        MIN_POINTS,
+        NoLinearRegion,
+        fit_linear_region,
+    )
 
     assert stage.deform is not None and desc.timestep
     recorded = float(strain.max())
@@ -235,7 +241,11 @@ def _modulus_fit(desc: SimulationDescription, stage: Stage, strain: np.ndarray, 
     end = max(FIT_END, 2 * MIN_POINTS * per_sample)
     min_window = max(0.001, MIN_POINTS * per_sample)
     covered(end)
-    fit = fit_linear_region(strain, stress, 0.0, end, min_window=min_window, tolerance=LINEARITY_TOLERANCE)
+    try:
+        fit = fit_linear_region(strain, stress, 0.0, end, min_window=min_window, tolerance=LINEARITY_TOLERANCE)
+    except NoLinearRegion as bent:
+        covered(SMALL_STRAIN)
+        return _bent_fit(strain, stress, small, str(bent))
     while fit["se"] > NOISY_FIT * fit["slope"] and fit["end"] < SMALL_STRAIN * (1 - 1e-9) and \
             not fit["shrunk"] and complete >= min(2 * fit["end"], SMALL_STRAIN):
         covered(min(2 * fit["end"], SMALL_STRAIN))
@@ -270,9 +280,29 @@ def _coarse_fit(strain: np.ndarray, stress: np.ndarray, small: np.ndarray) -> di
             "coarse": float(np.median(np.diff(np.sort(strain[small]))))}
 
 
+def _bent_fit(strain: np.ndarray, stress: np.ndarray, small: np.ndarray, finding: str) -> dict:
+    """The prescribed loading bends within the small-strain limit (at a very high stated rate the halves
+    of every window down to the smallest disagree): a prescribed protocol is not refused for it. The
+    slope is the least-squares line over the samples within SMALL_STRAIN, as for a coarse record, and
+    the finding (the halves' slopes) goes with it as a warning."""
+    from simagent.stats import linear_fit
+
+    fit = _coarse_fit(strain, stress, small)
+    middle = SMALL_STRAIN / 2
+    halves = [strain[small] <= middle, strain[small] >= middle]
+    slopes = tuple(linear_fit(strain[small][h], stress[small][h])[0] for h in halves)
+    return {**fit, "coarse": None, "half_slopes": slopes,
+            "bent": (f"{finding.split(' (', 1)[0]}: the slopes of the halves of [0, {SMALL_STRAIN:g}] are "
+                     f"{slopes[0]:.4g} and {slopes[1]:.4g}; the number is the least-squares line over the whole "
+                     f"[0, {SMALL_STRAIN:g}] (the small-strain convention), kept because the loading is the one "
+                     "the description prescribes")}
+
+
 def _fit_words(fit: dict) -> str:
     from tools.lammps.protocols.tensile import MIN_POINTS  # the protocols import this module
 
+    if fit.get("bent"):
+        return (f"fit window strain {fit['start']:g} to {fit['end']:.4g} ({fit['points']} samples; {fit['bent']})")
     if fit.get("coarse"):
         return (f"fit window strain {fit['start']:g} to {fit['end']:.4g} ({fit['points']} samples, "
                 f"{fit['coarse']:.3g} strain apart: fewer than {MIN_POINTS} within the small-strain limit "
@@ -286,11 +316,12 @@ def _fit_words(fit: dict) -> str:
             f"slopes {fit['half_slopes'][0]:.4g} and {fit['half_slopes'][1]:.4g})")
 
 
-def _planned_reach(desc: SimulationDescription, stage: Stage) -> float:
-    """The force strain (loading positive) of the deformation's last step as prescribed."""
-    d = stage.deform
+def _planned_reach(desc: SimulationDescription, loading: range) -> float:
+    """The force strain (loading positive) of the loading's last step as prescribed (its stages continue one
+    fix deform at one rate)."""
+    d = desc.stages[loading[0]].deform
     assert d is not None and desc.timestep
-    total = d.rate * desc.timestep * stage.steps
+    total = d.rate * desc.timestep * sum(desc.stages[i].steps for i in loading)
     final = math.expm1(total) if d.style == "trate" else total
     earlier, _ = force_strain(np.array([final]), np.zeros(1), d, desc.timestep)
     return abs(float(earlier[-1]))
@@ -305,11 +336,11 @@ def youngs_modulus(job_dir: Path, desc: SimulationDescription, job: str, stop: B
     taken only when the record covers every window the complete record's fit would read (a stop after
     the deformation stage leaves its record whole); it carries the stop as a warning and in its method.
     Otherwise CalculationFailed says the stop came before the fit window's end."""
-    index = _deform_stage(desc)
-    if stop is not None and stop.stage < index:
-        raise CalculationFailed(f"{stop.words(desc)}, before the deformation (stage {index + 1}) began: no "
+    loading = _loading(desc)
+    if stop is not None and stop.stage < loading[0]:
+        raise CalculationFailed(f"{stop.words(desc)}, before the deformation (stage {loading[0] + 1}) began: no "
                                 "stress-strain record")
-    cut = stop is not None and stop.stage == index
+    cut = stop is not None and stop.stage in loading
     try:
         index, stage, strain, stress = _curve(job_dir, desc)
     except ReadError:
@@ -318,7 +349,7 @@ def youngs_modulus(job_dir: Path, desc: SimulationDescription, job: str, stop: B
         assert stop is not None
         raise CalculationFailed(f"{stop.words(desc)}, before the stress-strain record held a sample") from None
     try:
-        fit = _modulus_fit(desc, stage, strain, stress, reach=_planned_reach(desc, stage) if cut else None)
+        fit = _modulus_fit(desc, stage, strain, stress, reach=_planned_reach(desc, loading) if cut else None)
     except WindowNotRecorded as short:
         assert stop is not None
         window = f"the fit window (strain 0 to {short.end:.4g}) the complete run's record would be fitted over"
@@ -329,14 +360,14 @@ def youngs_modulus(job_dir: Path, desc: SimulationDescription, job: str, stop: B
                                 "taken from it") from None
     d = stage.deform
     assert d is not None
-    warnings, provenance = [], ""
+    warnings, provenance = ([fit["bent"]] if fit.get("bent") else []), ""
     if stop is not None:
-        reached = f", at strain {float(strain.max()):.4g} of the deformation's {_planned_reach(desc, stage):.4g}" \
+        reached = f", at strain {float(strain.max()):.4g} of the deformation's {_planned_reach(desc, loading):.4g}" \
             if cut else ""
         warning = (f"{stop.words(desc)}{reached}, after the fit window: MD is causal, so the steps that did not "
                    "run cannot change the recorded rows this number is fitted to; the rest of the prescribed run was "
                    "not done")
-        warnings, provenance = [warning], f"; NOT the complete prescribed run: {warning}"
+        warnings, provenance = [*warnings, warning], f"; NOT the complete prescribed run: {warning}"
     return Result(quantity="youngs_modulus", value=fit["slope"], unit="GPa" if desc.units in TO_GPA else "reduced",
                   uncertainty=fit["se"], job=job, data_file=STRESS_STRAIN_FILE, log="log.lammps", warnings=warnings,
                   method=(f"least-squares slope of engineering stress (-p{d.axis}{d.axis}) against engineering strain "

@@ -282,6 +282,10 @@ class TensileTest(SolidProtocol):
         ]
 
 
+class NoLinearRegion(CalculationFailed):
+    """No window down to the smallest allowed has halves whose slopes agree."""
+
+
 def fit_linear_region(
     strain: np.ndarray, stress: np.ndarray, start: float, end: float, min_window: float, tolerance: float
 ) -> dict:
@@ -314,7 +318,7 @@ def fit_linear_region(
                     "half_slopes": (first["slope"], second["slope"]),
                 }
         if end - start <= min_window or fit is None:
-            raise CalculationFailed(
+            raise NoLinearRegion(
                 f"no linear region between strain {start:.4g} and {start + min_window:.4g} (noise too large or "
                 "the response is non-linear): use a larger cell, a lower temperature or a slower rate"
             )
