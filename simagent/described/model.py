@@ -27,6 +27,7 @@ from simagent.described.granular import GranularPour
 from simagent.described.groups import Displacement, Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
+from simagent.described.pillars import BondedPillars
 from simagent.described.polymer import BondedChain
 from simagent.described.replica import ParallelReplica
 from simagent.described.respa import Respa
@@ -215,7 +216,8 @@ class SimulationDescription(BaseModel):
     box: Box | None = None
     sheet: Sheet | None = Field(default=None, description="a graphene sheet in the xy plane (it holds its own cell, "
                                 "replication and box; simagent.described.sheet)")
-    atom_style: Literal["atomic", "charge", "full", "sphere", "molecular", "ellipsoid", "rheo", "spin"] = "atomic"
+    atom_style: Literal["atomic", "charge", "full", "sphere", "molecular", "bond", "ellipsoid", "rheo",
+                        "spin"] = "atomic"
     atom_types: int = Field(default=1, ge=1)
     masses: dict[int, float] = Field(default_factory=dict)
     pair: Pair | None = None
@@ -246,6 +248,8 @@ class SimulationDescription(BaseModel):
                                       "rotates (pair granular, fix wall/gran/region, fix pour)")
     rheo: RheoFluid | None = Field(default=None, description="RHEO particles (pair rheo, fix rheo and its "
                                    "viscosity and pressure fixes, status flags)")
+    pillars: BondedPillars | None = Field(default=None, description="bonded-particle pillars settled in a wall, "
+                                          "copied along x, bonded and compressed (simagent.described.pillars)")
     spin: SpinLattice | None = Field(default=None, description="classical spins on the atoms, their magnetic "
                                      "interactions and spin dynamics (SPIN package)")
     neighbor_every: int | None = None
