@@ -45,7 +45,9 @@ PropertyName = Literal[
     "rayleigh_departure",  # fix msst: departure from the Rayleigh line (pressure units)
     "lagrangian_speed",  # fix msst: the cell's Lagrangian (particle) speed (velocity units)
     "lagrangian_position",  # fix msst: the cell's position behind the shock front (distance units)
-    "coulomb_energy_per_atom",  # pairwise (ecoul) + long-range (elong) Coulomb energy per atom, a described run's
+    "coulomb_energy_per_atom",  # LAMMPS's Coulombic energy (thermo ecoul, the pair style's Coulomb term; with
+    # Ewald/PPPM its real-space part) per atom, a described run's
+    "electrostatic_energy_per_atom",  # the whole Coulomb energy, thermo ecoul + elong (k-space), per atom
     "hydrogen_bond_count",  # hydrogen bonds of a pair style that counts them (compute pair hbond/dreiding/*)
     "rotation_angle",  # a rotating drum's wall angle (the rotation variable, radians), mean over the run
     "magnetization",  # of a spin lattice: the total magnetic moment (muB; label per_atom, normalized)
