@@ -203,11 +203,15 @@ class MetricTarget:
     note: str = ""  # how the reported unit differs from the one the text gives (report.md)
 
     def request(self) -> PropertyRequest:
-        asked = self.property and (self.property.endswith("_per_molecule") or self.property == "atom_count")
+        asked = self.property and (self.property.endswith("_per_molecule") or self.property in ("atom_count",
+                                                                                                  "molecule_count"))
         label = self.label if asked else None
         return PropertyRequest(name=self.property, at=self.at, step=self.step, label=label, group=self.group)
 
 
+MOLECULE_COUNT = re.compile(r"\b(?:number|count) of (?:the )?(?:([a-z][a-z0-9]*) )?molecules\b"
+                            r"(?! ?(?:per|/|in (?:a|each|every|one|unit)|density))|"
+                            r"\b([a-z][a-z0-9]*) molecule (?:count|number)\b")
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
@@ -235,6 +239,9 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
      r"\bf ?[xyz]\b|\b[xyz][- ]?(?:direction |component (?:of (?:the )?)?)?force\b|\bwall force", "wall_force"),
     (r"shear stress", "shear_stress"),
     (r"\b(?:partial |atomic |net )?charges?\b", "atomic_charge"),
+    # how many molecules of one kind the box holds ('number of water molecules', 'water molecule count'); a number
+    # per volume or per area is a density, not a count
+    (MOLECULE_COUNT.pattern, "molecule_count"),
     (r"\bnumber of (?:the )?(?:(?:type ?\d+|(?!neighbou?r|nearest)[a-z]+) )?(?:atoms|particles|beads)\b|"
      r"\b(?:atom|particle) (?:count|number)\b|"
      r"\bcount of (?:the )?(?:(?:type ?\d+|[a-z]+) )?(?:atoms|particles|beads)\b", "atom_count"),
@@ -404,6 +411,14 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
     _label(target, words, elastic_example)
     if typed := re.search(r"\btype ?(\d+)\b", words):  # 'per type 2 atom', 'on atom type 2'
         target.group = f"type{typed.group(1)}"
+    if target.property == "molecule_count":  # which molecules: 'water', 'co2'; no kind named: not counted
+        hit = MOLECULE_COUNT.search(words)
+        kind = next((g for g in hit.groups() if g), None) if hit else None
+        if kind is None or kind in _NOT_KINDS:
+            target.property, target.reason = None, (
+                f"{metric!r} counts molecules without naming which kind (water, CO2, ...)")
+            return target
+        target.label = kind
     if target.property == "atom_count" and (where := _REGION_WORD.search(words)):
         target.label = where.group(1)  # a region word, resolved against the description's regions
     step = re.search(r"\b(?:at )?(?:time ?)?step (\d+)\b", words)

@@ -37,6 +37,7 @@ from simagent.described import (
     granular,
     ionic_crystal,
     molecular,
+    nanotube,
     pillars,
     polymer,
     region_reading,
@@ -247,6 +248,7 @@ def read_description(text: str) -> SimulationDescription:
     defects.read_point_defect(desc, low, minimize_settings)
     replica.read_prd(desc, low, minimize_settings)  # parallel replica dynamics: after the stages and minimisations
     replica.read_removed_atoms(desc, low)
+    nanotube.read_tube(desc, low)  # a carbon nanotube: its chirality and atoms (its system is not rendered yet)
     check_made_types(desc)
     _check_run_values(desc)
     return desc

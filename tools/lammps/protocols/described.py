@@ -49,6 +49,7 @@ from tools.lammps.described_metrics import (
     SURFACE_TENSION_COLUMN,
     SURFACE_TENSION_FACTOR,
     GroupMeasure,
+    anchor_type,
     carries_charge,
     describe,
 )
@@ -98,7 +99,8 @@ COULOMB = "coulomb_energy_per_atom"  # thermo ecoul (LAMMPS's Coulombic energy),
 ELECTROSTATIC = "electrostatic_energy_per_atom"  # thermo ecoul + elong (with the k-space part), per atom (and total)
 COULOMBS = (COULOMB, ELECTROSTATIC)
 HBONDS = "hydrogen_bond_count"  # of a pair style that counts them (tools.lammps.example_system.hbond_lines)
-GROUP_ONLY = frozenset({"atomic_charge", "atom_count"})  # always over a group (tools.lammps.described_metrics)
+GROUP_ONLY = frozenset({"atomic_charge", "atom_count", "molecule_count"})  # always over a group or kind of molecule
+# (tools.lammps.described_metrics)
 INTERSTITIAL = "interstitial_formation_energy"  # from the two minimisations of a described point defect
 RELAXED_FORCE = 1e-3  # eV/A: a larger force left after a defect's minimisation is a warning with the number
 MINIMISED = ("potential_energy_per_atom",)  # what a description of minimisations alone measures: the final state's
@@ -534,7 +536,11 @@ def _measures(spec: TaskSpec) -> list[GroupMeasure]:
     """The numbers asked over a group of atoms (a type, a described group) or counted in a region."""
     out: list[GroupMeasure] = []
     for p in spec.properties:
-        if p.group is not None or p.name in GROUP_ONLY:
+        if p.name == "molecule_count":  # over the molecules of one kind, named by the label ('water')
+            m = GroupMeasure(property=p.name, group=(p.label or "").lower() or ALL)
+            if m not in out:
+                out.append(m)
+        elif p.group is not None or p.name in GROUP_ONLY:
             m = GroupMeasure(property=p.name, group=p.group or ALL, region=p.label if p.name == "atom_count" else None)
             if m not in out:
                 out.append(m)
@@ -549,6 +555,8 @@ def _measurable(m: GroupMeasure, desc: SimulationDescription) -> bool:
         return False
     if m.region is not None and (layout is None or all(r.name != m.region for r in layout.regions)):
         return False
+    if m.property == "molecule_count":  # a kind of molecule the molecular system has, one marker atom each
+        return anchor_type(desc, m.group) is not None
     if m.group == ALL:
         return True
     if m.group.startswith("type") and m.group[4:].isdigit():
@@ -562,6 +570,11 @@ def _group_result(m: GroupMeasure, block: dict[str, np.ndarray], desc: Simulatio
         raise ReadError(f"thermo column {m.column} missing")
     series = block[m.column]
     mean, err = block_average(series)
+    if m.property == "molecule_count":
+        return Result(quantity=f"{m.property} ({m.group})", property=m.property, label=m.group, value=mean, unit="",
+                      uncertainty=err, job=JOB_ID, log="log.lammps",
+                      method=f"average of {describe(m)} (thermo {m.column}) over {where}, {series.size} samples; "
+                             "standard error by block averaging")
     if m.property == "atom_count":
         unit = ""
     elif m.property == "atomic_charge":
