@@ -194,6 +194,26 @@ REPLACED_MISSING = ("initial configuration (lattice)", "atom masses", "LJ epsilo
                     "box size", "pair potential", "lattice scale (density or lattice constant)")
 
 
+# a simple-cubic lattice the molecules are put on ('inserted on a simple cubic lattice with a lattice constant
+# of 4.5 A', 'placed at the sites of an sc lattice of spacing 4 A'): a placement grid, not a crystal
+PLACEMENT_LATTICE = re.compile(
+    r"\b(?:insert|plac|pack|put|creat|position|arrang|distribut)\w*\b[^.;]{0,80}?\b(?:on|onto|at|in|using|with)\b"
+    r"[^.;]{0,30}?\b(?:simple[- ]cubic|sc) lattice\b[^.;]{0,40}?" + NUM + r"\s*(?:angstrom|a\b)|"
+    r"\b(?:simple[- ]cubic|sc) lattice\b[^.;]{0,40}?" + NUM + r"\s*(?:angstrom|a\b)[^.;]{0,60}?\b(?:insert|plac|put|"
+    r"creat|position)\w*")
+# solids beside the liquid that the module builds no model of: pattern -> the name given in the refusal
+_SOLIDS = [(r"\bgraphit\w*|\bgraphene\b", "graphite or graphene layers"),
+           (r"carbon nanotube|\bcnt\b|\bnanotube\b", "a carbon nanotube")]
+
+
+def placement_lattice(low: str) -> re.Match | None:
+    """The words of a simple-cubic lattice a water text places its molecules on, when no box is measured in
+    its units (a box 'of 6*6*14 lattice units' is `read_box`'s: the lattice is the box's measure there)."""
+    if water_model(low) is None or re.search(r"\blattice units?\b", low):
+        return None
+    return PLACEMENT_LATTICE.search(low)
+
+
 def water_model(low: str) -> str | None:
     for pattern, name in _WATER_WORDS:
         if re.search(pattern, low):
@@ -210,6 +230,14 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     for pattern, what in UNKNOWN_MOLECULES:
         if re.search(pattern, low) and what not in ("CO2", "ethanol"):
             desc.unsupported.append(f"a molecule simagent has no template for ({what})")
+    for pattern, what in _SOLIDS:
+        if hit := re.search(pattern, low):
+            desc.unsupported.append(f"a solid beside the molecules ({what}, '{hit.group(0)}'): simagent builds no "
+                                    "model of it (its atoms' interactions with each other, its geometry and where it "
+                                    "lies are not in the molecular reading)")
+    if grid := placement_lattice(low):
+        desc.unsupported.append(f"molecules placed on a stated lattice ('{grid.group(0)}'): simagent places them on "
+                                "its own grid, whose spacing follows from the count")
     recenter = re.search(r"\b(ions?|salt ions|solute|water)\b[^.;]{0,40}\brecent(?:er|red|ering)\w*[^.;]{0,30}"
                          r"(?:initial|original|starting) (?:position|centre|center)", low)
     if recenter is None and re.search(r"\brecent(?:er|red|ering)", low):
@@ -504,7 +532,8 @@ def _model_word(name: str) -> str:
 
 def _count(low: str, noun: str) -> int | None:
     """'1500 water molecules', 'water molecules (1834)', 'TIP4P/2005 water molecules (1834)'."""
-    hit = re.search(r"(?<![\w/.-])(\d+) (?:rigid |flexible )?" + noun, low) or re.search(noun + r"\s*\((\d+)\)", low)
+    hit = re.search(r"(?<![\w/.-])(\d+) (?:rigid |flexible )?" + noun, low) or re.search(
+        noun + r"\s*\((\d+)(?: molecules?)?\)", low)
     return int(hit.group(1)) if hit else None
 
 
@@ -719,11 +748,34 @@ def read_box(desc: SimulationDescription, low: str) -> None:
     elif dims:
         lo, hi = (0.0,) * 3, tuple(float(dims.group(k)) for k in (1, 2, 3))
         words = dims.group(0)
+    elif axes := box_axes(low):
+        lo, hi, words = axes
     else:
         desc.missing.append("box size")
         return
     desc.box = Box(lo=lo, hi=hi, lattice_units=False)
     desc.note("box", "rules", words + " (angstrom)")
+
+
+def box_axes(low: str) -> tuple[tuple[float, float, float], tuple[float, float, float], str] | None:
+    """A box stated per axis in angstrom, in a sentence about the box: '-10 to 10 A in x, -12 to 12 A in y and
+    -18 to 18 A in z', 'x from 0 to 30 A, y from 0 to 30 A, z from 0 to 60 A' (None: not every axis stated)."""
+    for sentence in re.split(r"(?<=[.;])\s+", low):
+        if not re.search(r"\b(?:simulation )?(?:box|cell|domain)\b", sentence):
+            continue
+        lo, hi, words = [0.0] * 3, [0.0] * 3, []
+        for k, axis in enumerate("xyz"):
+            hit = re.search(NUM + r"\s*(?:angstrom|a\b)?\s*to\s*" + NUM + r"\s*(?:angstrom|a\b)?\s*(?:in|along) (?:the )?"
+                            + axis + r"\b|\b" + axis + r"(?:[- ](?:direction|axis))?\s*(?:from|=|:)\s*" + NUM
+                            + r"\s*(?:angstrom|a\b)?\s*to\s*" + NUM, sentence)
+            if hit is None:
+                break
+            values = [float(v) for v in hit.groups() if v is not None]
+            lo[k], hi[k] = values
+            words.append(hit.group(0))
+        else:
+            return (lo[0], lo[1], lo[2]), (hi[0], hi[1], hi[2]), "; ".join(words)
+    return None
 
 
 def lattice_spacing(low: str) -> tuple[float, str] | None:

@@ -37,6 +37,7 @@ from simagent.described import (
     granular,
     ionic_crystal,
     molecular,
+    nanotube,
     polymer,
     region_reading,
     replica,
@@ -199,6 +200,7 @@ def read_description(text: str) -> SimulationDescription:
         desc.thermo_every = ctl["thermo_every"]
         desc.note("thermo_every", "rules", f"every {desc.thermo_every} steps")
     _stages(desc, low, reduced)
+    separate_thermostat.read_group_thermostats(desc, low)  # one thermostat per group: refused by name
     box_scaling.read_box_scaling(desc, low)  # a scaling loop: its run stage unrolled, one per cycle
     read_boundary(desc, low)
     sheet.read_sheet_box(desc, low)  # the sheet's boundary, in-plane barostats and stress record
@@ -244,6 +246,7 @@ def read_description(text: str) -> SimulationDescription:
     defects.read_point_defect(desc, low, minimize_settings)
     replica.read_prd(desc, low, minimize_settings)  # parallel replica dynamics: after the stages and minimisations
     replica.read_removed_atoms(desc, low)
+    nanotube.read_tube(desc, low)  # a carbon nanotube: its chirality and atoms (its system is not rendered yet)
     check_made_types(desc)
     _check_run_values(desc)
     return desc
@@ -368,6 +371,10 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
     if re.search(r"\bdiamond(?:[- ]cubic)?(?: lattice| structure| crystal)", low):
         style = "diamond"
     style = style or solids.crystal_word(low)
+    if style == "sc" and (grid := molecular.placement_lattice(low)):
+        desc.note("lattice", "rules", f"none: '{grid.group(0)}' is the grid the molecules are placed on "
+                  "(simagent.described.molecular), not a crystal")
+        style = None
     data = re.search(r"(?:pre-?minimi[sz]ed |initial |input |lammps )?data file|\bread_data\b", low)
     random_only = (style is None and not data and RANDOM_PLACEMENT.search(low) is not None
                    and molecular.water_model(low) is None)  # water boxes: simagent.described.molecular
@@ -645,7 +652,8 @@ _RUN = re.compile(rf"\b{COUNT}[- ](?:more |additional )?(?:(?:production|equilib
                   rf"(?:{STEP_WORD}|timessteps|stps)\b(?![- ](?:time[- ]|running )?(?:averag|window|block|interval))")
 _NOT_RUN = re.compile(r"\b(?:every|each|damp\w*|last|final|interval|frequency|window|correlation|up to|"
                       r"within|iterations?|in)\b[^.;,]{0,12}$")
-_MINIMIZE = re.compile(r"minimi[sz](?:e|ed|ation)|energy minimi")
+# not 'a minimisation-like relaxation' (dynamics that only resembles one, e.g. fix nve/limit)
+_MINIMIZE = re.compile(r"(?:minimi[sz](?:e|ed|ation)|energy minimi)(?![a-z]*[- ]like\b)")
 MINIMIZE = _MINIMIZE  # the minimisation's words (simagent.described.llm_fill writes its fields there)
 _TEMPERATURE = re.compile(r"\btemperatures? (?:of |at |= ?|to )?(?:about |approximately )?" + NUM)
 _KELVIN = re.compile(r"\bat " + NUM + r"\s*k\b")  # 'water at 300 K', 'equilibrated at 293.15 K'
@@ -710,9 +718,22 @@ def _named_thermostat(sentence: str) -> str | None:
 
 def _stated_part(sentence: str) -> str:
     """What a sentence states of the dynamics: the words before a thermostat goes off (the switch is
-    an event), without the ensembles it removes ('the NPT fix is removed')."""
+    an event, and the words after it that name the next ensemble are `replaced_after_off`'s), without the
+    ensembles it removes ('the NPT fix is removed')."""
     off = _OFF.search(sentence)
     return _REMOVED.sub(" ", sentence[:off.start()] if off else sentence)
+
+
+def replaced_after_off(sentence: str) -> str | None:
+    """The words after a thermostat is switched off that name the ensemble taking its place ('after
+    equilibration the Berendsen thermostats are removed and the box is run in the NPT ensemble at 300 K and
+    1 atm'): the runs stated after the switch have that ensemble's dynamics. None: they name none, and the
+    runs after the switch are plain NVE."""
+    off = _OFF.search(sentence)
+    if off is None:
+        return None
+    after = sentence[off.end():]
+    return after if sentence_ensemble(after) is not None else None
 
 
 def unnamed_thermostat(sentence: str) -> str | None:
@@ -892,8 +913,11 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
             if kind == "reset":
                 reset_next = True
                 continue
-            if kind == "off":
-                current, unnamed = Dynamics(ensemble="nve"), None
+            if kind == "off":  # plain NVE, or the ensemble the words after the switch name
+                after = replaced_after_off(sentence)
+                following = _sentence_dynamics(after, reduced, None, initial_t, desc.units) if after else None
+                current, unnamed = (following, unnamed_thermostat(after)) if following is not None and after else (
+                    Dynamics(ensemble="nve"), None)
                 continue
             if kind == "minimize":
                 minimized = True
@@ -931,6 +955,9 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         runs = [s for s in desc.stages[made:] if s.kind == "run"]
         if runs:
             last = (sentence, runs)
+            _stage_timestep(desc, sentence, runs)
+        elif dyn is not None and dyn.p_coupling == "aniso" and not clauses and not events:
+            _coupling_of_last_run(desc, sentence)
         elif dyn is not None and separate_thermostat.on_nve(dyn) and not clauses and not events:
             joined = _thermostat_after(desc, dyn, sentence, last)
             current = joined or current
@@ -951,6 +978,31 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         name = desc.stages[desc.average_stage].name
         desc.note("average_stage", "default", f"{name}: the metrics average the thermo output of the last run stage, "
                   "the production run the text states last")
+
+
+# a timestep stated in a run's own sentence: 'using timesteps of 0.5', 'with a 2 fs time step', 'a timestep of 1 fs'
+_STAGE_TIMESTEP = re.compile(r"\btime ?steps? (?:of|=|is|set to)\s*" + NUM + r"\s*(fs|ps|femtoseconds?|picoseconds?)?"
+                             r"|\b" + NUM + r"\s*(fs|ps)[- ]time ?steps?\b")
+STAGE_TIMESTEP_NAME = "a timestep of its own for a run stage"
+
+
+def _stage_timestep(desc: SimulationDescription, sentence: str, runs: list[Stage]) -> None:
+    """A timestep stated in the sentence of a run that differs from the run's timestep (desc.timestep, the one
+    the text states for the whole simulation or LAMMPS's default) is a timestep of that stage alone: the
+    renderer writes one timestep for every stage, so the stage is refused by name, never run at the other
+    timestep. A value without a unit is in the unit style's time unit (LAMMPS's timestep command)."""
+    if desc.timestep is None:
+        return
+    for hit in _STAGE_TIMESTEP.finditer(sentence):
+        value, unit = (hit.group(1), hit.group(2)) if hit.group(1) is not None else (hit.group(3), hit.group(4))
+        dt = float(value)
+        if unit is not None:
+            dt = style_time(Quantity(value=dt, unit="ps" if unit.startswith("p") else "fs"), desc.units)
+        if abs(dt - desc.timestep) > 1e-9 * max(dt, desc.timestep):
+            names = ", ".join(r.name for r in runs)
+            desc.unsupported.append(f"{STAGE_TIMESTEP_NAME} ({hit.group(0).strip()} for {names}; the other stages "
+                                    f"run at {desc.timestep:g})")
+            return
 
 
 # words that end or change a loading: a run stated with them is not more of the same deformation
@@ -1086,12 +1138,39 @@ def unread_dynamics(steps: int, low: str) -> str:
     return f"the dynamics (ensemble) of the {steps}-step run{said}"
 
 
+# the barostat's coupling stated after the sentence naming it: 'the pressure is coupled anisotropically',
+# 'each box edge adjusts independently'; not 'isotropic', not a coupling of something else
+_ANISO_LATER = re.compile(r"\b(?:pressure|barostat|box)\b[^.;]{0,50}\banisotropic(?:ally)?\b|\banisotropic(?:ally)? "
+                          r"(?:pressure|barostat|coupl\w*)|\b(?:box (?:edges?|lengths?|dimensions?)|each (?:axis|edge|box "
+                          r"(?:edge|length|dimension))) (?:are |is )?(?:adjusted|coupled|scaled|relaxed) independently\b")
+
+
+def _coupling_of_last_run(desc: SimulationDescription, sentence: str) -> bool:
+    """'The barostat acts anisotropically on the three edges.' after the sentence that made an isotropic NPT/NPH run:
+    that run's barostat is anisotropic (a sentence that orders itself after it, 'then ...', is about later runs).
+    True: the last run was changed."""
+    stage = desc.stages[-1] if desc.stages else None
+    if stage is None or stage.kind != "run" or stage.dynamics is None or \
+            stage.dynamics.ensemble not in ("npt", "nph") or stage.dynamics.p_coupling != "iso" or \
+            stage.dynamics.p_axes is not None or separate_thermostat.ordered("", sentence):
+        return False
+    stage.dynamics.p_coupling = "aniso"
+    desc.note(f"{stage.name}.p_coupling", "rules", (_ANISO_LATER.search(sentence) or re.search(r"anisotropic\w*",
+                                                                                              sentence)).group(0))
+    return True
+
+
 def _later_set_points(desc: SimulationDescription, sentence: str, current: Dynamics, deforming: bool) -> None:
     """Set points stated in a sentence after the one naming the ensemble: a barostat pressure
     ('zero external pressure'), or the temperature kept during a deformation."""
     if current.ensemble in ("npt", "nph") and current.p_stop is None and (p := solids.stated_pressure(sentence)):
         current.p_start = current.p_stop = p[0]
         desc.note("pressure", "rules", p[1])
+    if current.ensemble in ("npt", "nph") and current.p_coupling == "iso" and current.p_axes is None and \
+            (aniso := _ANISO_LATER.search(sentence)):
+        if not _coupling_of_last_run(desc, sentence):  # the barostat's run is stated later (or is another's)
+            desc.note(f"run{len(desc.stages) + 1}.p_coupling", "rules", aniso.group(0))
+        current.p_coupling = "aniso"
     if deforming and (t := solids.maintained_temperature(sentence)) is not None:
         if current.thermostat is None:
             current.ensemble, current.thermostat = "nvt", "nose-hoover"
