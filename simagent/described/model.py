@@ -27,6 +27,7 @@ from simagent.described.granular import GranularPour
 from simagent.described.groups import Displacement, Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
+from simagent.described.nanotube import Nanotube
 from simagent.described.polymer import BondedChain
 from simagent.described.replica import ParallelReplica
 from simagent.described.respa import Respa
@@ -220,6 +221,8 @@ class SimulationDescription(BaseModel):
     box: Box | None = None
     sheet: Sheet | None = Field(default=None, description="a graphene sheet in the xy plane (it holds its own cell, "
                                 "replication and box; simagent.described.sheet)")
+    nanotube: Nanotube | None = Field(default=None, description="a single-walled carbon nanotube along a periodic "
+                                      "box edge (simagent.described.nanotube); read and built, not rendered yet")
     atom_style: Literal["atomic", "charge", "full", "sphere", "molecular", "ellipsoid", "rheo", "spin"] = "atomic"
     atom_types: int = Field(default=1, ge=1)
     masses: dict[int, float] = Field(default_factory=dict)

@@ -37,6 +37,7 @@ from simagent.described import (
     granular,
     ionic_crystal,
     molecular,
+    nanotube,
     polymer,
     region_reading,
     replica,
@@ -246,6 +247,7 @@ def read_description(text: str) -> SimulationDescription:
     defects.read_point_defect(desc, low, minimize_settings)
     replica.read_prd(desc, low, minimize_settings)  # parallel replica dynamics: after the stages and minimisations
     replica.read_removed_atoms(desc, low)
+    nanotube.read_tube(desc, low)  # a carbon nanotube: its chirality and atoms (its system is not rendered yet)
     check_made_types(desc)
     check_stage_timesteps(desc)
     _check_run_values(desc)
@@ -660,6 +662,18 @@ _KELVIN = re.compile(r"\bat " + NUM + r"\s*k\b")  # 'water at 300 K', 'equilibra
 _PRESSURE = re.compile(NUM + r"\s*(atm|bar)\b")
 # fix nve/limit's cap on the distance an atom moves per step: 'nve/limit integrator (limit: 0.05)'
 _LIMIT = re.compile(r"nve/limit\b[^.;]{0,60}?(?:limit|cap\w*|max\w*|xmax|at most)[^0-9.;]{0,30}" + NUM)
+# the same cap in prose, always 'per (time)step': 'a displacement limit of 0.1 A per timestep', 'atoms move at most
+# 0.05 sigma per step', 'limiting the displacement to 0.1 A each step', 'the maximum displacement per step is 0.2 A'
+_PER_STEP = r"(?:per|each|every|in one|in a single|a) (?:md |integration )?(?:time ?)?step\b"
+_LIMIT_PROSE = re.compile(
+    r"\b(?:displacements?|distances?|movements?|moves?|moving|travels?)\b[^.;0-9]{0,25}?\b(?:limit(?:ed)?|cap(?:ped)?|"
+    r"max(?:imum)?|at most|no more than|restricted)\b(?: (?:of|at|to|is|by))?\s*" + NUM + r"\s*(angstrom|a\b|nm|"
+    r"sigma|lj units?|distance units?)?[^.;0-9]{0,12}?\b" + _PER_STEP
+    + r"|\b(?:limit\w*|cap\w*|restrict\w*) (?:the |each |every )?(?:atom(?:ic|s')? |per-step )?(?:displacements?|"
+    r"moves?|movements?)\b(?: of (?:each |every |any )?atoms?)? (?:to|of|at) " + NUM + r"\s*(angstrom|a\b|nm|sigma|"
+    r"lj units?|distance units?)?[^.;0-9]{0,12}?\b" + _PER_STEP
+    + r"|\bmax(?:imum)? displacement " + _PER_STEP + r"(?: (?:is|of|=|set to|at|to|limited to|capped at))?\s*" + NUM
+    + r"\s*(angstrom|a\b|nm|sigma)?")
 _OFF = re.compile(r"thermostat\w*[^.;]{0,30}\b(?:switched off|turned off|removed)|(?:remove|switch off|turn off)\w*"
                   r"[^.;]{0,15}thermostat|"
                   r"\b(?:switch|turn|shut)(?:es|s|ed|ing)? (?:the |this |that |its )?(?:\w+ )?thermostat\w* off\b")
@@ -797,6 +811,9 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
     limit = _LIMIT.search(sentence)
     if limit and dyn.ensemble == "nve":
         dyn.limit = float(limit.group(1))
+    elif dyn.ensemble == "nve" and (prose := _LIMIT_PROSE.search(sentence)):
+        value, unit = next((prose.group(k), prose.group(k + 1)) for k in (1, 3, 5) if prose.group(k) is not None)
+        dyn.limit = float(value) * (10.0 if unit == "nm" and units in ("real", "metal") else 1.0)
     if dyn.ensemble in ("npt", "nph"):
         p = re.search(r"pressure\s*(?:of|=|at)?\s*" + NUM, sentence)
         ramp = _PRESSURE_RAMP.search(sentence)

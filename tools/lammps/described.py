@@ -636,6 +636,8 @@ def render(desc: SimulationDescription, **requested: Any) -> str:
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
+    if desc.nanotube is not None:  # built (tools.lammps.described_nanotube), but its system is not rendered yet
+        raise ValueError("the description holds a carbon nanotube, whose system simagent does not render yet")
     lines = ["# simagent lammps/described: the task's description, rendered literally",
              "# (the defaults applied where the text is silent are listed in report.md)", ""]
     if replica.uses_prd(desc):  # prd's loop ignores LAMMPS's timer: once it expired, every run inside returns at
