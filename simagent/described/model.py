@@ -42,6 +42,7 @@ from simagent.described.srd import SRDSolvent
 from simagent.described.stacking import SlipScan
 
 Source = Literal["rules", "llm", "default"]
+STAGE_TIMESTEP_NAME = "a timestep of its own for a run stage"  # the refusal's name (simagent.described.reading)
 UnitsName = Literal["lj", "real", "metal"]
 LatticeStyle = Literal["fcc", "bcc", "sc", "diamond", "sq", "sq2", "hex", "hcp"]
 Ensemble = Literal["nve", "nvt", "npt", "nph"]
@@ -196,6 +197,8 @@ class Stage(BaseModel):
     prd: ParallelReplica | None = Field(default=None, description="the run is parallel replica dynamics (LAMMPS prd) "
                                         "with the stage's dynamics")
     delete_ids: list[int] = Field(default_factory=list, description="atoms removed by ID at the stage's start")
+    timestep: float | None = Field(default=None, gt=0, description="this run stage's own timestep, stated for it "
+                                   "alone (None: the simulation's, desc.timestep)")
     evidence: str = ""
 
     @model_validator(mode="after")
@@ -204,6 +207,8 @@ class Stage(BaseModel):
             raise ValueError(f"run stage {self.name!r} needs dynamics and a positive step count")
         if self.kind == "minimize" and self.minimize is None:
             raise ValueError(f"minimisation stage {self.name!r} needs its settings")
+        if self.timestep is not None and self.kind != "run":
+            raise ValueError(f"stage {self.name!r}: only a run stage has a timestep of its own")
         if self.keep_fixes and self.kind != "run":
             raise ValueError(f"stage {self.name!r}: only a run stage continues the previous stage's fixes")
         return self

@@ -765,9 +765,11 @@ def box_axes(low: str) -> tuple[tuple[float, float, float], tuple[float, float, 
             continue
         lo, hi, words = [0.0] * 3, [0.0] * 3, []
         for k, axis in enumerate("xyz"):
-            hit = re.search(NUM + r"\s*(?:angstrom|a\b)?\s*to\s*" + NUM + r"\s*(?:angstrom|a\b)?\s*(?:in|along) (?:the )?"
-                            + axis + r"\b|\b" + axis + r"(?:[- ](?:direction|axis))?\s*(?:from|=|:)\s*" + NUM
-                            + r"\s*(?:angstrom|a\b)?\s*to\s*" + NUM, sentence)
+            unit = r"\s*(?:angstrom|a\b)?"
+            span_first = NUM + unit + r"\s*to\s*" + NUM + unit + r"\s*(?:in|along) (?:the )?" + axis + r"\b"
+            axis_first = (r"\b" + axis + r"(?:[- ](?:direction|axis))?\s*(?:from|=|:)\s*" + NUM + unit + r"\s*to\s*"
+                          + NUM)
+            hit = re.search(span_first + "|" + axis_first, sentence)
             if hit is None:
                 break
             values = [float(v) for v in hit.groups() if v is not None]

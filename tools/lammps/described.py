@@ -507,6 +507,7 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
         lines += srd.insert_lines(desc)
     lines += solids.defect_lines(desc, index)
     lines += replica.removal_lines(stage, index)
+    lines += _timestep_lines(desc, index)
     if stage.reset_timestep:
         lines.append("reset_timestep  0")
     if stage.scale_box is not None:  # the box edges scaled, the atoms remapped with them
@@ -514,6 +515,20 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
         lines.append("change_box      all " + " ".join(f"{axis} scale {_fmt(scale.factor)}" for axis in scale.axes)
                      + " remap")
     return lines + stacking.displace_lines(stage)
+
+
+def _timestep_lines(desc: SimulationDescription, index: int) -> list[str]:
+    """A run stage's own timestep (Stage.timestep), and the simulation's again at the next run stage after it."""
+    def effective(i: int) -> float | None:
+        return desc.stages[i].timestep or desc.timestep
+
+    stage = desc.stages[index]
+    if stage.kind != "run":
+        return []
+    before = [i for i in desc.run_stages() if i < index]
+    previous = effective(before[-1]) if before else desc.timestep
+    now = effective(index)
+    return [f"timestep        {_fmt(now)}"] if now is not None and now != previous else []
 
 
 def _minimisation(desc: SimulationDescription, stage: Stage) -> tuple[list[str], list[str]]:
