@@ -193,6 +193,7 @@ def test_a_carried_table_stands_for_the_folders_that_are_gone(tmp_path, capsys):
     assert main([str(old), *common, "--references", str(old_refs)]) == 0
     table = tmp_path / "solve_old.md"
     table.write_text(capsys.readouterr().out)
+    assert "| o_never | 3 | no | r |" in table.read_text()  # a task not run is listed, with its category
 
     new_refs = tmp_path / "new_refs.json"  # a reference added since: the carried value is scored against it
     new_refs.write_text(json.dumps({"k_done": {"metrics": {"t": {"value": 2.0}, "p": {"value": -1.0}}},

@@ -177,7 +177,9 @@ def score(task: dict, folder: Path | None, references: dict, triage: dict,
     ref = references.get(task["id"], {}).get("metrics", {})
     spreads = seed_spreads(task["id"], references)
     answer_file = find(folder, ANSWER) if folder else None
-    if folder is None and carried is not None:
+    if folder is None and carried is not None and carried.category == "not run":
+        result.category, result.detail = "not run", carried.detail
+    elif folder is None and carried is not None:
         if sorted(carried.metrics) != sorted(result.metrics):
             raise ValueError(f"carried task {task['id']} has metrics {carried.metrics}, the task file {result.metrics}")
         result.ran, result.answer = True, dict(carried.answer)
@@ -263,14 +265,12 @@ def render(table: dict, results: list[TaskResult], source: str) -> str:
               "| task | level | complete | metric | value | reference | error | reference seed spread | "
               "category / reason |",
               "|---|---|---|---|---|---|---|---|---|"]
-    for r in results:
-        if not r.ran:
-            continue
+    for r in results:  # a task not run is listed too: it counts in the figures above
         for metric, m in r.scored.items():
             err = f"{100 * m['rel_error']:+.1f} %" if "rel_error" in m else ""
             value = "" if m["value"] is None else f"{m['value']:.6g}"
             ref = "" if m["reference"] is None else f"{m['reference']:.6g}"
-            why = "" if r.complete else f"{r.category}: {r.detail}".replace("|", "/")
+            why = "" if r.complete else (f"{r.category}: {r.detail}" if r.detail else r.category).replace("|", "/")
             spread = ""
             if "seed_sd" in m:
                 spread = f"±{100 * m['seed_sd']:.1f} % (n={m['seed_n']})" + (
