@@ -28,6 +28,7 @@ from simagent.described.groups import Displacement, Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
 from simagent.described.nanotube import Nanotube
+from simagent.described.pillars import BondedPillars
 from simagent.described.polymer import BondedChain
 from simagent.described.replica import ParallelReplica
 from simagent.described.respa import Respa
@@ -223,7 +224,8 @@ class SimulationDescription(BaseModel):
                                 "replication and box; simagent.described.sheet)")
     nanotube: Nanotube | None = Field(default=None, description="a single-walled carbon nanotube along a periodic "
                                       "box edge (simagent.described.nanotube); read and built, not rendered yet")
-    atom_style: Literal["atomic", "charge", "full", "sphere", "molecular", "ellipsoid", "rheo", "spin"] = "atomic"
+    atom_style: Literal["atomic", "charge", "full", "sphere", "molecular", "bond", "ellipsoid", "rheo",
+                        "spin"] = "atomic"
     atom_types: int = Field(default=1, ge=1)
     masses: dict[int, float] = Field(default_factory=dict)
     pair: Pair | None = None
@@ -254,6 +256,8 @@ class SimulationDescription(BaseModel):
                                       "rotates (pair granular, fix wall/gran/region, fix pour)")
     rheo: RheoFluid | None = Field(default=None, description="RHEO particles (pair rheo, fix rheo and its "
                                    "viscosity and pressure fixes, status flags)")
+    pillars: BondedPillars | None = Field(default=None, description="bonded-particle pillars settled in a wall, "
+                                          "copied along x, bonded and compressed (simagent.described.pillars)")
     spin: SpinLattice | None = Field(default=None, description="classical spins on the atoms, their magnetic "
                                      "interactions and spin dynamics (SPIN package)")
     neighbor_every: int | None = None

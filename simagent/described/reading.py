@@ -38,6 +38,7 @@ from simagent.described import (
     ionic_crystal,
     molecular,
     nanotube,
+    pillars,
     polymer,
     region_reading,
     replica,
@@ -233,6 +234,7 @@ def read_description(text: str) -> SimulationDescription:
     ellipsoids.read_ellipsoids(desc, low)
     granular.read_pour(desc, low)
     drum.read_drum(desc, low)
+    pillars.read_pillars(desc, low)  # bonded-particle pillars retelling examples/bpm/poissons_ratio
     rheo.read_rheo(desc, low, text)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
