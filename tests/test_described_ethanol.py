@@ -187,9 +187,15 @@ def test_ion_counts(words, atoms, each):
     assert (counts["na"], counts["cl"]) == each
 
 
-def test_an_overlap_range_takes_its_larger_end():
-    desc = read_description(MIXTURE.replace("no two atoms closer than 1.8 A", "with an overlap check of 1.4-2.1 A"))
-    assert desc.molecular.overlap == 2.1
+@pytest.mark.parametrize("words, overlap", [
+    ("with an overlap check of 1.4-2.1 A", 2.1),  # a range: its larger end satisfies both
+    ("with an overlap check of 1.7 A", 1.7),
+    ("with an overlap check", 1.6),  # negative: no distance stated, the listed default
+    ("checking overlaps in 2 passes", 1.6),  # negative: a number that is no distance
+])
+def test_overlap_distance(words, overlap):
+    desc = read_description(MIXTURE.replace("no two atoms closer than 1.8 A", words))
+    assert desc.molecular.overlap == overlap
 
 
 def test_named_molecule_files_are_written_from_the_cited_models(tmp_path: Path):
