@@ -40,6 +40,7 @@ PropertyName = Literal[
     "atomic_charge",  # mean charge per atom of a group (Result.group: 'type2')
     "surface_tension",  # of a slab's two interfaces, from the pressure tensor
     "atom_count",  # time-averaged number of a group's atoms (Result.label: the region counted in)
+    "molecule_count",  # time-averaged number of molecules of one kind in the box (Result.label: the kind, 'water')
     "hugoniot_departure",  # fix msst: departure from the Hugoniot (LAMMPS temperature units)
     "rayleigh_departure",  # fix msst: departure from the Rayleigh line (pressure units)
     "lagrangian_speed",  # fix msst: the cell's Lagrangian (particle) speed (velocity units)

@@ -49,6 +49,7 @@ from simagent.described.llm_fill import FillReport
 from simagent.described.llm_fill import fill as fill_gaps
 from simagent.described.mixture_reading import type_called
 from simagent.described.model import SimulationDescription
+from simagent.described.molecular import template_file_names
 from simagent.described.reading import UNREAD, read_description
 from simagent.described.structure import required_file, unstated_structure
 from simagent.described.summary import executed_lines
@@ -203,11 +204,15 @@ class MetricTarget:
     note: str = ""  # how the reported unit differs from the one the text gives (report.md)
 
     def request(self) -> PropertyRequest:
-        asked = self.property and (self.property.endswith("_per_molecule") or self.property == "atom_count")
+        asked = self.property and (self.property.endswith("_per_molecule") or self.property in ("atom_count",
+                                                                                                  "molecule_count"))
         label = self.label if asked else None
         return PropertyRequest(name=self.property, at=self.at, step=self.step, label=label, group=self.group)
 
 
+MOLECULE_COUNT = re.compile(r"\b(?:number|count) of (?:the )?(?:([a-z][a-z0-9]*) )?molecules\b"
+                            r"(?! ?(?:per|/|in (?:a|each|every|one|unit)|density))|"
+                            r"\b([a-z][a-z0-9]*) molecule (?:count|number)\b")
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
@@ -235,6 +240,9 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
      r"\bf ?[xyz]\b|\b[xyz][- ]?(?:direction |component (?:of (?:the )?)?)?force\b|\bwall force", "wall_force"),
     (r"shear stress", "shear_stress"),
     (r"\b(?:partial |atomic |net )?charges?\b", "atomic_charge"),
+    # how many molecules of one kind the box holds ('number of water molecules', 'water molecule count'); a number
+    # per volume or per area is a density, not a count
+    (MOLECULE_COUNT.pattern, "molecule_count"),
     (r"\bnumber of (?:the )?(?:(?:type ?\d+|(?!neighbou?r|nearest)[a-z]+) )?(?:atoms|particles|beads)\b|"
      r"\b(?:atom|particle) (?:count|number)\b|"
      r"\bcount of (?:the )?(?:(?:type ?\d+|[a-z]+) )?(?:atoms|particles|beads)\b", "atom_count"),
@@ -404,6 +412,14 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
     _label(target, words, elastic_example)
     if typed := re.search(r"\btype ?(\d+)\b", words):  # 'per type 2 atom', 'on atom type 2'
         target.group = f"type{typed.group(1)}"
+    if target.property == "molecule_count":  # which molecules: 'water', 'co2'; no kind named: not counted
+        hit = MOLECULE_COUNT.search(words)
+        kind = next((g for g in hit.groups() if g), None) if hit else None
+        if kind is None or kind in _NOT_KINDS:
+            target.property, target.reason = None, (
+                f"{metric!r} counts molecules without naming which kind (water, CO2, ...)")
+            return target
+        target.label = kind
     if target.property == "atom_count" and (where := _REGION_WORD.search(words)):
         target.label = where.group(1)  # a region word, resolved against the description's regions
     step = re.search(r"\b(?:at )?(?:time ?)?step (\d+)\b", words)
@@ -502,6 +518,9 @@ def _label(target: MetricTarget, words: str, elastic_example: bool) -> None:
             target.label = "normalized"
     elif target.property == "poisson_ratio" and elastic_example:
         target.label = CUBIC_POISSON_LABEL
+    elif target.property == "poisson_ratio" and (pillar := re.search(r"\b(?:pillar|column|cylinder) ?_?(\d+)\b",
+                                                                      words)):
+        target.label = f"pillar{pillar.group(1)}"  # one of several compressed pillars (tools.lammps.described_pillars)
     elif target.property == "wall_force":  # along which axis: 'force in the x direction', 'y force'
         axis = re.search(r"\bforce (?:on (?:the )?walls? )?(?:in|along) (?:the )?([xyz])\b|\bforce ?([xyz])\b|"
                          r"\bf ?([xyz])\b|\b([xyz])[- ]?(?:direction |component )?", words)
@@ -1180,7 +1199,12 @@ def missing_files(task: MDGymTask, known: list[str], supplied: list[Path] | None
     desc = read_description(task.problem_description) if task.engine == "lammps" else None
     if desc is not None and desc.example_system is not None:  # an installed example's files (data, force field)
         have |= {name.lower() for name in desc.example_system.files}
-    missing = [name for name in named_files(task) if name.lower() not in have] + missing_includes(supplied or [])
+    written = {name.lower() for name in template_file_names(desc)} if desc is not None else set()
+    given = {p.name.lower() for p in supplied or []}
+    missing = [f"{name} (supplied, but simagent writes this molecule template from the model the text cites and does "
+               "not read a supplied one)" for name in named_files(task) if name.lower() in written & given]
+    have |= written - given  # molecule templates written from the cited model (simagent.described.molecular)
+    missing += [name for name in named_files(task) if name.lower() not in have] + missing_includes(supplied or [])
     if not missing and not supplied and desc is not None:  # a structure the text names but does not build
         structure = required_file(task.problem_description, desc) or unstated_structure(task.problem_description, desc)
         missing = [structure] if structure else []
