@@ -212,11 +212,16 @@ def test_a_box_measured_in_lattice_units_is_no_placement_lattice():
     assert not any(u.startswith("molecules placed on a stated lattice") for u in desc.unsupported)
 
 
-@pytest.mark.parametrize("solid", ["between two graphene sheets", "inside a carbon nanotube",
-                                   "between graphite walls"])
+@pytest.mark.parametrize("solid", ["between two graphene sheets", "between graphite walls",
+                                   "above a graphitic substrate"])
 def test_a_carbon_solid_beside_the_water_is_named(solid):
     desc = read_description(WATER.replace("fill a periodic box", f"{solid} fill a periodic box"))
     assert any(u.startswith("a solid beside the molecules") for u in desc.unsupported), desc.unsupported
+
+
+def test_water_alone_names_no_solid():
+    desc = read_description(WATER)  # the same water with no solid named
+    assert not any(u.startswith("a solid beside the molecules") for u in desc.unsupported)
 
 
 def test_counts_in_parentheses_with_their_noun():

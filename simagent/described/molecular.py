@@ -201,9 +201,9 @@ PLACEMENT_LATTICE = re.compile(
     r"[^.;]{0,30}?\b(?:simple[- ]cubic|sc) lattice\b[^.;]{0,40}?" + NUM + r"\s*(?:angstrom|a\b)|"
     r"\b(?:simple[- ]cubic|sc) lattice\b[^.;]{0,40}?" + NUM + r"\s*(?:angstrom|a\b)[^.;]{0,60}?\b(?:insert|plac|put|"
     r"creat|position)\w*")
-# solids beside the liquid that the module builds no model of: pattern -> the name given in the refusal
-_SOLIDS = [(r"\bgraphit\w*|\bgraphene\b", "graphite or graphene layers"),
-           (r"carbon nanotube|\bcnt\b|\bnanotube\b", "a carbon nanotube")]
+# solids beside the liquid that the module builds no model of: pattern -> the name given in the refusal (a carbon
+# nanotube is simagent.described.nanotube's, which names what it does not render itself)
+_SOLIDS = [(r"\bgraphit\w*|\bgraphene\b", "graphite or graphene layers")]
 
 
 def placement_lattice(low: str) -> re.Match | None:
