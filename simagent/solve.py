@@ -518,6 +518,9 @@ def _label(target: MetricTarget, words: str, elastic_example: bool) -> None:
             target.label = "normalized"
     elif target.property == "poisson_ratio" and elastic_example:
         target.label = CUBIC_POISSON_LABEL
+    elif target.property == "poisson_ratio" and (pillar := re.search(r"\b(?:pillar|column|cylinder) ?_?(\d+)\b",
+                                                                      words)):
+        target.label = f"pillar{pillar.group(1)}"  # one of several compressed pillars (tools.lammps.described_pillars)
     elif target.property == "wall_force":  # along which axis: 'force in the x direction', 'y force'
         axis = re.search(r"\bforce (?:on (?:the )?walls? )?(?:in|along) (?:the )?([xyz])\b|\bforce ?([xyz])\b|"
                          r"\bf ?([xyz])\b|\b([xyz])[- ]?(?:direction |component )?", words)

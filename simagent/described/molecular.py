@@ -201,9 +201,9 @@ PLACEMENT_LATTICE = re.compile(
     r"[^.;]{0,30}?\b(?:simple[- ]cubic|sc) lattice\b[^.;]{0,40}?" + NUM + r"\s*(?:angstrom|a\b)|"
     r"\b(?:simple[- ]cubic|sc) lattice\b[^.;]{0,40}?" + NUM + r"\s*(?:angstrom|a\b)[^.;]{0,60}?\b(?:insert|plac|put|"
     r"creat|position)\w*")
-# solids beside the liquid that the module builds no model of: pattern -> the name given in the refusal
-_SOLIDS = [(r"\bgraphit\w*|\bgraphene\b", "graphite or graphene layers"),
-           (r"carbon nanotube|\bcnt\b|\bnanotube\b", "a carbon nanotube")]
+# solids beside the liquid that the module builds no model of: pattern -> the name given in the refusal (a carbon
+# nanotube is simagent.described.nanotube's, which names what it does not render itself)
+_SOLIDS = [(r"\bgraphit\w*|\bgraphene\b", "graphite or graphene layers")]
 
 
 def placement_lattice(low: str) -> re.Match | None:
@@ -765,9 +765,11 @@ def box_axes(low: str) -> tuple[tuple[float, float, float], tuple[float, float, 
             continue
         lo, hi, words = [0.0] * 3, [0.0] * 3, []
         for k, axis in enumerate("xyz"):
-            hit = re.search(NUM + r"\s*(?:angstrom|a\b)?\s*to\s*" + NUM + r"\s*(?:angstrom|a\b)?\s*(?:in|along) (?:the )?"
-                            + axis + r"\b|\b" + axis + r"(?:[- ](?:direction|axis))?\s*(?:from|=|:)\s*" + NUM
-                            + r"\s*(?:angstrom|a\b)?\s*to\s*" + NUM, sentence)
+            unit = r"\s*(?:angstrom|a\b)?"
+            span_first = NUM + unit + r"\s*to\s*" + NUM + unit + r"\s*(?:in|along) (?:the )?" + axis + r"\b"
+            axis_first = (r"\b" + axis + r"(?:[- ](?:direction|axis))?\s*(?:from|=|:)\s*" + NUM + unit + r"\s*to\s*"
+                          + NUM)
+            hit = re.search(span_first + "|" + axis_first, sentence)
             if hit is None:
                 break
             values = [float(v) for v in hit.groups() if v is not None]
