@@ -272,3 +272,16 @@ def test_small_mixture_runs(tmp_path: Path):
     assert re.search(r"30 = # of size 4 clusters", log) and re.search(r"90 = # of frozen angles", log)
     last = log.split("Loop time")[-2].strip().splitlines()[-1].split()
     assert all(math.isfinite(float(x)) for x in last) and int(last[-1]) == 548
+
+
+@pytest.mark.parametrize("atoms, where, words", [
+    (548, None, None),
+    (560, "unsupported", "the rest of the stated 560 atoms"),  # more atoms than the molecules: others unread
+    (12, "missing", "a consistent system size (the stated molecules make 548 atoms"),  # fewer: contradictory
+])
+def test_the_stated_total_of_atoms(atoms, where, words):
+    desc = read_description(MIXTURE.replace("548 atoms in all", f"{atoms} atoms in all"))
+    if where is None:
+        assert desc.renderable
+        return
+    assert not desc.renderable and any(words in r for r in getattr(desc, where)), (desc.unsupported, desc.missing)
