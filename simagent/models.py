@@ -40,11 +40,14 @@ PropertyName = Literal[
     "atomic_charge",  # mean charge per atom of a group (Result.group: 'type2')
     "surface_tension",  # of a slab's two interfaces, from the pressure tensor
     "atom_count",  # time-averaged number of a group's atoms (Result.label: the region counted in)
+    "molecule_count",  # time-averaged number of molecules of one kind in the box (Result.label: the kind, 'water')
     "hugoniot_departure",  # fix msst: departure from the Hugoniot (LAMMPS temperature units)
     "rayleigh_departure",  # fix msst: departure from the Rayleigh line (pressure units)
     "lagrangian_speed",  # fix msst: the cell's Lagrangian (particle) speed (velocity units)
     "lagrangian_position",  # fix msst: the cell's position behind the shock front (distance units)
-    "coulomb_energy_per_atom",  # pairwise (ecoul) + long-range (elong) Coulomb energy per atom, a described run's
+    "coulomb_energy_per_atom",  # LAMMPS's Coulombic energy (thermo ecoul, the pair style's Coulomb term; with
+    # Ewald/PPPM its real-space part) per atom, a described run's
+    "electrostatic_energy_per_atom",  # the whole Coulomb energy, thermo ecoul + elong (k-space), per atom
     "hydrogen_bond_count",  # hydrogen bonds of a pair style that counts them (compute pair hbond/dreiding/*)
     "rotation_angle",  # a rotating drum's wall angle (the rotation variable, radians), mean over the run
     "magnetization",  # of a spin lattice: the total magnetic moment (muB; label per_atom, normalized)

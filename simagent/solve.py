@@ -49,6 +49,7 @@ from simagent.described.llm_fill import FillReport
 from simagent.described.llm_fill import fill as fill_gaps
 from simagent.described.mixture_reading import type_called
 from simagent.described.model import SimulationDescription
+from simagent.described.molecular import template_file_names
 from simagent.described.reading import UNREAD, read_description
 from simagent.described.structure import required_file, unstated_structure
 from simagent.described.summary import executed_lines
@@ -203,11 +204,15 @@ class MetricTarget:
     note: str = ""  # how the reported unit differs from the one the text gives (report.md)
 
     def request(self) -> PropertyRequest:
-        asked = self.property and (self.property.endswith("_per_molecule") or self.property == "atom_count")
+        asked = self.property and (self.property.endswith("_per_molecule") or self.property in ("atom_count",
+                                                                                                  "molecule_count"))
         label = self.label if asked else None
         return PropertyRequest(name=self.property, at=self.at, step=self.step, label=label, group=self.group)
 
 
+MOLECULE_COUNT = re.compile(r"\b(?:number|count) of (?:the )?(?:([a-z][a-z0-9]*) )?molecules\b"
+                            r"(?! ?(?:per|/|in (?:a|each|every|one|unit)|density))|"
+                            r"\b([a-z][a-z0-9]*) molecule (?:count|number)\b")
 # Metric-name words -> property. Checked in order on the lower-case name with '_' and '-' as spaces;
 # the first match wins, so specific phrases come before general ones.
 METRIC_PROPERTIES: list[tuple[str, str]] = [
@@ -225,12 +230,19 @@ METRIC_PROPERTIES: list[tuple[str, str]] = [
     (r"rotation(?:al)? angle|angle of (?:the )?(?:drum(?:'s)? )?rotation|drum(?:'s)? angle|\bv ?theta\b",
      "rotation_angle"),
     (r"hydrogen bonds?|\bh ?bonds?\b|\bhbonds?\b", "hydrogen_bond_count"),
-    (r"coulomb\w* energy|electrostatic energy|\becoul\b", "coulomb_energy_per_atom"),
+    # LAMMPS names the pair style's Coulomb term (thermo ecoul) its Coulombic energy and prints the k-space part
+    # (elong) apart; the electrostatic energy, or a Coulomb energy said to include the long-range part, is both
+    (r"electrostatic energy|\becoul ?\+ ?elong\b|coulomb\w* energy (?:including|incl|with|plus|and) (?:the |its )?"
+     r"(?:long range|k ?space|ewald|pppm|reciprocal)", "electrostatic_energy_per_atom"),
+    (r"coulomb\w* energy|\becoul\b", "coulomb_energy_per_atom"),
     (r"drag|force on (?:the )?obstacle|obstacle force", "drag_force"),
     (r"\bforce (?:on (?:the )?walls? )?(?:in|along) (?:the )?[xyz](?: direction| axis)?\b|\bforce ?[xyz]\b|"
      r"\bf ?[xyz]\b|\b[xyz][- ]?(?:direction |component (?:of (?:the )?)?)?force\b|\bwall force", "wall_force"),
     (r"shear stress", "shear_stress"),
     (r"\b(?:partial |atomic |net )?charges?\b", "atomic_charge"),
+    # how many molecules of one kind the box holds ('number of water molecules', 'water molecule count'); a number
+    # per volume or per area is a density, not a count
+    (MOLECULE_COUNT.pattern, "molecule_count"),
     (r"\bnumber of (?:the )?(?:(?:type ?\d+|(?!neighbou?r|nearest)[a-z]+) )?(?:atoms|particles|beads)\b|"
      r"\b(?:atom|particle) (?:count|number)\b|"
      r"\bcount of (?:the )?(?:(?:type ?\d+|[a-z]+) )?(?:atoms|particles|beads)\b", "atom_count"),
@@ -330,8 +342,9 @@ DEFAULT_UNITS: dict[str, str] = {
     "total_energy_per_atom": "eV/atom", "cohesive_energy": "eV/atom", "lattice_constant": "angstrom",
     "rdf": "angstrom", "self_diffusion_coefficient": "cm^2/s",
 }  # fmt: skip
+COULOMB_ENERGIES = {"coulomb_energy_per_atom", "electrostatic_energy_per_atom"}
 ENERGY_PER_ATOM = {"potential_energy_per_atom", "kinetic_energy_per_atom", "total_energy_per_atom",
-                   "rotational_energy_per_atom", "coulomb_energy_per_atom"}
+                   "rotational_energy_per_atom"} | COULOMB_ENERGIES
 # An energy name that does not say per atom, outside LJ units, asks for the system's total, as LAMMPS
 # thermo prints it in real and metal units (in LJ units thermo prints it per atom: the per-atom value).
 # Only a described run (the task's own system) reports it: elsewhere the system size is simagent's choice.
@@ -342,6 +355,10 @@ TOTAL_MISSING = ("the name asks for the total over the system (not per atom), wh
 ENERGY_PART = re.compile(r"\b(?:magnetic|spin|exchange|zeeman|anisotropy|coulomb\w*|electrostatic|long range|kspace|"
                          r"van der waals|vdw|dispersion|bond|angle|dihedral|improper|h ?bond|hydrogen bond)"
                          r"(?= (?:\w+ )?energy)")
+
+# 'long-range Coulomb energy', 'k-space coulombic energy': the part LAMMPS prints as elong, asked for alone
+_COULOMB_PART = re.compile(r"\b(?:long range|k ?space|ewald|pppm|reciprocal(?: space)?) (?:part of (?:the )?)?"
+                           r"coulomb\w* energy")
 
 
 def _words(text: str) -> str:
@@ -395,6 +412,14 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
     _label(target, words, elastic_example)
     if typed := re.search(r"\btype ?(\d+)\b", words):  # 'per type 2 atom', 'on atom type 2'
         target.group = f"type{typed.group(1)}"
+    if target.property == "molecule_count":  # which molecules: 'water', 'co2'; no kind named: not counted
+        hit = MOLECULE_COUNT.search(words)
+        kind = next((g for g in hit.groups() if g), None) if hit else None
+        if kind is None or kind in _NOT_KINDS:
+            target.property, target.reason = None, (
+                f"{metric!r} counts molecules without naming which kind (water, CO2, ...)")
+            return target
+        target.label = kind
     if target.property == "atom_count" and (where := _REGION_WORD.search(words)):
         target.label = where.group(1)  # a region word, resolved against the description's regions
     step = re.search(r"\b(?:at )?(?:time ?)?step (\d+)\b", words)
@@ -410,7 +435,12 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
     target.variable, target.stated_unit = _named_variable(words, description)
     if target.property == "radius_of_gyration":
         _gyration_component(target, words, description.lower())
-    if target.property in ENERGY_PER_ATOM - {"coulomb_energy_per_atom"} and (part := ENERGY_PART.search(words)):
+    if target.property in COULOMB_ENERGIES and (part := _COULOMB_PART.search(words)):
+        target.property, target.reason = None, (
+            f"{metric!r} names the long-range (k-space) part of the Coulomb energy alone ({part.group(0)}), which "
+            "simagent does not report apart (it reports LAMMPS's Coulombic energy ecoul, or ecoul + elong)")
+        return target
+    if target.property in ENERGY_PER_ATOM - COULOMB_ENERGIES and (part := ENERGY_PART.search(words)):
         target.property, target.reason = None, (
             f"{metric!r} names a part of the energy ({part.group(0)}) that simagent does not separate")
         return target
@@ -488,6 +518,9 @@ def _label(target: MetricTarget, words: str, elastic_example: bool) -> None:
             target.label = "normalized"
     elif target.property == "poisson_ratio" and elastic_example:
         target.label = CUBIC_POISSON_LABEL
+    elif target.property == "poisson_ratio" and (pillar := re.search(r"\b(?:pillar|column|cylinder) ?_?(\d+)\b",
+                                                                      words)):
+        target.label = f"pillar{pillar.group(1)}"  # one of several compressed pillars (tools.lammps.described_pillars)
     elif target.property == "wall_force":  # along which axis: 'force in the x direction', 'y force'
         axis = re.search(r"\bforce (?:on (?:the )?walls? )?(?:in|along) (?:the )?([xyz])\b|\bforce ?([xyz])\b|"
                          r"\bf ?([xyz])\b|\b([xyz])[- ]?(?:direction |component )?", words)
@@ -697,8 +730,8 @@ _PER_ROLE = re.compile(r"\b(?:per|of|on|for|among) (?:the |each |one |a |an )?([
 _NOT_KINDS = frozenset("all every the total system whole mobile average mean type".split())
 _REGION_WORD = re.compile(r"\b(?:inside|in|within) (?:the )?(?:region )?([a-z][a-z0-9_]*)")
 # properties measured over a group of atoms (tools/lammps/described_metrics.py)
-GROUPED = ENERGY_PER_ATOM - {"rotational_energy_per_atom", "coulomb_energy_per_atom"} | {"temperature", "atomic_charge",
-                                                                                      "atom_count"}
+GROUPED = ENERGY_PER_ATOM - {"rotational_energy_per_atom"} - COULOMB_ENERGIES | {"temperature", "atomic_charge",
+                                                                                "atom_count"}
 
 
 # 'the coordination number of type 2 atoms around type 1 atoms': a partial one, of one pair of types
@@ -1166,7 +1199,12 @@ def missing_files(task: MDGymTask, known: list[str], supplied: list[Path] | None
     desc = read_description(task.problem_description) if task.engine == "lammps" else None
     if desc is not None and desc.example_system is not None:  # an installed example's files (data, force field)
         have |= {name.lower() for name in desc.example_system.files}
-    missing = [name for name in named_files(task) if name.lower() not in have] + missing_includes(supplied or [])
+    written = {name.lower() for name in template_file_names(desc)} if desc is not None else set()
+    given = {p.name.lower() for p in supplied or []}
+    missing = [f"{name} (supplied, but simagent writes this molecule template from the model the text cites and does "
+               "not read a supplied one)" for name in named_files(task) if name.lower() in written & given]
+    have |= written - given  # molecule templates written from the cited model (simagent.described.molecular)
+    missing += [name for name in named_files(task) if name.lower() not in have] + missing_includes(supplied or [])
     if not missing and not supplied and desc is not None:  # a structure the text names but does not build
         structure = required_file(task.problem_description, desc) or unstated_structure(task.problem_description, desc)
         missing = [structure] if structure else []

@@ -246,11 +246,36 @@ def test_paraphrased_core_shell_is_the_coreshell_example():
     assert desc.example_system is not None and desc.example_system.name == "coreshell", desc.unsupported
 
 
-@pytest.mark.parametrize("metric", ["average_coulombic_energy_per_particle", "electrostatic energy per atom"])
-def test_coulomb_energy_metric_names(metric):
+@pytest.mark.parametrize("metric, prop", [
+    ("average_coulombic_energy_per_particle", "coulomb_energy_per_atom"),  # LAMMPS's name for thermo ecoul
+    ("Mean Coulomb energy per ion", "coulomb_energy_per_atom"),
+    ("ecoul per atom", "coulomb_energy_per_atom"),
+    ("electrostatic energy per atom", "electrostatic_energy_per_atom"),  # the whole Coulomb energy: ecoul + elong
+    ("coulomb energy including the long-range part, per atom", "electrostatic_energy_per_atom"),
+    ("Coulombic energy with k-space, per particle", "electrostatic_energy_per_atom"),
+    ("ecoul+elong per atom", "electrostatic_energy_per_atom"),
+    ("average potential energy per atom", "potential_energy_per_atom"),  # not a Coulomb energy
+])  # fmt: skip
+def test_coulomb_energy_metric_names(metric, prop):
     from simagent.solve import read_metric
 
-    assert read_metric(metric).property == "coulomb_energy_per_atom"
+    target = read_metric(metric)
+    assert target.property == prop and target.label is None  # per atom
+
+
+@pytest.mark.parametrize("metric", ["long-range Coulomb energy per atom", "kspace coulombic energy"])
+def test_the_k_space_part_alone_is_refused_by_name(metric):
+    from simagent.solve import read_metric
+
+    target = read_metric(metric, "NaCl in metal units with PPPM")
+    assert target.property is None and "long-range (k-space) part" in target.reason
+
+
+def test_a_coulomb_energy_without_per_atom_is_the_systems_total():
+    from simagent.solve import TOTAL, read_metric
+
+    assert read_metric("average electrostatic energy", "a salt crystal in real units").label == TOTAL
+    assert read_metric("average coulombic energy", "a salt crystal in real units").label == TOTAL
 
 
 def test_dev_comb3_is_the_comb3_example_with_its_implicit_library_file():

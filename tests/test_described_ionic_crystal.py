@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from described_helpers import run_text
 
@@ -100,4 +101,20 @@ def test_rendered_crystal_has_the_rock_salt_madelung_energy(tmp_path: Path):
     at = next(i for i, line in enumerate(lines) if line.split()[:1] == ["Step"] and "E_long" in line)
     row = dict(zip(lines[at].split(), map(float, lines[at + 1].split()), strict=True))
     per_ion = (row["E_coul"] + row["E_long"]) / 64
-    assert per_ion == pytest.approx(-COULOMB_KCAL * MADELUNG_NACL / (2 * 2.82), rel=2e-3)
+    madelung = -COULOMB_KCAL * MADELUNG_NACL / (2 * 2.82)
+    assert per_ion == pytest.approx(madelung, rel=2e-3)
+    # the analysis: the electrostatic energy (k-space part included) is the Madelung energy; LAMMPS's Coulombic
+    # energy (thermo ecoul) is the pair style's real-space part alone, far from it
+    from tools.lammps.protocols.described import COULOMB, ELECTROSTATIC, UNITS, _coulomb
+
+    rows = [dict(zip(lines[at].split(), map(float, line.split()), strict=True)) for line in lines[at + 1:]
+            if line.split() and line.split()[0].isdigit() and len(line.split()) == len(lines[at].split())]
+    block = {k: np.array([r[k] for r in rows]) for k in rows[0]}
+    whole = _coulomb(ELECTROSTATIC, block, UNITS["real"], "the run", total=False)
+    pair = _coulomb(COULOMB, block, UNITS["real"], "the run", total=False)
+    assert whole.property == ELECTROSTATIC and whole.value == pytest.approx(madelung, rel=2e-3)
+    assert whole.unit == "kcal/mol/atom" and "ecoul + elong" in whole.method
+    assert pair.property == COULOMB and abs(pair.value - madelung) > 0.1 * abs(madelung)
+    assert f"{whole.value:.6g}" in pair.method  # the sum is named beside LAMMPS's Coulombic energy
+    total = _coulomb(ELECTROSTATIC, block, UNITS["real"], "the run", total=True)
+    assert total.label == "total" and total.value == pytest.approx(64 * whole.value)

@@ -94,12 +94,13 @@ def test_stated_geometry_and_oxygen_lj_win_over_the_model():
 
 
 @pytest.mark.parametrize("words, refused", [
-    ("with 40 ethanol molecules mixed in", "ethanol"),
+    ("with 40 ethanol molecules mixed in", "ethanol force field"),  # no model named (OPLS-AA's: test_described_ethanol)
+    ("with 40 ethanol molecules in the TraPPE-UA model mixed in", "ethanol in a force field"),
     ("with 40 carbon dioxide molecules of the EPM2 model mixed in", "CO2"),  # TraPPE's: tests/test_described_co2.py
 ])
 def test_molecules_without_a_template_are_refused_by_name(words, refused):
     desc = read_description(SPCE_BOX.replace("at 310 K,", f"at 310 K {words},"))
-    assert any(refused in u for u in desc.unsupported)
+    assert not desc.renderable and any(refused in u for u in desc.unsupported + desc.missing)
 
 
 def test_tip4p2005_template_geometry():
@@ -230,3 +231,45 @@ def test_a_stated_total_of_atoms_beyond_the_waters_is_never_dropped():
     # the same text without the solute is consistent and reads
     plain = text.replace("a total of 159 atoms, a 150-atom polymer and 3 SPC/E", "a total of 9 atoms in 3 SPC/E")
     assert read_description(plain).molecular is not None
+
+
+@pytest.mark.parametrize("metric, label", [
+    ("mean_number_of_water_molecules", "water"),
+    ("Average count of the CO2 molecules", "co2"),
+    ("water-molecule-count", "water"),
+    ("time averaged number of water molecules (in the tube)", "water"),
+    ("number of molecules", None),  # which molecules: not said
+    ("number of water molecules per nm^3", None),  # a number density, not a count
+    ("average_number_of_water_molecules_in_a_unit_volume", None),
+    ("average number of atoms", None),  # atoms, not molecules (an atom count)
+    ("mean potential energy per water molecule", None),  # an energy per molecule, not a count
+])
+def test_molecule_count_metric_names(metric, label):
+    target = read_metric(metric)
+    if label is None:
+        assert target.property != "molecule_count"
+        return
+    assert (target.property, target.label) == ("molecule_count", label)
+    assert target.request().label == label and target.request().group is None
+
+
+def test_brine_counts_its_water_molecules_in_a_real_run(tmp_path: Path):
+    """The count is made by the run (one per water oxygen, every thermo row), so it must equal the 60
+    waters the text states and stay there (no molecule is created or lost); the ions are not counted."""
+    protocol = DescribedRun()
+    spec = TaskSpec(request=BRINE, properties=[PropertyRequest(name="molecule_count", label="water"),
+                                               PropertyRequest(name="molecule_count", label="na")])
+    assert protocol.applies_to(spec)
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    assert 'variable        sa_is_water atom "type==1"' in job.inputs["in.lammps"]
+    job_dir = run_lammps(job, tmp_path)
+    results = {r.label: r for r in protocol.analyze(params, {job.id: job_dir}, spec)}
+    assert results["water"].property == "molecule_count" and results["water"].value == 60
+    assert results["water"].uncertainty == pytest.approx(0.0, abs=1e-12)
+    assert results["na"].value == 2  # 'NaCl (2)': two ions of each
+
+
+def test_a_count_of_molecules_the_system_does_not_have_is_not_planned():
+    spec = TaskSpec(request=BRINE, properties=[PropertyRequest(name="molecule_count", label="methanol")])
+    assert not DescribedRun().applies_to(spec)

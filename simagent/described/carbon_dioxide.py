@@ -72,11 +72,12 @@ def co2_model(low: str) -> tuple[LinearMolecule | None, str]:
 
 
 _COUNT = re.compile(r"(?<![\w/.-])(\d+) (?:(?:rigid|linear|trappe|trappe-based|model) ){0,2}(?:carbon dioxide|co2)"
-                    r"(?: molecules?\b| gas\b)?|(?:carbon dioxide|co2)(?: molecules?)?\s*\((\d+)\)")
+                    r"(?: molecules?\b| gas\b)?|(?:carbon dioxide|co2)(?: molecules?)?\s*\((\d+)(?: molecules?)?\)")
 
 
 def co2_count(low: str) -> tuple[int, str] | None:
-    """'300 carbon dioxide molecules', '250 CO2 and 400 water molecules', '300 TraPPE CO2', 'CO2 (300)'."""
+    """'300 carbon dioxide molecules', '250 CO2 and 400 water molecules', '300 TraPPE CO2', 'CO2 (300)', 'CO2
+    molecules (300 molecules)'."""
     hit = _COUNT.search(low)
     if hit is None:
         return None

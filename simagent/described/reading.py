@@ -37,6 +37,8 @@ from simagent.described import (
     granular,
     ionic_crystal,
     molecular,
+    nanotube,
+    pillars,
     polymer,
     region_reading,
     replica,
@@ -57,6 +59,7 @@ from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_type
 from simagent.described.model import (
     DEFAULT_MAX_EVALUATIONS,
     DEFAULT_MAX_ITERATIONS,
+    STAGE_TIMESTEP_NAME,
     Box,
     Dipoles,
     Dynamics,
@@ -199,6 +202,7 @@ def read_description(text: str) -> SimulationDescription:
         desc.thermo_every = ctl["thermo_every"]
         desc.note("thermo_every", "rules", f"every {desc.thermo_every} steps")
     _stages(desc, low, reduced)
+    separate_thermostat.read_group_thermostats(desc, low)  # one thermostat per group: refused by name
     box_scaling.read_box_scaling(desc, low)  # a scaling loop: its run stage unrolled, one per cycle
     read_boundary(desc, low)
     sheet.read_sheet_box(desc, low)  # the sheet's boundary, in-plane barostats and stress record
@@ -230,6 +234,7 @@ def read_description(text: str) -> SimulationDescription:
     ellipsoids.read_ellipsoids(desc, low)
     granular.read_pour(desc, low)
     drum.read_drum(desc, low)
+    pillars.read_pillars(desc, low)  # bonded-particle pillars retelling examples/bpm/poissons_ratio
     rheo.read_rheo(desc, low, text)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
@@ -244,7 +249,9 @@ def read_description(text: str) -> SimulationDescription:
     defects.read_point_defect(desc, low, minimize_settings)
     replica.read_prd(desc, low, minimize_settings)  # parallel replica dynamics: after the stages and minimisations
     replica.read_removed_atoms(desc, low)
+    nanotube.read_tube(desc, low)  # a carbon nanotube: its chirality and atoms (its system is not rendered yet)
     check_made_types(desc)
+    check_stage_timesteps(desc)
     _check_run_values(desc)
     return desc
 
@@ -368,6 +375,10 @@ def _lattice_and_box(desc: SimulationDescription, low: str, ctl: dict) -> None:
     if re.search(r"\bdiamond(?:[- ]cubic)?(?: lattice| structure| crystal)", low):
         style = "diamond"
     style = style or solids.crystal_word(low)
+    if style == "sc" and (grid := molecular.placement_lattice(low)):
+        desc.note("lattice", "rules", f"none: '{grid.group(0)}' is the grid the molecules are placed on "
+                  "(simagent.described.molecular), not a crystal")
+        style = None
     data = re.search(r"(?:pre-?minimi[sz]ed |initial |input |lammps )?data file|\bread_data\b", low)
     random_only = (style is None and not data and RANDOM_PLACEMENT.search(low) is not None
                    and molecular.water_model(low) is None)  # water boxes: simagent.described.molecular
@@ -621,8 +632,8 @@ def _velocity_for_thermostat(desc: SimulationDescription) -> None:
 
 def _timestep(desc: SimulationDescription, ctl: dict, low: str) -> None:
     q = ctl.get("timestep")
-    if q is None and (hit := re.search(NUM + r"\s*(fs|ps)(?: \(?femtoseconds?\)?)? time ?step\b", low)):
-        q = Quantity(value=float(hit.group(1)), unit=hit.group(2))  # 'a 2.0 fs timestep'
+    if q is None and (hit := re.search(NUM + r"\s*(fs|ps)(?: \(?femtoseconds?\)?)? time ?steps?\b", low)):
+        q = Quantity(value=float(hit.group(1)), unit=hit.group(2))  # 'a 2.0 fs timestep', 'using 1 ps timesteps'
     if q is not None:
         value = q.value
         if desc.units == "real" and q.unit == "ps":
@@ -645,13 +656,26 @@ _RUN = re.compile(rf"\b{COUNT}[- ](?:more |additional )?(?:(?:production|equilib
                   rf"(?:{STEP_WORD}|timessteps|stps)\b(?![- ](?:time[- ]|running )?(?:averag|window|block|interval))")
 _NOT_RUN = re.compile(r"\b(?:every|each|damp\w*|last|final|interval|frequency|window|correlation|up to|"
                       r"within|iterations?|in)\b[^.;,]{0,12}$")
-_MINIMIZE = re.compile(r"minimi[sz](?:e|ed|ation)|energy minimi")
+# not 'a minimisation-like relaxation' (dynamics that only resembles one, e.g. fix nve/limit)
+_MINIMIZE = re.compile(r"(?:minimi[sz](?:e|ed|ation)|energy minimi)(?![a-z]*[- ]like\b)")
 MINIMIZE = _MINIMIZE  # the minimisation's words (simagent.described.llm_fill writes its fields there)
 _TEMPERATURE = re.compile(r"\btemperatures? (?:of |at |= ?|to )?(?:about |approximately )?" + NUM)
 _KELVIN = re.compile(r"\bat " + NUM + r"\s*k\b")  # 'water at 300 K', 'equilibrated at 293.15 K'
 _PRESSURE = re.compile(NUM + r"\s*(atm|bar)\b")
 # fix nve/limit's cap on the distance an atom moves per step: 'nve/limit integrator (limit: 0.05)'
 _LIMIT = re.compile(r"nve/limit\b[^.;]{0,60}?(?:limit|cap\w*|max\w*|xmax|at most)[^0-9.;]{0,30}" + NUM)
+# the same cap in prose, always 'per (time)step': 'a displacement limit of 0.1 A per timestep', 'atoms move at most
+# 0.05 sigma per step', 'limiting the displacement to 0.1 A each step', 'the maximum displacement per step is 0.2 A'
+_PER_STEP = r"(?:per|each|every|in one|in a single|a) (?:md |integration )?(?:time ?)?step\b"
+_LIMIT_PROSE = re.compile(
+    r"\b(?:displacements?|distances?|movements?|moves?|moving|travels?)\b[^.;0-9]{0,25}?\b(?:limit(?:ed)?|cap(?:ped)?|"
+    r"max(?:imum)?|at most|no more than|restricted)\b(?: (?:of|at|to|is|by))?\s*" + NUM + r"\s*(angstrom|a\b|nm|"
+    r"sigma|lj units?|distance units?)?[^.;0-9]{0,12}?\b" + _PER_STEP
+    + r"|\b(?:limit\w*|cap\w*|restrict\w*) (?:the |each |every )?(?:atom(?:ic|s')? |per-step )?(?:displacements?|"
+    r"moves?|movements?)\b(?: of (?:each |every |any )?atoms?)? (?:to|of|at) " + NUM + r"\s*(angstrom|a\b|nm|sigma|"
+    r"lj units?|distance units?)?[^.;0-9]{0,12}?\b" + _PER_STEP
+    + r"|\bmax(?:imum)? displacement " + _PER_STEP + r"(?: (?:is|of|=|set to|at|to|limited to|capped at))?\s*" + NUM
+    + r"\s*(angstrom|a\b|nm|sigma)?")
 _OFF = re.compile(r"thermostat\w*[^.;]{0,30}\b(?:switched off|turned off|removed)|(?:remove|switch off|turn off)\w*"
                   r"[^.;]{0,15}thermostat|"
                   r"\b(?:switch|turn|shut)(?:es|s|ed|ing)? (?:the |this |that |its )?(?:\w+ )?thermostat\w* off\b")
@@ -698,9 +722,22 @@ def _named_thermostat(sentence: str) -> str | None:
 
 def _stated_part(sentence: str) -> str:
     """What a sentence states of the dynamics: the words before a thermostat goes off (the switch is
-    an event), without the ensembles it removes ('the NPT fix is removed')."""
+    an event, and the words after it that name the next ensemble are `replaced_after_off`'s), without the
+    ensembles it removes ('the NPT fix is removed')."""
     off = _OFF.search(sentence)
     return _REMOVED.sub(" ", sentence[:off.start()] if off else sentence)
+
+
+def replaced_after_off(sentence: str) -> str | None:
+    """The words after a thermostat is switched off that name the ensemble taking its place ('after
+    equilibration the Berendsen thermostats are removed and the box is run in the NPT ensemble at 300 K and
+    1 atm'): the runs stated after the switch have that ensemble's dynamics. None: they name none, and the
+    runs after the switch are plain NVE."""
+    off = _OFF.search(sentence)
+    if off is None:
+        return None
+    after = sentence[off.end():]
+    return after if sentence_ensemble(after) is not None else None
 
 
 def unnamed_thermostat(sentence: str) -> str | None:
@@ -776,6 +813,9 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
     limit = _LIMIT.search(sentence)
     if limit and dyn.ensemble == "nve":
         dyn.limit = float(limit.group(1))
+    elif dyn.ensemble == "nve" and (prose := _LIMIT_PROSE.search(sentence)):
+        value, unit = next((prose.group(k), prose.group(k + 1)) for k in (1, 3, 5) if prose.group(k) is not None)
+        dyn.limit = float(value) * (10.0 if unit == "nm" and units in ("real", "metal") else 1.0)
     if dyn.ensemble in ("npt", "nph"):
         p = re.search(r"pressure\s*(?:of|=|at)?\s*" + NUM, sentence)
         ramp = _PRESSURE_RAMP.search(sentence)
@@ -877,8 +917,11 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
             if kind == "reset":
                 reset_next = True
                 continue
-            if kind == "off":
-                current, unnamed = Dynamics(ensemble="nve"), None
+            if kind == "off":  # plain NVE, or the ensemble the words after the switch name
+                after = replaced_after_off(sentence)
+                following = _sentence_dynamics(after, reduced, None, initial_t, desc.units) if after else None
+                current, unnamed = (following, unnamed_thermostat(after)) if following is not None and after else (
+                    Dynamics(ensemble="nve"), None)
                 continue
             if kind == "minimize":
                 minimized = True
@@ -916,6 +959,9 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         runs = [s for s in desc.stages[made:] if s.kind == "run"]
         if runs:
             last = (sentence, runs)
+            _stage_timestep(desc, sentence, runs)
+        elif dyn is not None and dyn.p_coupling == "aniso" and not clauses and not events:
+            _coupling_of_last_run(desc, sentence)
         elif dyn is not None and separate_thermostat.on_nve(dyn) and not clauses and not events:
             joined = _thermostat_after(desc, dyn, sentence, last)
             current = joined or current
@@ -936,6 +982,64 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         name = desc.stages[desc.average_stage].name
         desc.note("average_stage", "default", f"{name}: the metrics average the thermo output of the last run stage, "
                   "the production run the text states last")
+
+
+# a timestep stated in a run's own sentence: 'using timesteps of 0.5', 'with a 2 fs time step', 'a timestep of 1 fs'
+_STAGE_TIMESTEP = re.compile(r"\btime ?steps? (?:of|=|is|set to)\s*" + NUM + r"\s*(fs|ps|femtoseconds?|picoseconds?)?"
+                             r"|\b" + NUM + r"\s*(fs|ps)[- ]time ?steps?\b")
+
+
+def _stage_timestep(desc: SimulationDescription, sentence: str, runs: list[Stage]) -> None:
+    """A timestep stated in the sentence of a run that differs from the simulation's (desc.timestep: the one the
+    text states for the whole run, or LAMMPS's default) is that stage's own (Stage.timestep; the renderer sets it
+    for the stage and back after it). Its default dampings, counted in timesteps, are counted in its own. A
+    sentence that makes several runs does not say which of them it is for: refused by name, never run at
+    another timestep. A value without a unit is in the unit style's time unit (LAMMPS's timestep command)."""
+    if desc.timestep is None:
+        return
+    for hit in _STAGE_TIMESTEP.finditer(sentence):
+        value, unit = (hit.group(1), hit.group(2)) if hit.group(1) is not None else (hit.group(3), hit.group(4))
+        dt = float(value)
+        if unit is not None:
+            dt = style_time(Quantity(value=dt, unit="ps" if unit.startswith("p") else "fs"), desc.units)
+        if abs(dt - desc.timestep) <= 1e-9 * max(dt, desc.timestep):
+            continue
+        if len(runs) != 1:
+            desc.unsupported.append(f"{STAGE_TIMESTEP_NAME} ({hit.group(0).strip()} in the sentence of "
+                                    f"{', '.join(r.name for r in runs)}, which does not say which run it is for; the "
+                                    f"simulation's timestep is {desc.timestep:g})")
+            return
+        stage = runs[0]
+        stage.timestep = dt
+        desc.note(f"{stage.name}.timestep", "rules", f"{hit.group(0).strip()}: this stage's own (the simulation's is "
+                  f"{desc.timestep:g})")
+        dyn = stage.dynamics
+        for field, count in (("t_damp", 100), ("p_damp", 1000)):
+            origin = desc.origin.get(f"{stage.name}.{field}")
+            if dyn is not None and getattr(dyn, field) is not None and origin is not None and \
+                    origin.source == "default" and f"{count} timesteps" in origin.evidence:
+                setattr(dyn, field, count * dt)
+                desc.note(f"{stage.name}.{field}", "default", f"{count * dt:g}: {count} timesteps of the stage's own "
+                          f"{dt:g}" + origin.evidence.split(":", 1)[1].split("timesteps", 1)[1])
+        return
+
+
+def check_stage_timesteps(desc: SimulationDescription) -> None:
+    """A stage timestep only where nothing reads time from the record: not in the averaged stage (its rates and
+    times use the simulation's timestep), nor in a deformation, shear, shock, PRD or RESPA run, nor with an SRD
+    solvent (which sets a timestep of its own); such a stage is refused by name."""
+    for index, stage in enumerate(desc.stages):
+        if stage.timestep is None:
+            continue
+        why = ("the averaged stage" if index == desc.average_stage or (desc.average_from is not None and
+                                                                      desc.average_from <= index) else
+               "a deformation or shear run" if stage.deform is not None or stage.shear is not None else
+               "a shock, PRD or controlled run" if stage.msst or stage.prd or stage.controller else
+               "a RESPA run" if desc.respa is not None else
+               "an SRD run" if desc.srd is not None else None)
+        if why is not None:
+            desc.unsupported.append(f"{STAGE_TIMESTEP_NAME} in {why} ({stage.name}: {stage.timestep:g}; the "
+                                    f"simulation's is {desc.timestep:g})")
 
 
 # words that end or change a loading: a run stated with them is not more of the same deformation
@@ -1071,12 +1175,40 @@ def unread_dynamics(steps: int, low: str) -> str:
     return f"the dynamics (ensemble) of the {steps}-step run{said}"
 
 
+# the barostat's coupling stated after the sentence naming it: 'the pressure is coupled anisotropically',
+# 'each box edge adjusts independently'; not 'isotropic', not a coupling of something else
+_ANISO_LATER = re.compile(r"\b(?:pressure|barostat|box)\b[^.;]{0,50}\banisotropic(?:ally)?\b|"
+                          r"\banisotropic(?:ally)? (?:pressure|barostat|coupl\w*)|"
+                          r"\b(?:box (?:edges?|lengths?|dimensions?)|each (?:axis|edge|box (?:edge|length|dimension))) "
+                          r"(?:are |is )?(?:adjusted|coupled|scaled|relaxed) independently\b")
+
+
+def _coupling_of_last_run(desc: SimulationDescription, sentence: str) -> bool:
+    """'The barostat acts anisotropically on the three edges.' after the sentence that made an isotropic NPT/NPH run:
+    that run's barostat is anisotropic (a sentence that orders itself after it, 'then ...', is about later runs).
+    True: the last run was changed."""
+    stage = desc.stages[-1] if desc.stages else None
+    if stage is None or stage.kind != "run" or stage.dynamics is None or \
+            stage.dynamics.ensemble not in ("npt", "nph") or stage.dynamics.p_coupling != "iso" or \
+            stage.dynamics.p_axes is not None or separate_thermostat.ordered("", sentence):
+        return False
+    stage.dynamics.p_coupling = "aniso"
+    desc.note(f"{stage.name}.p_coupling", "rules", (_ANISO_LATER.search(sentence) or re.search(r"anisotropic\w*",
+                                                                                              sentence)).group(0))
+    return True
+
+
 def _later_set_points(desc: SimulationDescription, sentence: str, current: Dynamics, deforming: bool) -> None:
     """Set points stated in a sentence after the one naming the ensemble: a barostat pressure
     ('zero external pressure'), or the temperature kept during a deformation."""
     if current.ensemble in ("npt", "nph") and current.p_stop is None and (p := solids.stated_pressure(sentence)):
         current.p_start = current.p_stop = p[0]
         desc.note("pressure", "rules", p[1])
+    if current.ensemble in ("npt", "nph") and current.p_coupling == "iso" and current.p_axes is None and \
+            (aniso := _ANISO_LATER.search(sentence)):
+        if not _coupling_of_last_run(desc, sentence):  # the barostat's run is stated later (or is another's)
+            desc.note(f"run{len(desc.stages) + 1}.p_coupling", "rules", aniso.group(0))
+        current.p_coupling = "aniso"
     if deforming and (t := solids.maintained_temperature(sentence)) is not None:
         if current.thermostat is None:
             current.ensemble, current.thermostat = "nvt", "nose-hoover"

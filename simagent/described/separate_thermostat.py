@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from simagent.backends.expert.ensemble_words import sentence_ensemble
-from simagent.described.model import Dynamics
+from simagent.described.model import Dynamics, SimulationDescription
 
 # thermostats LAMMPS applies on top of fix nve (simagent.described.reading._named_thermostat)
 ON_NVE = ("berendsen", "langevin", "velocity-rescale")
@@ -86,3 +86,24 @@ def contradicted(dyn: Dynamics, before: str, sentence: str) -> str:
     said = stated.words if stated is not None else "NVE"
     return (f"whether the run of '{sentence.strip()[:120]}' ('{said}': no thermostat) is under the {name(dyn)} "
             f"thermostat stated in '{before.strip()[:120]}'")
+
+
+# one thermostat per group of atoms: 'separate Berendsen thermostats for the water, the CO2 and the walls',
+# 'a thermostat on each species', 'thermostats applied to the individual groups', 'every component keeps its own
+# thermostat'; not one thermostat on one group ('a thermostat on the mobile atoms only')
+_PER_GROUP = re.compile(
+    r"\b(?:separate|independent|individual|distinct)(?: \w+){0,2} thermostats\b|"
+    r"\bthermostats?\b[^.;]{0,60}\b(?:to|on|for|of) (?:each|every|the individual|individual|the separate) "
+    r"(?:groups?|species|components?|subsystems?|molecule types?|kinds?)\b|"
+    r"\b(?:each|every) (?:group|species|component|subsystem)\b[^.;]{0,40}\bits own(?: \w+){0,2} thermostat\b|"
+    r"\bper[- ](?:group|species|component) thermostats?\b")
+PER_GROUP_NAME = "a thermostat of its own on each group of atoms"
+
+
+def read_group_thermostats(desc: SimulationDescription, low: str) -> None:
+    """Several thermostats, one per group of atoms, each on its own temperature: the renderer writes one
+    thermostat per stage (on all atoms, or on the one group a layout names), so such a text is refused by name,
+    never run under a single thermostat on every atom."""
+    hit = _PER_GROUP.search(low)
+    if hit and not any(u.startswith(PER_GROUP_NAME) for u in desc.unsupported):
+        desc.unsupported.append(f"{PER_GROUP_NAME} ('{hit.group(0)}')")

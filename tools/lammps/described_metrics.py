@@ -8,7 +8,10 @@ equal-style variables):
   over the group (the total energy: their sum);
 - temperature of the group: `compute temp` on the group;
 - mean charge per atom: `compute reduce ave` of `property/atom q` over the group;
-- the number of the group's atoms (inside a region): `count(group[,region])`.
+- the number of the group's atoms (inside a region): `count(group[,region])`;
+- the number of molecules of one kind of a molecular system ('water'): the atoms of the type of the
+  kind's first template atom (the water oxygen), counted each time by `compute reduce sum` of an atom-style
+  variable, so that molecules a run inserts or deletes (fix gcmc) are counted too.
 The surface tension of a slab with two interfaces normal to z (y in 2D) is the mechanical one,
 gamma = (L_n / 2) (P_nn - (P_tt + P_t't') / 2) (Kirkwood and Buff 1949; the LAMMPS manual's
 compute pressure), from the pressure tensor LAMMPS prints.
@@ -23,11 +26,13 @@ from simagent.described.model import SimulationDescription
 
 ALL = "all"
 PER_ATOM = {"potential_energy_per_atom": "pe", "kinetic_energy_per_atom": "ke"}
-MEASURED = frozenset(PER_ATOM) | {"total_energy_per_atom", "temperature", "atomic_charge", "atom_count"}
+MEASURED = frozenset(PER_ATOM) | {"total_energy_per_atom", "temperature", "atomic_charge", "atom_count",
+                                  "molecule_count"}
 
 
 class GroupMeasure(BaseModel):
-    """One number over a group: `group` 'typeN', a described group or 'all'; `region` only for atom_count."""
+    """One number over a group: `group` 'typeN', a described group or 'all'; `region` only for atom_count;
+    for molecule_count `group` is the molecules' kind (a template of the molecular system, 'water')."""
 
     property: str
     group: str = Field(default=ALL, pattern=r"^[a-z][a-z0-9_]*$")
@@ -39,7 +44,7 @@ class GroupMeasure(BaseModel):
         tag = f"{self.group}_{self.region}" if self.region else self.group
         prefix = {"potential_energy_per_atom": "c_sa_pe_", "kinetic_energy_per_atom": "c_sa_ke_",
                   "total_energy_per_atom": "v_sa_etot_", "temperature": "c_sa_temp_", "atomic_charge": "c_sa_q_",
-                  "atom_count": "v_sa_n_"}[self.property]
+                  "atom_count": "v_sa_n_", "molecule_count": "c_sa_nmol_"}[self.property]
         return prefix + tag
 
 
@@ -81,7 +86,23 @@ def lines(desc: SimulationDescription, measures: list[GroupMeasure]) -> list[str
         elif m.property == "atom_count":
             where = f"{g},{m.region}" if m.region else g
             out.append(f"variable        {m.column[2:]} equal count({where})")
+        elif m.property == "molecule_count":
+            anchor = anchor_type(desc, g)
+            out.append(f"variable        sa_is_{g} atom \"type=={anchor}\"")
+            out.append(f"compute         {m.column[2:]} all reduce sum v_sa_is_{g}")
     return out
+
+
+def anchor_type(desc: SimulationDescription, kind: str) -> int | None:
+    """The atom type that marks one molecule of `kind`: its template's first atom (each molecule has one)."""
+    system = desc.molecular
+    species = next((s for s in system.species if s.template == kind), None) if system else None
+    if system is None or species is None:
+        return None
+    first = species.atoms[0]
+    if species.atoms.count(first) != 1:
+        return None
+    return system.type_of(first)
 
 
 def columns(measures: list[GroupMeasure]) -> list[str]:
@@ -97,7 +118,9 @@ def describe(m: GroupMeasure) -> str:
             "total_energy_per_atom": f"compute reduce ave of pe/atom + ke/atom over {over}",
             "temperature": f"compute temp of {over}",
             "atomic_charge": f"compute reduce ave of the charge q (property/atom q) over {over}",
-            "atom_count": f"count() of {over}" + (f" inside region {m.region}" if m.region else "")}[m.property]
+            "atom_count": f"count() of {over}" + (f" inside region {m.region}" if m.region else ""),
+            "molecule_count": f"the number of {m.group} molecules (compute reduce sum of 1 per atom of the type of "
+                              "the molecule's first template atom)"}[m.property]
 
 
 SURFACE_TENSION_COLUMN = "v_sa_gamma"

@@ -49,10 +49,12 @@ from tools.lammps.described_metrics import (
     SURFACE_TENSION_COLUMN,
     SURFACE_TENSION_FACTOR,
     GroupMeasure,
+    anchor_type,
     carries_charge,
     describe,
 )
 from tools.lammps.described_molecular import files as molecule_files
+from tools.lammps.described_pillars import POISSON, poisson_results
 from tools.lammps.described_regions import FRICTION, TENSILE, friction_coefficient, pull_axis, tensile_stress
 from tools.lammps.described_replica import dynamics_block
 from tools.lammps.described_shock import PROPERTIES as SHOCK
@@ -93,9 +95,12 @@ STRENGTHS = frozenset({"yield_stress", "ultimate_stress"})  # of the same stress
 GYRATION = "radius_of_gyration"  # of a described chain: Rg and the squared tensor's components (label 'squared_yy')
 SQUARED = "squared_"  # label prefix of a component of the squared radius-of-gyration tensor
 SURFACE_TENSION = "surface_tension"  # of a slab, from the pressure tensor (tools.lammps.described_metrics)
-COULOMB = "coulomb_energy_per_atom"  # thermo ecoul + elong, per atom (and the system's total)
+COULOMB = "coulomb_energy_per_atom"  # thermo ecoul (LAMMPS's Coulombic energy), per atom (and the system's total)
+ELECTROSTATIC = "electrostatic_energy_per_atom"  # thermo ecoul + elong (with the k-space part), per atom (and total)
+COULOMBS = (COULOMB, ELECTROSTATIC)
 HBONDS = "hydrogen_bond_count"  # of a pair style that counts them (tools.lammps.example_system.hbond_lines)
-GROUP_ONLY = frozenset({"atomic_charge", "atom_count"})  # always over a group (tools.lammps.described_metrics)
+GROUP_ONLY = frozenset({"atomic_charge", "atom_count", "molecule_count"})  # always over a group or kind of molecule
+# (tools.lammps.described_metrics)
 INTERSTITIAL = "interstitial_formation_energy"  # from the two minimisations of a described point defect
 RELAXED_FORCE = 1e-3  # eV/A: a larger force left after a defect's minimisation is a warning with the number
 MINIMISED = ("potential_energy_per_atom",)  # what a description of minimisations alone measures: the final state's
@@ -133,7 +138,8 @@ class DescribedRun(Protocol):
         frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
                                                                   SHEAR_STRESS, GYRATION, FRICTION, TENSILE,
                                                                   SURFACE_TENSION} | STRENGTHS | GROUP_ONLY | \
-        frozenset(SHOCK) | {ROTATION_ANGLE, HBONDS, COULOMB, INTERSTITIAL, GSF} | frozenset(SPIN)
+        frozenset(SHOCK) | {ROTATION_ANGLE, HBONDS, COULOMB, ELECTROSTATIC, INTERSTITIAL, GSF, POISSON} | \
+        frozenset(SPIN)
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -164,6 +170,8 @@ class DescribedRun(Protocol):
             return False  # fix msst's values exist only in a stage it integrates
         if any(p.name == ROTATION_ANGLE for p in spec.properties) and desc.drum is None:
             return False  # the angle is a rotating drum's
+        if any(p.name == POISSON for p in spec.properties) and desc.pillars is None:
+            return False  # a Poisson ratio from a run: compressed bonded pillars' extents only
         if any(p.name in SPIN for p in spec.properties) and desc.spin is None:
             return False  # compute spin's values exist only for a spin lattice
         if any(p.name == HBONDS for p in spec.properties) and hbond_style(desc.example_system) is None:
@@ -218,7 +226,7 @@ class DescribedRun(Protocol):
                       tensile=pull_axis(p.description) if TENSILE in p.properties else None,
                       groups=p.measures, surface_tension=SURFACE_TENSION in p.properties,
                       rotation_angle=ROTATION_ANGLE in p.properties, hbonds=HBONDS in p.properties,
-                      coulomb=COULOMB in p.properties)
+                      coulomb=any(name in COULOMBS for name in p.properties), extents=POISSON in p.properties)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text, **molecule_files(p.description), **spin_files(p.description),
                             **(example_files(p.description.example_system) if p.description.example_system
@@ -302,14 +310,16 @@ class DescribedRun(Protocol):
                 results.append(shock_result(name, block, desc, JOB_ID, where))
             elif name == ROTATION_ANGLE:
                 results.append(angle_result(block, JOB_ID, where))
+            elif name == POISSON:
+                results += poisson_results(block, desc, JOB_ID, where)
             elif name in SPIN:  # the total, per atom and (magnetization) normalised: each metric picks its label
                 labels = (None, PER_ATOM, NORMALIZED)[: {"magnetization": 3, "magnetic_energy": 2}.get(name, 1)]
                 results += [spin_result(name, label, block, desc, JOB_ID, where) for label in labels]
             elif name == HBONDS:
                 results.append(_hbonds(block, desc, where))
-            elif name == COULOMB:
-                results += [_coulomb(block, units, where, total) for total in ((False, True) if desc.units != "lj"
-                                                                              else (False,))]
+            elif name in COULOMBS:
+                results += [_coulomb(name, block, units, where, total)
+                            for total in ((False, True) if desc.units != "lj" else (False,))]
         wanted = [n for n in p.properties if n in STRUCTURE_PROPERTIES]
         if wanted:
             results += _structure(wanted, job_dir, block, desc, units, where)
@@ -454,23 +464,28 @@ def _count_warning(first: dict[str, np.ndarray], desc: SimulationDescription) ->
             + (f" (placement not stated, filled: {'; '.join(filled)})" if filled else ""))
 
 
-def _coulomb(block: dict[str, np.ndarray], units: dict[str, str], where: str, total: bool) -> Result:
-    """The Coulomb energy: pairwise (thermo ecoul, the real-space part) plus long-range (elong, the k-space
-    part of Ewald or PPPM), per atom or (`total`) the system's."""
+def _coulomb(name: str, block: dict[str, np.ndarray], units: dict[str, str], where: str, total: bool) -> Result:
+    """LAMMPS's Coulombic energy (COULOMB: thermo ecoul, the pair style's Coulomb term, which under Ewald or
+    PPPM is the real-space part) or the whole electrostatic energy (ELECTROSTATIC: ecoul + elong, the k-space
+    part added), per atom or (`total`) the system's. The method names the other parts' values."""
     columns = {"ecoul": "E_coul", "elong": "E_long"}
     missing = [columns[c] for c in COULOMB_COLUMNS if columns[c] not in block]
     if missing:
         raise ReadError(f"thermo columns {', '.join(missing)} missing")
-    series = (block["E_coul"] + block["E_long"]) / (1.0 if total else block["Atoms"])
-    mean, err = block_average(series)
+    per = 1.0 if total else block["Atoms"]
+    pair, long_range = block["E_coul"] / per, block["E_long"] / per
+    whole = name == ELECTROSTATIC
+    mean, err = block_average(pair + long_range if whole else pair)
     unit = units["energy"] + ("" if total or units["energy"] == "reduced" else "/atom")
-    return Result(quantity="total_coulomb_energy" if total else COULOMB, property=COULOMB, value=mean, unit=unit,
-                  uncertainty=err, job=JOB_ID, log="log.lammps", label="total" if total else None,
-                  method=f"average of thermo ecoul + elong (pairwise real-space plus long-range k-space Coulomb "
-                         f"energy){'' if total else ' / atoms'} over {where}, {series.size} samples (ecoul alone "
-                         f"{float(np.mean(block['E_coul'] / (1.0 if total else block['Atoms']))):.6g}, elong alone "
-                         f"{float(np.mean(block['E_long'] / (1.0 if total else block['Atoms']))):.6g}); standard "
-                         "error by block averaging")
+    what = ("thermo ecoul + elong (the pair style's Coulomb term plus the long-range k-space part)" if whole else
+            "thermo ecoul (LAMMPS's Coulombic energy: the pair style's Coulomb term, under Ewald/PPPM its real-space "
+            "part; the k-space part elong is printed apart)")
+    others = (f"ecoul alone {float(np.mean(pair)):.6g}, elong alone {float(np.mean(long_range)):.6g}" if whole else
+              f"elong {float(np.mean(long_range)):.6g}, ecoul + elong {float(np.mean(pair + long_range)):.6g}")
+    return Result(quantity=f"total_{name.removesuffix('_per_atom')}" if total else name, property=name, value=mean,
+                  unit=unit, uncertainty=err, job=JOB_ID, log="log.lammps", label="total" if total else None,
+                  method=f"average of {what}{'' if total else ' / atoms'} over {where}, {pair.size} samples "
+                         f"({others}); standard error by block averaging")
 
 
 def _hbonds(block: dict[str, np.ndarray], desc: SimulationDescription, where: str) -> Result:
@@ -521,7 +536,11 @@ def _measures(spec: TaskSpec) -> list[GroupMeasure]:
     """The numbers asked over a group of atoms (a type, a described group) or counted in a region."""
     out: list[GroupMeasure] = []
     for p in spec.properties:
-        if p.group is not None or p.name in GROUP_ONLY:
+        if p.name == "molecule_count":  # over the molecules of one kind, named by the label ('water')
+            m = GroupMeasure(property=p.name, group=(p.label or "").lower() or ALL)
+            if m not in out:
+                out.append(m)
+        elif p.group is not None or p.name in GROUP_ONLY:
             m = GroupMeasure(property=p.name, group=p.group or ALL, region=p.label if p.name == "atom_count" else None)
             if m not in out:
                 out.append(m)
@@ -536,6 +555,8 @@ def _measurable(m: GroupMeasure, desc: SimulationDescription) -> bool:
         return False
     if m.region is not None and (layout is None or all(r.name != m.region for r in layout.regions)):
         return False
+    if m.property == "molecule_count":  # a kind of molecule the molecular system has, one marker atom each
+        return anchor_type(desc, m.group) is not None
     if m.group == ALL:
         return True
     if m.group.startswith("type") and m.group[4:].isdigit():
@@ -549,6 +570,11 @@ def _group_result(m: GroupMeasure, block: dict[str, np.ndarray], desc: Simulatio
         raise ReadError(f"thermo column {m.column} missing")
     series = block[m.column]
     mean, err = block_average(series)
+    if m.property == "molecule_count":
+        return Result(quantity=f"{m.property} ({m.group})", property=m.property, label=m.group, value=mean, unit="",
+                      uncertainty=err, job=JOB_ID, log="log.lammps",
+                      method=f"average of {describe(m)} (thermo {m.column}) over {where}, {series.size} samples; "
+                             "standard error by block averaging")
     if m.property == "atom_count":
         unit = ""
     elif m.property == "atomic_charge":
