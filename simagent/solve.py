@@ -49,6 +49,7 @@ from simagent.described.llm_fill import FillReport
 from simagent.described.llm_fill import fill as fill_gaps
 from simagent.described.mixture_reading import type_called
 from simagent.described.model import SimulationDescription
+from simagent.described.molecular import template_file_names
 from simagent.described.reading import UNREAD, read_description
 from simagent.described.structure import required_file, unstated_structure
 from simagent.described.summary import executed_lines
@@ -517,6 +518,9 @@ def _label(target: MetricTarget, words: str, elastic_example: bool) -> None:
             target.label = "normalized"
     elif target.property == "poisson_ratio" and elastic_example:
         target.label = CUBIC_POISSON_LABEL
+    elif target.property == "poisson_ratio" and (pillar := re.search(r"\b(?:pillar|column|cylinder) ?_?(\d+)\b",
+                                                                      words)):
+        target.label = f"pillar{pillar.group(1)}"  # one of several compressed pillars (tools.lammps.described_pillars)
     elif target.property == "wall_force":  # along which axis: 'force in the x direction', 'y force'
         axis = re.search(r"\bforce (?:on (?:the )?walls? )?(?:in|along) (?:the )?([xyz])\b|\bforce ?([xyz])\b|"
                          r"\bf ?([xyz])\b|\b([xyz])[- ]?(?:direction |component )?", words)
@@ -1195,7 +1199,12 @@ def missing_files(task: MDGymTask, known: list[str], supplied: list[Path] | None
     desc = read_description(task.problem_description) if task.engine == "lammps" else None
     if desc is not None and desc.example_system is not None:  # an installed example's files (data, force field)
         have |= {name.lower() for name in desc.example_system.files}
-    missing = [name for name in named_files(task) if name.lower() not in have] + missing_includes(supplied or [])
+    written = {name.lower() for name in template_file_names(desc)} if desc is not None else set()
+    given = {p.name.lower() for p in supplied or []}
+    missing = [f"{name} (supplied, but simagent writes this molecule template from the model the text cites and does "
+               "not read a supplied one)" for name in named_files(task) if name.lower() in written & given]
+    have |= written - given  # molecule templates written from the cited model (simagent.described.molecular)
+    missing += [name for name in named_files(task) if name.lower() not in have] + missing_includes(supplied or [])
     if not missing and not supplied and desc is not None:  # a structure the text names but does not build
         structure = required_file(task.problem_description, desc) or unstated_structure(task.problem_description, desc)
         missing = [structure] if structure else []

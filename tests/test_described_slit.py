@@ -6,7 +6,6 @@ in parentheses and a box given per axis. Every text is a paraphrase written for 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from described_helpers import DEV as DEV_SET
@@ -78,7 +77,8 @@ def test_coupling_stated_after_the_barostat(later, coupling):
 
 
 def test_coupling_stated_before_the_run_length():
-    text = NPT.replace(" for 3000 steps", "") + "The box adjusts anisotropically under the barostat. It runs 3000 steps."
+    text = NPT.replace(" for 3000 steps", "") + ("The box adjusts anisotropically under the barostat. It runs 3000 "
+                                                 "steps.")
     runs = _runs(read_description(text))
     assert [r.steps for r in runs] == [3000]
     assert runs[0].dynamics.p_coupling == "aniso"
@@ -103,12 +103,45 @@ def test_a_stated_minimisation_is_still_one():
 
 # --- a timestep stated for one stage -------------------------------------------------------------------------------
 
-def test_a_stage_with_a_timestep_of_its_own_is_refused_by_name():
-    text = ("Real units, argon as LJ atoms (epsilon 0.238 kcal/mol, sigma 3.4 A, cutoff 10 A) on an fcc lattice of "
-            "constant 5.3 A, a box of 4x4x4 cells, velocities at 90 K. The timestep is 2 fs. A short NVE run of 1000 "
-            "steps with a timestep of 0.25 fs removes hot spots. Then NVE follows for 10000 steps.")
+ARGON = ("Solid argon in real units: an fcc crystal with lattice constant 5.3 A in a 4 x 4 x 4 box; LJ epsilon 0.238 "
+         "kcal/mol, sigma 3.4 A, cutoff 8.5 A, atomic mass 39.95 g/mol. Velocities at 90 K. The timestep is 2 fs. ")
+SHORT_FIRST = ARGON + ("A short NVT run at 90 K of 300 steps with a timestep of 0.25 fs removes hot spots. Then NVE "
+                       "follows for 200 steps.")
+
+
+def test_a_stage_with_a_timestep_of_its_own_gets_it():
+    desc = read_description(SHORT_FIRST)
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    first, second = _runs(desc)
+    assert (first.timestep, second.timestep, desc.timestep) == (0.25, None, 2.0)
+    assert desc.origin["run1.timestep"].source == "rules"
+    # the unstated damping is 100 of the stage's own timesteps, not of the simulation's
+    assert first.dynamics.t_damp == pytest.approx(25.0)
+
+
+def test_the_stage_timestep_is_set_for_its_run_and_back_after_it(tmp_path):
+    from described_helpers import run_text
+
+    from tools.lammps.described import render
+
+    text = render(read_description(SHORT_FIRST))
+    lines = [line.split() for line in text.splitlines() if line.startswith(("timestep", "run "))]
+    assert lines == [["timestep", "2"], ["timestep", "0.25"], ["run", "300"], ["timestep", "2"], ["run", "200"]]
+    log = run_text(text, tmp_path / "argon")
+    # LAMMPS echoes each command to its log as it executes it: both runs ran, each after its own timestep
+    executed = [line.split()[:2] for line in log.splitlines() if line.startswith(("timestep", "run ", "Loop time"))]
+    assert executed == [["timestep", "2"], ["timestep", "0.25"], ["run", "300"], ["Loop", "time"],
+                        ["timestep", "2"], ["run", "200"], ["Loop", "time"]]
+
+
+@pytest.mark.parametrize("text, why", [
+    (ARGON + "NVE for 2000 steps with a timestep of 0.5 fs, then NVE for 10000 steps.", "does not say which run"),
+    (ARGON + "NVE for 1000 steps. Then the production run of 5000 steps uses a timestep of 1 fs.", "averaged stage"),
+])
+def test_a_stage_timestep_that_cannot_be_placed_is_refused_by_name(text, why):
     desc = read_description(text)
-    assert any(u.startswith(STAGE_TIMESTEP_NAME) for u in desc.unsupported), desc.unsupported
+    named = [u for u in desc.unsupported if u.startswith(STAGE_TIMESTEP_NAME)]
+    assert named and why in named[0], desc.unsupported
     assert not desc.renderable
 
 
@@ -118,10 +151,17 @@ def test_a_stage_with_a_timestep_of_its_own_is_refused_by_name():
     "NVE runs for 10000 steps; the thermostat damping is 100 timesteps.",
 ])
 def test_the_one_timestep_in_a_run_sentence_is_no_stage_timestep(sentence):
-    text = ("Real units, argon as LJ atoms (epsilon 0.238 kcal/mol, sigma 3.4 A, cutoff 10 A) on an fcc lattice of "
-            "constant 5.3 A, a box of 4x4x4 cells, velocities at 90 K. The timestep is 2 fs. " + sentence)
-    desc = read_description(text)
+    desc = read_description(ARGON + sentence)
     assert not any(u.startswith(STAGE_TIMESTEP_NAME) for u in desc.unsupported), desc.unsupported
+    assert all(r.timestep is None for r in _runs(desc))
+
+
+@pytest.mark.parametrize("sentence, dt", [("The crystal is simulated for 3000 steps using 2 fs timesteps.", 2.0),
+                                          ("The crystal is simulated for 3000 steps using a 0.5 fs time step.", 0.5)])
+def test_a_timestep_in_plural_is_the_simulations(sentence, dt):
+    text = ARGON.replace(" The timestep is 2 fs.", "") + sentence
+    desc = read_description(text)
+    assert desc.timestep == dt and desc.origin["timestep"].source == "rules"
 
 
 # --- one thermostat per group --------------------------------------------------------------------------------------
@@ -172,11 +212,16 @@ def test_a_box_measured_in_lattice_units_is_no_placement_lattice():
     assert not any(u.startswith("molecules placed on a stated lattice") for u in desc.unsupported)
 
 
-@pytest.mark.parametrize("solid", ["between two graphene sheets", "inside a carbon nanotube",
-                                   "between graphite walls"])
+@pytest.mark.parametrize("solid", ["between two graphene sheets", "between graphite walls",
+                                   "above a graphitic substrate"])
 def test_a_carbon_solid_beside_the_water_is_named(solid):
     desc = read_description(WATER.replace("fill a periodic box", f"{solid} fill a periodic box"))
     assert any(u.startswith("a solid beside the molecules") for u in desc.unsupported), desc.unsupported
+
+
+def test_water_alone_names_no_solid():
+    desc = read_description(WATER)  # the same water with no solid named
+    assert not any(u.startswith("a solid beside the molecules") for u in desc.unsupported)
 
 
 def test_counts_in_parentheses_with_their_noun():
@@ -214,11 +259,11 @@ def test_dev_task_is_refused_with_its_reasons_and_its_stages_read():
     desc = read_description(json.loads(DEV.read_text())["problem_description"])
     assert not desc.renderable
     named = " | ".join(desc.unsupported)
-    for what in ("a solid beside the molecules", STAGE_TIMESTEP_NAME, PER_GROUP_NAME,
-                 "molecules placed on a stated lattice"):
+    for what in ("a solid beside the molecules", PER_GROUP_NAME, "molecules placed on a stated lattice"):
         assert what in named, what
     runs = _runs(desc)
     assert [r.steps for r in runs] == [5000, 20000, 200000]
+    assert [r.timestep for r in runs] == [0.5, None, None] and desc.timestep == 1.0
     assert runs[0].dynamics.limit == 0.1 and runs[0].dynamics.thermostat == "berendsen"
     last = runs[2].dynamics
     assert (last.ensemble, last.p_coupling, last.t_stop, last.p_stop) == ("npt", "aniso", 300.0, 1.0)

@@ -28,6 +28,7 @@ from simagent.described.groups import Displacement, Layout
 from simagent.described.mixtures import AtomType, Deposition, RandomPlacement
 from simagent.described.molecular import MolecularSystem
 from simagent.described.nanotube import Nanotube
+from simagent.described.pillars import BondedPillars
 from simagent.described.polymer import BondedChain
 from simagent.described.replica import ParallelReplica
 from simagent.described.respa import Respa
@@ -41,6 +42,7 @@ from simagent.described.srd import SRDSolvent
 from simagent.described.stacking import SlipScan
 
 Source = Literal["rules", "llm", "default"]
+STAGE_TIMESTEP_NAME = "a timestep of its own for a run stage"  # the refusal's name (simagent.described.reading)
 UnitsName = Literal["lj", "real", "metal"]
 LatticeStyle = Literal["fcc", "bcc", "sc", "diamond", "sq", "sq2", "hex", "hcp"]
 Ensemble = Literal["nve", "nvt", "npt", "nph"]
@@ -195,6 +197,8 @@ class Stage(BaseModel):
     prd: ParallelReplica | None = Field(default=None, description="the run is parallel replica dynamics (LAMMPS prd) "
                                         "with the stage's dynamics")
     delete_ids: list[int] = Field(default_factory=list, description="atoms removed by ID at the stage's start")
+    timestep: float | None = Field(default=None, gt=0, description="this run stage's own timestep, stated for it "
+                                   "alone (None: the simulation's, desc.timestep)")
     evidence: str = ""
 
     @model_validator(mode="after")
@@ -203,6 +207,8 @@ class Stage(BaseModel):
             raise ValueError(f"run stage {self.name!r} needs dynamics and a positive step count")
         if self.kind == "minimize" and self.minimize is None:
             raise ValueError(f"minimisation stage {self.name!r} needs its settings")
+        if self.timestep is not None and self.kind != "run":
+            raise ValueError(f"stage {self.name!r}: only a run stage has a timestep of its own")
         if self.keep_fixes and self.kind != "run":
             raise ValueError(f"stage {self.name!r}: only a run stage continues the previous stage's fixes")
         return self
@@ -218,7 +224,8 @@ class SimulationDescription(BaseModel):
                                 "replication and box; simagent.described.sheet)")
     nanotube: Nanotube | None = Field(default=None, description="a single-walled carbon nanotube along a periodic "
                                       "box edge (simagent.described.nanotube); read and built, not rendered yet")
-    atom_style: Literal["atomic", "charge", "full", "sphere", "molecular", "ellipsoid", "rheo", "spin"] = "atomic"
+    atom_style: Literal["atomic", "charge", "full", "sphere", "molecular", "bond", "ellipsoid", "rheo",
+                        "spin"] = "atomic"
     atom_types: int = Field(default=1, ge=1)
     masses: dict[int, float] = Field(default_factory=dict)
     pair: Pair | None = None
@@ -249,6 +256,8 @@ class SimulationDescription(BaseModel):
                                       "rotates (pair granular, fix wall/gran/region, fix pour)")
     rheo: RheoFluid | None = Field(default=None, description="RHEO particles (pair rheo, fix rheo and its "
                                    "viscosity and pressure fixes, status flags)")
+    pillars: BondedPillars | None = Field(default=None, description="bonded-particle pillars settled in a wall, "
+                                          "copied along x, bonded and compressed (simagent.described.pillars)")
     spin: SpinLattice | None = Field(default=None, description="classical spins on the atoms, their magnetic "
                                      "interactions and spin dynamics (SPIN package)")
     neighbor_every: int | None = None

@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from simagent.backends.expert.protocol_text import NUM
-from simagent.described import carbon_dioxide
+from simagent.described import carbon_dioxide, ethanol
 from simagent.described.carbon_dioxide import LinearMolecule
+from simagent.described.ethanol import EthanolModel
 from simagent.described.mixtures import DEFAULT_MAX_TRIES, DEFAULT_PLACEMENT_SEED, RandomPlacement
 
 if TYPE_CHECKING:
@@ -132,6 +133,10 @@ class MolecularSystem(BaseModel):
     water: WaterModel | None = None
     co2: LinearMolecule | None = Field(default=None, description="the CO2 model of species 'co2', each molecule a "
                                        "rigid body (simagent.described.carbon_dioxide)")
+    ethanol: EthanolModel | None = Field(default=None, description="the model of species 'ethanol' (flexible, "
+                                         "simagent.described.ethanol)")
+    files: dict[str, str] = Field(default_factory=dict, description="template -> the molecule file name the text "
+                                  "names for it (simagent writes it from the cited model); others: <template>.mol")
     crystal: RockSalt | None = Field(default=None, description="the ions on a rock-salt lattice (the text's start), "
                                      "not placed at random")
     kinds: list[AtomKind] = Field(min_length=1)
@@ -196,9 +201,9 @@ PLACEMENT_LATTICE = re.compile(
     r"[^.;]{0,30}?\b(?:simple[- ]cubic|sc) lattice\b[^.;]{0,40}?" + NUM + r"\s*(?:angstrom|a\b)|"
     r"\b(?:simple[- ]cubic|sc) lattice\b[^.;]{0,40}?" + NUM + r"\s*(?:angstrom|a\b)[^.;]{0,60}?\b(?:insert|plac|put|"
     r"creat|position)\w*")
-# solids beside the liquid that the module builds no model of: pattern -> the name given in the refusal
-_SOLIDS = [(r"\bgraphit\w*|\bgraphene\b", "graphite or graphene layers"),
-           (r"carbon nanotube|\bcnt\b|\bnanotube\b", "a carbon nanotube")]
+# solids beside the liquid that the module builds no model of: pattern -> the name given in the refusal (a carbon
+# nanotube is simagent.described.nanotube's, which names what it does not render itself)
+_SOLIDS = [(r"\bgraphit\w*|\bgraphene\b", "graphite or graphene layers")]
 
 
 def placement_lattice(low: str) -> re.Match | None:
@@ -223,7 +228,7 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     if name is None or desc.units != "real" or desc.lattice is not None:
         return
     for pattern, what in UNKNOWN_MOLECULES:
-        if re.search(pattern, low) and what != "CO2":
+        if re.search(pattern, low) and what not in ("CO2", "ethanol"):
             desc.unsupported.append(f"a molecule simagent has no template for ({what})")
     for pattern, what in _SOLIDS:
         if hit := re.search(pattern, low):
@@ -255,6 +260,9 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     co2 = _carbon_dioxide(desc, low, kinds, species) if carbon_dioxide.names_co2(low) else None
     if carbon_dioxide.names_co2(low) and co2 is None:
         return
+    alcohol = _ethanol(desc, low, kinds, species) if ethanol.names_ethanol(low) else None
+    if ethanol.names_ethanol(low) and alcohol is None:
+        return
     placed = sum(sp.count * len(sp.atoms) for sp in species)
     stated = re.search(r"total (?:number )?of (\d+) atoms|(\d+) atoms in (?:all|total)", low)
     if stated and int(stated.group(1) or stated.group(2)) != placed:  # other molecules are stated: never dropped
@@ -262,12 +270,17 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
                                 f"reading places only the {placed} atoms of the waters and ions)")
         return
     desc.note("molecular.masses", "default", "O 15.9994, H 1.008, Na 22.98977, Cl 35.453"
-              + (", C 12.011" if co2 else "") + ": standard atomic weights")
+              + (", C 12.011" if co2 or alcohol else "") + ": standard atomic weights")
+    if not assign_stated_types(desc, low, kinds, model):
+        return
     read_pair_coeffs(desc, low, kinds)
-    system = MolecularSystem(water=model, co2=co2, kinds=kinds, species=species, cutoff=1.0, accuracy=1.0)
+    system = MolecularSystem(water=model, co2=co2, ethanol=alcohol, kinds=kinds, species=species, cutoff=1.0,
+                             accuracy=1.0)
     if not read_interactions(desc, low, system):
         return
     _bonded(desc, low, system)
+    if not _template_files(desc, low, system):
+        return
     bins = re.search(r"radial distribution[^.;]{0,80}?\b(\d+) bins", low)
     if bins:
         system.rdf_bins = int(bins.group(1))
@@ -303,7 +316,8 @@ _WHOLE_BOX = re.compile(r"\b(?:region|block|slab|sub-?volume|sphere|cylinder|lay
                         r"\bspanning )\s*-?\d")  # a sentence that names any of these places them elsewhere
 _MOLECULE_WORDS = re.compile(r"\bmolecules?\b|\bwaters?\b|\bions?\b|carbon dioxide|\bco2\b|\bspecies\b")
 _MIN_DISTANCE = re.compile(r"(?:closer than|minimum (?:separation|distance)(?: of)?|at least|no nearer than|overlap "
-                           r"(?:distance|cutoff|radius)(?: of)?)\s*" + NUM + r"\s*(angstrom|a\b|nm)")
+                           r"(?:distance|cutoff|radius|check)(?: of)?)\s*" + NUM + r"(?:\s*(?:-|to)\s*(\d+(?:\.\d+)?))?"
+                           r"\s*(angstrom|a\b|nm)")  # a range 'of 1.5-2.0 A': the larger (it satisfies both)
 
 
 def _random_start(desc: SimulationDescription, low: str, system: MolecularSystem) -> None:
@@ -318,7 +332,8 @@ def _random_start(desc: SimulationDescription, low: str, system: MolecularSystem
             continue
         distance = _MIN_DISTANCE.search(sentence)
         if distance:
-            system.overlap = float(distance.group(1)) * (10.0 if distance.group(2) == "nm" else 1.0)
+            least = max(float(distance.group(1)), float(distance.group(2) or distance.group(1)))
+            system.overlap = least * (10.0 if distance.group(3) == "nm" else 1.0)
         desc.placements = [RandomPlacement(atom_type=0, count=sp.count, seed=system.seed + 2 * i,
                                            overlap=system.overlap, max_tries=DEFAULT_MAX_TRIES, molecule=sp.template)
                            for i, sp in enumerate(system.species)]
@@ -327,9 +342,12 @@ def _random_start(desc: SimulationDescription, low: str, system: MolecularSystem
         names = ", ".join(f"{sp.count} {sp.template}" for sp in system.species)
         desc.note("molecular.placement", "rules", f"{hit.group(0)}: {names} inserted at random in the whole box "
                   "(create_atoms random, random orientations); no grid and no minimisation before the first stage (the "
-                  "text states its own start)" + (f"; {distance.group(0)}" if distance else ""))
+                  "text states its own start)" + (f"; {distance.group(0)}" if distance else "")
+                  + (f" (a range: the larger, {system.overlap:g} A, satisfies both ends)"
+                     if distance and distance.group(2) else ""))
         desc.note("molecular.insertion", "default", f"seeds {system.seed}, {system.seed + 2}, ... (one per species, in "
-                  "the order water, ions, CO2)" + ("" if distance else f", no atom closer than {system.overlap:g} A to "
+                  "the order water, ions, CO2, ethanol)"
+                  + ("" if distance else f", no atom closer than {system.overlap:g} A to "
                   "another molecule's") + f", {DEFAULT_MAX_TRIES} attempts per molecule: none stated")
         if RANDOM_NAME in desc.unsupported:
             desc.unsupported.remove(RANDOM_NAME)
@@ -375,6 +393,139 @@ def _carbon_dioxide(desc: SimulationDescription, low: str, kinds: list[AtomKind]
     return model
 
 
+def _ethanol(desc: SimulationDescription, low: str, kinds: list[AtomKind], species: list[Species]
+             ) -> EthanolModel | None:
+    """The ethanol of a water + ethanol text: its model (OPLS-AA, or refused/missing by name), its count and the
+    1-4 scaling the text states; its six sites become atom kinds after the others (module ethanol)."""
+    model, words = ethanol.ethanol_model(low)
+    if model is None:
+        (desc.unsupported if words.startswith("unsupported") else desc.missing).append(words.split(": ", 1)[1])
+        return None
+    count = ethanol.ethanol_count(low)
+    if count is None:
+        desc.missing.append("the number of ethanol molecules")
+        return None
+    desc.note("molecular.ethanol", "rules", f"{words}: {model.name}, {model.citation} (charges, LJ, bonds, angles, "
+              f"torsions: simagent.described.ethanol); {count[1]}")
+    scaling = ethanol.one_four(low)
+    if scaling is not None:
+        model.one_four = scaling[0]
+        desc.note("molecular.one_four", "rules", f"{scaling[0]:g} for LJ and Coulomb: {scaling[1]}")
+    else:
+        desc.note("molecular.one_four", "default", f"{ethanol.OPLS_ONE_FOUR:g} for LJ and Coulomb: OPLS-AA's own "
+                  "1-4 scaling (none stated)")
+    for site, (cls, charge) in ethanol.SITES.items():
+        element, mass, epsilon, sigma = ethanol.CLASSES[cls]
+        kinds.append(AtomKind(type=len(kinds) + 1, element=element, site=site, mass=mass, charge=charge,
+                              epsilon=epsilon, sigma=sigma))
+    species.append(Species(template=ethanol.ETHANOL_TEMPLATE, count=count[0], atoms=list(ethanol.ATOMS)))
+    return model
+
+
+# a stated type's LJ matches a model's site when both are within these relative tolerances (or both zero)
+ROLE_TOLERANCE = (0.03, 0.03)  # epsilon, sigma
+_CATIONS = ("Na",)
+
+
+def _published_lj(kind: AtomKind, water: WaterModel) -> tuple[float, float] | None:
+    """The LJ (epsilon, sigma) a kind has in its published model; None for an ion (the text states its LJ)."""
+    if kind.site is None and kind.element == "O":
+        return water.epsilon_o, water.sigma_o
+    if kind.site is None and kind.element == "H":
+        return 0.0, 0.0
+    if kind.site is None:
+        return None
+    return kind.epsilon or 0.0, kind.sigma or 0.0
+
+
+def _close(stated: tuple[float, float], published: tuple[float, float]) -> float | None:
+    """How far a stated (epsilon, sigma) is from a published one (relative), None beyond ROLE_TOLERANCE."""
+    worst = 0.0
+    for value, ref, tol in zip(stated, published, ROLE_TOLERANCE, strict=True):
+        if ref == 0.0:
+            if value != 0.0:
+                return None
+            continue
+        worst = max(worst, abs(value - ref) / ref)
+        if worst > tol:
+            return None
+    return worst
+
+
+def assign_stated_types(desc: SimulationDescription, low: str, kinds: list[AtomKind], water: WaterModel) -> bool:
+    """When the text lists 'pair_coeff i i eps sigma' for every type 1..N of a system of N atom kinds with a
+    molecule besides the water (ethanol), each kind takes the stated type whose LJ matches its published model's
+    (the nearest within ROLE_TOLERANCE; equal values: the lowest type first, in the order water, ethanol sites);
+    the ions take the types no model claims, the cation the smaller sigma. Kinds with equal LJ (two CT carbons,
+    two H(C) hydrogens, two H without LJ) are interchangeable: no interaction depends on which gets which
+    number. False (listed as missing) when a stated type matches no kind. Without such a molecule, or without
+    a complete list, the types stay in the reading's order (water, ions, CO2)."""
+    stated = {i: lj for i, j, lj, _ in stated_pair_coeffs(low) if i == j}
+    if not any(k.site in ethanol.SITES for k in kinds) or sorted(stated) != list(range(1, len(kinds) + 1)):
+        return True
+    free = dict(stated)
+    chosen: dict[int, int] = {}  # kind index -> stated type
+    for n, kind in enumerate(kinds):
+        published = _published_lj(kind, water)
+        if published is None:
+            continue
+        near = sorted((d, t) for t, lj in free.items() if (d := _close(lj, published)) is not None)
+        if not near:
+            desc.missing.append(f"which stated type is the {kind.label} site (no pair_coeff line is near its "
+                                f"published LJ {published[0]:g} kcal/mol, {published[1]:g} A)")
+            return False
+        chosen[n] = near[0][1]
+        del free[near[0][1]]
+    ions = [n for n, k in enumerate(kinds) if _published_lj(k, water) is None]
+    if len(ions) != len(free):
+        desc.missing.append("which stated types are the ions")
+        return False
+    by_sigma = sorted(free, key=lambda t: (free[t][1], t))  # cations are the smaller ions
+    ordered = sorted(ions, key=lambda n: kinds[n].element not in _CATIONS)
+    for n, t in zip(ordered, by_sigma, strict=True):
+        chosen[n] = t
+    for n, t in chosen.items():
+        kinds[n].type = t
+    kinds.sort(key=lambda k: k.type)
+    desc.note("molecular.types", "rules", "the stated pair_coeff lines matched to the models' sites by their LJ "
+              "values (the ions: the types left, the cation the smaller sigma): " + ", ".join(
+                  f"{k.type} {k.label}" for k in kinds) + "; sites with equal LJ are interchangeable")
+    return True
+
+
+_MOL_FILE = re.compile(r"(?<![\w/.-])[\w+-]+(?:\.[\w+-]+)*\.mol\b")
+
+
+def _template_files(desc: SimulationDescription, low: str, system: MolecularSystem) -> bool:
+    """Molecule template files the text names (not supplied; solve checks that) are written by simagent from the
+    cited model of the species the name names: a water model's name or 'water' -> the water, 'ethanol' or the OPLS
+    name -> the ethanol, 'co2'/'trappe' -> the CO2. A named file that names none of the species is left to the
+    file check (missing)."""
+    names = list(dict.fromkeys(m.group(0) for m in _MOL_FILE.finditer(low)))
+    if not names:
+        return True
+    words = {"water": r"tip4p|tip3p|spc|water|h2o|wat\b", ethanol.ETHANOL_TEMPLATE: r"ethanol|opls|etoh",
+             carbon_dioxide.CO2_TEMPLATE: r"co2|trappe"}
+    present = {s.template for s in system.species}
+    for name in names:
+        stem = name.rsplit(".", 1)[0]
+        hits = [t for t, pattern in words.items() if t in present and re.search(pattern, stem)]
+        if len(hits) != 1 or hits[0] in system.files:
+            continue
+        system.files[hits[0]] = name
+        source = {"water": system.water.citation if system.water else "",
+                  ethanol.ETHANOL_TEMPLATE: system.ethanol.citation if system.ethanol else "",
+                  carbon_dioxide.CO2_TEMPLATE: system.co2.citation if system.co2 else ""}[hits[0]]
+        desc.note(f"molecular.file.{hits[0]}", "default", f"{name}: the {hits[0]} template the text names (not "
+                  f"supplied) written by simagent from the model it cites ({source})")
+    return True
+
+
+def template_file_names(desc: SimulationDescription) -> list[str]:
+    """The molecule files the text names that simagent writes from a cited model."""
+    return list(desc.molecular.files.values()) if desc.molecular is not None else []
+
+
 def _model_word(name: str) -> str:
     return {"spc/e": r"spc/?e", "tip3p": "tip3p", "tip4p/2005": r"tip4p[/-]?2005", "tip4p": "tip4p"}[name]
 
@@ -386,12 +537,26 @@ def _count(low: str, noun: str) -> int | None:
     return int(hit.group(1)) if hit else None
 
 
+_NA = r"(?:na\s*\+|na\^\+|sodium)(?: ions?| cations?)?"
+_CL = r"(?:cl\s*-|cl\^-|chloride)(?: ions?| anions?)?"
+_EACH_ION = re.compile(rf"(?<![\w.])(\d+) each of (?:the )?{_NA},? and {_CL}|(?<![\w.])(\d+) {_NA},? and (\d+) {_CL}")
+
+
 def _ions(desc: SimulationDescription, low: str, n_water: int) -> list[tuple[str, int, float]]:
     """Na+ and Cl- from 'NaCl (82) ions' / '82 NaCl ion pairs' / '25 Na+ and 25 Cl- ions'. 'NaCl (N)'
     is N of each unless the stated total number of atoms says N ions in all."""
     if not re.search(r"\bnacl\b|sodium|\bna\s*\+|\bna\^", low):
         return []
     hit = re.search(r"\bnacl\b\s*\((\d+)\)|(\d+) (?:nacl|sodium chloride)\b", low)
+    each_of = _EACH_ION.search(low)
+    if hit is None and each_of is not None:  # 'N each of Na+ and Cl-', 'N Na+ and N Cl- ions': N of each, stated
+        n_na, n_cl = int(each_of.group(1) or each_of.group(2)), int(each_of.group(1) or each_of.group(3))
+        if n_na != n_cl:
+            desc.missing.append(f"a neutral salt ({n_na} Na+ and {n_cl} Cl- are stated)")
+            return []
+        desc.note("molecular.ions", "rules", each_of.group(0))
+        desc.note("molecular.ion_charges", "default", "Na +1, Cl -1: the formal charges the ion names state")
+        return [("Na", n_na, 1.0), ("Cl", n_cl, -1.0)]
     if hit is None:
         desc.missing.append("the number of Na+ and Cl- ions")
         return []
@@ -426,19 +591,38 @@ def _geometry(desc: SimulationDescription, low: str, model: WaterModel) -> None:
             desc.note(f"molecular.water.{field}", "rules", hit.group(0))
 
 
+_PAIR_COEFF = re.compile(r"pair_coeff (\d+) (\d+) " + NUM + " " + NUM)
+_MORE_COEFFS = re.compile(r"\s*[;,]\s*(?:pair_coeff )?(\d+) (\d+) " + NUM + " " + NUM)
+
+
+def stated_pair_coeffs(low: str) -> list[tuple[int, int, tuple[float, float], str]]:
+    """(i, j, (epsilon, sigma), words) of every 'pair_coeff i j eps sigma' the text states, and of the items of
+    a list that one opens ('pair_coeff 1 1 0.1 2.3; 2 2 0.2 3.1; ...')."""
+    out = []
+    for hit in _PAIR_COEFF.finditer(low):
+        items, end = [hit], hit.end()
+        while more := _MORE_COEFFS.match(low, end):
+            items.append(more)
+            end = more.end()
+        out += [(int(m.group(1)), int(m.group(2)), (float(m.group(3)), float(m.group(4))), m.group(0).strip(" ;,"))
+                for m in items]
+    return list({(i, j): (i, j, lj, w) for i, j, lj, w in out}.values())
+
+
 def read_pair_coeffs(desc: SimulationDescription, low: str, kinds: list[AtomKind], report_missing: bool = True) -> None:
     """'pair_coeff 3 3 0.10755 2.31' (epsilon, sigma per type) as stated; the water oxygen's from the
     model otherwise, 'LJ ... only between oxygen atoms with epsilon = X and sigma = Y' as stated."""
-    for hit in re.finditer(r"pair_coeff (\d+) (\d+) " + NUM + " " + NUM, low):
-        i, j = int(hit.group(1)), int(hit.group(2))
+    for i, j, (epsilon, sigma), words in stated_pair_coeffs(low):
         if i == j and i <= len(kinds):
-            kinds[i - 1].epsilon, kinds[i - 1].sigma = float(hit.group(3)), float(hit.group(4))
-            desc.note(f"molecular.lj.{i}", "rules", hit.group(0))
+            kind = next(k for k in kinds if k.type == i)
+            kind.epsilon, kind.sigma = epsilon, sigma
+            desc.note(f"molecular.lj.{i}", "rules", words)
     oxygen = re.search(r"(?:lj|lennard-jones)[^.;]{0,60}oxygen[^.;]{0,40}?epsilon\s*=?\s*" + NUM +
                        r"[^.;]{0,20}?sigma\s*=?\s*" + NUM, low)
     if oxygen:
-        kinds[0].epsilon, kinds[0].sigma = float(oxygen.group(1)), float(oxygen.group(2))
-        desc.note("molecular.lj.1", "rules", oxygen.group(0))
+        water_o = next((k for k in kinds if k.site is None and k.element == "O"), kinds[0])
+        water_o.epsilon, water_o.sigma = float(oxygen.group(1)), float(oxygen.group(2))
+        desc.note(f"molecular.lj.{water_o.type}", "rules", oxygen.group(0))
     for k in kinds:
         if report_missing and (k.epsilon is None or k.sigma is None):
             desc.missing.append(f"the LJ epsilon and sigma of {k.element} (type {k.type})")
@@ -500,7 +684,16 @@ def _mixing(desc: SimulationDescription, low: str, system: MolecularSystem) -> b
 
 
 def _bonded(desc: SimulationDescription, low: str, system: MolecularSystem) -> None:
-    if re.search(r"bond_style (?:and angle_style )?(?:is )?harmonic|harmonic bond", low):
+    if system.ethanol is not None:  # its OPLS-AA terms are harmonic; the water's share the styles
+        system.bond_style = system.angle_style = "harmonic"
+        system.bond_k, system.angle_k = DEFAULT_BOND_K, DEFAULT_ANGLE_K
+        desc.note("molecular.bonded", "rules", "harmonic bonds and angles, OPLS torsions (dihedral_style opls): the "
+                  "OPLS-AA ethanol's own forms")
+        desc.note("molecular.bond_k", "default", f"the water's bonds and angle harmonic with {DEFAULT_BOND_K:g} "
+                  f"kcal/mol/A^2 and {DEFAULT_ANGLE_K:g} kcal/mol/rad^2 at the model's geometry: SHAKE holds them "
+                  "there, "
+                  "so they carry no energy (the styles are shared with the ethanol's)")
+    elif re.search(r"bond_style (?:and angle_style )?(?:is )?harmonic|harmonic bond", low):
         system.bond_style = system.angle_style = "harmonic"
         system.bond_k, system.angle_k = DEFAULT_BOND_K, DEFAULT_ANGLE_K
         desc.note("molecular.bonded", "rules", "harmonic bond and angle styles")
@@ -519,6 +712,11 @@ def _bonded(desc: SimulationDescription, low: str, system: MolecularSystem) -> N
     tolerance = float(tol.group(1)) if tol else DEFAULT_SHAKE[0]
     iterations = int(its.group(1) or its.group(2)) if its else DEFAULT_SHAKE[1]
     system.shake = Shake(tolerance=tolerance, iterations=iterations, rattle=shake.group(1) == "rattle")
+    if system.ethanol is not None:
+        desc.note("molecular.shake_ethanol", "default", "SHAKE holds the water rigid and the ethanol's bonds to "
+                  "hydrogen "
+                  "(C-H, O-H); its C-C and C-O bonds, angles and torsions stay flexible (OPLS-AA): the text says the "
+                  "molecular geometries are constrained, and SHAKE can hold only clusters around one central atom")
     desc.note("molecular.shake", "rules", shake.group(0) + (f"; {tol.group(0)}" if tol else "")
               + (f"; {its.group(0)}" if its else ""))
     if not (tol and its):
@@ -567,9 +765,11 @@ def box_axes(low: str) -> tuple[tuple[float, float, float], tuple[float, float, 
             continue
         lo, hi, words = [0.0] * 3, [0.0] * 3, []
         for k, axis in enumerate("xyz"):
-            hit = re.search(NUM + r"\s*(?:angstrom|a\b)?\s*to\s*" + NUM + r"\s*(?:angstrom|a\b)?\s*(?:in|along) (?:the )?"
-                            + axis + r"\b|\b" + axis + r"(?:[- ](?:direction|axis))?\s*(?:from|=|:)\s*" + NUM
-                            + r"\s*(?:angstrom|a\b)?\s*to\s*" + NUM, sentence)
+            unit = r"\s*(?:angstrom|a\b)?"
+            span_first = NUM + unit + r"\s*to\s*" + NUM + unit + r"\s*(?:in|along) (?:the )?" + axis + r"\b"
+            axis_first = (r"\b" + axis + r"(?:[- ](?:direction|axis))?\s*(?:from|=|:)\s*" + NUM + unit + r"\s*to\s*"
+                          + NUM)
+            hit = re.search(span_first + "|" + axis_first, sentence)
             if hit is None:
                 break
             values = [float(v) for v in hit.groups() if v is not None]

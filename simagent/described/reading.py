@@ -38,6 +38,7 @@ from simagent.described import (
     ionic_crystal,
     molecular,
     nanotube,
+    pillars,
     polymer,
     region_reading,
     replica,
@@ -58,6 +59,7 @@ from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_type
 from simagent.described.model import (
     DEFAULT_MAX_EVALUATIONS,
     DEFAULT_MAX_ITERATIONS,
+    STAGE_TIMESTEP_NAME,
     Box,
     Dipoles,
     Dynamics,
@@ -232,6 +234,7 @@ def read_description(text: str) -> SimulationDescription:
     ellipsoids.read_ellipsoids(desc, low)
     granular.read_pour(desc, low)
     drum.read_drum(desc, low)
+    pillars.read_pillars(desc, low)  # bonded-particle pillars retelling examples/bpm/poissons_ratio
     rheo.read_rheo(desc, low, text)
     if any(s.shear for s in desc.stages) and not any(s.deform for s in desc.stages) and not re.search(
             r"\bdeform(?:s|ed|ing)? (?:the )?box|strain rate|tensile|compress", low):
@@ -248,6 +251,7 @@ def read_description(text: str) -> SimulationDescription:
     replica.read_removed_atoms(desc, low)
     nanotube.read_tube(desc, low)  # a carbon nanotube: its chirality and atoms (its system is not rendered yet)
     check_made_types(desc)
+    check_stage_timesteps(desc)
     _check_run_values(desc)
     return desc
 
@@ -628,8 +632,8 @@ def _velocity_for_thermostat(desc: SimulationDescription) -> None:
 
 def _timestep(desc: SimulationDescription, ctl: dict, low: str) -> None:
     q = ctl.get("timestep")
-    if q is None and (hit := re.search(NUM + r"\s*(fs|ps)(?: \(?femtoseconds?\)?)? time ?step\b", low)):
-        q = Quantity(value=float(hit.group(1)), unit=hit.group(2))  # 'a 2.0 fs timestep'
+    if q is None and (hit := re.search(NUM + r"\s*(fs|ps)(?: \(?femtoseconds?\)?)? time ?steps?\b", low)):
+        q = Quantity(value=float(hit.group(1)), unit=hit.group(2))  # 'a 2.0 fs timestep', 'using 1 ps timesteps'
     if q is not None:
         value = q.value
         if desc.units == "real" and q.unit == "ps":
@@ -660,6 +664,18 @@ _KELVIN = re.compile(r"\bat " + NUM + r"\s*k\b")  # 'water at 300 K', 'equilibra
 _PRESSURE = re.compile(NUM + r"\s*(atm|bar)\b")
 # fix nve/limit's cap on the distance an atom moves per step: 'nve/limit integrator (limit: 0.05)'
 _LIMIT = re.compile(r"nve/limit\b[^.;]{0,60}?(?:limit|cap\w*|max\w*|xmax|at most)[^0-9.;]{0,30}" + NUM)
+# the same cap in prose, always 'per (time)step': 'a displacement limit of 0.1 A per timestep', 'atoms move at most
+# 0.05 sigma per step', 'limiting the displacement to 0.1 A each step', 'the maximum displacement per step is 0.2 A'
+_PER_STEP = r"(?:per|each|every|in one|in a single|a) (?:md |integration )?(?:time ?)?step\b"
+_LIMIT_PROSE = re.compile(
+    r"\b(?:displacements?|distances?|movements?|moves?|moving|travels?)\b[^.;0-9]{0,25}?\b(?:limit(?:ed)?|cap(?:ped)?|"
+    r"max(?:imum)?|at most|no more than|restricted)\b(?: (?:of|at|to|is|by))?\s*" + NUM + r"\s*(angstrom|a\b|nm|"
+    r"sigma|lj units?|distance units?)?[^.;0-9]{0,12}?\b" + _PER_STEP
+    + r"|\b(?:limit\w*|cap\w*|restrict\w*) (?:the |each |every )?(?:atom(?:ic|s')? |per-step )?(?:displacements?|"
+    r"moves?|movements?)\b(?: of (?:each |every |any )?atoms?)? (?:to|of|at) " + NUM + r"\s*(angstrom|a\b|nm|sigma|"
+    r"lj units?|distance units?)?[^.;0-9]{0,12}?\b" + _PER_STEP
+    + r"|\bmax(?:imum)? displacement " + _PER_STEP + r"(?: (?:is|of|=|set to|at|to|limited to|capped at))?\s*" + NUM
+    + r"\s*(angstrom|a\b|nm|sigma)?")
 _OFF = re.compile(r"thermostat\w*[^.;]{0,30}\b(?:switched off|turned off|removed)|(?:remove|switch off|turn off)\w*"
                   r"[^.;]{0,15}thermostat|"
                   r"\b(?:switch|turn|shut)(?:es|s|ed|ing)? (?:the |this |that |its )?(?:\w+ )?thermostat\w* off\b")
@@ -797,6 +813,9 @@ def _sentence_dynamics(sentence: str, reduced: bool, current: Dynamics | None,
     limit = _LIMIT.search(sentence)
     if limit and dyn.ensemble == "nve":
         dyn.limit = float(limit.group(1))
+    elif dyn.ensemble == "nve" and (prose := _LIMIT_PROSE.search(sentence)):
+        value, unit = next((prose.group(k), prose.group(k + 1)) for k in (1, 3, 5) if prose.group(k) is not None)
+        dyn.limit = float(value) * (10.0 if unit == "nm" and units in ("real", "metal") else 1.0)
     if dyn.ensemble in ("npt", "nph"):
         p = re.search(r"pressure\s*(?:of|=|at)?\s*" + NUM, sentence)
         ramp = _PRESSURE_RAMP.search(sentence)
@@ -968,14 +987,14 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
 # a timestep stated in a run's own sentence: 'using timesteps of 0.5', 'with a 2 fs time step', 'a timestep of 1 fs'
 _STAGE_TIMESTEP = re.compile(r"\btime ?steps? (?:of|=|is|set to)\s*" + NUM + r"\s*(fs|ps|femtoseconds?|picoseconds?)?"
                              r"|\b" + NUM + r"\s*(fs|ps)[- ]time ?steps?\b")
-STAGE_TIMESTEP_NAME = "a timestep of its own for a run stage"
 
 
 def _stage_timestep(desc: SimulationDescription, sentence: str, runs: list[Stage]) -> None:
-    """A timestep stated in the sentence of a run that differs from the run's timestep (desc.timestep, the one
-    the text states for the whole simulation or LAMMPS's default) is a timestep of that stage alone: the
-    renderer writes one timestep for every stage, so the stage is refused by name, never run at the other
-    timestep. A value without a unit is in the unit style's time unit (LAMMPS's timestep command)."""
+    """A timestep stated in the sentence of a run that differs from the simulation's (desc.timestep: the one the
+    text states for the whole run, or LAMMPS's default) is that stage's own (Stage.timestep; the renderer sets it
+    for the stage and back after it). Its default dampings, counted in timesteps, are counted in its own. A
+    sentence that makes several runs does not say which of them it is for: refused by name, never run at
+    another timestep. A value without a unit is in the unit style's time unit (LAMMPS's timestep command)."""
     if desc.timestep is None:
         return
     for hit in _STAGE_TIMESTEP.finditer(sentence):
@@ -983,11 +1002,44 @@ def _stage_timestep(desc: SimulationDescription, sentence: str, runs: list[Stage
         dt = float(value)
         if unit is not None:
             dt = style_time(Quantity(value=dt, unit="ps" if unit.startswith("p") else "fs"), desc.units)
-        if abs(dt - desc.timestep) > 1e-9 * max(dt, desc.timestep):
-            names = ", ".join(r.name for r in runs)
-            desc.unsupported.append(f"{STAGE_TIMESTEP_NAME} ({hit.group(0).strip()} for {names}; the other stages "
-                                    f"run at {desc.timestep:g})")
+        if abs(dt - desc.timestep) <= 1e-9 * max(dt, desc.timestep):
+            continue
+        if len(runs) != 1:
+            desc.unsupported.append(f"{STAGE_TIMESTEP_NAME} ({hit.group(0).strip()} in the sentence of "
+                                    f"{', '.join(r.name for r in runs)}, which does not say which run it is for; the "
+                                    f"simulation's timestep is {desc.timestep:g})")
             return
+        stage = runs[0]
+        stage.timestep = dt
+        desc.note(f"{stage.name}.timestep", "rules", f"{hit.group(0).strip()}: this stage's own (the simulation's is "
+                  f"{desc.timestep:g})")
+        dyn = stage.dynamics
+        for field, count in (("t_damp", 100), ("p_damp", 1000)):
+            origin = desc.origin.get(f"{stage.name}.{field}")
+            if dyn is not None and getattr(dyn, field) is not None and origin is not None and \
+                    origin.source == "default" and f"{count} timesteps" in origin.evidence:
+                setattr(dyn, field, count * dt)
+                desc.note(f"{stage.name}.{field}", "default", f"{count * dt:g}: {count} timesteps of the stage's own "
+                          f"{dt:g}" + origin.evidence.split(":", 1)[1].split("timesteps", 1)[1])
+        return
+
+
+def check_stage_timesteps(desc: SimulationDescription) -> None:
+    """A stage timestep only where nothing reads time from the record: not in the averaged stage (its rates and
+    times use the simulation's timestep), nor in a deformation, shear, shock, PRD or RESPA run, nor with an SRD
+    solvent (which sets a timestep of its own); such a stage is refused by name."""
+    for index, stage in enumerate(desc.stages):
+        if stage.timestep is None:
+            continue
+        why = ("the averaged stage" if index == desc.average_stage or (desc.average_from is not None and
+                                                                      desc.average_from <= index) else
+               "a deformation or shear run" if stage.deform is not None or stage.shear is not None else
+               "a shock, PRD or controlled run" if stage.msst or stage.prd or stage.controller else
+               "a RESPA run" if desc.respa is not None else
+               "an SRD run" if desc.srd is not None else None)
+        if why is not None:
+            desc.unsupported.append(f"{STAGE_TIMESTEP_NAME} in {why} ({stage.name}: {stage.timestep:g}; the "
+                                    f"simulation's is {desc.timestep:g})")
 
 
 # words that end or change a loading: a run stated with them is not more of the same deformation
@@ -1125,9 +1177,10 @@ def unread_dynamics(steps: int, low: str) -> str:
 
 # the barostat's coupling stated after the sentence naming it: 'the pressure is coupled anisotropically',
 # 'each box edge adjusts independently'; not 'isotropic', not a coupling of something else
-_ANISO_LATER = re.compile(r"\b(?:pressure|barostat|box)\b[^.;]{0,50}\banisotropic(?:ally)?\b|\banisotropic(?:ally)? "
-                          r"(?:pressure|barostat|coupl\w*)|\b(?:box (?:edges?|lengths?|dimensions?)|each (?:axis|edge|box "
-                          r"(?:edge|length|dimension))) (?:are |is )?(?:adjusted|coupled|scaled|relaxed) independently\b")
+_ANISO_LATER = re.compile(r"\b(?:pressure|barostat|box)\b[^.;]{0,50}\banisotropic(?:ally)?\b|"
+                          r"\banisotropic(?:ally)? (?:pressure|barostat|coupl\w*)|"
+                          r"\b(?:box (?:edges?|lengths?|dimensions?)|each (?:axis|edge|box (?:edge|length|dimension))) "
+                          r"(?:are |is )?(?:adjusted|coupled|scaled|relaxed) independently\b")
 
 
 def _coupling_of_last_run(desc: SimulationDescription, sentence: str) -> bool:

@@ -275,6 +275,10 @@ def _srd_timestep(desc: SimulationDescription, s: StatedNumbers, steps: int, fil
               f"{dt:g} for the SRD run ('{(before + after).strip()[:90]}'), none for them; {SRD_EXAMPLE.name}, whose "
               "setup the text states, runs them at LAMMPS's LJ default (it sets its timestep just before the SRD run)")
     desc.note("srd.timestep", "rules", said)
+    for stage in desc.stages:  # the SRD run's timestep is srd.timestep's: not also a stage's own
+        if stage.timestep is not None and abs(stage.timestep - float(dt)) <= 1e-9 * float(dt):
+            stage.timestep = None
+            desc.origin.pop(f"{stage.name}.timestep", None)
     return float(dt)
 
 

@@ -18,8 +18,8 @@ from simagent.described.model import Origin, SimulationDescription, Stage
 # top-level fields shown (in this order); the bookkeeping fields are not
 FIELDS = ("units", "dimension", "boundary", "atom_style", "atom_types", "lattice", "box", "masses", "pair",
           "potential", "chain", "substitutions", "cavities", "srd", "dipoles", "ellipsoids", "neighbor_skin",
-          "neighbor_every", "neighbor_multi", "velocity", "timestep", "respa", "thermo_every", "layout", "scan",
-          "green_kubo",
+          "neighbor_every", "neighbor_multi", "velocity", "timestep", "respa", "thermo_every", "layout", "pillars",
+          "scan", "green_kubo",
           "defect", "stated_atoms", "average_stage", "average_from")
 # origin keys recorded under another name than the field they fill
 ALIASES = {"at_rest": "layout", "thermostat_group": "layout", "walls": "layout", "indenters": "layout",

@@ -31,6 +31,7 @@ from tools.lammps import described_groups, example_system
 from tools.lammps import described_metrics as group_metrics
 from tools.lammps import described_mixtures as mixtures
 from tools.lammps import described_molecular as molecular
+from tools.lammps import described_pillars as pillars
 from tools.lammps import described_replica as replica
 from tools.lammps import described_rheo as rheo
 from tools.lammps import described_sheet as sheet
@@ -269,7 +270,7 @@ class Measures:
     surface tension from the pressure tensor (tools.lammps.described_metrics); `rotation_angle`: a
     rotating drum's angle variable (v_theta); `hbonds`: the number of hydrogen bonds of a pair style that counts
     them (an example system's hbond/dreiding); `coulomb`: the pairwise and long-range Coulomb energies (thermo ecoul,
-    elong)."""
+    elong); `extents`: each bonded pillar's x and z extent (tools.lammps.described_pillars)."""
 
     rdf: bool = False
     msd: bool = False
@@ -287,6 +288,7 @@ class Measures:
     rotation_angle: bool = False
     hbonds: bool = False
     coulomb: bool = False
+    extents: bool = False
 
 
 Measured = tuple[list[str], list[str]]  # input lines of a measurement, and the thermo columns it adds
@@ -393,6 +395,10 @@ def _coulomb(desc: SimulationDescription, stage: Stage, want: Measures, every: i
     return [], list(COULOMB_COLUMNS) if want.coulomb else []
 
 
+def _extents(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
+    return pillars.measure(desc) if want.extents and desc.pillars is not None else ([], [])
+
+
 def _forces(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> Measured:
     if not (want.drag or want.wall_force) or desc.layout is None:
         return [], []
@@ -403,7 +409,7 @@ def _forces(desc: SimulationDescription, stage: Stage, want: Measures, every: in
 # The measurements of the averaged stage, in the order their lines and thermo columns are written.
 # A new measurement: a function (desc, stage, want, every) -> (lines, columns) added here.
 MEASUREMENTS = (_motion, _rotation, _green_kubo, _drum_angle, _shock, _gyration, _groups, _surface_tension,
-                _shear_stress, _friction, _tensile, _forces, _hbonds, _coulomb, _spin)
+                _shear_stress, _friction, _tensile, _forces, _hbonds, _coulomb, _spin, _extents)
 
 
 def _measured(desc: SimulationDescription, stage: Stage, want: Measures, every: int) -> list[str]:
@@ -455,6 +461,8 @@ def _system_and_interactions(desc: SimulationDescription) -> list[str]:
         return granular.system_lines(desc)
     if desc.drum is not None:  # an empty drum the particles are poured into, then rotated
         return drum.system_lines(desc)
+    if desc.pillars is not None:  # one bonded-particle cylinder in its wall (copied and bonded before compression)
+        return pillars.system_lines(desc)
     if desc.rheo is not None:  # RHEO particles: the general system, then the RHEO settings and pair
         return _system(desc) + rheo.interaction_lines(desc)
     if desc.spin is not None:  # spins on the atoms, the magnetic pair terms (simagent.described.spin)
@@ -499,6 +507,7 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
         lines += srd.insert_lines(desc)
     lines += solids.defect_lines(desc, index)
     lines += replica.removal_lines(stage, index)
+    lines += _timestep_lines(desc, index)
     if stage.reset_timestep:
         lines.append("reset_timestep  0")
     if stage.scale_box is not None:  # the box edges scaled, the atoms remapped with them
@@ -506,6 +515,20 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
         lines.append("change_box      all " + " ".join(f"{axis} scale {_fmt(scale.factor)}" for axis in scale.axes)
                      + " remap")
     return lines + stacking.displace_lines(stage)
+
+
+def _timestep_lines(desc: SimulationDescription, index: int) -> list[str]:
+    """A run stage's own timestep (Stage.timestep), and the simulation's again at the next run stage after it."""
+    def effective(i: int) -> float | None:
+        return desc.stages[i].timestep or desc.timestep
+
+    stage = desc.stages[index]
+    if stage.kind != "run":
+        return []
+    before = [i for i in desc.run_stages() if i < index]
+    previous = effective(before[-1]) if before else desc.timestep
+    now = effective(index)
+    return [f"timestep        {_fmt(now)}"] if now is not None and now != previous else []
 
 
 def _minimisation(desc: SimulationDescription, stage: Stage) -> tuple[list[str], list[str]]:
@@ -525,6 +548,8 @@ def _integrator_fixes(desc: SimulationDescription, stage: Stage, index: int) -> 
     dynamics (with the asphere integrators of ellipsoids and fix srd in an SRD stage)."""
     if desc.drum is not None:
         return drum.stage_fixes(desc, index)
+    if desc.pillars is not None:
+        return pillars.stage_fixes(desc, index)
     if desc.granular is not None:
         return granular.stage_fixes(desc)
     if desc.rheo is not None:
@@ -562,6 +587,7 @@ def _run_stage(desc: SimulationDescription, index: int, stage: Stage, want: Meas
     it leaves active. `kept`: the previous stage's fixes, which a stage that keeps them runs on."""
     assert stage.dynamics is not None
     lines = [*drum.stage_lines(desc, index)] if desc.drum is not None else []
+    lines += pillars.stage_lines(desc, index) if desc.pillars is not None else []
     if stage.shear is not None:
         lines += solids.shear_lines(desc, stage)
     fixes = [] if stage.keep_fixes else _stage_fixes(desc, stage, index) + runaway_guard(stage, index)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from simagent.described import carbon_dioxide, polymer
+from simagent.described import carbon_dioxide, ethanol, polymer
 from simagent.described.ionic_crystal import CL_BASIS, NA_BASIS
 from simagent.described.model import Dynamics, SimulationDescription
 from simagent.described.molecular import PREPARATION, MolecularSystem, Species, grid, template_coordinates
@@ -59,8 +59,51 @@ def template_text(title: str, coords: list[tuple[float, float, float]], types: l
     return "\n".join(lines) + "\n"
 
 
+def _ethanol_base(system: MolecularSystem) -> int:
+    """The last bond and angle type before the ethanol's (the water's, or the CO2's)."""
+    return CO2_TERMS if system.co2 is not None else 1
+
+
+def ethanol_file(system: MolecularSystem) -> str:
+    """OPLS-AA ethanol (simagent.described.ethanol): nine atoms, their sites' types and charges, the bonds,
+    angles and torsions, each typed after the water's (and the CO2's) terms."""
+    model = system.ethanol
+    assert model is not None
+    bonds, angles, dihedrals = ethanol.term_types()
+    base = _ethanol_base(system)
+    lines = template_text(f"{model.name} ({model.citation})", ethanol.coordinates(),
+                          [system.type_of(site) for site in ethanol.ATOMS],
+                          [ethanol.SITES[site][1] for site in ethanol.ATOMS]).rstrip("\n").split("\n")
+    head = lines.index("Coords")
+    counts = [f"{len(ethanol.BOND_LIST)} bonds", f"{len(ethanol.angles())} angles",
+              f"{len(ethanol.dihedrals())} dihedrals"]
+    lines[head - 1:head - 1] = counts
+    sections = [("Bonds", [(base + 1 + bonds.index(ethanol.bond_key(a, b)), (a, b)) for a, b in ethanol.BOND_LIST]),
+                ("Angles", [(base + 1 + angles.index(ethanol.angle_key(t)), t) for t in ethanol.angles()]),
+                ("Dihedrals", [(1 + dihedrals.index(ethanol.dihedral_key(t)), t) for t in ethanol.dihedrals()])]
+    for name, terms in sections:
+        lines += ["", name, ""] + [f"{i + 1} {kind} " + " ".join(map(str, atoms)) for i, (kind, atoms) in
+                                   enumerate(terms)]
+    return "\n".join(lines) + "\n"
+
+
+def ethanol_coeff_lines(system: MolecularSystem) -> tuple[list[str], list[str], list[str]]:
+    """bond_coeff, angle_coeff and dihedral_coeff lines of the ethanol's terms (OPLS-AA)."""
+    bonds, angles, dihedrals = ethanol.term_types()
+    base = _ethanol_base(system)
+    return ([f"bond_coeff      {base + 1 + i} {_fmt(ethanol.BONDS[k][0])} {_fmt(ethanol.BONDS[k][1])}  # {'-'.join(k)}"
+             for i, k in enumerate(bonds)],
+            [f"angle_coeff     {base + 1 + i} {_fmt(ethanol.ANGLES[k][0])} {_fmt(ethanol.ANGLES[k][1])}"
+             f"  # {'-'.join(k)}"
+             for i, k in enumerate(angles)],
+            [f"dihedral_coeff  {1 + i} " + " ".join(_fmt(v) for v in ethanol.DIHEDRALS[k]) + f"  # {'-'.join(k)}"
+             for i, k in enumerate(dihedrals)])
+
+
 def molecule_file(system: MolecularSystem, species: Species) -> str:
     """The LAMMPS molecule-template file of one species."""
+    if species.template == ethanol.ETHANOL_TEMPLATE:
+        return ethanol_file(system)
     if species.template == CO2:  # a rigid body: its bonds and angle (type 2, no energy) only exclude its own pairs
         co2 = system.co2
         assert co2 is not None
@@ -143,7 +186,12 @@ def files(desc: SimulationDescription) -> dict[str, str]:
     system = desc.molecular
     if system is None or system.crystal is not None:
         return {}
-    return {f"{s.template}.mol": molecule_file(system, s) for s in system.species}
+    return {file_name(system, s.template): molecule_file(system, s) for s in system.species}
+
+
+def file_name(system: MolecularSystem, template: str) -> str:
+    """The template's file: the name the text gives it (written from the cited model), else <template>.mol."""
+    return system.files.get(template, f"{template}.mol")
 
 
 def crystal_lines(desc: SimulationDescription) -> list[str]:
@@ -174,12 +222,18 @@ def system_lines(desc: SimulationDescription) -> list[str]:
         return crystal_lines(desc)
     extents = " ".join(f"{_fmt(lo)} {_fmt(hi)}" for lo, hi in zip(desc.box.lo, desc.box.hi, strict=True))
     terms = CO2_TERMS if system.co2 is not None else 1
+    if system.ethanol is not None:  # its terms after the water's (and CO2's); a carbon holds 4 bonds, 1-4 neighbours
+        bonds, angles, dihedrals = (len(t) for t in ethanol.term_types())
+        box = (f"bond/types {terms + bonds} angle/types {terms + angles} dihedral/types {dihedrals} "
+               "extra/bond/per/atom 4 extra/angle/per/atom 6 extra/dihedral/per/atom 9 extra/special/per/atom 12")
+    else:
+        box = (f"bond/types {terms} angle/types {terms} extra/bond/per/atom 2 extra/angle/per/atom 1 "
+               "extra/special/per/atom 2")
     lines = [f"units           {desc.units}", "dimension       3", f"boundary        {' '.join(desc.boundary)}",
              "atom_style      full", f"region          box block {extents} units box",
-             f"create_box      {len(system.kinds)} box bond/types {terms} angle/types {terms} extra/bond/per/atom 2 "
-             "extra/angle/per/atom 1 extra/special/per/atom 2"]
+             f"create_box      {len(system.kinds)} box {box}"]
     lines += [f"mass            {k.type} {_fmt(k.mass)}  # {k.label}" for k in system.kinds]
-    lines += [f"molecule        {s.template} {s.template}.mol" for s in system.species]
+    lines += [f"molecule        {s.template} {file_name(system, s.template)}" for s in system.species]
     waters = system.count_of("water")
     if waters and any(p.molecule == "water" for p in desc.placements):
         waters = 0  # the text's own start: inserted at random (desc.placements), below
@@ -231,6 +285,13 @@ def interaction_lines(desc: SimulationDescription) -> list[str]:
         lines.insert(next(i for i, line in enumerate(lines) if line.startswith("angle_style")),
                      f"bond_coeff      {CO2_TERMS} {k}{_fmt(system.co2.bond)}")
         lines.append(f"angle_coeff     {CO2_TERMS} {k}180")
+    if system.ethanol is not None:  # OPLS-AA terms after the water's (harmonic: the styles are shared)
+        bond_c, angle_c, dihedral_c = ethanol_coeff_lines(system)
+        at = next(i for i, line in enumerate(lines) if line.startswith("angle_style"))
+        lines[at:at] = bond_c
+        lines += angle_c + ["dihedral_style  opls", *dihedral_c]
+        f = _fmt(system.ethanol.one_four)
+        lines.append(f"special_bonds   lj 0.0 0.0 {f} coul 0.0 0.0 {f}")
     if system.kspace != "none":
         lines.append(f"kspace_style    {system.kspace} {_fmt(system.accuracy or 0.0)}")
     return lines
@@ -272,8 +333,12 @@ def constraint_lines(desc: SimulationDescription) -> list[str]:
     if system.shake is None:
         return lines
     style = "rattle" if system.shake.rattle else "shake"
+    bonds = "1"
+    if system.ethanol is not None:  # and the ethanol's bonds to hydrogen (molecular.shake_ethanol)
+        kinds = ethanol.term_types()[0]
+        bonds += "".join(f" {_ethanol_base(system) + 1 + kinds.index(k)}" for k in (("CT", "HC"), ("HO", "OH")))
     return lines + [f"fix             {SHAKE_FIX} all {style} {_fmt(system.shake.tolerance)} "
-                    f"{system.shake.iterations} 0 b 1 a 1"]
+                    f"{system.shake.iterations} 0 b {bonds} a 1"]
 
 
 def preparation_lines(desc: SimulationDescription) -> list[str]:

@@ -54,6 +54,7 @@ from tools.lammps.described_metrics import (
     describe,
 )
 from tools.lammps.described_molecular import files as molecule_files
+from tools.lammps.described_pillars import POISSON, poisson_results
 from tools.lammps.described_regions import FRICTION, TENSILE, friction_coefficient, pull_axis, tensile_stress
 from tools.lammps.described_replica import dynamics_block
 from tools.lammps.described_shock import PROPERTIES as SHOCK
@@ -137,7 +138,8 @@ class DescribedRun(Protocol):
         frozenset(MOTION_PROPERTIES) | frozenset(PER_MOLECULE) | {VISCOSITY, ROTATION, DRAG, WALL_FORCE, YOUNG,
                                                                   SHEAR_STRESS, GYRATION, FRICTION, TENSILE,
                                                                   SURFACE_TENSION} | STRENGTHS | GROUP_ONLY | \
-        frozenset(SHOCK) | {ROTATION_ANGLE, HBONDS, COULOMB, ELECTROSTATIC, INTERSTITIAL, GSF} | frozenset(SPIN)
+        frozenset(SHOCK) | {ROTATION_ANGLE, HBONDS, COULOMB, ELECTROSTATIC, INTERSTITIAL, GSF, POISSON} | \
+        frozenset(SPIN)
     Params = DescribedParams
     description = ("the simulation the request itself prescribes (lattice, box, pair potential, velocities, the "
                    "sequence of runs and minimisations), run literally; thermo averages of the last run stage")
@@ -168,6 +170,8 @@ class DescribedRun(Protocol):
             return False  # fix msst's values exist only in a stage it integrates
         if any(p.name == ROTATION_ANGLE for p in spec.properties) and desc.drum is None:
             return False  # the angle is a rotating drum's
+        if any(p.name == POISSON for p in spec.properties) and desc.pillars is None:
+            return False  # a Poisson ratio from a run: compressed bonded pillars' extents only
         if any(p.name in SPIN for p in spec.properties) and desc.spin is None:
             return False  # compute spin's values exist only for a spin lattice
         if any(p.name == HBONDS for p in spec.properties) and hbond_style(desc.example_system) is None:
@@ -222,7 +226,7 @@ class DescribedRun(Protocol):
                       tensile=pull_axis(p.description) if TENSILE in p.properties else None,
                       groups=p.measures, surface_tension=SURFACE_TENSION in p.properties,
                       rotation_angle=ROTATION_ANGLE in p.properties, hbonds=HBONDS in p.properties,
-                      coulomb=any(name in COULOMBS for name in p.properties))
+                      coulomb=any(name in COULOMBS for name in p.properties), extents=POISSON in p.properties)
         return [Job(id=JOB_ID, protocol=self.name, stage="described", params=p.model_dump(mode="json"),
                     inputs={"in.lammps": text, **molecule_files(p.description), **spin_files(p.description),
                             **(example_files(p.description.example_system) if p.description.example_system
@@ -306,6 +310,8 @@ class DescribedRun(Protocol):
                 results.append(shock_result(name, block, desc, JOB_ID, where))
             elif name == ROTATION_ANGLE:
                 results.append(angle_result(block, JOB_ID, where))
+            elif name == POISSON:
+                results += poisson_results(block, desc, JOB_ID, where)
             elif name in SPIN:  # the total, per atom and (magnetization) normalised: each metric picks its label
                 labels = (None, PER_ATOM, NORMALIZED)[: {"magnetization": 3, "magnetic_energy": 2}.get(name, 1)]
                 results += [spin_result(name, label, block, desc, JOB_ID, where) for label in labels]
