@@ -174,3 +174,13 @@ def test_a_small_squeeze_moves_the_top_at_its_velocity_and_gives_four_ratios(tmp
     results = protocol.analyze(params, {"described": folder}, spec)
     assert sorted(r.label for r in results) == ["pillar1", "pillar2", "pillar3", "pillar4"]
     assert all(np.isfinite(r.value) and r.property == "poisson_ratio" for r in results)
+
+
+@pytest.mark.parametrize("sets", ["(1.0 0 1.0 -0.8), (1.0 0 1.0 0.0), (1.0 0 1.0 2.0), (1.0 0 1.0 10.0)",
+                                  "1.0 0 1.0 -0.8 / 1.0 0 1.0 0.0 / 1.0 0 1.0 2.0 / 1.0 0 1.0 10.0",
+                                  "[1.0 0 1.0 -0.8; 1.0 0 1.0 0.0; 1.0 0 1.0 2.0; 1.0 0 1.0 10.0]"])
+def test_bond_sets_in_other_separators_are_read_in_order(sets):
+    text = OURS.replace("1.0 0 1.0 -0.8, 1.0 0 1.0 0.0, 1.0 0 1.0 2.0 and 1.0 0 1.0 10.0", sets)
+    desc = read_description(text)
+    assert desc.pillars is not None, (desc.missing, desc.unsupported)
+    assert [b.volume_factor for b in desc.pillars.bonds] == [-0.8, 0.0, 2.0, 10.0]
