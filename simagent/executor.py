@@ -43,7 +43,13 @@ class JobRecord(BaseModel):
     wall_s: float | None = None
     timed_out: bool = False
     stalled: bool = False
+    clean_stop_s: int | None = None  # when the engine was told to stop itself (CLEAN_STOP_ENV)
     message: str = ""
+
+    def may_have_stopped_itself(self) -> bool:
+        """True when the run lasted past the time its engine was told to end itself at: an engine that
+        honours CLEAN_STOP_ENV exits normally there, with its prescribed run cut short."""
+        return self.clean_stop_s is not None and self.wall_s is not None and self.wall_s >= self.clean_stop_s
 
 
 def inputs_digest(job: Job) -> str:
@@ -70,9 +76,13 @@ def write_record(job_dir: Path, record: JobRecord) -> None:
 
 
 def finished_ok(job: Job, job_dir: Path) -> bool:
-    """True when this exact input already ran to success in this folder (resume skips it)."""
+    """True when this exact input already ran to success in this folder (resume skips it). A run whose
+    inputs read CLEAN_STOP_ENV and that lasted past that time is not taken as done: its engine may have
+    ended it early, and a resumed solve may have more time for it."""
     record = read_record(job_dir)
-    return bool(record and record.status == JobStatus.succeeded and record.inputs_sha256 == inputs_digest(job))
+    stops_itself = any(CLEAN_STOP_ENV in text for text in job.inputs.values())
+    return bool(record and record.status == JobStatus.succeeded and record.inputs_sha256 == inputs_digest(job)
+                and not (stops_itself and record.may_have_stopped_itself()))
 
 
 @dataclass(frozen=True)
@@ -191,12 +201,13 @@ class JobWatch:
         job_dir, record = self.job_dir, self.record
         start = time.monotonic()
         record.status = JobStatus.running
+        record.clean_stop_s = clean_stop_s(self.time_limit_s)
         write_record(job_dir, record)
         try:
             with open(job_dir / STDOUT_FILE, "wb") as out, open(job_dir / STDERR_FILE, "wb") as err:
                 self.proc = subprocess.Popen(
                     supervised(job_dir, command, self.owner), cwd=job_dir, stdout=out, stderr=err,
-                    stdin=subprocess.DEVNULL, env={**env, CLEAN_STOP_ENV: str(clean_stop_s(self.time_limit_s))},
+                    stdin=subprocess.DEVNULL, env={**env, CLEAN_STOP_ENV: str(record.clean_stop_s)},
                     preexec_fn=_limit_memory(self.memory_limit_mb),
                 )
                 self._watch(self.proc, start)

@@ -15,7 +15,15 @@ from described_helpers import run_inputs
 
 from simagent.described.reading import read_description
 from simagent.errors import CalculationFailed
-from simagent.executor import CLEAN_STOP_ENV, JobRecord, JobWatch, clean_stop_s, inputs_digest, write_inputs
+from simagent.executor import (
+    CLEAN_STOP_ENV,
+    JobRecord,
+    JobWatch,
+    clean_stop_s,
+    finished_ok,
+    inputs_digest,
+    write_inputs,
+)
 from simagent.models import JobStatus, PropertyRequest, TaskSpec
 from tools.lammps import engine
 from tools.lammps.described_budget import BudgetStop
@@ -49,6 +57,28 @@ def run_with_limit(text: str, names: list[str], tmp_path: Path):
     record = JobRecord(job=job.id, status=JobStatus.pending, inputs_sha256=inputs_digest(job), command=argv)
     record = JobWatch(job_dir, record, LIMIT_S).run(argv, engine.environment())
     return params, spec, job_dir, record
+
+
+def test_only_a_run_that_ended_before_its_clean_stop_time_counts_as_done(tmp_path: Path):
+    """Resume skips a job that succeeded with the same inputs, unless it ran past the time its engine
+    was told to stop itself at (it may have ended early: LAMMPS exits 0 after its timer fires)."""
+    import sys
+
+    from simagent.models import Job
+
+    reads_it = f"variable cleanstop getenv {CLEAN_STOP_ENV}"
+    # start-up of the supervisor took up to 2-4 s under load; an input that does not read the variable
+    # cannot have been stopped by it: a long run of it is done
+    for seconds, text, done in ((0.0, reads_it, True), (7.0, reads_it, False), (7.0, "run 10", True)):
+        job = Job(id=f"sleep{seconds:g}{len(text)}", engine="lammps", protocol="described", inputs={"in.txt": text},
+                  time_limit_s=12.0)  # clean stop at 6 s (half a short limit)
+        job_dir = tmp_path / job.id
+        write_inputs(job, job_dir)
+        argv = [sys.executable, "-c", f"import time; time.sleep({seconds})"]
+        record = JobRecord(job=job.id, status=JobStatus.pending, inputs_sha256=inputs_digest(job), command=argv)
+        record = JobWatch(job_dir, record, job.time_limit_s).run(argv, {})
+        assert record.status == JobStatus.succeeded and record.clean_stop_s == 6
+        assert finished_ok(job, job_dir) is done, record.wall_s
 
 
 def test_the_clean_stop_leaves_the_runner_a_margin():
@@ -104,6 +134,8 @@ def test_a_stop_inside_the_fit_window_gives_no_modulus(tmp_path: Path):
     steps/s at load 13; an idle core makes ~9,000)."""
     params, spec, job_dir, record = run_with_limit(cold_pull("2e7"), ["youngs_modulus"], tmp_path)
     assert record.status == JobStatus.succeeded and not record.timed_out
+    (job,) = DescribedRun().jobs(params)
+    assert record.clean_stop_s == 10 and not finished_ok(job, job_dir)  # a resumed solve runs it again
     with pytest.raises(CalculationFailed) as failed:
         DescribedRun().analyze(params, {"described": job_dir}, spec)
     reason = str(failed.value)

@@ -187,9 +187,15 @@ def test_ion_counts(words, atoms, each):
     assert (counts["na"], counts["cl"]) == each
 
 
-def test_an_overlap_range_takes_its_larger_end():
-    desc = read_description(MIXTURE.replace("no two atoms closer than 1.8 A", "with an overlap check of 1.4-2.1 A"))
-    assert desc.molecular.overlap == 2.1
+@pytest.mark.parametrize("words, overlap", [
+    ("with an overlap check of 1.4-2.1 A", 2.1),  # a range: its larger end satisfies both
+    ("with an overlap check of 1.7 A", 1.7),
+    ("with an overlap check", 1.6),  # negative: no distance stated, the listed default
+    ("checking overlaps in 2 passes", 1.6),  # negative: a number that is no distance
+])
+def test_overlap_distance(words, overlap):
+    desc = read_description(MIXTURE.replace("no two atoms closer than 1.8 A", words))
+    assert desc.molecular.overlap == overlap
 
 
 def test_named_molecule_files_are_written_from_the_cited_models(tmp_path: Path):
@@ -266,3 +272,16 @@ def test_small_mixture_runs(tmp_path: Path):
     assert re.search(r"30 = # of size 4 clusters", log) and re.search(r"90 = # of frozen angles", log)
     last = log.split("Loop time")[-2].strip().splitlines()[-1].split()
     assert all(math.isfinite(float(x)) for x in last) and int(last[-1]) == 548
+
+
+@pytest.mark.parametrize("atoms, where, words", [
+    (548, None, None),
+    (560, "unsupported", "the rest of the stated 560 atoms"),  # more atoms than the molecules: others unread
+    (12, "missing", "a consistent system size (the stated molecules make 548 atoms"),  # fewer: contradictory
+])
+def test_the_stated_total_of_atoms(atoms, where, words):
+    desc = read_description(MIXTURE.replace("548 atoms in all", f"{atoms} atoms in all"))
+    if where is None:
+        assert desc.renderable
+        return
+    assert not desc.renderable and any(words in r for r in getattr(desc, where)), (desc.unsupported, desc.missing)

@@ -265,9 +265,15 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
         return
     placed = sum(sp.count * len(sp.atoms) for sp in species)
     stated = re.search(r"total (?:number )?of (\d+) atoms|(\d+) atoms in (?:all|total)", low)
-    if stated and int(stated.group(1) or stated.group(2)) != placed:  # other molecules are stated: never dropped
-        desc.unsupported.append(f"the rest of the stated {int(stated.group(1) or stated.group(2))} atoms (the "
-                                f"reading places only the {placed} atoms of the waters and ions)")
+    total = int(stated.group(1) or stated.group(2)) if stated else placed
+    made = ", ".join(f"{sp.count} {sp.template} x {len(sp.atoms)}" for sp in species)
+    if total > placed:  # other molecules are stated: never dropped
+        desc.unsupported.append(f"the rest of the stated {total} atoms (the reading places only the {placed} atoms "
+                                f"of {made})")
+        return
+    if total < placed:  # the stated molecules make more atoms than the stated total: the text contradicts itself
+        desc.missing.append(f"a consistent system size (the stated molecules make {placed} atoms: {made}; the text "
+                            f"states {total} atoms in all)")
         return
     desc.note("molecular.masses", "default", "O 15.9994, H 1.008, Na 22.98977, Cl 35.453"
               + (", C 12.011" if co2 or alcohol else "") + ": standard atomic weights")
