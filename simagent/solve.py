@@ -391,6 +391,14 @@ def _description_unit(prop: str, description: str) -> str | None:
     return None
 
 
+# a text that has LAMMPS print its energies divided by the atom count (thermo_modify norm yes, the default of
+# lj units only): an energy it names without 'per ...' is the per-atom one it prints
+NORMALISED_THERMO = re.compile(
+    r"\bnorm(?:ali[sz]ation)? (?:yes|on|true)\b"
+    r"|\bnormali[sz]ed (?:per|by the (?:total )?(?:number|count) of|by the) (?:atoms?|particles?|atom count)\b"
+    r"|\b(?:thermo|thermodynamic) (?:output|quantities|energies) (?:are |is )?(?:printed |reported )?per atom\b")
+
+
 def read_metric(metric: str, description: str = "", reduced: bool = False,
                 elastic_example: bool = False) -> MetricTarget:
     """One metric name read into a target: property, label, time point, unit. `elastic_example`:
@@ -452,7 +460,7 @@ def read_metric(metric: str, description: str = "", reduced: bool = False,
     if target.property in ENERGY_PER_ATOM and not reduced:
         per_atom = re.search(r"per (?:atom|particle|molecule|sphere)|/ ?atom|\bper\b|\bu ?/ ?n\b|\beach "
                              r"(?:atom|particle|sphere)\b", words) or re.search(
-            r"per (?:atom|particle)", _words(description))
+            r"per (?:atom|particle)", _words(description)) or NORMALISED_THERMO.search(_words(description))
         if not per_atom:  # LAMMPS thermo prints extensive energies in real and metal units
             target.label = TOTAL
     return target

@@ -396,3 +396,21 @@ def test_dev_airebo_states_both_switches_on():
     desc = read_description(dev_text("lammps_2/36_airebo.json"))
     assert desc.example_system is not None and desc.example_system.input == "in.airebo", desc.unsupported
     assert desc.renderable, (desc.unsupported, desc.missing)
+
+
+def test_an_energy_of_a_text_that_normalises_thermo_output_is_per_atom():
+    """LAMMPS divides thermo energies by the atom count under `thermo_modify norm yes` (lj units' default):
+    a text that turns it on in real or metal units names the per-atom energy when it says 'total energy'.
+    Paraphrases of our own; a text that keeps norm off, or normalises by something else, keeps the total."""
+    from simagent.solve import TOTAL, read_metric
+
+    for text in ("Metal units. Set thermo_modify with norm yes so energies print per atom.",
+                 "Real units; the thermodynamic output is normalized by the number of atoms.",
+                 "Thermo energies are reported per atom (normalisation on), metal units.",
+                 "Real units, energies normalised by the atom count."):
+        target = read_metric("average_total_energy", text)
+        assert target.property == "total_energy_per_atom" and target.label is None, text
+    for text in ("Metal units, thermo_modify norm no.",
+                 "Real units; the pressure is normalized by the box volume.",
+                 "Metal units. Report the energy of the whole cell."):
+        assert read_metric("average_total_energy", text).label == TOTAL, text
