@@ -373,18 +373,27 @@ def check_rigid_dynamics(desc: SimulationDescription) -> None:
                                     "simagent integrates them with fix rigid/nvt/small, a Nose-Hoover thermostat)")
 
 
+def _model_and_count(desc: SimulationDescription, named: tuple, count: tuple[int, str] | None, what: str):
+    """(model, the words that named it, (count, its words)) of a molecule a text names, or None with the
+    reason recorded: a model refused by name (unsupported) or not named (missing), or no count (missing)."""
+    model, words = named
+    if model is None:
+        (desc.unsupported if words.startswith("unsupported") else desc.missing).append(words.split(": ", 1)[1])
+        return None
+    if count is None:
+        desc.missing.append(f"the number of {what} molecules")
+        return None
+    return model, words, count
+
+
 def _carbon_dioxide(desc: SimulationDescription, low: str, kinds: list[AtomKind], species: list[Species]
                     ) -> LinearMolecule | None:
     """The CO2 of a water + CO2 text: its model (TraPPE, or refused/missing by name) and count; its
     carbon and oxygen become two atom kinds after the others (module carbon_dioxide)."""
-    model, words = carbon_dioxide.co2_model(low)
-    if model is None:
-        (desc.unsupported if words.startswith("unsupported") else desc.missing).append(words.split(": ", 1)[1])
+    found = _model_and_count(desc, carbon_dioxide.co2_model(low), carbon_dioxide.co2_count(low), "CO2")
+    if found is None:
         return None
-    count = carbon_dioxide.co2_count(low)
-    if count is None:
-        desc.missing.append("the number of CO2 molecules")
-        return None
+    model, words, count = found
     desc.note("molecular.co2", "rules", f"{words}: {model.name}, {model.citation}; {count[1]}")
     desc.note("molecular.co2_rigid", "default", "each CO2 a rigid body (fix rigid/small; thermostatted by fix "
               "rigid/nvt/small at the stage's temperature and damping, the other molecules by the stage's own fix, "
@@ -403,14 +412,10 @@ def _ethanol(desc: SimulationDescription, low: str, kinds: list[AtomKind], speci
              ) -> EthanolModel | None:
     """The ethanol of a water + ethanol text: its model (OPLS-AA, or refused/missing by name), its count and the
     1-4 scaling the text states; its six sites become atom kinds after the others (module ethanol)."""
-    model, words = ethanol.ethanol_model(low)
-    if model is None:
-        (desc.unsupported if words.startswith("unsupported") else desc.missing).append(words.split(": ", 1)[1])
+    found = _model_and_count(desc, ethanol.ethanol_model(low), ethanol.ethanol_count(low), "ethanol")
+    if found is None:
         return None
-    count = ethanol.ethanol_count(low)
-    if count is None:
-        desc.missing.append("the number of ethanol molecules")
-        return None
+    model, words, count = found
     desc.note("molecular.ethanol", "rules", f"{words}: {model.name}, {model.citation} (charges, LJ, bonds, angles, "
               f"torsions: simagent.described.ethanol); {count[1]}")
     scaling = ethanol.one_four(low)
