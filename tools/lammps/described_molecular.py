@@ -337,8 +337,9 @@ def constraint_lines(desc: SimulationDescription) -> list[str]:
     if system.ethanol is not None:  # and the ethanol's bonds to hydrogen (molecular.shake_ethanol)
         kinds = ethanol.term_types()[0]
         bonds += "".join(f" {_ethanol_base(system) + 1 + kinds.index(k)}" for k in (("CT", "HC"), ("HO", "OH")))
+    inserted = " mol water" if desc.gcmc is not None else ""  # molecules fix gcmc adds (the template's clusters)
     return lines + [f"fix             {SHAKE_FIX} all {style} {_fmt(system.shake.tolerance)} "
-                    f"{system.shake.iterations} 0 b {bonds} a 1"]
+                    f"{system.shake.iterations} 0 b {bonds} a 1{inserted}"]
 
 
 def preparation_lines(desc: SimulationDescription) -> list[str]:
