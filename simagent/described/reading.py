@@ -486,6 +486,8 @@ def _stated_atoms(desc: SimulationDescription, low: str) -> None:
     """One particle count stated (however often): the run must make that many, and the answer says
     so when it does not (tools.lammps.protocols.described). Several different counts: none."""
     counts = stated_counts(low)
+    if "molecular.stated_total" in desc.origin:  # the molecular reading read the total as a count of molecules
+        return
     if counts and len({n for n, _ in counts}) == 1:
         desc.stated_atoms = counts[0][0]
         desc.note("stated_atoms", "rules", counts[0][1])
