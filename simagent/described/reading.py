@@ -53,6 +53,7 @@ from simagent.described import (
     srd,
     stacked,
     stacking,
+    tube_water,
 )
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_types, read_mixture
@@ -249,7 +250,8 @@ def read_description(text: str) -> SimulationDescription:
     defects.read_point_defect(desc, low, minimize_settings)
     replica.read_prd(desc, low, minimize_settings)  # parallel replica dynamics: after the stages and minimisations
     replica.read_removed_atoms(desc, low)
-    nanotube.read_tube(desc, low)  # a carbon nanotube: its chirality and atoms (its system is not rendered yet)
+    nanotube.read_tube(desc, low)  # a carbon nanotube: its chirality and atoms
+    tube_water.read_tube_water(desc, low)  # water let into the tube by fix gcmc (renders the tube's system)
     check_made_types(desc)
     check_stage_timesteps(desc)
     _check_run_values(desc)
@@ -636,6 +638,8 @@ def _timestep(desc: SimulationDescription, ctl: dict, low: str) -> None:
     q = ctl.get("timestep")
     if q is None and (hit := re.search(NUM + r"\s*(fs|ps)(?: \(?femtoseconds?\)?)? time ?steps?\b", low)):
         q = Quantity(value=float(hit.group(1)), unit=hit.group(2))  # 'a 2.0 fs timestep', 'using 1 ps timesteps'
+    if q is None and (hit := re.search(r"\btime ?steps? (?:of|=|equal to|set to) " + NUM + r"\s*(fs|ps)\b", low)):
+        q = Quantity(value=float(hit.group(1)), unit=hit.group(2))  # 'time steps of 0.5 fs', 'timestep = 0.001 ps'
     if q is not None:
         value = q.value
         if desc.units == "real" and q.unit == "ps":

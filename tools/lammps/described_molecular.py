@@ -374,8 +374,10 @@ def constraint_lines(desc: SimulationDescription) -> list[str]:
         bonds += [str(_ethanol_base(system) + 1 + kinds.index(k)) for k in (("CT", "HC"), ("HO", "OH"))]
     if not bonds:
         return lines
+    inserted = " mol water" if desc.gcmc is not None else ""  # molecules fix gcmc adds (the template's clusters)
     return lines + [f"fix             {SHAKE_FIX} all {style} {_fmt(system.shake.tolerance)} "
-                    f"{system.shake.iterations} 0 b {' '.join(bonds)}" + ("" if system.explicit_m else " a 1")]
+                    f"{system.shake.iterations} 0 b {' '.join(bonds)}" + ("" if system.explicit_m else " a 1")
+                    + inserted]
 
 
 def preparation_lines(desc: SimulationDescription) -> list[str]:
