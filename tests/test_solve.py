@@ -560,3 +560,8 @@ def test_gates_never_change_a_prescribed_timestep_or_run_length(tmp_path, settin
     reason = crash.not_computed["average_potential_energy_per_atom"]
     assert "not repaired" in reason and "would change the timestep that the description prescribes" in reason
     assert crash.final_answer == {} and len(crash.answer.jobs) == 1  # no second run with another timestep
+    # the refusal says that the prescribed run was tried, and what the engine reported
+    error = next(line for line in (Path(crash.answer.jobs[0]) / "log.lammps").read_text().splitlines()
+                 if line.startswith("ERROR:"))
+    assert "the run was tried with it and stopped after step" in reason
+    assert error.removeprefix("ERROR:").strip() in reason

@@ -40,6 +40,7 @@ from simagent.described.special import ContactTracker, Controller
 from simagent.described.spin import SpinLattice
 from simagent.described.srd import SRDSolvent
 from simagent.described.stacking import SlipScan
+from simagent.described.tube_water import TubeFilling
 
 Source = Literal["rules", "llm", "default"]
 STAGE_TIMESTEP_NAME = "a timestep of its own for a run stage"  # the refusal's name (simagent.described.reading)
@@ -230,7 +231,10 @@ class SimulationDescription(BaseModel):
     sheet: Sheet | None = Field(default=None, description="a graphene sheet in the xy plane (it holds its own cell, "
                                 "replication and box; simagent.described.sheet)")
     nanotube: Nanotube | None = Field(default=None, description="a single-walled carbon nanotube along a periodic "
-                                      "box edge (simagent.described.nanotube); read and built, not rendered yet")
+                                      "box edge (simagent.described.nanotube); rendered with water let in by fix gcmc "
+                                      "(gcmc), otherwise named as not rendered")
+    gcmc: TubeFilling | None = Field(default=None, description="water inserted into the nanotube's interior by fix "
+                                     "gcmc (simagent.described.tube_water); the water model is desc.molecular's")
     atom_style: Literal["atomic", "charge", "full", "sphere", "molecular", "bond", "ellipsoid", "rheo",
                         "spin"] = "atomic"
     atom_types: int = Field(default=1, ge=1)

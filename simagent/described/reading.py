@@ -54,6 +54,7 @@ from simagent.described import (
     srd,
     stacked,
     stacking,
+    tube_water,
 )
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_types, read_mixture
@@ -251,7 +252,8 @@ def read_description(text: str) -> SimulationDescription:
     defects.read_point_defect(desc, low, minimize_settings)
     replica.read_prd(desc, low, minimize_settings)  # parallel replica dynamics: after the stages and minimisations
     replica.read_removed_atoms(desc, low)
-    nanotube.read_tube(desc, low)  # a carbon nanotube: its chirality and atoms (its system is not rendered yet)
+    nanotube.read_tube(desc, low)  # a carbon nanotube: its chirality and atoms
+    tube_water.read_tube_water(desc, low)  # water let into the tube by fix gcmc (renders the tube's system)
     _note_dump(desc, low)
     check_made_types(desc)
     check_stage_timesteps(desc)
@@ -501,6 +503,8 @@ def _stated_atoms(desc: SimulationDescription, low: str) -> None:
     """One particle count stated (however often): the run must make that many, and the answer says
     so when it does not (tools.lammps.protocols.described). Several different counts: none."""
     counts = stated_counts(low)
+    if "molecular.stated_total" in desc.origin:  # the molecular reading read the total as a count of molecules
+        return
     if counts and len({n for n, _ in counts}) == 1:
         desc.stated_atoms = counts[0][0]
         desc.note("stated_atoms", "rules", counts[0][1])
@@ -651,6 +655,8 @@ def _timestep(desc: SimulationDescription, ctl: dict, low: str) -> None:
     q = ctl.get("timestep")
     if q is None and (hit := re.search(NUM + r"\s*(fs|ps)(?: \(?femtoseconds?\)?)? time ?steps?\b", low)):
         q = Quantity(value=float(hit.group(1)), unit=hit.group(2))  # 'a 2.0 fs timestep', 'using 1 ps timesteps'
+    if q is None and (hit := re.search(r"\btime ?steps? (?:of|=|equal to|set to) " + NUM + r"\s*(fs|ps)\b", low)):
+        q = Quantity(value=float(hit.group(1)), unit=hit.group(2))  # 'time steps of 0.5 fs', 'timestep = 0.001 ps'
     if q is not None:
         value = q.value
         if desc.units == "real" and q.unit == "ps":

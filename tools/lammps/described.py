@@ -41,6 +41,7 @@ from tools.lammps import described_special as special
 from tools.lammps import described_spin as spin
 from tools.lammps import described_srd as srd
 from tools.lammps import described_stacking as stacking
+from tools.lammps import described_tube_water as tube_water
 from tools.lammps.described_budget import clean_stop_lines, resumed_clean_stop_lines
 
 THERMO = "step temp pe ke etotal press vol density atoms"
@@ -452,6 +453,8 @@ def _system_and_interactions(desc: SimulationDescription) -> list[str]:
     """The system and its interactions, by the kind of system the description holds."""
     if desc.example_system is not None:  # an installed example's data file, topology and force field
         return _example_lines(desc, 0)
+    if desc.gcmc is not None:  # a nanotube and the water fix gcmc lets into it (its own pair hybrid)
+        return tube_water.system_lines(desc) + tube_water.interaction_lines(desc)
     if desc.molecular is not None:  # water and ions: templates, charges, constraints (see _run_settings), k-space
         early = molecular.constraint_lines(desc) if desc.molecular.prepare else []
         return molecular.system_lines(desc) + molecular.interaction_lines(desc) + early
@@ -595,6 +598,7 @@ def _stage_fixes(desc: SimulationDescription, stage: Stage, index: int) -> list[
         fixes += described_groups.fixes(desc.layout)
     if desc.dimension == 2:
         fixes.append("fix             e2d all enforce2d")
+    fixes += tube_water.stage_lines(desc, index, fixes)  # fix gcmc, temperatures over the atoms present
     return fixes + example_system.thermostat_modify(desc.example_system, fixes)
 
 
@@ -664,7 +668,7 @@ def render(desc: SimulationDescription, **requested: Any) -> str:
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
-    if desc.nanotube is not None:  # built (tools.lammps.described_nanotube), but its system is not rendered yet
+    if desc.nanotube is not None and desc.gcmc is None:  # only the tube with water let in by fix gcmc is rendered
         raise ValueError("the description holds a carbon nanotube, whose system simagent does not render yet")
     lines = ["# simagent lammps/described: the task's description, rendered literally",
              "# (the defaults applied where the text is silent are listed in report.md)", ""]
