@@ -200,6 +200,11 @@ class Stage(BaseModel):
     delete_ids: list[int] = Field(default_factory=list, description="atoms removed by ID at the stage's start")
     timestep: float | None = Field(default=None, gt=0, description="this run stage's own timestep, stated for it "
                                    "alone (None: the simulation's, desc.timestep)")
+    restart_from: int | None = Field(default=None, ge=0, description="the stage (index) whose end state this run "
+                                     "starts from, saved to a restart file after it and read back (None: it goes "
+                                     "on from the stage before)")
+    statement: str = Field(default="", description="the words that state this run alone (from the end of the "
+                           "previous run's statement in its sentence to its own length)")
     evidence: str = ""
 
     @model_validator(mode="after")
@@ -212,6 +217,8 @@ class Stage(BaseModel):
             raise ValueError(f"stage {self.name!r}: only a run stage has a timestep of its own")
         if self.keep_fixes and self.kind != "run":
             raise ValueError(f"stage {self.name!r}: only a run stage continues the previous stage's fixes")
+        if self.restart_from is not None and (self.kind != "run" or self.keep_fixes):
+            raise ValueError(f"stage {self.name!r}: only a run stage with fixes of its own starts from a restart")
         return self
 
 

@@ -42,7 +42,7 @@ from tools.lammps import described_spin as spin
 from tools.lammps import described_srd as srd
 from tools.lammps import described_stacking as stacking
 from tools.lammps import described_tube_water as tube_water
-from tools.lammps.described_budget import clean_stop_lines
+from tools.lammps.described_budget import clean_stop_lines, resumed_clean_stop_lines
 
 THERMO = "step temp pe ke etotal press vol density atoms"
 EROT_COLUMN = "c_erot"  # rotational kinetic energy of finite spheres (compute erotate/sphere)
@@ -502,10 +502,16 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
     """The stage's marker comment, the previous stage's fixes removed, the SRD solvent inserted before
     its stage, the timestep reset, and the stage's rigid displacement of a group."""
     lines = ["", f"# stage {index + 1}: {stage.name}: {stage.evidence[:100]}"]
-    if not stage.keep_fixes:  # (a stage that continues the previous one's fixes keeps them running)
+    if stage.restart_from is not None:  # LAMMPS cleared, the earlier run's end state read back (its fixes are gone)
+        lines += ["clear", *resumed_clean_stop_lines(), f"read_restart    {restart_file(desc, stage.restart_from)}"]
+    elif not stage.keep_fixes:  # (a stage that continues the previous one's fixes keeps them running)
         lines += [f"unfix           {fix_id}" for fix_id in active]
     if index > 0:
         lines += _example_lines(desc, index)
+    if stage.restart_from is not None:  # the run settings `clear` reset
+        step = stage.timestep or desc.timestep
+        lines += [*([f"timestep        {_fmt(step)}"] if step is not None else []), f"thermo_style    custom {THERMO}",
+                  _thermo_modify(desc)]
     if _is_srd_stage(desc, index):
         lines += srd.insert_lines(desc)
     lines += solids.defect_lines(desc, index)
@@ -518,6 +524,17 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
         lines.append("change_box      all " + " ".join(f"{axis} scale {_fmt(scale.factor)}" for axis in scale.axes)
                      + " remap")
     return lines + stacking.displace_lines(stage)
+
+
+def restart_file(desc: SimulationDescription, index: int) -> str:
+    return f"restart.{desc.stages[index].name}"
+
+
+def _restart_written(desc: SimulationDescription, index: int) -> list[str]:
+    """The stage's end state saved, when a later run starts from it (Stage.restart_from)."""
+    if any(s.restart_from == index for s in desc.stages):
+        return [f"write_restart   {restart_file(desc, index)}"]
+    return []
 
 
 def _timestep_lines(desc: SimulationDescription, index: int) -> list[str]:
@@ -641,7 +658,7 @@ def _stages(desc: SimulationDescription, want: Measures) -> list[str]:
                 lines += special.set_point_variable(stage)
                 controlled = True
             more, active = _run_stage(desc, index, stage, want, active)
-        lines += more
+        lines += more + _restart_written(desc, index)
     return lines
 
 
@@ -659,6 +676,8 @@ def render(desc: SimulationDescription, **requested: Any) -> str:
         # once and the loop never ends; the runner's time limit ends such a run instead
         lines += ["# no clean stop at the time budget: prd does not end at a LAMMPS timer timeout", ""]
     else:
-        lines += ["# a clean stop at the job's time budget (tools.lammps.described_budget)", *clean_stop_lines(), ""]
+        restarted = any(s.restart_from is not None for s in desc.stages)
+        lines += ["# a clean stop at the job's time budget (tools.lammps.described_budget)",
+                  *clean_stop_lines(restarted), ""]
     lines += _system_and_interactions(desc) + _run_settings(desc) + _stages(desc, want)
     return "\n".join(lines) + "\n"
