@@ -183,3 +183,21 @@ def test_a_small_tube_fills_in_lammps(tmp_path: Path):
         waters = float(row["c_sa_nmol_water"])
         assert (int(row["Atoms"]) - tube_atoms) == 3 * waters
         assert 0.0 <= float(row["Temp"]) < 600.0  # from rest (the text creates no velocities), never blown up
+
+
+def test_a_run_past_the_budget_is_refused_with_the_estimate():
+    """The estimate: fix gcmc calls x attempts x the measured CPU-s per attempt plus steps x per step, scaled by the
+    tube's carbons; the refusal names how far over the budget it is, and a run that fits is not refused."""
+    from simagent.described.tube_water import ATTEMPT_CPU_S, STEP_CPU_S, budget_refusal, estimated_cpu_s
+
+    desc = read_description(FILL)  # 1000 NVT steps with fix gcmc every 100 (10 calls of 100), then 500 NVE
+    carbons = 4 * 7 * 16
+    expected = (10 * 100 * ATTEMPT_CPU_S + 1500 * STEP_CPU_S) * carbons / 644
+    cpu, calls, steps = estimated_cpu_s(desc)
+    assert (calls, steps) == (10, 1500) and cpu == pytest.approx(expected)
+    why = budget_refusal(desc, 0.8 * expected, 1)
+    assert why is not None and "25% over" in why and "nothing was run" in why
+    assert budget_refusal(desc, 1.1 * expected, 1) is None
+    assert budget_refusal(desc, 0.6 * expected, 2) is None  # half the estimate per core fits
+    desc.gcmc.every = 200
+    assert estimated_cpu_s(desc)[1] == 5

