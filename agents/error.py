@@ -72,7 +72,11 @@ def precheck(state: RunState, runtime: Runtime[RunContext]) -> Command[Literal["
             "problems": blocking + warnings,
             "error": f"the inputs {what}; nothing was run:\n  " + "\n  ".join(blocking),
         })
-    return Command(goto="review", update={"problems": warnings})
+    # what the check found but let run (e.g. a prescribed timestep above the limit) goes with the answer
+    noted = {d.detail for d in state.decisions if d.decision == "warning"}
+    kept = [Decision(decision="warning", backend="precheck", detail=w) for w in dict.fromkeys(warnings)
+            if w not in noted]
+    return Command(goto="review", update={"problems": warnings, "decisions": [*state.decisions, *kept]})
 
 
 # ---------------------------------------------------------------------------------------------

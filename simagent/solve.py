@@ -53,6 +53,7 @@ from simagent.described.molecular import template_file_names
 from simagent.described.reading import UNREAD, read_description
 from simagent.described.structure import required_file, unstated_structure
 from simagent.described.summary import executed_lines
+from simagent.described.tube_water import budget_refusal
 from simagent.engines import get_engine, supplying
 from simagent.errors import RequestError, SimagentError
 from simagent.executor import Executor, JobHandle, JobRecord, read_record, write_record
@@ -572,6 +573,8 @@ class TaskBackend(DecisionBackend):
         self.description: SimulationDescription | None = None
         self.fill = FillReport()  # what the LLM read into the description's gaps
         self.ran_described = False  # the protocol chosen is the description itself, run literally
+        self.budget_s: float | None = None  # the task's wall-time budget (a run estimated past it is refused)
+        self.cores: Callable[[], int] = lambda: 1  # the cores a job would get (Settings.cores_per_job)
 
     def _read_request(self, request: str, described: SimulationDescription | None) -> TaskSpec:
         """The inner backend's reading; the rules' alone (simagent.backends.hybrid.rules_task_spec) when
@@ -618,6 +621,10 @@ class TaskBackend(DecisionBackend):
             unread = [m for m in self.description.missing if m.startswith("the dynamics (ensemble)") and UNREAD in m]
             if unread:  # (in place of the request reader's question about the same words, which names no run)
                 spec.missing = [m for m in spec.missing if not m.startswith("ensemble (")] + unread
+        if described is not None and described.gcmc is not None and self.budget_s:  # a run that cannot finish
+            too_long = budget_refusal(described, self.budget_s, self.cores())
+            if too_long:
+                raise RequestError(too_long)
         if described is not None:  # every stage is placed and the system is stated: run it as written
             spec.engine, spec.units_style, spec.missing = "lammps", described.units, []
             # the description's own pair style runs (an example's ReaxFF or COMB lines, AIREBO on a sheet): that
@@ -1116,6 +1123,7 @@ def solve(
             if callable(limit_llm):
                 limit_llm(TimeAllowance(LLM_BUDGET_SHARE * budget, budget))
             backend = TaskBackend(session.backend, targets_for, known, task.engine)
+            backend.budget_s, backend.cores = budget, lambda: settings.cores_per_job
             executor = BudgetExecutor(session.executor, deadline, provided, workdir / INPUTS, budget)
             session.backend = session.context.backend = backend
             session.executor = session.context.executor = executor

@@ -285,3 +285,165 @@ def test_the_stated_total_of_atoms(atoms, where, words):
         assert desc.renderable
         return
     assert not desc.renderable and any(words in r for r in getattr(desc, where)), (desc.unsupported, desc.missing)
+
+
+# one water and one alcohol, the pair style without an M site named (written for these tests)
+PAIR = ("In real units, a periodic cubic box from 0 to 40 A along every axis holds 1 TIP4P/2005 water molecule "
+        "and 1 ethanol molecule (OPLS-AA), 12 atoms in all. Van der Waals and electrostatics use pair style "
+        "lj/cut/coul/long with a 10 A cutoff and a PPPM mesh for the long-range part. Both molecules are put in "
+        "the middle of the box. Then an NVT run at 280 K lasts 200 steps.")
+
+
+def test_a_four_site_water_under_lj_cut_coul_long_gets_an_explicit_m_site():
+    desc = read_description(PAIR)
+    assert desc.renderable, (desc.unsupported, desc.missing)
+    m = desc.molecular
+    assert m.explicit_m and m.pair_style == "lj/cut/coul/long" and m.kspace == "pppm" and m.rigid == ["water"]
+    kinds = {k.label: k for k in m.kinds}
+    assert kinds["O"].charge == 0.0 and kinds["M"].charge == pytest.approx(-2 * 0.5564)
+    assert (kinds["M"].epsilon, kinds["M"].sigma) == (0.0, 0.0) and kinds["M"].mass < 0.01
+    text = render(desc)
+    assert "pair_style      lj/cut/coul/long 10" in text and "kspace_style    pppm 0.0001" in text
+    assert "tip4p" not in text.split("# stage 1")[0].replace("tip4p/2005", "")
+    assert "rigid/nvt/small molecule temp 280 280" in text and "fix             shake" not in text
+    water = described_molecular.files(desc)["water.mol"]
+    assert "4 atoms" in water and "3 2 1 4" in water  # the O-M bond (type 2) excludes the M site's pairs
+
+
+@pytest.mark.parametrize("style, outcome", [
+    ("lj/cut/tip4p/long", "implicit"),  # the tip4p style carries the M site itself, as before
+    ("lj/cut/coul/cut", "lj/cut/coul/cut"),  # refused by name: no M site and no explicit rendering for it
+    ("lj/charmm/coul/long", "lj/charmm/coul/long"),
+])
+def test_the_named_pair_style_decides_how_the_m_site_is_carried(style, outcome):
+    desc = read_description(PAIR.replace("lj/cut/coul/long", style) + " Bonds are held by SHAKE.")
+    if outcome == "implicit":
+        assert desc.renderable and not desc.molecular.explicit_m and desc.molecular.kspace == "pppm/tip4p"
+        return
+    assert not desc.renderable and any(outcome in u and "4-site" in u for u in desc.unsupported), desc.unsupported
+
+
+def test_a_tip4p_style_with_a_three_site_water_is_refused():
+    desc = read_description(PAIR.replace("TIP4P/2005", "TIP3P").replace("lj/cut/coul/long", "lj/cut/tip4p/long")
+                            + " Bonds are held by SHAKE.")
+    assert not desc.renderable and any("3-site tip3p" in u for u in desc.unsupported), desc.unsupported
+    plain = read_description(PAIR.replace("TIP4P/2005", "TIP3P") + " Bonds are held by SHAKE.")
+    assert plain.renderable and not plain.molecular.explicit_m and plain.molecular.pair_style == "lj/cut/coul/long"
+
+
+@pytest.mark.parametrize("sentence, centred", [
+    ("Both molecules are put in the middle of the box.", True),
+    ("The water and the alcohol molecules start positioned near the box center.", True),
+    ("We place the two molecules at the centre of the periodic cell before the run.", True),
+    ("The molecules are inserted at random; the box centre is the origin of the frame.", False),  # random
+    ("The molecules are placed inside a sphere of 5 A at the centre of the box.", False),  # a region: not read
+    ("The centre of mass momentum of the molecules is removed.", False),  # no placement
+])
+def test_a_start_at_the_box_centre(sentence, centred):
+    desc = read_description(PAIR.replace("Both molecules are put in the middle of the box.", sentence))
+    assert bool(desc.molecular.centred) == centred
+    if centred:
+        assert desc.renderable and not desc.molecular.prepare and desc.placements == []
+        assert "molecular.centre_row" in desc.defaults
+
+
+def test_the_centre_row_in_lammps_keeps_the_molecules_apart(tmp_path: Path):
+    """The rendered start, run for 0 steps: the two molecules straddle the box centre, no two atoms of different
+    molecules are closer than the largest sigma (3.5 A, CT), and the water's M site sits 0.1546 A from its O."""
+    desc = read_description(PAIR)
+    dump = "run 0\nwrite_dump all custom atoms.dump id mol type x y z modify sort id"
+    text = re.sub(r"run\s+200", dump, render(desc))
+    folder = run_inputs({"in.lammps": text, **described_molecular.files(desc)}, tmp_path)
+    rows = (folder / "atoms.dump").read_text().split("ITEM: ATOMS id mol type x y z\n")[1].split("\n")
+    atoms = np.array([[float(v) for v in r.split()] for r in rows if r.strip()])
+    assert len(atoms) == 13  # 3 water atoms, the M site, 9 ethanol atoms
+    water, alcohol = atoms[atoms[:, 1] == 1][:, 3:], atoms[atoms[:, 1] == 2][:, 3:]
+    closest = min(np.linalg.norm(p - q) for p in water for q in alcohol)
+    assert closest >= 3.5
+    assert water[:, 0].mean() < 20.0 < alcohol[:, 0].mean() and closest < 8.0  # near the centre (20, 20, 20)
+    assert np.linalg.norm(water[3] - water[0]) == pytest.approx(0.1546, abs=1e-5)
+
+
+def test_a_centre_start_that_does_not_fit_is_missing():
+    desc = read_description(PAIR.replace("1 TIP4P/2005 water molecule and 1 ethanol molecule",
+                                         "30 TIP4P/2005 water molecules and 30 ethanol molecules").replace(
+        "12 atoms in all", "360 atoms in all"))
+    assert not desc.renderable and any("do not fit in one row" in m for m in desc.missing), desc.missing
+
+
+@pytest.mark.parametrize("total, reading", [
+    ("2 atoms in all", "molecules"),  # 1 + 1 molecules: the total counts molecules, the counts win
+    ("12 atoms in all", "atoms"),  # consistent
+    ("5 atoms in all", "missing"),  # neither the atoms (12) nor the molecules (2): contradictory
+])
+def test_a_total_that_counts_molecules(total, reading):
+    desc = read_description(PAIR.replace("12 atoms in all", total))
+    if reading == "missing":
+        assert not desc.renderable and any("not their number of molecules, 2" in m for m in desc.missing)
+        return
+    assert desc.renderable and [s.count for s in desc.molecular.species] == [1, 1]
+    assert ("molecular.stated_total" in desc.defaults) == (reading == "molecules")
+    assert desc.stated_atoms == (None if reading == "molecules" else 12)
+
+
+def test_a_total_that_counts_molecules_in_a_larger_mixture():
+    desc = read_description(MIXTURE.replace("548 atoms in all", "128 atoms in all"))  # 90 + 30 + 4 + 4 molecules
+    assert desc.renderable and "128 atoms" in desc.defaults["molecular.stated_total"]
+
+
+def _water_dimer_data(sites: list[tuple[float, float, float]], types: list[int], charges: list[float],
+                      explicit: bool) -> str:
+    """Two waters from one template (the second turned 90 degrees about z and 60 about x, 2.9 A away), as a LAMMPS
+    data file: with the M site (explicit) or without it, its charge then on the oxygen (LAMMPS's tip4p styles)."""
+    turn_z = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    c, s = math.cos(math.radians(60)), math.sin(math.radians(60))
+    turn_x = np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+    xyz = np.array(sites if explicit else sites[:3])
+    q = list(charges) if explicit else [charges[3], charges[1], charges[2]]
+    molecules = [xyz + [15.0, 15.0, 15.0], xyz @ (turn_x @ turn_z).T + [15.0, 17.9, 15.3]]
+    n = len(xyz)
+    atoms = [f"{m * n + i + 1} {m + 1} {types[i]} {q[i]:.10g} {x:.8f} {y:.8f} {z:.8f}"
+             for m, mol in enumerate(molecules) for i, (x, y, z) in enumerate(mol)]
+    bonds = [(1, 1, 2), (1, 1, 3)] + [(2, 1, 4)] * explicit
+    angles = [(1, 2, 1, 3)] + [(2, 2, 1, 4), (2, 3, 1, 4)] * explicit
+    kinds = 3 if explicit else 2
+    lines = ["water dimer", "", f"{2 * n} atoms", f"{2 * len(bonds)} bonds", f"{2 * len(angles)} angles",
+             f"{kinds} atom types", f"{1 + explicit} bond types", f"{1 + explicit} angle types", "",
+             "0 30 xlo xhi", "0 30 ylo yhi", "0 30 zlo zhi", "", "Masses", "", "1 15.9994", "2 1.008"]
+    lines += ["3 0.001"] * explicit + ["", "Atoms # full", "", *atoms, "", "Bonds", ""]
+    lines += [f"{m * len(bonds) + k + 1} {t} {m * n + a} {m * n + b}" for m in range(2)
+              for k, (t, a, b) in enumerate(bonds)]
+    lines += ["", "Angles", ""] + [f"{m * len(angles) + k + 1} {t} {m * n + a} {m * n + b} {m * n + c}"
+                                   for m in range(2) for k, (t, a, b, c) in enumerate(angles)]
+    return "\n".join(lines) + "\n"
+
+
+def test_the_explicit_m_site_gives_lammps_own_tip4p_energy(tmp_path: Path):
+    """The explicit 4-site water the reading builds (types, charges, template from the rendered water.mol) under
+    lj/cut/coul/long + pppm gives the same LJ and electrostatic energy of a water dimer as LAMMPS's own TIP4P styles
+    (lj/cut/tip4p/long + pppm/tip4p, the M site implicit) on the same O and H positions."""
+    desc = read_description(PAIR)
+    m = desc.molecular  # the tip4p styles place M from the O-H length and H-O-H angle of bond and angle type 1
+    water = described_molecular.files(desc)["water.mol"]
+    sites = [tuple(float(v) for v in row.split()[1:]) for row in
+             water.split("Coords\n\n")[1].split("\n\n")[0].splitlines()]
+    types = [int(row.split()[1]) for row in water.split("Types\n\n")[1].split("\n\n")[0].splitlines()]
+    charges = [float(row.split()[1]) for row in water.split("Charges\n\n")[1].split("\n\n")[0].splitlines()]
+    assert len(sites) == 4 and charges[0] == 0.0
+    lj = [line for line in described_molecular.interaction_lines(desc) if line.startswith("pair_coeff      1 1")]
+    energies = {}
+    for explicit in (True, False):
+        style = ("pair_style lj/cut/coul/long 10\nkspace_style pppm 1e-6" if explicit else
+                 "pair_style lj/cut/tip4p/long 1 2 1 1 0.1546 10\nkspace_style pppm/tip4p 1e-6")
+        text = "\n".join(["units real", "atom_style full", "boundary p p p", "read_data dimer.data",
+                          style.split("\n")[0], "pair_coeff * * 0 0", lj[0], "bond_style zero",
+                          f"bond_coeff * {m.water.bond}", "angle_style zero", f"angle_coeff * {m.water.angle}",
+                          style.split("\n")[1],
+                          "thermo_style custom step evdwl ecoul elong", "run 0"]) + "\n"
+        folder = run_inputs({"in.lammps": text, "dimer.data": _water_dimer_data(sites, types, charges, explicit)},
+                            tmp_path / str(explicit))
+        row = (folder / "log.lammps").read_text().split("E_long")[1].split("\n")[1].split()
+        energies[explicit] = (float(row[1]), float(row[2]) + float(row[3]))
+    assert energies[True][0] == pytest.approx(energies[False][0], rel=1e-9) and energies[True][0] > 0.01
+    assert energies[True][1] == pytest.approx(energies[False][1], abs=2e-3)
+    assert abs(energies[True][1]) > 0.3  # a real electrostatic interaction (-0.45 kcal/mol), not zero against zero

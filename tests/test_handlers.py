@@ -326,6 +326,29 @@ def test_lammps_symptom_fallbacks_halve_the_timestep(case, handler_name, tmp_pat
     assert handler.correct(job_dir, protocol_job)["actions"][0] == {"param": "timestep", "_scale": 0.5}
 
 
+def test_a_timestep_diagnosis_after_a_crash_says_the_run_was_tried(tmp_path):
+    """Before a run the bound alone is named; after a run that lost atoms the diagnosis also says what
+    that run did (its error and the last step it printed), so a refusal to change a prescribed timestep
+    never reads as if nothing was run."""
+    from simagent.engines import NO_OUTPUT
+    from tools.lammps.handlers import TimestepTooLarge
+
+    job, job_dir = recorded("lammps", "lost-atoms", tmp_path)
+    log = (job_dir / "log.lammps").read_text().splitlines()
+    error = next(line for line in log if line.startswith("ERROR:")).removeprefix("ERROR:").strip()
+    rows = [line.split() for line in log[:log.index(next(x for x in log if x.startswith("ERROR:")))]]
+    last_step = next(r[0] for r in reversed(rows) if r and r[0].isdigit())
+    found = diagnose(job_dir, job, CorrectionLog())
+    assert found.handler == "TimestepTooLarge"
+    assert "the run was tried with it and stopped" in found.summary()
+    assert f"after step {last_step}: {error}" in found.summary()
+
+    before = TimestepTooLarge()
+    assert before.check(NO_OUTPUT, job)
+    (message,) = before.correct(NO_OUTPUT, job)["errors"]
+    assert message.startswith("timestep 0.05 exceeds") and "tried" not in message
+
+
 def test_lammps_unfixable_failure_is_recognised_not_fixed(tmp_path):
     job, job_dir = recorded("lammps", "pair-coeffs-missing", tmp_path)
     found = diagnose(job_dir, job, CorrectionLog())

@@ -230,3 +230,30 @@ def test_a_carried_table_that_contradicts_itself_is_refused(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["--carry", str(table), "--mdgym", str(mdgym), "--triage", str(tmp_path / "none.json")])
     assert "complete=True" in capsys.readouterr().err
+
+
+def test_tasks_whose_text_needs_a_missing_file_are_also_counted_apart(tmp_path, capsys):
+    mdgym = tmp_path / "mdgym"
+    _task(mdgym, "lammps_1", "a_ok", "1", ["t"])
+    _task(mdgym, "lammps_1", "b_needs_data", "1", ["u"])
+    (mdgym / "SUPPLIED.tsv").write_text("repository_path\tsize_chars\there\n")
+    refs = tmp_path / "references.json"
+    refs.write_text(json.dumps({"a_ok": {"metrics": {"t": {"value": 2.0}}}}))
+    triage = tmp_path / "triage.json"  # the pre-run classification: b names a data file nobody supplies
+    triage.write_text(json.dumps([{"id": "a_ok", "stage": "planned"},
+                                  {"id": "b_needs_data", "stage": "file", "detail": "named files: x.data"}]))
+    results = tmp_path / "results"
+    _answer(results, "a_ok", {"t": 2.05})
+    _answer(results, "b_needs_data", {}, "## Not computed\n\n- `u`: input files the task needs are neither "
+            "supplied nor shipped: x.data\n")
+    args = [str(results), "--mdgym", str(mdgym), "--references", str(refs), "--triage", str(triage)]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["summary"]["all/all"]["tasks"] == 2 and out["summary"]["all/all"]["complete"] == 1
+    apart = out["without_file_tasks"]
+    assert apart["excluded"] == ["b_needs_data"]
+    assert apart["summary"]["all/all"]["tasks"] == 1 and apart["summary"]["all/all"]["complete"] == 1
+    assert apart["summary"]["all/all"]["within_5pct"] == 1  # 2.05 is 2.5 % above 2.0
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "without the 1 tasks whose text needs an input file" in text and "b_needs_data" in text

@@ -560,3 +560,15 @@ def test_gates_never_change_a_prescribed_timestep_or_run_length(tmp_path, settin
     reason = crash.not_computed["average_potential_energy_per_atom"]
     assert "not repaired" in reason and "would change the timestep that the description prescribes" in reason
     assert crash.final_answer == {} and len(crash.answer.jobs) == 1  # no second run with another timestep
+    # the refusal says that the prescribed run was tried, and what the engine reported
+    error = next(line for line in (Path(crash.answer.jobs[0]) / "log.lammps").read_text().splitlines()
+                 if line.startswith("ERROR:"))
+    assert "the run was tried with it and stopped after step" in reason
+    assert error.removeprefix("ERROR:").strip() in reason
+
+    # above the bound (0.015 tau) but stable at this temperature: the pre-run finding goes into report.md
+    calm = task("calm", DRIFTING.replace("0.005", "0.017").replace("cutoff 1.3", "cutoff 2.5")
+                .replace("temperature of 3.0", "temperature of 1.0"))
+    assert len(calm.final_answer) == 1
+    warnings = (tmp_path / "calm" / "report.md").read_text().split("## Warnings", 1)[1]
+    assert "precheck: " in warnings and "timestep 0.017 exceeds 0.015" in warnings

@@ -248,17 +248,36 @@ def pct(part: int, whole: int) -> str:
     return f"{part} ({100 * part / whole:.0f} %)" if whole else "0"
 
 
-def render(table: dict, results: list[TaskResult], source: str) -> str:
-    lines = [f"# MDGym dev tasks without supplied files: {source}", "",
-             "| engine/level | tasks | run | complete answers | metrics | with reference | answered "
-             "| within 5 % of reference (of all metrics) | within 5 % (of referenced) "
-             "| references with seed spread ≥ 5 % | failure categories |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+SUMMARY_HEADER = ["| engine/level | tasks | run | complete answers | metrics | with reference | answered "
+                  "| within 5 % of reference (of all metrics) | within 5 % (of referenced) "
+                  "| references with seed spread ≥ 5 % | failure categories |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+
+
+def summary_rows(table: dict) -> list[str]:
+    lines = []
     for key, s in table.items():
         fails = ", ".join(f"{k} {v}" for k, v in s["failures"].items())
         lines.append(f"| {key} | {s['tasks']} | {s['run']} | {pct(s['complete'], s['tasks'])} | {s['metrics']} "
                      f"| {s['with_reference']} | {s['answered']} | {pct(s['within_5pct'], s['metrics'])} "
                      f"| {pct(s['within_5pct'], s['with_reference'])} | {s['seed_noisy']} | {fails} |")
+    return lines
+
+
+def needs_a_file(results: list[TaskResult], triage: dict) -> list[str]:
+    """The tasks whose text names or needs an input file that is neither supplied nor shipped (triage.json's
+    `file` category, read from the text before any run)."""
+    return [r.id for r in results if triage.get(r.id, {}).get("stage") == "file"]
+
+
+def render(table: dict, results: list[TaskResult], source: str, triage: dict | None = None) -> str:
+    lines = [f"# MDGym dev tasks without supplied files: {source}", "", *SUMMARY_HEADER, *summary_rows(table)]
+    excluded = needs_a_file(results, triage or {})
+    if excluded:
+        subset = summarise([r for r in results if r.id not in excluded])
+        lines += ["", f"The same, without the {len(excluded)} tasks whose text needs an input file that neither the "
+                  "task nor LAMMPS supplies (triage.json stage `file`, read from the text before any run: "
+                  f"{', '.join(sorted(excluded))}):", "", *SUMMARY_HEADER, *summary_rows(subset)]
     lines += ["", "Seed spread: the relative standard deviation of the reference over runs of the same input with "
               "other random seeds (n runs, run_references.py --reseed; README). Where it is 5 % or more, a 5 % "
               "agreement test is below the noise of a single trajectory.", "",
@@ -334,10 +353,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(err))
     table = summarise(results)
     if args.json:
-        print(json.dumps({"summary": table, "tasks": [r.__dict__ for r in results]}, indent=1))
+        excluded = needs_a_file(results, triage)
+        subset = summarise([r for r in results if r.id not in excluded])
+        print(json.dumps({"summary": table, "tasks": [r.__dict__ for r in results],
+                          "without_file_tasks": {"excluded": excluded, "summary": subset}}, indent=1))
     else:
         source = ", ".join([*map(str, args.results), *(f"carried from {t.name}" for t in args.carry)])
-        print(render(table, results, source), end="")
+        print(render(table, results, source, triage), end="")
     return 0
 
 

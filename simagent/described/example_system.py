@@ -67,6 +67,7 @@ class ExampleSystem(BaseModel):
     type_counts: dict[int, int] = Field(default_factory=dict, description="atoms per type in the data file")
     box: list[tuple[float, float]] = Field(default_factory=list)
     velocities: bool = Field(default=False, description="the data file gives velocities")
+    masses: dict[int, float] = Field(default_factory=dict, description="type -> mass, the data file's Masses")
     numbers: list[float] = Field(default_factory=list, description="every number of the kept lines, the title "
                                  "and the data file's header")
     thermo_computes: dict[str, str] = Field(default_factory=dict, description="'temp'/'press' -> the compute of the "
@@ -74,6 +75,8 @@ class ExampleSystem(BaseModel):
     integrators: dict[str, str] = Field(default_factory=dict, description="ensemble -> the integrator the example's "
                                         "particles need for it ('nve' -> 'nve/body')")
     computes: dict[str, str] = Field(default_factory=dict, description="compute id -> style, of the kept lines")
+    restarts: dict[int, int] = Field(default_factory=dict, description="run segment k -> the number of runs whose "
+                                     "end state it starts from (the example's own write_restart, clear, read_restart)")
     refused: str | None = Field(default=None, description="why this example cannot be run (shell, loops, ...)")
 
     def segment(self, k: int) -> list[str]:
@@ -127,6 +130,11 @@ FAMILIES: tuple[Family, ...] = (
     Family("soft repulsion", r"\bsoft\b[^.;]{0,40}potential|pair[_ ]style soft", r"^pair soft$"),
     Family("FENE", r"\bfene\b", r"^(?:bond fene|special_bonds fene)"),
     Family("rigid bodies", r"\brigid bod|fix rigid", r"^fix rigid"),
+    # the relative-resolution LJ model (pair lj/relres): fine-grained sites near, coarse-grained ones far
+    Family("relative resolution", r"\brelres\b|relative[- ]resolution", r"^pair lj/relres$"),
+    Family("smoothed LJ", r"\blj/smooth\b(?!/)", r"^pair lj/smooth$", distinctive=False),
+    Family("Fourier dihedrals", r"\bfourier\b[^.;]{0,20}dihedral|dihedral[_ ]style fourier", r"^dihedral fourier$",
+           distinctive=False),
     # not the three-body term of nb3b/harmonic ('a three-body harmonic nb3b potential', 'harmonic nb3b')
     Family("harmonic bonds", r"(?<!nb3b/)(?<!body )(?<!three )\bharmonic\b(?![- ](?:nb3b|three[- ]body|non-?bonded))",
            r"^(?:bond|angle|dihedral|improper) harmonic", distinctive=False),
@@ -388,6 +396,77 @@ def _distinct(examples: list[ExampleSystem]) -> list[ExampleSystem]:
     return list(seen.values())
 
 
+# organic molecules by their systematic names ('2,2-dimethylhexane', 'n-octane', 'ethanol')
+_MOLECULE = re.compile(r"(?<![\w-])(?:\d+(?:,\d+)*-|n-)?(?:(?:di|tri|tetra)?(?:methyl|ethyl|propyl|butyl))*"
+                       r"(?:meth|eth|prop|but|pent|hex|hept|oct|non|dec|undec|dodec)(?:ane|ene|yne|anol)\b")
+
+
+def named_molecules(text: str) -> set[str]:
+    return {m.group(0) for m in _MOLECULE.finditer(text.lower())}
+
+
+def _named_molecules_fit(low: str, example: ExampleSystem) -> bool:
+    """Every molecule the text names by its chemical name is one the example's title names (fits when either names
+    none: an example whose title names no molecule is not told apart by one)."""
+    own = named_molecules(example.title)
+    return not own or named_molecules(low) <= own
+
+
+def _segment_numbers(example: ExampleSystem, k: int) -> list[float]:
+    return [float(n) for line in example.segment(k) for n in _NUMBER.findall(" ".join(line.split()[1:]).lower())]
+
+
+def _segment_styles(example: ExampleSystem, k: int) -> set[str]:
+    return {w[1] for w in (line.split() for line in example.segment(k)) if len(w) > 1 and w[0].endswith("_style")}
+
+
+def runs_differ(desc: SimulationDescription, example: ExampleSystem) -> list[str]:
+    """What the text states for one run alone (its statement: a style, a switching distance) that the example's
+    set-up of the same run does not have; empty when every run's words agree with their run's lines."""
+    known = set().union(*(_segment_styles(example, k) for k in range(example.runs)))
+    protocol = _protocol_numbers(desc)
+    out = []
+    for k, index in enumerate(desc.run_stages()):
+        stage = desc.stages[index]
+        said = stage.statement
+        styles = {w for w in _STYLE_WORD.findall(said) if w in known} - _segment_styles(example, k)
+        own = _segment_numbers(example, k)
+        numbers = [n for n in _text_numbers(said) if not any(agrees(float(n), v) for v in protocol + [stage.steps])
+                   and not any(agrees(float(n), v) for v in own)]
+        if styles or numbers:
+            out.append(f"run {k + 1} states {', '.join(sorted(styles) + numbers)}, which the example's run {k + 1} "
+                       f"does not set up")
+    return out
+
+
+def neighbor_differs(desc: SimulationDescription, example: ExampleSystem) -> list[str]:
+    """Neighbor-list settings the text states (skin, rebuild interval) that the example's own lines set otherwise:
+    the example's lines are rendered, so a different stated value would not be run."""
+    own: dict[str, float] = {}
+    for line in example.segment(0):
+        words = line.split()
+        if words[0] == "neighbor" and len(words) > 1:
+            own["skin"] = float(words[1])
+        if words[0] == "neigh_modify" and "every" in words[:-1]:
+            own["every"] = float(words[words.index("every") + 1])
+    out = []
+    for key, stated in (("skin", desc.neighbor_skin), ("every", desc.neighbor_every)):
+        if stated is not None and key in own and not agrees(float(stated), own[key]):
+            out.append(f"a neighbor {key} of {stated:g} where LAMMPS example {example.name} ({example.input}) has "
+                       f"{own[key]:g}")
+    return out
+
+
+def _note_runs(desc: SimulationDescription, example: ExampleSystem) -> None:
+    for k, index in enumerate(desc.run_stages()):
+        stage = desc.stages[index]
+        lines = [line for line in example.kept if line.segment == k and line.text.split()[0] == "pair_style"]
+        if k > 0 and lines and stage.statement:
+            desc.note(f"{stage.name}.example_run", "rules", f"'{stage.statement.strip(' ,;:')}' is run {k + 1} of "
+                      f"LAMMPS example {example.name} ({lines[0].source}: {' '.join(lines[0].text.split())} and the "
+                      "lines after it)")
+
+
 def read_example_system(desc: SimulationDescription, low: str, text: str) -> None:
     """The installed LAMMPS example whose system a text describes without placing its atoms, when it
     identifies exactly one (see the module doc); else nothing changes, or a named refusal."""
@@ -402,6 +481,13 @@ def read_example_system(desc: SimulationDescription, low: str, text: str) -> Non
         return
     stated = _stated_setup(desc, low, text)
     found = [e for e in found if _named_files_fit(text, e, found) and _named_styles_fit(low, e, found)] or found
+    molecules = [e for e in found if _named_molecules_fit(low, e)]
+    if not molecules:
+        desc.unsupported.append(f"a system of {', '.join(sorted(named_molecules(low)))}: the installed LAMMPS examples "
+                                "with the styles the text names simulate another molecule ("
+                                + "; ".join(f"{e.name}/{e.input}: {e.title}" for e in found) + ")")
+        return
+    found = molecules
     switched = [e for e in found if _switches_fit(low, e)]
     if not switched:
         said = ", ".join(f"{k} {'on' if v else 'off'}" for k, v in stated_switches(low).items())
@@ -432,7 +518,18 @@ def read_example_system(desc: SimulationDescription, low: str, text: str) -> Non
         desc.unsupported.append(f"LAMMPS example {example.name} sets up its system anew between its {example.runs} "
                                 f"runs; the text states {len(desc.run_stages())}")
         return
+    differ = runs_differ(desc, example) if example.changes_between_runs else []
+    neighbor = neighbor_differs(desc, example)
+    if neighbor:
+        desc.unsupported.append("; ".join(neighbor))
+        return
+    if differ:
+        desc.unsupported.append(f"the runs of LAMMPS example {example.name} ({example.input}) in another order or "
+                                f"set-up: {'; '.join(differ)}")
+        return
     use_example(desc, example, low)
+    if example.changes_between_runs:
+        _note_runs(desc, example)
 
 
 # the thermostat damping of an example's protocol fix: fix ID group nvt|npt temp T0 T1 DAMP, langevin T0 T1 DAMP,
@@ -543,6 +640,36 @@ def _example_damping(desc: SimulationDescription, example: ExampleSystem) -> Non
                       f"own thermostat ({example.input}), whose system the text describes")
 
 
+# united-atom sites: a carbon with its bonded hydrogens as one particle (C, CH, CH2, CH3, CH4), atomic masses
+# 12.011 and 1.008 (the masses LAMMPS data files use, e.g. examples/relres: 14.027 for CH2)
+_UNITED_ATOM = {n: 12.011 + 1.008 * n for n in range(5)}
+_ENERGY_UNIT = {"real": "kcal/mol", "metal": "eV", "lj": "epsilon", "si": "J", "cgs": "erg", "electron": "Hartree"}
+
+
+def united_atom_sites(example: ExampleSystem) -> dict[int, str]:
+    """Type -> 'CH2' when every type's mass is a carbon with 0-4 hydrogens (united atoms), else empty."""
+    names = {}
+    for kind, mass in example.masses.items():
+        n = next((n for n, m in _UNITED_ATOM.items() if abs(mass - m) < 0.01), None)
+        if n is None:
+            return {}
+        names[kind] = "C" + ("" if n == 0 else "H" if n == 1 else f"H{n}")
+    return names if example.bonds else {}
+
+
+def _note_particles(desc: SimulationDescription, example: ExampleSystem) -> None:
+    """What one particle of a per-particle metric is: a site of the example's data file; for united atoms, a
+    carbon with its hydrogens (the hydrogens are no particles of their own)."""
+    sites = united_atom_sites(example)
+    if not sites:
+        return
+    kinds = ", ".join(sorted(set(sites.values()), key=len))
+    desc.note("particles", "default", f"a particle is one site of {example.data_file} ({example.atoms} sites): united "
+              f"atoms, each a carbon with its bonded hydrogens ({kinds}; masses "
+              f"{min(example.masses.values()):g}-{max(example.masses.values()):g}), so per-particle quantities are "
+              f"per site, energies in {_ENERGY_UNIT.get(example.units, example.units + ' units')}")
+
+
 def use_example(desc: SimulationDescription, example: ExampleSystem, low: str) -> None:
     """The description runs the example's system: its lines stand for the system the text names, what the
     example covers is no longer refused or missing, and report.md lists where every line comes from."""
@@ -564,6 +691,7 @@ def use_example(desc: SimulationDescription, example: ExampleSystem, low: str) -
             setattr(desc, field, None if field != "masses" else {})
     desc.dimension = example.dimension  # type: ignore[assignment]
     desc.atom_types = max(1, example.atom_types)
+    _note_particles(desc, example)
     _example_protocol(desc, example, low)
     if desc.velocity is None or desc.origin.get("velocity") is None or desc.origin["velocity"].source != "default":
         return

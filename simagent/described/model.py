@@ -40,6 +40,7 @@ from simagent.described.special import ContactTracker, Controller
 from simagent.described.spin import SpinLattice
 from simagent.described.srd import SRDSolvent
 from simagent.described.stacking import SlipScan
+from simagent.described.tube_water import TubeFilling
 
 Source = Literal["rules", "llm", "default"]
 STAGE_TIMESTEP_NAME = "a timestep of its own for a run stage"  # the refusal's name (simagent.described.reading)
@@ -199,6 +200,11 @@ class Stage(BaseModel):
     delete_ids: list[int] = Field(default_factory=list, description="atoms removed by ID at the stage's start")
     timestep: float | None = Field(default=None, gt=0, description="this run stage's own timestep, stated for it "
                                    "alone (None: the simulation's, desc.timestep)")
+    restart_from: int | None = Field(default=None, ge=0, description="the stage (index) whose end state this run "
+                                     "starts from, saved to a restart file after it and read back (None: it goes "
+                                     "on from the stage before)")
+    statement: str = Field(default="", description="the words that state this run alone (from the end of the "
+                           "previous run's statement in its sentence to its own length)")
     evidence: str = ""
 
     @model_validator(mode="after")
@@ -211,6 +217,8 @@ class Stage(BaseModel):
             raise ValueError(f"stage {self.name!r}: only a run stage has a timestep of its own")
         if self.keep_fixes and self.kind != "run":
             raise ValueError(f"stage {self.name!r}: only a run stage continues the previous stage's fixes")
+        if self.restart_from is not None and (self.kind != "run" or self.keep_fixes):
+            raise ValueError(f"stage {self.name!r}: only a run stage with fixes of its own starts from a restart")
         return self
 
 
@@ -223,7 +231,10 @@ class SimulationDescription(BaseModel):
     sheet: Sheet | None = Field(default=None, description="a graphene sheet in the xy plane (it holds its own cell, "
                                 "replication and box; simagent.described.sheet)")
     nanotube: Nanotube | None = Field(default=None, description="a single-walled carbon nanotube along a periodic "
-                                      "box edge (simagent.described.nanotube); read and built, not rendered yet")
+                                      "box edge (simagent.described.nanotube); rendered with water let in by fix gcmc "
+                                      "(gcmc), otherwise named as not rendered")
+    gcmc: TubeFilling | None = Field(default=None, description="water inserted into the nanotube's interior by fix "
+                                     "gcmc (simagent.described.tube_water); the water model is desc.molecular's")
     atom_style: Literal["atomic", "charge", "full", "sphere", "molecular", "bond", "ellipsoid", "rheo",
                         "spin"] = "atomic"
     atom_types: int = Field(default=1, ge=1)

@@ -14,6 +14,12 @@ constraints, and long-range electrostatics (the parts of simagent.described.mode
   PEG, another CO2 model) is refused by name.
 - `_random_start`: a sentence placing every molecule at random in the box (no region) is the text's
   own start: create_atoms random for each species, no grid, no preparation minimisation.
+- `_centre_start`: molecules placed 'at the centre of the box' go on a row through the centre, apart by
+  the largest LJ sigma (molecules cannot share a point; listed).
+- `_water_sites`: the pair style the text names decides where a 4-site water's charge sits: a tip4p style
+  (implicit M), lj/cut/coul/long (an explicit M atom, each water a rigid body), another style refused.
+- A stated total of atoms that equals the number of stated molecules is read as counting molecules (listed);
+  any other total below the molecules' atoms is missing a consistent size.
 
 Sources: H. J. C. Berendsen, J. R. Grigera, T. P. Straatsma, J. Phys. Chem. 91, 6269 (1987) (SPC/E);
 W. L. Jorgensen, J. Chandrasekhar, J. D. Madura, R. W. Impey, M. L. Klein, J. Chem. Phys. 79, 926
@@ -160,6 +166,12 @@ class MolecularSystem(BaseModel):
     rdf_bins: int | None = Field(default=None, gt=0)
     recenter: Literal["ions", "water"] | None = Field(default=None, description="the group whose centre of mass "
                                                       "is held at its initial position (fix recenter INIT)")
+    explicit_m: bool = Field(default=False, description="the 4-site water's massless charge site M as an atom of its "
+                             "own (type 'M', a tiny mass): each water a rigid body (fix rigid/small) under "
+                             "lj/cut/coul/long, when the text names that pair style rather than a tip4p one")
+    centred: list[tuple[str, tuple[float, float, float]]] = Field(
+        default_factory=list, description="the text's start 'at the box centre': (template, position of its geometric "
+        "centre, angstrom) of every molecule, in a row along x through the centre (create_atoms single)")
     prepare: bool = Field(default=True, description="the listed preparation: the waters on a grid, minimised before "
                           "the first stage; False: the text's own start (waters inserted at random, desc.placements), "
                           "velocities created before the constraints")
@@ -170,7 +182,13 @@ class MolecularSystem(BaseModel):
     @property
     def rigid(self) -> list[str]:
         """The templates whose molecules are rigid bodies (fix rigid/small), not SHAKE clusters."""
-        return [s.template for s in self.species if s.template == carbon_dioxide.CO2_TEMPLATE]
+        return [s.template for s in self.species if s.template == carbon_dioxide.CO2_TEMPLATE
+                or (s.template == "water" and self.explicit_m)]
+
+    @property
+    def water_terms(self) -> int:
+        """The water's bond and angle types: O-H and H-O-H (1), and with an explicit M site O-M and H-O-M (2)."""
+        return 2 if self.explicit_m else 1
 
     def count_of(self, template: str) -> int:
         return sum(s.count for s in self.species if s.template == template)
@@ -250,30 +268,47 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
         return
     ions = _ions(desc, low, n_water)
     _geometry(desc, low, model)
-    kinds = [AtomKind(type=1, element="O", mass=MASSES["O"], charge=-2 * model.charge_h, epsilon=model.epsilon_o,
-                      sigma=model.sigma_o),
+    explicit = _water_sites(desc, low, model)
+    if explicit is None:
+        return
+    kinds = [AtomKind(type=1, element="O", mass=MASSES["O"], charge=0.0 if explicit else -2 * model.charge_h,
+                      epsilon=model.epsilon_o, sigma=model.sigma_o),
              AtomKind(type=2, element="H", mass=MASSES["H"], charge=model.charge_h, epsilon=0.0, sigma=0.0)]
-    species = [Species(template="water", count=n_water, atoms=["O", "H", "H"])]
+    if explicit:
+        kinds.append(AtomKind(type=3, element="M", site="M", mass=M_MASS, charge=-2 * model.charge_h, epsilon=0.0,
+                              sigma=0.0))
+    species = [Species(template="water", count=n_water, atoms=["O", "H", "H"] + ["M"] * explicit)]
     for element, count, charge in ions:
         kinds.append(AtomKind(type=len(kinds) + 1, element=element, mass=MASSES[element], charge=charge))
         species.append(Species(template=element.lower(), count=count, atoms=[element]))
     co2 = _carbon_dioxide(desc, low, kinds, species) if carbon_dioxide.names_co2(low) else None
     if carbon_dioxide.names_co2(low) and co2 is None:
         return
+    if co2 is not None and explicit:
+        desc.unsupported.append("CO2 beside a water with an explicit M site: simagent keeps one rigid species (the "
+                                "CO2 or the 4-site water), not both")
+        return
     alcohol = _ethanol(desc, low, kinds, species) if ethanol.names_ethanol(low) else None
     if ethanol.names_ethanol(low) and alcohol is None:
         return
-    placed = sum(sp.count * len(sp.atoms) for sp in species)
+    placed = sum(sp.count * _atoms(sp) for sp in species)
     stated = re.search(r"total (?:number )?of (\d+) atoms|(\d+) atoms in (?:all|total)", low)
     total = int(stated.group(1) or stated.group(2)) if stated else placed
-    made = ", ".join(f"{sp.count} {sp.template} x {len(sp.atoms)}" for sp in species)
+    made = ", ".join(f"{sp.count} {sp.template} x {_atoms(sp)}" for sp in species)
     if total > placed:  # other molecules are stated: never dropped
         desc.unsupported.append(f"the rest of the stated {total} atoms (the reading places only the {placed} atoms "
                                 f"of {made})")
         return
-    if total < placed:  # the stated molecules make more atoms than the stated total: the text contradicts itself
+    molecules = sum(sp.count for sp in species)
+    if total < placed and total == molecules:  # 'N atoms' that number the molecules: counts stated twice win
+        desc.note("molecular.stated_total", "default", f"the stated molecule counts, {placed} atoms"
+                  + (f" ({placed + species[0].count} sites with the water's M sites)" if explicit else "")
+                  + f": the text's total of {total} atoms contradicts its molecule counts ({made}); {total} is their "
+                  "number of molecules, so the total is read as counting molecules")
+    elif total < placed:  # the stated molecules make more atoms than the stated total: the text contradicts itself
         desc.missing.append(f"a consistent system size (the stated molecules make {placed} atoms: {made}; the text "
-                            f"states {total} atoms in all)")
+                            f"states {total} atoms in all, which is not their number of molecules, {molecules}, "
+                            "either)")
         return
     desc.note("molecular.masses", "default", "O 15.9994, H 1.008, Na 22.98977, Cl 35.453"
               + (", C 12.011" if co2 or alcohol else "") + ": standard atomic weights")
@@ -281,7 +316,7 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
         return
     read_pair_coeffs(desc, low, kinds)
     system = MolecularSystem(water=model, co2=co2, ethanol=alcohol, kinds=kinds, species=species, cutoff=1.0,
-                             accuracy=1.0)
+                             accuracy=1.0, explicit_m=explicit)
     if not read_interactions(desc, low, system):
         return
     _bonded(desc, low, system)
@@ -312,6 +347,83 @@ def read_molecular(desc: SimulationDescription, low: str) -> None:
     desc.missing = [m for m in desc.missing if m not in REPLACED_MISSING]
     read_box(desc, low)
     _random_start(desc, low, system)
+    _centre_start(desc, low, system)
+
+
+def _atoms(species: Species) -> int:
+    """The atoms of one molecule of a species (an explicit M site is a charge site, not an atom)."""
+    return len([a for a in species.atoms if a != "M"])
+
+
+M_MASS = 1.0e-3  # g/mol: LAMMPS needs a mass; the rigid water's mass and inertia change by < 0.01 %
+# the pair style the text names for the molecules' LJ and Coulomb
+_NAMED_PAIR_STYLE = re.compile(r"\b(lj/cut/(?:coul|tip4p)/(?:long|cut|msm|debye|dsf)|lj/long/(?:coul|tip4p)/long|"
+                               r"lj/charmm/coul/(?:long|charmm)|tip4p/(?:long|cut))\b")
+
+
+def _water_sites(desc: SimulationDescription, low: str, model: WaterModel) -> bool | None:
+    """Whether the water's M site is an atom of its own (True), implicit in a tip4p pair style or absent (a 3-site
+    model) (False), or the named pair style cannot carry the named model (None, refused by name). A 4-site model
+    under lj/cut/coul/long, which has no M site, is rendered with the M site explicit (each water a rigid body,
+    LAMMPS's own second way of running TIP4P); under another non-tip4p style it is refused. A tip4p style with a
+    3-site model is refused: it would put the charge where the model has none."""
+    hit = _NAMED_PAIR_STYLE.search(low)
+    if hit is None:
+        return False
+    named = hit.group(1)
+    if model.om is None:
+        if "tip4p" in named:
+            desc.unsupported.append(f"pair style {named} with the 3-site {model.name} water: a tip4p style moves "
+                                    "the oxygen's charge to a massless site M that the model does not have")
+            return None
+        return False
+    if "tip4p" in named:
+        return False
+    if named != "lj/cut/coul/long":
+        desc.unsupported.append(f"the 4-site {model.name} water under pair style {named}: that style has no M "
+                                "site, and simagent renders an explicit M site only under lj/cut/coul/long (with "
+                                "PPPM); a tip4p style (lj/cut/tip4p/long) would be another pair style than the named")
+        return None
+    desc.note("molecular.water_sites", "rules", f"{hit.group(0)} with the 4-site {model.name} water: the style has no "
+              f"massless site, so the M site is an atom of its own (charge {-2 * model.charge_h:g} e, no LJ, "
+              f"{model.om:g} A from O on the H-O-H bisector, mass {M_MASS:g} g/mol), the oxygen uncharged, and each "
+              "water a rigid body (fix rigid/small: SHAKE cannot hold a massless site); LAMMPS's explicit way of "
+              "running TIP4P (Howto tip4p). The named style and model are both kept; no tip4p style is used")
+    return True
+
+
+def template_sites(system: MolecularSystem, template: str) -> list[tuple[float, float, float]]:
+    """The coordinates of one species' template (angstrom, the template's frame)."""
+    if template == "water":
+        assert system.water is not None
+        return template_coordinates(system.water) + ([m_site(system.water)] if system.explicit_m else [])
+    if template == ethanol.ETHANOL_TEMPLATE:
+        return ethanol.coordinates()
+    if template == carbon_dioxide.CO2_TEMPLATE:
+        assert system.co2 is not None
+        return system.co2.coordinates()
+    return [(0.0, 0.0, 0.0)]
+
+
+def centre_row(system: MolecularSystem, lo: tuple[float, float, float], hi: tuple[float, float, float]
+               ) -> list[tuple[str, tuple[float, float, float]]] | None:
+    """(template, where its geometric centre goes) for every molecule, in a row along x centred on the box centre
+    (see _centre_start); None when the row and one more gap do not fit in the box's x length."""
+    gap = max(k.sigma or 0.0 for k in system.kinds)
+    radii = []
+    for sp in system.species:
+        xyz = template_sites(system, sp.template)
+        mean = [sum(p[k] for p in xyz) / len(xyz) for k in range(3)]
+        radii += [(sp.template, max(math.dist(p, mean) for p in xyz))] * sp.count
+    length = sum(2 * r for _, r in radii) + gap * (len(radii) - 1)
+    if length + gap > hi[0] - lo[0]:
+        return None
+    centre = [(a + b) / 2 for a, b in zip(lo, hi, strict=True)]
+    x, row = centre[0] - length / 2, []
+    for template, r in radii:
+        row.append((template, (x + r, centre[1], centre[2])))
+        x += 2 * r + gap
+    return row
 
 
 RANDOM_NAME = "several atom types or random placement"  # reading.UNSUPPORTED's
@@ -355,6 +467,49 @@ def _random_start(desc: SimulationDescription, low: str, system: MolecularSystem
                   "the order water, ions, CO2, ethanol)"
                   + ("" if distance else f", no atom closer than {system.overlap:g} A to "
                   "another molecule's") + f", {DEFAULT_MAX_TRIES} attempts per molecule: none stated")
+        if RANDOM_NAME in desc.unsupported:
+            desc.unsupported.remove(RANDOM_NAME)
+        return
+
+
+# a start 'at the centre of the box': a placement verb, then the centre (not a centre of mass, not a region's)
+_CENTRE_START = re.compile(rf"\b{_PLACE}\b[^.;]{{0,80}}?\b(?:at|in|near|around|about) (?:the )?(?:very )?"
+                           r"(?:(?:simulation |periodic )?(?:box|cell)(?:'s)? )?(?:centre|center|middle)\b(?! of mass)"
+                           r"(?: of (?:the )?(?:simulation |periodic |cubic )*(?:box|cell|domain))?")
+
+
+def _centre_start(desc: SimulationDescription, low: str, system: MolecularSystem) -> None:
+    """'the water and the ethanol are put at the centre of the box': the text's own start. Two molecules cannot sit
+    on one point, so every molecule goes on a row along x through the box centre, each one's geometric centre on
+    the row, neighbours' bounding spheres (about their centres) as far apart as the largest LJ sigma of the system
+    (no pair of atoms of two molecules closer: no hot contact), the row centred on the box centre; template
+    orientations, no minimisation. A row that does not fit in the box (the same gap across the periodic boundary)
+    is named as missing."""
+    for sentence in re.split(r"(?<=[.;])\s+", low):
+        hit = _CENTRE_START.search(sentence)
+        if hit is None or _RANDOM_START.search(sentence) or not _MOLECULE_WORDS.search(sentence) or \
+                re.search(r"\b(?:region|block|slab|sub-?volume|sphere|cylinder|layer|lattice|grid)\b", sentence):
+            continue
+        if desc.box is None:
+            return
+        row = centre_row(system, desc.box.lo, desc.box.hi)
+        names = ", ".join(f"{sp.count} {sp.template}" for sp in system.species)
+        if row is None:
+            desc.missing.append(f"where the molecules go: the text puts them at the box centre, and {names} do not fit "
+                                "in one row through it")
+            return
+        system.centred = row
+        system.prepare = False
+        desc.placements = []
+        desc.origin.pop("molecular.preparation", None)
+        gap = max(k.sigma or 0.0 for k in system.kinds)
+        desc.note("molecular.placement", "rules", f"{hit.group(0)}: {names} at the box centre")
+        desc.note("molecular.centre_row", "default", "; ".join(f"{t} centred at ({x:.3f}, {y:.3f}, {z:.3f}) A" for
+                                                              t, (x, y, z) in row)
+                  + ": molecules cannot share one point, so their geometric centres lie on a row along x through the "
+                  f"box centre, the molecules' bounding spheres {gap:g} A apart (the largest LJ sigma: no two atoms of "
+                  "different molecules closer), in the templates' own orientations, with no minimisation (the text "
+                  "states its own start)")
         if RANDOM_NAME in desc.unsupported:
             desc.unsupported.remove(RANDOM_NAME)
         return
@@ -650,7 +805,7 @@ def read_interactions(desc: SimulationDescription, low: str, system: MolecularSy
     value = float(cut.group(1) or cut.group(3))
     system.cutoff = value * (10.0 if (cut.group(2) or cut.group(4)) == "nm" else 1.0)
     desc.note("molecular.cutoff", "rules", cut.group(0))
-    if system.water is not None and system.water.om is not None:
+    if system.water is not None and system.water.om is not None and not system.explicit_m:
         if not re.search(r"tip4p|pppm/tip4p|specialized for tip4p", low):
             desc.missing.append("the k-space solver of the four-site water")
             return False
@@ -701,8 +856,8 @@ def _bonded(desc: SimulationDescription, low: str, system: MolecularSystem) -> N
         desc.note("molecular.bonded", "rules", "harmonic bonds and angles, OPLS torsions (dihedral_style opls): the "
                   "OPLS-AA ethanol's own forms")
         desc.note("molecular.bond_k", "default", f"the water's bonds and angle harmonic with {DEFAULT_BOND_K:g} "
-                  f"kcal/mol/A^2 and {DEFAULT_ANGLE_K:g} kcal/mol/rad^2 at the model's geometry: SHAKE holds them "
-                  "there, "
+                  f"kcal/mol/A^2 and {DEFAULT_ANGLE_K:g} kcal/mol/rad^2 at the model's geometry: "
+                  + ("the rigid bodies hold them there" if system.explicit_m else "SHAKE holds them there") + ", "
                   "so they carry no energy (the styles are shared with the ethanol's)")
     elif re.search(r"bond_style (?:and angle_style )?(?:is )?harmonic|harmonic bond", low):
         system.bond_style = system.angle_style = "harmonic"
@@ -714,6 +869,12 @@ def _bonded(desc: SimulationDescription, low: str, system: MolecularSystem) -> N
         desc.note("molecular.bonded", "default" if not re.search(r"bond_style zero", low) else "rules",
                   "bond_style zero, angle_style zero: a rigid model's bonds carry no energy")
     shake = re.search(r"\b(shake|rattle)\b", low)
+    if shake is None and system.explicit_m:  # the rigid bodies hold the water (molecular.water_sites)
+        if system.ethanol is not None:
+            desc.note("molecular.flexible_ethanol", "default", "the ethanol fully flexible, the water rigid: no "
+                      "constraint is stated; OPLS-AA's own bonds, angles and torsions move, and TIP4P/2005 is a rigid "
+                      "model")
+        return
     if shake is None:
         desc.missing.append("how the water geometry is kept (SHAKE/RATTLE or flexible bonds)")
         return
@@ -855,6 +1016,12 @@ def grid(lo: tuple[float, float, float], hi: tuple[float, float, float], count: 
     while cells(a) < count:
         a *= 0.999
     return a, cells(a), spans(a)
+
+
+def m_site(model: WaterModel) -> tuple[float, float, float]:
+    """The 4-site model's M site in template_coordinates' frame: om from O along the H-O-H bisector."""
+    assert model.om is not None
+    return (0.0, model.om, 0.0)
 
 
 def template_coordinates(model: WaterModel) -> list[tuple[float, float, float]]:

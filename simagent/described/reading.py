@@ -43,6 +43,7 @@ from simagent.described import (
     region_reading,
     replica,
     respa,
+    restarts,
     rheo,
     separate_thermostat,
     sheet,
@@ -53,6 +54,7 @@ from simagent.described import (
     srd,
     stacked,
     stacking,
+    tube_water,
 )
 from simagent.described.group_reading import read_boundary, read_layout
 from simagent.described.mixture_reading import RANDOM_PLACEMENT, check_made_types, read_mixture
@@ -224,6 +226,7 @@ def read_description(text: str) -> SimulationDescription:
     _stated_atoms(desc, low)
     spin.read_spin(desc, low)  # a spin lattice retelling examples/SPIN (before an example system is looked for)
     example_system.read_example_system(desc, low, text)  # a system whose atoms an installed LAMMPS example gives
+    restarts.read_restarts(desc, low)  # runs that start from the first run's restart file (after the example)
     respa.read_respa(desc, low)  # after the example, whose own run_style may fill the loop factor
     examples.fill_friction_example(desc)
     examples.fill_balance_example(desc)
@@ -249,11 +252,27 @@ def read_description(text: str) -> SimulationDescription:
     defects.read_point_defect(desc, low, minimize_settings)
     replica.read_prd(desc, low, minimize_settings)  # parallel replica dynamics: after the stages and minimisations
     replica.read_removed_atoms(desc, low)
-    nanotube.read_tube(desc, low)  # a carbon nanotube: its chirality and atoms (its system is not rendered yet)
+    nanotube.read_tube(desc, low)  # a carbon nanotube: its chirality and atoms
+    tube_water.read_tube_water(desc, low)  # water let into the tube by fix gcmc (renders the tube's system)
+    _note_dump(desc, low)
     check_made_types(desc)
     check_stage_timesteps(desc)
     _check_run_values(desc)
     return desc
+
+
+_DUMP = re.compile(r"(?:\bdump\w*|\btrajector\w*|\bsnapshots?)[^.;]{0,60}?\bevery\s+(\d+)\s*(?:time ?)?steps?|"
+                   r"\bevery\s+(\d+)\s*(?:time ?)?steps?,? (?:the |a )?(?:dump\w*|trajector\w*|snapshots?)")
+
+
+def _note_dump(desc: SimulationDescription, low: str) -> None:
+    """A trajectory dump interval the text states: read and listed, not written (no metric reads a trajectory),
+    as the colloid and pillar readings list theirs."""
+    hit = _DUMP.search(low)
+    if hit is None or "dump" in desc.origin:
+        return
+    desc.note("dump", "rules", f"every {hit.group(1) or hit.group(2)} steps ('{hit.group(0)}'): read; not written "
+              "(trajectory output, no metric reads it)")
 
 
 def _check_run_values(desc: SimulationDescription) -> None:
@@ -484,6 +503,8 @@ def _stated_atoms(desc: SimulationDescription, low: str) -> None:
     """One particle count stated (however often): the run must make that many, and the answer says
     so when it does not (tools.lammps.protocols.described). Several different counts: none."""
     counts = stated_counts(low)
+    if "molecular.stated_total" in desc.origin:  # the molecular reading read the total as a count of molecules
+        return
     if counts and len({n for n, _ in counts}) == 1:
         desc.stated_atoms = counts[0][0]
         desc.note("stated_atoms", "rules", counts[0][1])
@@ -634,6 +655,8 @@ def _timestep(desc: SimulationDescription, ctl: dict, low: str) -> None:
     q = ctl.get("timestep")
     if q is None and (hit := re.search(NUM + r"\s*(fs|ps)(?: \(?femtoseconds?\)?)? time ?steps?\b", low)):
         q = Quantity(value=float(hit.group(1)), unit=hit.group(2))  # 'a 2.0 fs timestep', 'using 1 ps timesteps'
+    if q is None and (hit := re.search(r"\btime ?steps? (?:of|=|equal to|set to) " + NUM + r"\s*(fs|ps)\b", low)):
+        q = Quantity(value=float(hit.group(1)), unit=hit.group(2))  # 'time steps of 0.5 fs', 'timestep = 0.001 ps'
     if q is not None:
         value = q.value
         if desc.units == "real" and q.unit == "ps":
@@ -654,6 +677,29 @@ def _timestep(desc: SimulationDescription, ctl: dict, low: str) -> None:
 # a stated run length: '1000 steps', '50000 timesteps', '10000 md steps' (not intervals or windows)
 _RUN = re.compile(rf"\b{COUNT}[- ](?:more |additional )?(?:(?:production|equilibration|sampling|nve|nvt|npt|md) )?"
                   rf"(?:{STEP_WORD}|timessteps|stps)\b(?![- ](?:time[- ]|running )?(?:averag|window|block|interval))")
+# a run already stated, named again by its length in a sentence about the analysis: 'the averages are taken over
+# the production run of 5000 steps only', 'analyse just the 2000-step NVE run'
+_NAMED_AGAIN = re.compile(r"\bthe (?:[\w/-]+ ){0,3}(?:run|simulation|trajectory|stage|phase|segment) "
+                          r"(?:of|with|lasting|over) $")
+_NAMED_AGAIN_AFTER = re.compile(r"^(?:[\w/-]+ ){0,3}(?:run|simulation|trajectory|stage|phase|segment)\b")
+_ANALYSIS = re.compile(r"\banaly[sz]|\baverag|\bmetrics?\b|\bmeasur|\bevaluat|\bcomput(?:e|ed|ing)\b|\bsampl")
+_GOES_ON = re.compile(r"\b(?:then|followed by|next|afterwards?|another|further|additional|more|subsequent(?:ly)?)\b")
+
+
+def _stated_again(desc: SimulationDescription, sentence: str, hit: re.Match, steps: int) -> int | None:
+    """The run stage a length names again ('the analysis uses only the reference run of 10000 steps'): a definite
+    run of that length in a sentence about the analysis that states no further run, when exactly one run stated
+    before has it; None: the words state a run of their own."""
+    before = sentence[max(0, hit.start() - 60):hit.start()]
+    after = sentence[hit.end():hit.end() + 40].lstrip()
+    if not (_NAMED_AGAIN.search(before) or (before.endswith("the ") and _NAMED_AGAIN_AFTER.match(after))):
+        return None
+    if not _ANALYSIS.search(sentence) or _GOES_ON.search(sentence):
+        return None
+    same = [i for i in desc.run_stages() if desc.stages[i].steps == steps]
+    return same[0] if len(same) == 1 else None
+
+
 _NOT_RUN = re.compile(r"\b(?:every|each|damp\w*|last|final|interval|frequency|window|correlation|up to|"
                       r"within|iterations?|in)\b[^.;,]{0,12}$")
 # not 'a minimisation-like relaxation' (dynamics that only resembles one, e.g. fix nve/limit)
@@ -887,12 +933,20 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         reset = re.search(r"reset(?:ting)? (?:the )?time ?step", sentence)
         if reset:  # applies to the first run stated after it
             events.append((reset.start(), "reset", 0))
+        ends: dict[int, int] = {}  # a run's position -> the end of its length's words (its statement ends there)
         for hit in _RUN.finditer(sentence):
             before = sentence[max(0, hit.start() - 40):hit.start()]
             if _NOT_RUN.search(before) and not (dyn is not None and re.search(
                     r"\bin (?:(?:the |plain )?(?:nve|nvt|npt|nph)(?: ensemble| dynamics)?(?: for)? )?$", before)):
                 continue  # 'in N steps', 'in NVE for N steps': a run length only in a sentence naming the dynamics
-            events.append((hit.start(), "run", int(round(float(hit.group(1))))))
+            steps = int(round(float(hit.group(1))))
+            if (again := _stated_again(desc, sentence, hit, steps)) is not None:
+                desc.average_stage = again
+                desc.note("average_stage", "rules", f"{desc.stages[again].name}: {hit.group(0)} named again "
+                          f"for the analysis ('{sentence[:120]}')")
+                continue
+            events.append((hit.start(), "run", steps))
+            ends[hit.start()] = hit.end()
         stated_steps = {steps for at, kind, steps in events if kind == "run"}
         for at, steps, words in _timed_runs(desc, sentence):
             if steps not in stated_steps:  # ('for 20 ps (20000 steps)': one run)
@@ -902,6 +956,7 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
         if mini and not minimized and not re.search(r"(?:post|after|pre)[- ]?\s*(?:the )?(?:energy )?$",
                                                     sentence[max(0, mini.start() - 12):mini.start()]):
             events.append((mini.start(), "minimize", 0))
+        stated_from = 0  # where the words stating the next run begin
         for at, kind, steps in sorted(events):
             if kind == "deform":
                 deform = stated_deform
@@ -941,8 +996,10 @@ def _stages(desc: SimulationDescription, low: str, reduced: bool) -> None:
                 continue
             if deform is None and dyn is None and (going := _loading_goes_on(desc, sentence)) is not None:
                 deform = going
+            statement = sentence[stated_from:ends.get(at, at)]
+            stated_from = ends.get(at, at)
             stage = Stage(name=f"run{len(desc.stages) + 1}", steps=steps, dynamics=current.model_copy(),
-                          reset_timestep=reset_next, evidence=sentence[:160], deform=deform)
+                          reset_timestep=reset_next, evidence=sentence[:160], deform=deform, statement=statement)
             if at in timed:
                 desc.note(f"{stage.name}.steps", "rules", timed[at])
             reset_next = False

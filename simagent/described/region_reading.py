@@ -56,11 +56,12 @@ def _types(text: str) -> list[int]:
 
 def read_neighbor(desc: SimulationDescription, low: str) -> None:
     """'a neighbor list skin (distance) of 0.3', 'rebuilt/updated every five timesteps'."""
-    skin = re.search(rf"\bskin(?: distance)?(?: of| =|:)? ?{NUM}|{NUM} (?:sigma )?(?:neighbou?r )?skin", low)
+    skin = re.search(rf"\bskin(?: distance)?(?: of| =|:)? ?{NUM}|{NUM} (?:sigma |angstroms? )?(?:neighbou?r )?skin",
+                     low)
     if skin and re.search(r"neighbou?r", low):
         desc.neighbor_skin = float(skin.group(1) or skin.group(2))
         desc.note("neighbor_skin", "rules", skin.group(0))
-    every = re.search(r"neighbou?r(?:[^.;]|\.(?=\d)){0,80}?\b(?:updated|rebuilt|built|checked|refreshed) every (\d+|"
+    every = re.search(r"neighbou?r(?:[^.;]|\.(?=\d)){0,120}?\b(?:updated|rebuilt|built|checked|refreshed) every (\d+|"
                       + "|".join(NUMBER_WORDS) + r") (?:time ?)?steps", low)
     if every:
         word = every.group(1)

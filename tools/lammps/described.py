@@ -41,7 +41,8 @@ from tools.lammps import described_special as special
 from tools.lammps import described_spin as spin
 from tools.lammps import described_srd as srd
 from tools.lammps import described_stacking as stacking
-from tools.lammps.described_budget import clean_stop_lines
+from tools.lammps import described_tube_water as tube_water
+from tools.lammps.described_budget import clean_stop_lines, resumed_clean_stop_lines
 
 THERMO = "step temp pe ke etotal press vol density atoms"
 EROT_COLUMN = "c_erot"  # rotational kinetic energy of finite spheres (compute erotate/sphere)
@@ -452,6 +453,8 @@ def _system_and_interactions(desc: SimulationDescription) -> list[str]:
     """The system and its interactions, by the kind of system the description holds."""
     if desc.example_system is not None:  # an installed example's data file, topology and force field
         return _example_lines(desc, 0)
+    if desc.gcmc is not None:  # a nanotube and the water fix gcmc lets into it (its own pair hybrid)
+        return tube_water.system_lines(desc) + tube_water.interaction_lines(desc)
     if desc.molecular is not None:  # water and ions: templates, charges, constraints (see _run_settings), k-space
         early = molecular.constraint_lines(desc) if desc.molecular.prepare else []
         return molecular.system_lines(desc) + molecular.interaction_lines(desc) + early
@@ -499,10 +502,16 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
     """The stage's marker comment, the previous stage's fixes removed, the SRD solvent inserted before
     its stage, the timestep reset, and the stage's rigid displacement of a group."""
     lines = ["", f"# stage {index + 1}: {stage.name}: {stage.evidence[:100]}"]
-    if not stage.keep_fixes:  # (a stage that continues the previous one's fixes keeps them running)
+    if stage.restart_from is not None:  # LAMMPS cleared, the earlier run's end state read back (its fixes are gone)
+        lines += ["clear", *resumed_clean_stop_lines(), f"read_restart    {restart_file(desc, stage.restart_from)}"]
+    elif not stage.keep_fixes:  # (a stage that continues the previous one's fixes keeps them running)
         lines += [f"unfix           {fix_id}" for fix_id in active]
     if index > 0:
         lines += _example_lines(desc, index)
+    if stage.restart_from is not None:  # the run settings `clear` reset
+        step = stage.timestep or desc.timestep
+        lines += [*([f"timestep        {_fmt(step)}"] if step is not None else []), f"thermo_style    custom {THERMO}",
+                  _thermo_modify(desc)]
     if _is_srd_stage(desc, index):
         lines += srd.insert_lines(desc)
     lines += solids.defect_lines(desc, index)
@@ -515,6 +524,17 @@ def _stage_opening(desc: SimulationDescription, index: int, stage: Stage, active
         lines.append("change_box      all " + " ".join(f"{axis} scale {_fmt(scale.factor)}" for axis in scale.axes)
                      + " remap")
     return lines + stacking.displace_lines(stage)
+
+
+def restart_file(desc: SimulationDescription, index: int) -> str:
+    return f"restart.{desc.stages[index].name}"
+
+
+def _restart_written(desc: SimulationDescription, index: int) -> list[str]:
+    """The stage's end state saved, when a later run starts from it (Stage.restart_from)."""
+    if any(s.restart_from == index for s in desc.stages):
+        return [f"write_restart   {restart_file(desc, index)}"]
+    return []
 
 
 def _timestep_lines(desc: SimulationDescription, index: int) -> list[str]:
@@ -578,6 +598,7 @@ def _stage_fixes(desc: SimulationDescription, stage: Stage, index: int) -> list[
         fixes += described_groups.fixes(desc.layout)
     if desc.dimension == 2:
         fixes.append("fix             e2d all enforce2d")
+    fixes += tube_water.stage_lines(desc, index, fixes)  # fix gcmc, temperatures over the atoms present
     return fixes + example_system.thermostat_modify(desc.example_system, fixes)
 
 
@@ -637,7 +658,7 @@ def _stages(desc: SimulationDescription, want: Measures) -> list[str]:
                 lines += special.set_point_variable(stage)
                 controlled = True
             more, active = _run_stage(desc, index, stage, want, active)
-        lines += more
+        lines += more + _restart_written(desc, index)
     return lines
 
 
@@ -647,7 +668,7 @@ def render(desc: SimulationDescription, **requested: Any) -> str:
     if not desc.renderable:
         problems = desc.unsupported + desc.missing or ["no stage"]
         raise ValueError(f"the description cannot be rendered: {'; '.join(problems)}")
-    if desc.nanotube is not None:  # built (tools.lammps.described_nanotube), but its system is not rendered yet
+    if desc.nanotube is not None and desc.gcmc is None:  # only the tube with water let in by fix gcmc is rendered
         raise ValueError("the description holds a carbon nanotube, whose system simagent does not render yet")
     lines = ["# simagent lammps/described: the task's description, rendered literally",
              "# (the defaults applied where the text is silent are listed in report.md)", ""]
@@ -655,6 +676,8 @@ def render(desc: SimulationDescription, **requested: Any) -> str:
         # once and the loop never ends; the runner's time limit ends such a run instead
         lines += ["# no clean stop at the time budget: prd does not end at a LAMMPS timer timeout", ""]
     else:
-        lines += ["# a clean stop at the job's time budget (tools.lammps.described_budget)", *clean_stop_lines(), ""]
+        restarted = any(s.restart_from is not None for s in desc.stages)
+        lines += ["# a clean stop at the job's time budget (tools.lammps.described_budget)",
+                  *clean_stop_lines(restarted), ""]
     lines += _system_and_interactions(desc) + _run_settings(desc) + _stages(desc, want)
     return "\n".join(lines) + "\n"

@@ -23,14 +23,29 @@ from tools.lammps.parse import LammpsOutput
 CLEAN_STOP_VARIABLE = "cleanstop"
 
 
-def clean_stop_lines() -> list[str]:
+CLEAN_START_VARIABLE = "cleanstart"  # the wall clock when the limit was set (variable style timer)
+
+
+def clean_stop_lines(restarted: bool = False) -> list[str]:
     """LAMMPS's wall-time limit from the runner's environment; none when the variable is not set (a run
     by hand): a getenv variable of an unset name is the empty string. The limit is checked every step
     (LAMMPS's default is every 10: ten steps of a large many-body system under load can outlast the
-    margin; a check costs one clock read and broadcast)."""
+    margin; a check costs one clock read and broadcast). `restarted`: the input clears LAMMPS later
+    (runs started from a restart file), so the clock is read as the limit is set (resumed_clean_stop_lines)."""
     v = CLEAN_STOP_VARIABLE
     return [f"variable        {v} getenv {CLEAN_STOP_ENV}",
-            f'if              "x${{{v}}} != x" then "timer timeout ${{{v}}} every 1"']
+            f'if              "x${{{v}}} != x" then "timer timeout ${{{v}}} every 1"',
+            *([f"variable        {CLEAN_START_VARIABLE} timer"] if restarted else [])]
+
+
+def resumed_clean_stop_lines() -> list[str]:
+    """After `clear`, which makes LAMMPS's timer anew without a limit: the limit again, less the wall time spent
+    since it was first set (at least 1 s, so a limit already passed stops the next run at once)."""
+    v = CLEAN_STOP_VARIABLE
+    return ["variable        cleannow timer",
+            f"variable        cleanleft equal floor(v_{v}-(v_cleannow-v_{CLEAN_START_VARIABLE}))",
+            f'if              "x${{{v}}} != x" then "timer timeout $(v_cleanleft*(v_cleanleft>0)+(v_cleanleft<=0)) '
+            'every 1"']
 
 
 @dataclass(frozen=True)

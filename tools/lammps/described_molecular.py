@@ -9,6 +9,10 @@ one charged atom), each species placed at random with a seed and a least distanc
 tail, the bond and angle styles, the k-space solver and SHAKE. Then the preparation the description
 lists as a default: a minimisation that removes the close contacts of the random insertion.
 
+A 4-site water under lj/cut/coul/long (molecular.water_sites) has its M site as a fourth atom, each water a rigid
+body like CO2's (explicit_water_file); molecules the text puts at the box centre are created one by one on a row
+(create_atoms single, molecular.centre_row).
+
 CO2 (simagent.described.carbon_dioxide) is a rigid body per molecule: its template's bonds and angle
 (type 2, no energy) only exclude its own pairs; `rigid_fixes` gives each run stage the bodies' fix
 (rigid/nvt/small or rigid/nve/small) before the stage's own, which then moves the other atoms only.
@@ -21,7 +25,7 @@ import re
 from simagent.described import carbon_dioxide, ethanol, polymer
 from simagent.described.ionic_crystal import CL_BASIS, NA_BASIS
 from simagent.described.model import Dynamics, SimulationDescription
-from simagent.described.molecular import PREPARATION, MolecularSystem, Species, grid, template_coordinates
+from simagent.described.molecular import PREPARATION, MolecularSystem, Species, grid, m_site, template_coordinates
 from tools.lammps import described_groups
 from tools.lammps import described_mixtures as mixtures
 
@@ -61,7 +65,7 @@ def template_text(title: str, coords: list[tuple[float, float, float]], types: l
 
 def _ethanol_base(system: MolecularSystem) -> int:
     """The last bond and angle type before the ethanol's (the water's, or the CO2's)."""
-    return CO2_TERMS if system.co2 is not None else 1
+    return CO2_TERMS if system.co2 is not None else system.water_terms
 
 
 def ethanol_file(system: MolecularSystem) -> str:
@@ -117,6 +121,8 @@ def molecule_file(system: MolecularSystem, species: Species) -> str:
     water = system.water
     assert water is not None
     o, h = system.type_of("O"), system.type_of("H")
+    if system.explicit_m:
+        return explicit_water_file(system)
     shake = []
     if system.shake is not None:  # one cluster of 3 atoms, two bonds and the angle (shake flag 1)
         shake = ["Shake Flags", "", "1 1", "2 1", "3 1", "", "Shake Atoms", "", "1 1 2 3", "2 1 2 3",
@@ -124,6 +130,24 @@ def molecule_file(system: MolecularSystem, species: Species) -> str:
     return template_text(f"{water.name} water ({water.citation})", template_coordinates(water), [o, h, h],
                          [-2 * water.charge_h, water.charge_h, water.charge_h], bonds=[(1, 2), (1, 3)],
                          angles=[(2, 1, 3)], extra=shake)
+
+
+def explicit_water_file(system: MolecularSystem) -> str:
+    """The 4-site water with its M site as an atom (molecular.water_sites): O (no charge), H, H, M; the O-H bonds
+    and H-O-H angle (type 1) and the O-M bond and H-O-M angles (type 2) carry no energy in the rigid body and make
+    every pair of the molecule a 1-2 or 1-3 neighbour, excluded (special_bonds 0 0) with PPPM's correction."""
+    water = system.water
+    assert water is not None and water.om is not None
+    types = [system.type_of(label) for label in ("O", "H", "H", "M")]
+    charges = [system.kinds[t - 1].charge for t in types]
+    lines = template_text(f"{water.name} water ({water.citation}), the M site explicit, a rigid body (fix "
+                          "rigid/small)", template_coordinates(water) + [m_site(water)], types,
+                          charges).rstrip("\n").split("\n")
+    head = lines.index("Coords")
+    lines[head - 1:head - 1] = ["3 bonds", "3 angles"]
+    lines += ["", "Bonds", "", "1 1 1 2", "2 1 1 3", "3 2 1 4", "", "Angles", "", "1 1 2 1 3", "2 2 2 1 4",
+              "3 2 3 1 4"]
+    return "\n".join(lines) + "\n"
 
 
 def chain_file(desc: SimulationDescription) -> str:
@@ -221,11 +245,14 @@ def system_lines(desc: SimulationDescription) -> list[str]:
     if system.crystal is not None:
         return crystal_lines(desc)
     extents = " ".join(f"{_fmt(lo)} {_fmt(hi)}" for lo, hi in zip(desc.box.lo, desc.box.hi, strict=True))
-    terms = CO2_TERMS if system.co2 is not None else 1
+    terms = CO2_TERMS if system.co2 is not None else system.water_terms
     if system.ethanol is not None:  # its terms after the water's (and CO2's); a carbon holds 4 bonds, 1-4 neighbours
         bonds, angles, dihedrals = (len(t) for t in ethanol.term_types())
         box = (f"bond/types {terms + bonds} angle/types {terms + angles} dihedral/types {dihedrals} "
                "extra/bond/per/atom 4 extra/angle/per/atom 6 extra/dihedral/per/atom 9 extra/special/per/atom 12")
+    elif system.explicit_m:  # the oxygen holds three bonds and three angles; every site three 1-2/1-3 neighbours
+        box = (f"bond/types {terms} angle/types {terms} extra/bond/per/atom 3 extra/angle/per/atom 3 "
+               "extra/special/per/atom 3")
     else:
         box = (f"bond/types {terms} angle/types {terms} extra/bond/per/atom 2 extra/angle/per/atom 1 "
                "extra/special/per/atom 2")
@@ -235,8 +262,8 @@ def system_lines(desc: SimulationDescription) -> list[str]:
     lines += [f"mass            {k.type} {_fmt(k.mass)}  # {k.label}" for k in system.kinds]
     lines += [f"molecule        {s.template} {file_name(system, s.template)}" for s in system.species]
     waters = system.count_of("water")
-    if waters and any(p.molecule == "water" for p in desc.placements):
-        waters = 0  # the text's own start: inserted at random (desc.placements), below
+    if waters and (any(p.molecule == "water" for p in desc.placements) or system.centred):
+        waters = 0  # the text's own start: inserted at random (desc.placements) or at the box centre, below
     if waters:  # a random subset of a simple-cubic grid's sites, random orientations (molecular.placement)
         lo, hi = list(desc.box.lo), list(desc.box.hi)
         if system.slab is not None:  # the waters fill the slab only, vacuum on either side
@@ -247,6 +274,8 @@ def system_lines(desc: SimulationDescription) -> list[str]:
         lines += [f"lattice         sc {a:.6f} origin 0.5 0.5 0.5",
                   f"region          grid block {cells} units box",
                   f"create_atoms    0 region grid mol water {system.seed + 1} subset {waters} {system.seed}"]
+    lines += [f"create_atoms    0 single {x:.6f} {y:.6f} {z:.6f} mol {template} {CHAIN_SEED} rotate 0 0 0 1 units "
+              "box" for template, (x, y, z) in system.centred]  # the box centre (molecular.centre_row)
     made: set[str] = set()
     lines += mixtures.placement_lines(desc, made)  # the ions at random (desc.placements, molecule = template)
     for s in system.species:
@@ -280,6 +309,12 @@ def interaction_lines(desc: SimulationDescription) -> list[str]:
     elif water is not None:
         lines += ["bond_style      zero", f"bond_coeff      1 {_fmt(water.bond)}", "angle_style     zero",
                   f"angle_coeff     1 {_fmt(water.angle)}"]
+    if system.explicit_m and water is not None and water.om is not None:  # O-M, H-O-M: no energy (rigid bodies)
+        k = "0 " if system.bond_style == "harmonic" else ""
+        lines.insert(next(i for i, line in enumerate(lines) if line.startswith("angle_style")),
+                     f"bond_coeff      2 {k}{_fmt(water.om)}  # O-M")
+        lines.insert(next(i for i, line in enumerate(lines) if line.startswith("angle_coeff")) + 1,
+                     f"angle_coeff     2 {k}{_fmt(water.angle / 2)}  # H-O-M")
     if system.co2 is not None:  # no energy: the rigid body holds the geometry (harmonic styles: a zero constant)
         k = "0 " if system.bond_style == "harmonic" else ""
         lines.insert(next(i for i, line in enumerate(lines) if line.startswith("angle_style")),
@@ -333,12 +368,16 @@ def constraint_lines(desc: SimulationDescription) -> list[str]:
     if system.shake is None:
         return lines
     style = "rattle" if system.shake.rattle else "shake"
-    bonds = "1"
+    bonds = [] if system.explicit_m else ["1"]  # an explicit-M water is a rigid body, not a SHAKE cluster
     if system.ethanol is not None:  # and the ethanol's bonds to hydrogen (molecular.shake_ethanol)
         kinds = ethanol.term_types()[0]
-        bonds += "".join(f" {_ethanol_base(system) + 1 + kinds.index(k)}" for k in (("CT", "HC"), ("HO", "OH")))
+        bonds += [str(_ethanol_base(system) + 1 + kinds.index(k)) for k in (("CT", "HC"), ("HO", "OH"))]
+    if not bonds:
+        return lines
+    inserted = " mol water" if desc.gcmc is not None else ""  # molecules fix gcmc adds (the template's clusters)
     return lines + [f"fix             {SHAKE_FIX} all {style} {_fmt(system.shake.tolerance)} "
-                    f"{system.shake.iterations} 0 b {bonds} a 1"]
+                    f"{system.shake.iterations} 0 b {' '.join(bonds)}" + ("" if system.explicit_m else " a 1")
+                    + inserted]
 
 
 def preparation_lines(desc: SimulationDescription) -> list[str]:

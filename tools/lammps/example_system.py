@@ -6,7 +6,9 @@ its run protocol (velocity, timestep, integrators and thermostats, run, minimize
 described run takes from its text instead. The data file's header gives the counts, types and box.
 An example whose system part needs anything that cannot be known or is not safe to run (shell,
 python, loops, jumps, an include of a file not in its folder, a fix neither kind knows) is listed
-with the reason (`refused`), never run.
+with the reason (`refused`), never run. One state is known: a restart file the example itself writes
+after a run (write_restart) and reads back after `clear` (read_restart) to start a later run from it;
+those commands are the protocol's (ExampleSystem.restarts records which run's state each run reads).
 """
 
 from __future__ import annotations
@@ -140,6 +142,26 @@ def data_header(path: Path) -> dict:
     return info
 
 
+@lru_cache(maxsize=512)
+def data_masses(path: Path) -> dict[int, float]:
+    """Type -> mass, from a data file's Masses section (empty when it has none)."""
+    text = path.read_text(errors="replace")
+    found = re.search(r"^\s*Masses\b.*$", text, re.MULTILINE)
+    masses: dict[int, float] = {}
+    if found is None:
+        return masses
+    for line in text[found.end():].splitlines():
+        words = line.split("#", 1)[0].split()
+        if not words:
+            if masses:
+                break
+            continue
+        if len(words) < 2 or not (_NUMBER.match(words[0]) and _NUMBER.match(words[1])):
+            break
+        masses[int(float(words[0]))] = float(words[1])
+    return masses
+
+
 _MOLECULAR_STYLES = ("full", "molecular", "bond", "angle")  # data file Atoms columns: id mol type ...
 _ATOMIC_STYLES = ("atomic", "charge", "body", "sphere", "ellipsoid", "dipole")  # id type ...
 
@@ -185,6 +207,14 @@ def _numbers(words: list[str]) -> list[float]:
     return [float(w) for w in words if _NUMBER.match(w)]
 
 
+def _restart_of_own(expanded: list[Command], at: int, written: dict[str, int]) -> str | None:
+    """The restart file a `clear` at `at` is followed by reading back, when the example wrote it itself."""
+    following = expanded[at + 1] if at + 1 < len(expanded) else None
+    if expanded[at].name != "clear" or following is None or following.name != "read_restart":
+        return None
+    return following.arg(1) if following.arg(1) in written else None
+
+
 def read_example(folder: Path, input_path: Path, name: str) -> ExampleSystem | None:
     """One example input as a system, or None when it reads no data file of its folder."""
     text = input_path.read_text(errors="replace")
@@ -215,7 +245,18 @@ def read_example(folder: Path, input_path: Path, name: str) -> ExampleSystem | N
     numbers: list[float] = [float(n) for n in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])", title)]
     pair_styles = _known_pair_styles()
     units, dimension, runs = "lj", 3, 0
-    for cmd in expanded:
+    written: dict[str, int] = {}  # restart file -> the runs done when the example wrote it
+    restarts: dict[int, int] = {}  # run segment -> the number of runs whose end state it starts from
+    for at, cmd in enumerate(expanded):
+        if cmd.name == "write_restart" and "$" not in cmd.arg(1):
+            written[cmd.arg(1)] = runs
+        own = _restart_of_own(expanded, at, written) if cmd.name == "clear" else None
+        if own is not None or (cmd.name == "read_restart" and at > 0 and expanded[at - 1].name == "clear"
+                               and cmd.arg(1) in written):
+            protocol.append(cmd.text)
+            if own is not None:
+                restarts[runs] = written[own]
+            continue
         kind, why = classify(cmd, kept_fixes)
         if kind == "refused":
             refused = refused or why
@@ -260,12 +301,13 @@ def read_example(folder: Path, input_path: Path, name: str) -> ExampleSystem | N
     return ExampleSystem(
         name=name, folder=str(folder), input=input_path.name, title=title, units=units, dimension=dimension,
         data_file=data.name, files=files, kept=kept, styles=styles, protocol=protocol, runs=runs,
-        atoms=header.get("atoms", 0), bonds=header.get("bonds", 0), atom_types=header.get("atom types", 0),
+        atoms=header.get("atoms", 0), bonds=header.get("bonds", 0), masses=data_masses(data),
+        atom_types=header.get("atom types", 0),
         box=header["box"], velocities=header["velocities"], atom_style=atom_style, type_counts=per_type,
         numbers=sorted(set(numbers + header["numbers"] + [float(n) for n in per_type.values()])),
         computes={c.arg(1): c.arg(3) for c in expanded if c.name == "compute" and len(c.words) > 3},
         integrators={style.split("/")[0]: style for style in integrators}, thermo_computes=thermo_computes,
-        refused=refused)
+        restarts=restarts, refused=refused)
 
 
 @lru_cache(maxsize=2)

@@ -1045,8 +1045,23 @@ class TimestepTooLarge(StaticHandler):
         if self.dt > 50 * largest:
             self.category = "units"
             units_hint = f" (units {self.model.units} measure time in {_time_unit(self.model.units)}: a units mix-up?)"
-        return {"errors": [f"timestep {self.dt:g} exceeds {largest:.3g} ({why}){units_hint}"],
+        tried = f"; {crash_account(self.out)}" if self.out.exists else ""
+        return {"errors": [f"timestep {self.dt:g} exceeds {largest:.3g} ({why}){units_hint}{tried}"],
                 "actions": [timestep_action(job, self.model, new)]}
+
+
+def crash_account(out: LammpsOutput) -> str:
+    """What a run that went unstable showed, for a diagnosis made after it: the engine's error, the
+    last step printed and the temperature there (so a refusal says the run was tried, not only that a
+    bound was exceeded)."""
+    error = out.error.removeprefix("ERROR:").strip() or (out.nonfinite() or ["no error line"])[0]
+    table = out.thermo[-1] if out.thermo else {}
+    steps, temps = table.get("Step"), table.get("Temp")
+    where = f" after step {steps[-1]:g}" if steps is not None and steps.size else ""
+    heat = (f" (temperature {temps[0]:.4g} at step {steps[0]:g}, {temps[-1]:.4g} at step {steps[-1]:g})"
+            if temps is not None and steps is not None and temps.size > 1 else "")
+    ended = "ran to its end" if out.finished else "stopped"
+    return f"the run was tried with it and {ended}{where}: {error}{heat}"
 
 
 def _time_unit(units: str) -> str:

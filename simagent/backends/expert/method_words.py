@@ -43,7 +43,9 @@ _ENGINE = (
 )
 _LITERATURE = (
     r"\bliterature\b|\bpapers\b|\bcite\b|\bciting\b|\bcitations?\b"
-    r"|\breferences?\b(?! (?:state|data|temperature|density|pressure|frame|configuration|point|length|energy))"
+    # not a run or system kept for comparison ('the final reference run', 'a reference simulation with lj/cut')
+    r"|\breferences?\b(?! (?:state|data|temperature|density|pressure|frame|configuration|point|length|energy|"
+    r"runs?|phases?|simulations?|systems?|stages?|trajector(?:y|ies)|calculations?)\b)"
     r"|\bpublished (?:values?|data|results?|numbers?)\b|\breported values?\b|\bvalues? reported\b"
     r"|\bexperimental (?:values?|data|measurements?|melting|lattice|density|densit|results?)\w*"
     r"|\bwhat is known about\b|\bstate of the art\b"

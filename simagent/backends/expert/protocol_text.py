@@ -462,6 +462,21 @@ def _steps_from_time(time: Quantity, timestep: Quantity | None) -> int | None:
     return None
 
 
+# a clause about trajectory frames alone ('positions are dumped every 30 steps'), not thermodynamic output
+_TRAJECTORY_ONLY = re.compile(r"^(?!.*(?:thermo(?!stat)|energ|temperature|pressure|print)).*(?:dump|trajector|snapshot|"
+                              r"frames?\b|coordinates|positions)")
+
+
+_CLAUSE_BREAK = re.compile(r"[;,]|\.(?!\d)|\b(?:and|while|whereas)\b")
+
+
+def _clause(low: str, start: int, end: int) -> str:
+    """The part of its sentence (between '.', ';' or ',') that holds low[start:end]."""
+    lefts = [m.end() for m in _CLAUSE_BREAK.finditer(low, 0, start)]
+    right = _CLAUSE_BREAK.search(low, end)
+    return low[lefts[-1] if lefts else 0:right.start() if right else len(low)]
+
+
 def _steps(low: str, timestep: Quantity | None, reduced: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, phase in (("equilibration_steps", EQUILIBRATION), ("production_steps", PRODUCTION)):
@@ -486,12 +501,14 @@ def _steps(low: str, timestep: Quantity | None, reduced: bool) -> dict[str, Any]
         if run:
             out["production_steps"] = _count(run.group(1))
             out["equilibration_steps"] = 0
-    for every in re.finditer(rf"\b(?:every|each)\s+{COUNT}\s*{STEP_WORD}", low):  # the first one about output
-        # ('the neighbour list is rebuilt every 10 steps' is not)
+    about_output = []  # intervals near output words ('the neighbour list is rebuilt every 10 steps' is not)
+    for every in re.finditer(rf"\b(?:every|each)\s+{COUNT}\s*{STEP_WORD}", low):
         if re.search(r"thermo(?!stat)|output|print|sampl|record|write|averag|dump|log", low[max(0, every.start() - 60):
                                                                                    every.end() + 30]):
-            out["thermo_every"] = _count(every.group(1))
-            break
+            about_output.append(every)
+    if about_output:  # the first not about trajectory frames, which a text gives apart from the thermo output
+        thermo = [e for e in about_output if not _TRAJECTORY_ONLY.search(_clause(low, e.start(), e.end()))]
+        out["thermo_every"] = _count((thermo or about_output)[0].group(1))
     thermo = re.search(r"\bthermo(?: output| interval)?\s*(?:=|:)?\s*(\d+)\b", low)
     if thermo and "thermo_every" not in out:
         out["thermo_every"] = int(thermo.group(1))
