@@ -188,7 +188,13 @@ def test_a_small_tube_fills_in_lammps(tmp_path: Path):
 def test_a_run_past_the_budget_is_refused_with_the_estimate():
     """The estimate: fix gcmc calls x attempts x the measured CPU-s per attempt plus steps x per step, scaled by the
     tube's carbons; the refusal names how far over the budget it is, and a run that fits is not refused."""
-    from simagent.described.tube_water import ATTEMPT_CPU_S, STEP_CPU_S, budget_refusal, estimated_cpu_s
+    from simagent.described.tube_water import (
+        ATTEMPT_CPU_S,
+        STEP_CPU_S,
+        TWO_RANK_SPEEDUP,
+        budget_refusal,
+        estimated_cpu_s,
+    )
 
     desc = read_description(FILL)  # 1000 NVT steps with fix gcmc every 100 (10 calls of 100), then 500 NVE
     carbons = 4 * 7 * 16
@@ -198,6 +204,8 @@ def test_a_run_past_the_budget_is_refused_with_the_estimate():
     why = budget_refusal(desc, 0.8 * expected, 1)
     assert why is not None and "25% over" in why and "nothing was run" in why
     assert budget_refusal(desc, 1.1 * expected, 1) is None
-    assert budget_refusal(desc, 0.6 * expected, 2) is None  # half the estimate per core fits
+    two = expected / TWO_RANK_SPEEDUP  # 2 ranks: the measured speed-up, not 2
+    assert budget_refusal(desc, 1.05 * two, 2) is None
+    assert budget_refusal(desc, 0.95 * two, 2) is not None and budget_refusal(desc, 0.95 * two, 4) is not None
     desc.gcmc.every = 200
     assert estimated_cpu_s(desc)[1] == 5

@@ -79,6 +79,8 @@ def test_report_reasons_map_to_the_triage_categories():
     assert reason_category(reason("no protocol computes total_energy_per_atom for silicon"))[0] == "protocol"
     assert reason_category(reason("unknown material 'total magnetization'"))[0] == "reading"
     assert reason_category(reason("LAMMPS stopped: lost atoms"))[0] == "run"
+    assert reason_category(reason("the run cannot finish in the task's time budget: 3250 CPU-s estimated, 22% "
+                                  "over the 2661 s budget; nothing was run"))[0] == "budget"
 
 
 def test_seed_spread_is_reported_beside_each_comparison(tmp_path, capsys):

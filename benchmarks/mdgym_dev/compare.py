@@ -8,7 +8,8 @@ one solve workdir, and reports, by engine and level, for the dev tasks that need
 * metrics within 5 % of the references (MDGym's tolerance), out of all the metrics of those tasks
   and out of the metrics that have a reference;
 * the failure category of every task without a complete answer, in triage.json's categories (file,
-  metric, not rendered, clarification, protocol, reading) read from the reasons report.md gives, plus `run` (the
+  metric, not rendered, clarification, protocol, reading), `budget` (refused before any run as estimated over
+  the task's time budget) read from the reasons report.md gives, plus `run` (the
   plan ran but gave no complete answer), `unfinished` (a bench task still running or interrupted)
   and `not run` (no folder for the task in the results).
 
@@ -51,6 +52,7 @@ REASON_CATEGORIES = [
     ("metric", r"metric names? not computed|names no property|not a metric simagent computes"
                r"|no analysis (?:computes|for)"),
     ("not rendered", r"which simagent does not render"),  # the described run's blocker, named
+    ("budget", r"cannot finish in the task's time budget"),  # refused before any run: estimated over the budget
     ("clarification", r"description lacks|stated, not understood|lacks information"),
     ("protocol", r"no protocol|prescribes|runs no substitute|another engine is not run|not supported|cannot run"),
     ("reading", r"unknown (?:framework|material)|not understood|could not read"),
