@@ -68,3 +68,31 @@ def run_protocol():
     the overrides, runs the jobs with the local executor under root/<job id>, asserts that every job
     succeeded and returns a ProtocolRun with the analysis's results."""
     return _run_protocol
+
+
+@pytest.fixture(scope="session")
+def asked(tmp_path_factory):
+    """`asked(request)`: Session.ask's answer to a request (expert backend, one core, no config file,
+    the `settings` fixture's environment), asked once per test session. A test that checks the
+    published value of a request and a protocol test that analyses the same engine run share the run
+    (the protocol test first checks that the run's input is the one its own parameters render)."""
+    from simagent.session import Session
+
+    answers: dict[str, Any] = {}
+
+    def ask(request: str):
+        if request not in answers:
+            root = tmp_path_factory.mktemp("asked")
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setenv("SIMAGENT_BACKEND", "expert")
+                for name in ("SIMAGENT_BASE_URL", "OPENAI_BASE_URL", "SIMAGENT_API_KEY",
+                             "OPENAI_API_KEY", "SIMAGENT_LMP"):
+                    patch.delenv(name, raising=False)
+                patch.setenv("SIMAGENT_CONFIG", str(root / "no-config.toml"))
+                patch.setenv("SIMAGENT_JOB_CORES", "1")
+                settings = load_settings(workdir=root / "runs", backend="expert", job_cores=1)
+                with Session(settings) as session:
+                    answers[request] = session.ask(request).answer
+        return answers[request]
+
+    return ask

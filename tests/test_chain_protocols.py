@@ -386,8 +386,10 @@ def test_kremer_grest_energy_terms_add_up(kg_melt):
 
 @pytest.mark.engine
 def test_lj_fluid_energy_terms_reduce_to_evdwl(tmp_path, run_protocol):
-    """Monatomic limit: pe is evdwl alone (tail correction included) and matches NIST's U/N."""
-    got = run_protocol(EnergyComponents(), lj_fluid_spec(production_steps=10000), tmp_path).by_quantity
+    """Monatomic limit: pe is evdwl alone (tail correction included) and matches NIST's U/N. 4000
+    production steps: the standard error of evdwl/N was 0.0046 over 10000 steps (measured), so 3 sigma
+    stays well inside the 1 % band, which is the tolerance either way."""
+    got = run_protocol(EnergyComponents(), lj_fluid_spec(production_steps=4000), tmp_path).by_quantity
     vdwl, total = got["energy_components_vdwl"], got["energy_components_potential"]
     print(f"evdwl/N = {vdwl.value:.4f} +/- {vdwl.uncertainty:.4f} (NIST {NIST_U})")
     assert vdwl.value == pytest.approx(total.value, rel=1e-12)

@@ -272,7 +272,11 @@ def test_last_step_and_step_values_match_log(lj_nist):
 
 
 @pytest.mark.engine
-def test_argon_self_diffusion_rahman(tmp_path, run_protocol):
+def test_argon_self_diffusion_rahman(asked):
+    """Analysed on the run that tests/test_published_values.py's argon request made (the `asked`
+    fixture: one engine run for both), after checking that it ran this spec's own input."""
+    from tests_wordings import ARGON
+
     spec = argon_spec(
         [
             PropertyRequest(name="self_diffusion_coefficient"),
@@ -280,8 +284,14 @@ def test_argon_self_diffusion_rahman(tmp_path, run_protocol):
             PropertyRequest(name="density"),
         ]
     )
-    run = run_protocol(FluidMD(), spec, tmp_path)
-    params, results, job_dir = run.params, run.results, run.dirs["md"]
+    answer = asked(ARGON[0])
+    assert answer.status == "answered", answer.error
+    protocol = FluidMD()
+    params, _ = protocol.parameters(spec)
+    (job,) = protocol.jobs(params)
+    (job_dir,) = [Path(folder) for folder in answer.jobs if Path(folder).name.endswith(job.id)]
+    assert (job_dir / "in.lammps").read_text() == job.inputs["in.lammps"]
+    results = protocol.analyze(params, {job.id: job_dir}, spec)
     diffusion, temperature, density = results
     print(f"D = {diffusion.value:.3e} +/- {diffusion.uncertainty:.1e} cm^2/s (Rahman {RAHMAN_D})")
     print(f"T = {temperature.value:.2f} +/- {temperature.uncertainty:.2f} K")

@@ -62,8 +62,11 @@ def test_lennard_jones_fluid_nist(settings):
 
 
 @pytest.mark.engine
-def test_argon_self_diffusion_rahman(settings):
-    got = answer_for(ARGON[0], settings)
+def test_argon_self_diffusion_rahman(asked):
+    # the run tests/test_fluid_protocol.py's argon test analyses as well (the `asked` fixture)
+    answer = asked(ARGON[0])
+    assert answer.status == "answered", answer.error
+    got = {r.quantity: r for r in answer.answers}
     d = got["self_diffusion_coefficient"]
     # Rahman, Phys. Rev. 136, A405 (1964): D = 2.43e-5 cm^2/s at 94.4 K, 1.374 g/cm^3
     assert d.unit == "cm^2/s"
