@@ -69,7 +69,7 @@ def _stage_number(key: str, names: list[str]) -> int | None:
 
 
 def _stage_text(stage: Stage) -> str:
-    data = stage.model_dump(mode="json", exclude_none=True, exclude={"name", "evidence", "kind"})
+    data = stage.model_dump(mode="json", exclude_none=True, exclude={"name", "evidence", "statement", "kind"})
     for flag in ("reset_timestep", "keep_fixes"):
         if not data.get(flag):
             data.pop(flag, None)
