@@ -267,7 +267,7 @@ def _build(desc: SimulationDescription, s: StatedNumbers, example: Example, why:
     if s.value("timestep") is not None:
         desc.timestep = float(s.value("timestep"))
     if "dump" in s.read:
-        desc.note("dump", "rules", f"{s.read['dump'][1]}: read; not written (trajectory output, no metric reads it)")
+        desc.note_dump(s.read['dump'][1])
     if s.value("thermo_every") is not None:
         desc.thermo_every = s.value("thermo_every")
         desc.note("thermo_every", "rules", said["thermo_every"][:80])

@@ -293,7 +293,7 @@ def _build(desc: SimulationDescription, s: StatedNumbers, masses: dict[int, floa
     fill.departures({"velocity": s.value("velocity"), "t": s.value("t"), "p": s.value("p"),
                      "steps": s.value("steps"), "timestep": s.value("timestep")})
     if re.search(r"(?:record|dump|writ|sav)\w*[^.;]{0,40}?(?:forces?|positions?|trajector)", s.low):
-        desc.note("dump", "rules", "read; not written (trajectory output, no metric reads it)")
+        desc.note_dump()
     desc.note("ellipsoids.measured", "rules" if _MEASURED.search(s.low) else "default",
               f"{_MEASURED.search(s.low).group(0)}: types {', '.join(map(str, measured))}" if _MEASURED.search(s.low)
               else "all particles: the text names no kind of particle for the rotational kinetic energy")

@@ -296,6 +296,12 @@ class SimulationDescription(BaseModel):
     def note(self, name: str, source: Source, evidence: str) -> None:
         self.origin[name] = Origin(source=source, evidence=evidence.strip())
 
+    def note_dump(self, said: str = "") -> None:
+        """A trajectory dump the text states (`said`: its words): read and listed, not written, since no
+        metric reads a trajectory."""
+        self.note("dump", "rules", f"{said + ': ' if said else ''}read; not written (trajectory output, no metric "
+                  "reads it)")
+
     @property
     def defaults(self) -> dict[str, str]:
         """Field -> reason, for every field a documented default filled."""

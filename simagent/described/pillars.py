@@ -318,7 +318,7 @@ def read_pillars(desc: SimulationDescription, low: str) -> None:
         desc.note("thermo_every", "rules", f"{s.said('print_every')}: the pillars' extents printed every "
                   f"{desc.thermo_every} steps")
     if s.value("dump_every") is not None:
-        desc.note("dump", "rules", f"{s.said('dump_every')}: read; not written (trajectory output, no metric reads it)")
+        desc.note_dump(s.said('dump_every'))
     for i in runs:
         stage = desc.stages[i]
         assert stage.dynamics is not None

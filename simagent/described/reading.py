@@ -271,8 +271,7 @@ def _note_dump(desc: SimulationDescription, low: str) -> None:
     hit = _DUMP.search(low)
     if hit is None or "dump" in desc.origin:
         return
-    desc.note("dump", "rules", f"every {hit.group(1) or hit.group(2)} steps ('{hit.group(0)}'): read; not written "
-              "(trajectory output, no metric reads it)")
+    desc.note_dump(f"every {hit.group(1) or hit.group(2)} steps ('{hit.group(0)}')")
 
 
 def _check_run_values(desc: SimulationDescription) -> None:

@@ -152,7 +152,7 @@ def read_msst(desc: SimulationDescription, low: str) -> None:
     desc.unsupported = [u for u in desc.unsupported if u != NAME]
     if dump := re.search(r"\bdump\w*[^.;]{0,60}?every " + NUM + r" (?:time)?steps?(?: to (?:a |the )?file(?: named| "
                          r"called)? ?['\"]?[\w.\-]+['\"]?)?", low):
-        desc.note("dump", "rules", f"{dump.group(0)}: read; not written (trajectory output, no metric reads it)")
+        desc.note_dump(dump.group(0))
 
 
 def mentions_msst_viscosity(desc: SimulationDescription, low: str) -> bool:
